@@ -1,0 +1,126 @@
+// Package device is the accelerator contract the Groth16 stages run on.
+//
+// A Backend is a set of devices of one kind: "cpu" (gnark-crypto on host
+// memory, always available, optionally presenting several emulated devices)
+// or "cuda" (the kernels in package cuda, build tag cuda). The stages never
+// know which one they run on: they upload vectors, compute H, run MSMs and
+// batch additions through a Stream, and read back curve points.
+//
+// Conventions shared by every implementation:
+//   - Scalars cross this interface in Montgomery form (gnark-crypto's
+//     fr.Element as it is in memory). A device that wants canonical form
+//     converts on its side; WantsCanonical lets prep_msm do that conversion
+//     once on the host instead, passing FormCanonical to Upload.
+//   - Bases (the proving key's point vectors) are loaded once per device
+//     under a key and stay resident until the device is closed.
+//   - ComputeH follows gnark's prover exactly: given a, b, c (length n, the
+//     domain cardinality, zero-padded), it leaves in a the coefficients of
+//     H = (A*B - C) / Z in the bit-reversed order that gnark's proving key
+//     stores G1.Z in, so MSMG1(Z, a, n-1) is the Z/H term of Krs.
+//   - Every method that takes a Stream is safe for concurrent use by
+//     different streams; a Stream itself belongs to one worker at a time.
+//     No method may synchronize the whole device: one worker's uploads must
+//     be able to overlap another worker's kernels.
+package device
+
+import (
+	"context"
+	"errors"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+)
+
+// Form says how the scalars in a host slice are represented.
+type Form int
+
+const (
+	// FormMontgomery is gnark-crypto's in-memory representation.
+	FormMontgomery Form = iota
+	// FormCanonical is the plain integer, little-endian 64-bit limbs.
+	FormCanonical
+)
+
+// ErrOutOfMemory is wrapped by errors that a later retry may not hit
+// (device memory exhausted). The runtime treats it as retryable.
+var ErrOutOfMemory = errors.New("device out of memory")
+
+// ErrNoDevice is wrapped when a backend has no usable device.
+var ErrNoDevice = errors.New("no device")
+
+// Info describes one device.
+type Info struct {
+	Index    int
+	Name     string // e.g. "NVIDIA H200" or "cpu (emulated device 0)"
+	MemTotal uint64 // bytes; 0 when unknown
+	MemFree  uint64 // bytes; 0 when unknown
+}
+
+// Backend is a set of devices of one kind.
+type Backend interface {
+	// Name is "cpu" or "cuda".
+	Name() string
+	// Devices lists the devices; the slice index equals Info.Index.
+	Devices() []Info
+	// Device returns device i, 0 <= i < len(Devices()).
+	Device(i int) (Device, error)
+	// Close frees every device resource, resident bases included.
+	Close() error
+}
+
+// Device is one accelerator, or one emulated device on the CPU backend.
+type Device interface {
+	Info() Info
+	// WantsCanonical reports whether MSM scalars are best uploaded in
+	// canonical form (true for GPUs, false for the CPU backend).
+	WantsCanonical() bool
+	// LoadG1 makes points resident under key. Loading a key already
+	// resident is a no-op returning the same handle.
+	LoadG1(key string, points []curve.G1Affine) (G1Bases, error)
+	// LoadG2 is LoadG1 for G2 points.
+	LoadG2(key string, points []curve.G2Affine) (G2Bases, error)
+	// NewStream returns a stream for one worker.
+	NewStream() (Stream, error)
+}
+
+// G1Bases is a resident vector of G1 affine points.
+type G1Bases interface{ Len() int }
+
+// G2Bases is a resident vector of G2 affine points.
+type G2Bases interface{ Len() int }
+
+// Vector is a vector of scalars in device memory.
+type Vector interface{ Len() int }
+
+// Stream is an ordered queue of device work owned by one worker. Methods
+// returning results wait for the work they depend on; Upload may return
+// before the copy completes (src must stay untouched until Sync or until a
+// later call on the same stream returns a result).
+type Stream interface {
+	// Alloc returns an uninitialised vector of n scalars; it fails with an
+	// error wrapping ErrOutOfMemory when the device is full.
+	Alloc(n int) (Vector, error)
+	// Upload copies src into dst[0:len(src)]; the rest of dst is zeroed.
+	Upload(dst Vector, src []fr.Element, form Form) error
+	// Download copies v into dst in Montgomery form.
+	Download(dst []fr.Element, v Vector) error
+	// ComputeH overwrites a with H's coefficients (see the package doc);
+	// b and c are clobbered. len(a) == len(b) == len(c) == domain.Cardinality.
+	ComputeH(ctx context.Context, a, b, c Vector, domain *fft.Domain) error
+	// MSMG1 returns sum_i scalars[i] * bases[i] for i < n.
+	MSMG1(ctx context.Context, bases G1Bases, scalars Vector, n int) (curve.G1Jac, error)
+	// MSMG2 is MSMG1 over G2.
+	MSMG2(ctx context.Context, bases G2Bases, scalars Vector, n int) (curve.G2Jac, error)
+	// SumG1 returns sum of bases[i] for i in indices (batch addition of the
+	// bases whose scalar is one).
+	SumG1(ctx context.Context, bases G1Bases, indices []int32) (curve.G1Jac, error)
+	// SumG2 is SumG1 over G2.
+	SumG2(ctx context.Context, bases G2Bases, indices []int32) (curve.G2Jac, error)
+	// Free releases v; freeing must not synchronize the device.
+	Free(v Vector)
+	// Sync waits for all work queued on this stream.
+	Sync() error
+	// Close releases the stream.
+	Close() error
+}
