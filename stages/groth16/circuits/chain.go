@@ -1,0 +1,80 @@
+package circuits
+
+import (
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark/frontend"
+)
+
+func init() {
+	register(Family{
+		Name:    "chain",
+		Doc:     "dense multiplication chain x <- x*x + i (one constraint per step)",
+		New:     newChain,
+		MinSize: 2,
+	})
+}
+
+// chainCircuit proves knowledge of X such that n steps of x <- x*x + i
+// (i = 1..n) end at the public Y.
+type chainCircuit struct {
+	X frontend.Variable
+	Y frontend.Variable `gnark:",public"`
+
+	n int
+}
+
+func (c *chainCircuit) Define(api frontend.API) error {
+	x := c.X
+	for i := 1; i <= c.n; i++ {
+		x = api.Add(api.Mul(x, x), i)
+	}
+	api.AssertIsEqual(x, c.Y)
+	return nil
+}
+
+type chain struct{ n int }
+
+// newChain takes size-1 steps: size constraints with the final equality.
+func newChain(size int) (Instance, error) {
+	if size < 2 {
+		return nil, fmt.Errorf("chain: size %d below 2", size)
+	}
+	return chain{n: size - 1}, nil
+}
+
+func (c chain) Circuit() frontend.Circuit { return &chainCircuit{n: c.n} }
+
+func (c chain) Assignment(seed uint64) frontend.Circuit {
+	x := randomElement(seed)
+	y := x
+	var k fr.Element
+	for i := 1; i <= c.n; i++ {
+		k.SetUint64(uint64(i))
+		y.Square(&y).Add(&y, &k)
+	}
+	return &chainCircuit{X: x, Y: y, n: c.n}
+}
+
+func (c chain) Unsatisfied(seed uint64) frontend.Circuit {
+	a := c.Assignment(seed).(*chainCircuit)
+	y := a.Y.(fr.Element)
+	var one fr.Element
+	one.SetOne()
+	y.Add(&y, &one)
+	a.Y = y
+	return a
+}
+
+// randomElement returns a field element drawn from seed.
+func randomElement(seed uint64) fr.Element {
+	r := rng(seed)
+	var b [fr.Bytes]byte
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	var e fr.Element
+	e.SetBytes(b[:])
+	return e
+}

@@ -1,0 +1,124 @@
+package circuits
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"strings"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/constraint"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+)
+
+func compile(t *testing.T, inst Instance) constraint.ConstraintSystem {
+	t.Helper()
+	cs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, inst.Circuit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cs
+}
+
+func TestShippedCircuitsAreSatisfiedCommitmentFreeAndSized(t *testing.T) {
+	for _, name := range Names() {
+		for _, size := range []int{1 << 10, 1 << 12} {
+			inst, err := New(name, size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cs := compile(t, inst)
+			if ci, ok := cs.GetCommitments().(constraint.Groth16Commitments); !ok || len(ci) != 0 {
+				t.Errorf("%s/%d: circuit uses commitments: %v", name, size, cs.GetCommitments())
+			}
+			n := cs.GetNbConstraints()
+			if n > size || n < size/2 {
+				t.Errorf("%s/%d: %d constraints, want about %d and at most %d", name, size, n, size, size)
+			}
+			for seed := uint64(0); seed < 2; seed++ {
+				w, err := Witness(inst.Assignment(seed))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := cs.Solve(w); err != nil {
+					t.Errorf("%s/%d seed %d: %v", name, size, seed, err)
+				}
+			}
+		}
+	}
+}
+
+func TestUnsatisfiedWitnessFailsNamingAConstraint(t *testing.T) {
+	for _, name := range Names() {
+		inst, err := New(name, 1<<8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cs := compile(t, inst)
+		w, err := Witness(inst.Unsatisfied(7))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = cs.Solve(w)
+		if err == nil || !strings.Contains(err.Error(), "constraint #") {
+			t.Errorf("%s: solve error %v, want one naming the constraint", name, err)
+		}
+	}
+}
+
+func TestPartitionsGetDifferentWitnesses(t *testing.T) {
+	for _, name := range Names() {
+		inst, err := New(name, 1<<8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]bool{}
+		for p := 0; p < 4; p++ {
+			w, err := Witness(inst.Assignment(PartitionSeed(1, p)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := w.MarshalBinary()
+			if seen[string(b)] {
+				t.Errorf("%s: partition %d repeats a witness", name, p)
+			}
+			seen[string(b)] = true
+		}
+	}
+}
+
+func TestSHA256NativeChainIsSHA256(t *testing.T) {
+	h := [8]uint32{1, 2, 3, 4, 5, 6, 7, 0xdeadbeef}
+	got := sha256ChainNative(h, 128)
+	var b [32]byte
+	for i, x := range h {
+		binary.BigEndian.PutUint32(b[4*i:], x)
+	}
+	b = sha256.Sum256(b[:])
+	b = sha256.Sum256(b[:])
+	for i := range got {
+		if want := binary.BigEndian.Uint32(b[4*i:]); got[i] != want {
+			t.Fatalf("word %d: %08x, want %08x", i, got[i], want)
+		}
+	}
+}
+
+func TestSHA256CircuitFullRoundsMatchesNative(t *testing.T) {
+	inst := sha256Chain{rounds: 64 + 20}
+	cs := compile(t, inst)
+	w, err := Witness(inst.Assignment(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cs.Solve(w); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLookupSuggestsClosestName(t *testing.T) {
+	_, err := Lookup("sha265")
+	if err == nil || !strings.Contains(err.Error(), `did you mean "sha256"?`) {
+		t.Fatalf("error %v", err)
+	}
+}

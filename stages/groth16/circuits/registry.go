@@ -1,0 +1,101 @@
+package circuits
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/frontend"
+
+	"github.com/prooflane/prooflane/internal/suggest"
+)
+
+// Instance is one circuit at one size.
+type Instance interface {
+	// Circuit returns the placeholder to compile.
+	Circuit() frontend.Circuit
+	// Assignment returns a satisfying full assignment derived from seed.
+	Assignment(seed uint64) frontend.Circuit
+	// Unsatisfied returns Assignment(seed) with its public output off by
+	// one, so that the final equality constraint fails.
+	Unsatisfied(seed uint64) frontend.Circuit
+}
+
+// Family builds circuits of one kind.
+type Family struct {
+	// Name is the registry key, used by --circuit and in key file names.
+	Name string
+	// Doc is one line shown by the CLI.
+	Doc string
+	// New returns the instance of about size constraints (size >= MinSize).
+	New func(size int) (Instance, error)
+	// MinSize is the smallest size New accepts.
+	MinSize int
+}
+
+var families = map[string]Family{}
+
+func register(f Family) {
+	if _, dup := families[f.Name]; dup {
+		panic("circuits: family registered twice: " + f.Name)
+	}
+	families[f.Name] = f
+}
+
+// Names returns the registered circuit names, sorted.
+func Names() []string {
+	out := make([]string, 0, len(families))
+	for n := range families {
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Lookup returns the family called name, or an error listing the names and
+// suggesting the closest.
+func Lookup(name string) (Family, error) {
+	f, ok := families[name]
+	if !ok {
+		hint := ""
+		if c := suggest.Closest(name, Names()); c != "" {
+			hint = fmt.Sprintf(" (did you mean %q?)", c)
+		}
+		return Family{}, fmt.Errorf("unknown circuit %q%s; have %v", name, hint, Names())
+	}
+	return f, nil
+}
+
+// New looks up the family called name and builds its instance of about
+// size constraints.
+func New(name string, size int) (Instance, error) {
+	f, err := Lookup(name)
+	if err != nil {
+		return nil, err
+	}
+	if size < f.MinSize {
+		return nil, fmt.Errorf("circuit %q: size %d below the minimum %d", name, size, f.MinSize)
+	}
+	return f.New(size)
+}
+
+// Witness returns the full witness of assignment on BLS12-381.
+func Witness(assignment frontend.Circuit) (witness.Witness, error) {
+	w, err := frontend.NewWitness(assignment, ecc.BLS12_381.ScalarField())
+	if err != nil {
+		return nil, fmt.Errorf("new witness: %w", err)
+	}
+	return w, nil
+}
+
+// PartitionSeed derives the seed of partition p of a job seeded with job.
+func PartitionSeed(job uint64, p int) uint64 {
+	r := rand.New(rand.NewPCG(job, uint64(p)+0x9e3779b97f4a7c15))
+	return r.Uint64()
+}
+
+func rng(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x70726f6f666c616e))
+}
