@@ -1,0 +1,314 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/resources"
+)
+
+// Options configure an Engine.
+type Options struct {
+	// Tracer receives the job, partition, stage and lock-wait spans; nil
+	// records nothing.
+	Tracer trace.TracerProvider
+	// Devices overrides the pipeline's device count when above 0.
+	Devices int
+	// OnEvent, when set, is called for every stage start and end and every
+	// partition and job end, from the goroutine that saw it: it must be
+	// quick and safe for concurrent use.
+	OnEvent func(Event)
+}
+
+// Engine runs jobs on one pipeline. Jobs run concurrently share its
+// resources and worker pools, as proofs in flight on one machine do.
+type Engine struct {
+	p       *Pipeline
+	devices int
+	locks   *resources.Set
+	workers *resources.Set
+	tracer  trace.Tracer
+	onEvent func(Event)
+	plan    []stagePlan // by Stage.index
+
+	placeMu sync.Mutex
+	placed  []int // partitions now placed on each device
+
+	jobSeq int64
+}
+
+// stagePlan is a stage's claims resolved to resource IDs per device, so the
+// hot path never looks names up.
+type stagePlan struct {
+	worker []resources.ID      // by device; one entry when not device-bound
+	start  [][]resources.Claim // stage locks plus spans starting here, by device
+	spans  [][]resources.Claim // the span part of start, by device
+	slots  []*slotPool         // worker slot numbers, by device
+	locks  [][]string          // concrete names held while running, by device
+}
+
+// NewEngine prepares an engine: it expands `{gpu}` resources over the
+// devices and resolves every lock.
+func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
+	devices := p.Devices
+	if opts.Devices > 0 {
+		devices = opts.Devices
+	}
+	locks, err := resources.NewSet(p.Resources, devices)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline %q: %w", p.Name, err)
+	}
+	var wdecls []resources.Decl
+	for _, s := range p.Stages {
+		name := "workers." + s.Name
+		if s.DeviceBound {
+			name += ".{gpu}"
+		}
+		wdecls = append(wdecls, resources.Decl{Name: name, Capacity: int64(s.Workers)})
+	}
+	workers, err := resources.NewSet(wdecls, devices)
+	if err != nil {
+		return nil, fmt.Errorf("pipeline %q: worker pools: %w", p.Name, err)
+	}
+	tp := opts.Tracer
+	if tp == nil {
+		tp = noop.NewTracerProvider()
+	}
+	e := &Engine{
+		p: p, devices: devices, locks: locks, workers: workers,
+		tracer:  tp.Tracer("github.com/prooflane/prooflane/runtime"),
+		onEvent: opts.OnEvent,
+		placed:  make([]int, devices),
+	}
+	e.plan = make([]stagePlan, len(p.Stages))
+	for _, s := range p.Stages {
+		if err := e.planStage(s, wdecls[s.index].Name); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+func (e *Engine) planStage(s *Stage, workerName string) error {
+	pl := &e.plan[s.index]
+	n := 1
+	if s.DeviceBound {
+		n = e.devices
+	}
+	for d := 0; d < n; d++ {
+		wid, err := e.workers.Lookup(workerName, d)
+		if err != nil {
+			return fmt.Errorf("stage %q: %w", s.Name, err)
+		}
+		var start, spans []resources.Claim
+		var names []string
+		for _, lk := range s.Locks {
+			id, err := e.locks.Lookup(lk.Resource, d)
+			if err != nil {
+				return fmt.Errorf("stage %q: %w", s.Name, err)
+			}
+			start = append(start, resources.Claim{ID: id, Weight: lk.Weight})
+			names = append(names, e.locks.Name(id))
+		}
+		for _, sp := range s.spanStarts {
+			id, err := e.locks.Lookup(sp.Resource, d)
+			if err != nil {
+				return fmt.Errorf("span of %q: %w", sp.Resource, err)
+			}
+			c := resources.Claim{ID: id, Weight: sp.Weight}
+			start = append(start, c)
+			spans = append(spans, c)
+		}
+		// Locks held through a span are held while this stage runs too.
+		for _, sp := range e.p.Spans {
+			for _, c := range sp.Covered {
+				if c == s {
+					id, _ := e.locks.Lookup(sp.Resource, d)
+					names = append(names, e.locks.Name(id))
+				}
+			}
+		}
+		pl.worker = append(pl.worker, wid)
+		pl.start = append(pl.start, start)
+		pl.spans = append(pl.spans, spans)
+		pl.slots = append(pl.slots, newSlotPool(s.Workers))
+		pl.locks = append(pl.locks, names)
+	}
+	return nil
+}
+
+// Pipeline returns the engine's pipeline.
+func (e *Engine) Pipeline() *Pipeline { return e.p }
+
+// Devices returns the number of devices `{gpu}` expands to.
+func (e *Engine) Devices() int { return e.devices }
+
+// Stats returns per-resource statistics: the pipeline's resources, then one
+// worker pool per stage (and device), named "workers.<stage>[.<device>]".
+func (e *Engine) Stats() []resources.Stats {
+	return append(e.locks.Stats(), e.workers.Stats()...)
+}
+
+// Job is one proof request: Partitions instances of the pipeline's DAG.
+type Job struct {
+	// ID names the job in errors and traces; empty gets "job-<n>".
+	ID string
+	// Partitions is the number of partitions; 0 takes the pipeline's.
+	Partitions int
+	// Payload is handed to every stage instance as Input.Job.
+	Payload any
+}
+
+// Result is a finished job.
+type Result struct {
+	ID         string
+	Partitions []PartitionResult
+	Elapsed    time.Duration
+}
+
+// PartitionResult holds what one partition produced.
+type PartitionResult struct {
+	Index  int
+	Device int // -1 when no stage needed a device
+	// Outputs are the outputs of the pipeline's final stages (those no
+	// other stage needs), by stage name. Intermediate outputs are dropped
+	// as soon as their readers finish.
+	Outputs map[string]any
+}
+
+// StageError is the error a job fails with: which stage instance failed,
+// where, and why.
+type StageError struct {
+	Job       string
+	Partition int
+	Stage     string
+	Type      string
+	Device    int
+	Attempts  int
+	Err       error
+}
+
+func (e *StageError) Error() string {
+	where := ""
+	if e.Device >= 0 {
+		where = fmt.Sprintf(" on device %d", e.Device)
+	}
+	tries := ""
+	if e.Attempts > 1 {
+		tries = fmt.Sprintf(" after %d attempts", e.Attempts)
+	}
+	return fmt.Sprintf("job %q: partition %d: stage %q (%s)%s failed%s: %v", e.Job, e.Partition, e.Stage, e.Type, where, tries, e.Err)
+}
+
+func (e *StageError) Unwrap() error { return e.Err }
+
+// Run runs a job to completion. It returns when every partition has
+// finished, or as soon as one fails (the others are cancelled and their
+// locks released) or ctx is done. Several jobs may run at once.
+func (e *Engine) Run(ctx context.Context, job Job) (*Result, error) {
+	e.placeMu.Lock()
+	e.jobSeq++
+	seq := e.jobSeq
+	e.placeMu.Unlock()
+	if job.ID == "" {
+		job.ID = fmt.Sprintf("job-%d", seq)
+	}
+	n := job.Partitions
+	if n == 0 {
+		n = e.p.Partitions
+	}
+	if n < 0 {
+		return nil, fmt.Errorf("job %q: %d partitions", job.ID, n)
+	}
+	began := time.Now()
+	jctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	jctx, span := e.tracer.Start(jctx, "job "+e.p.Name, trace.WithAttributes(
+		pl.KeyKind.String(pl.KindJob), pl.KeyPipeline.String(e.p.Name),
+		pl.KeyJob.String(job.ID), pl.KeyPartitions.Int(n)))
+	defer span.End()
+
+	js := &jobState{e: e, job: job, ctx: jctx, cancel: cancel}
+	res := &Result{ID: job.ID, Partitions: make([]PartitionResult, n)}
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			js.runPartition(i, &res.Partitions[i])
+		}()
+	}
+	wg.Wait()
+	res.Elapsed = time.Since(began)
+	err := js.failure()
+	if ctx.Err() != nil {
+		err = fmt.Errorf("job %q cancelled: %w", job.ID, context.Cause(ctx))
+	}
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codesError, err.Error())
+		e.emit(Event{Kind: JobFailed, Job: job.ID, Partition: -1, Device: -1, Err: err})
+		return nil, err
+	}
+	e.emit(Event{Kind: JobDone, Job: job.ID, Partition: -1, Device: -1})
+	return res, nil
+}
+
+type jobState struct {
+	e      *Engine
+	job    Job
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	mu    sync.Mutex
+	first error
+}
+
+// fail records the job's first real failure and cancels the rest.
+func (js *jobState) fail(err error) {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	if js.first == nil {
+		js.first = err
+		js.cancel(err)
+	}
+}
+
+func (js *jobState) failure() error {
+	js.mu.Lock()
+	defer js.mu.Unlock()
+	return js.first
+}
+
+// place binds a partition to the device with the fewest partitions placed.
+func (e *Engine) place() int {
+	e.placeMu.Lock()
+	defer e.placeMu.Unlock()
+	best := 0
+	for d := 1; d < len(e.placed); d++ {
+		if e.placed[d] < e.placed[best] {
+			best = d
+		}
+	}
+	e.placed[best]++
+	return best
+}
+
+func (e *Engine) unplace(d int) {
+	e.placeMu.Lock()
+	e.placed[d]--
+	e.placeMu.Unlock()
+}
+
+func (e *Engine) emit(ev Event) {
+	if e.onEvent != nil {
+		ev.Time = time.Now()
+		e.onEvent(ev)
+	}
+}

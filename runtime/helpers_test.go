@@ -1,0 +1,125 @@
+package runtime
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/sim"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m)
+}
+
+// testRegistry holds the sim stages plus test-only types:
+//
+//	test.noop     returns at once (scheduler overhead)
+//	test.barrier  blocks until config.n instances are inside at once
+//	test.block    blocks until its context is cancelled
+//	test.source   outputs "test.a"; test.sink reads "test.a"
+func testRegistry(t testing.TB) *stages.Registry {
+	reg := stages.NewRegistry()
+	if err := reg.Register(sim.Factories()...); err != nil {
+		t.Fatal(err)
+	}
+	noop := func(typ string, in []stages.DataType, out stages.DataType) stages.Factory {
+		return stages.Factory{Type: typ, Doc: "test", Inputs: in, Output: out,
+			New: func(stages.Config) (stages.Stage, error) { return stageFunc(func(context.Context, *stages.Input) (any, error) { return out, nil }), nil }}
+	}
+	err := reg.Register(
+		noop("test.noop", nil, sim.Token),
+		noop("test.source", nil, "test.a"),
+		noop("test.sink", []stages.DataType{"test.a"}, ""),
+		noop("test.other", nil, "test.b"),
+		stages.Factory{Type: "test.block", Doc: "blocks until cancelled", Output: sim.Token,
+			New: func(stages.Config) (stages.Stage, error) {
+				return stageFunc(func(ctx context.Context, _ *stages.Input) (any, error) {
+					<-ctx.Done()
+					return nil, ctx.Err()
+				}), nil
+			}},
+		stages.Factory{Type: "test.barrier", Doc: "waits until n instances are inside", Output: sim.Token,
+			NewConfig: func() stages.Config { return &barrierConfig{N: 2, Timeout: 20 * time.Second} },
+			New: func(c stages.Config) (stages.Stage, error) {
+				cfg := c.(*barrierConfig)
+				return &barrier{n: cfg.N, timeout: cfg.Timeout, full: make(chan struct{})}, nil
+			}},
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return reg
+}
+
+type stageFunc func(context.Context, *stages.Input) (any, error)
+
+func (f stageFunc) Run(ctx context.Context, in *stages.Input) (any, error) { return f(ctx, in) }
+
+type barrierConfig struct {
+	N       int           `yaml:"n"`
+	Timeout time.Duration `yaml:"timeout"`
+}
+
+func (c *barrierConfig) Validate() error { return nil }
+
+// barrier proves concurrency without timing: each instance waits until n
+// instances have arrived, and fails if that does not happen in time.
+type barrier struct {
+	mu      sync.Mutex
+	inside  int
+	n       int
+	timeout time.Duration
+	full    chan struct{}
+}
+
+func (b *barrier) Run(ctx context.Context, in *stages.Input) (any, error) {
+	b.mu.Lock()
+	b.inside++
+	if b.inside == b.n {
+		close(b.full)
+	}
+	b.mu.Unlock()
+	select {
+	case <-b.full:
+		return sim.Token, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(b.timeout):
+		return nil, fmt.Errorf("barrier: only %d of %d instances arrived within %s", b.inside, b.n, b.timeout)
+	}
+}
+
+func mustParse(t testing.TB, src string) *Pipeline {
+	t.Helper()
+	p, err := Parse("test.yaml", []byte(strings.TrimLeft(src, "\n")), testRegistry(t), nil)
+	if err != nil {
+		t.Fatalf("parse: %v", err)
+	}
+	return p
+}
+
+func mustEngine(t testing.TB, p *Pipeline, opts Options) *Engine {
+	t.Helper()
+	e, err := NewEngine(p, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,712 @@
+package runtime
+
+import (
+	"fmt"
+	"os"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/prooflane/prooflane/internal/suggest"
+	"github.com/prooflane/prooflane/resources"
+	"github.com/prooflane/prooflane/stages"
+)
+
+// Load reads a pipeline file and validates it against a registry. params
+// override the file's `params:` defaults (the CLI's --set k=v). On a
+// validation failure the error is a *ValidationError listing every problem.
+func Load(path string, reg *stages.Registry, params map[string]string) (*Pipeline, error) {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("load pipeline: %w", err)
+	}
+	return Parse(path, src, reg, params)
+}
+
+var (
+	topFields    = []string{"pipeline", "description", "params", "devices", "resources", "stages", "spans"}
+	stageFields  = []string{"type", "needs", "workers", "priority", "locks", "retry", "config", "description"}
+	resFields    = []string{"capacity", "description"}
+	spanFields   = []string{"lock", "weight", "from", "to"}
+	retryFields  = []string{"attempts", "initial", "max"}
+	stageNameRe  = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	paramNameRe  = regexp.MustCompile(`^[a-z][a-z0-9_]*$`)
+	defaultRetry = Retry{Attempts: 1, Initial: 100 * time.Millisecond, Max: 5 * time.Second}
+)
+
+// Parse is Load for bytes already read; file names them in problems.
+func Parse(file string, src []byte, reg *stages.Registry, params map[string]string) (*Pipeline, error) {
+	ps := &problems{file: file}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		pr := yamlSyntaxProblem(file, err)
+		if strings.Contains(string(src), "{gpu}") {
+			pr.Msg += ` (if a "{gpu}" name sits inside [...] or {...}, quote it: ["gpu.{gpu}.compute"], or use a block list "- gpu.{gpu}.compute")`
+		}
+		return nil, &ValidationError{Problems: []Problem{pr}}
+	}
+	if len(doc.Content) == 0 {
+		ps.at(nil, "empty pipeline file")
+		return nil, ps.err()
+	}
+	root := doc.Content[0]
+	p := &Pipeline{File: file, Hash: hashOf(src), Devices: 1, Partitions: 1}
+	l := &loader{ps: ps, reg: reg, p: p, stageByName: map[string]*Stage{}, resByName: map[string]int{}}
+
+	// Parameters first: everything else may refer to them.
+	l.params(root, params)
+	if root.Kind == yaml.MappingNode {
+		substitute(ps, root, p.Params, sortedKeys(p.Params))
+	}
+
+	var stagesNode, spansNode *yaml.Node
+	fields(ps, root, "pipeline", topFields, func(key string, k, v *yaml.Node) {
+		switch key {
+		case "pipeline":
+			p.Name = str(ps, v, "pipeline")
+		case "description":
+			p.Description = str(ps, v, "description")
+		case "devices":
+			if d, ok := integer(ps, v, "devices", 1); ok {
+				p.Devices = int(d)
+			}
+		case "resources":
+			l.resources(v)
+		case "stages":
+			stagesNode = v
+		case "spans":
+			spansNode = v
+		}
+	})
+	if root.Kind == yaml.MappingNode && p.Name == "" && !hasKey(root, "pipeline") {
+		ps.at(root, "pipeline: missing field \"pipeline\" (the pipeline's name)")
+	}
+	if stagesNode == nil {
+		if root.Kind == yaml.MappingNode {
+			ps.at(root, "pipeline: missing field \"stages\"")
+		}
+		return nil, ps.err()
+	}
+	l.stages(stagesNode)
+	l.resolveNeeds()
+	if !l.topoSort() {
+		return nil, ps.err()
+	}
+	l.resolveInputs()
+	if spansNode != nil {
+		l.spans(spansNode)
+	}
+	l.deviceBinding()
+	l.lockOrder()
+	if err := ps.err(); err != nil {
+		return nil, err
+	}
+	for _, s := range p.Stages {
+		var cfg stages.Config
+		if s.factory.NewConfig != nil {
+			cfg = l.configs[s]
+		}
+		impl, err := s.factory.New(cfg)
+		if err != nil {
+			ps.at(s.node, "stage %q: %v", s.Name, err)
+			continue
+		}
+		s.impl = impl
+	}
+	return p, ps.err()
+}
+
+func yamlSyntaxProblem(file string, err error) Problem {
+	// yaml.v3 says "yaml: line 3: mapping values are not allowed here".
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	if m := regexp.MustCompile(`^line (\d+): (.*)$`).FindStringSubmatch(msg); m != nil {
+		line, _ := strconv.Atoi(m[1])
+		return Problem{File: file, Line: line, Col: 1, Msg: "invalid YAML: " + m[2]}
+	}
+	return Problem{File: file, Msg: "invalid YAML: " + msg}
+}
+
+func hasKey(n *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		if n.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+type loader struct {
+	ps          *problems
+	reg         *stages.Registry
+	p           *Pipeline
+	stageByName map[string]*Stage
+	resByName   map[string]int
+	resNodes    []*yaml.Node
+	needNodes   map[*Stage][]*yaml.Node
+	configs     map[*Stage]stages.Config
+}
+
+func (l *loader) params(root *yaml.Node, overrides map[string]string) {
+	p, ps := l.p, l.ps
+	p.Params = map[string]string{"partitions": "1"}
+	if root.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value != "params" {
+				continue
+			}
+			v := root.Content[i+1]
+			if v.Kind != yaml.MappingNode {
+				ps.at(v, "params: want a mapping of name: default value, got %s", kindName(v))
+				break
+			}
+			for j := 0; j+1 < len(v.Content); j += 2 {
+				k, val := v.Content[j], v.Content[j+1]
+				if !paramNameRe.MatchString(k.Value) {
+					ps.at(k, "params: name %q: want lower_snake_case", k.Value)
+					continue
+				}
+				if val.Kind != yaml.ScalarNode {
+					ps.at(val, "params.%s: want a single value, got %s", k.Value, kindName(val))
+					continue
+				}
+				p.Params[k.Value] = val.Value
+			}
+		}
+	}
+	for k, v := range overrides {
+		if _, ok := p.Params[k]; !ok {
+			msg := fmt.Sprintf("--set %s=%s: the pipeline has no parameter %q", k, v, k)
+			if s := suggest.Closest(k, sortedKeys(p.Params)); s != "" {
+				msg += fmt.Sprintf(" (did you mean %q?)", s)
+			}
+			ps.at(nil, "%s", msg)
+			continue
+		}
+		p.Params[k] = v
+	}
+	if n, err := strconv.Atoi(p.Params["partitions"]); err != nil || n < 1 {
+		ps.at(nil, "parameter partitions: want a whole number of at least 1, got %q", p.Params["partitions"])
+	} else {
+		p.Partitions = n
+	}
+}
+
+func (l *loader) resources(n *yaml.Node) {
+	ps := l.ps
+	if n.Kind != yaml.MappingNode {
+		ps.at(n, "resources: want a mapping of name: {capacity: N}, got %s", kindName(n))
+		return
+	}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		name := k.Value
+		if _, err := resources.ParseName(name); err != nil {
+			ps.at(k, "resource %q: %v", name, err)
+			continue
+		}
+		if _, dup := l.resByName[name]; dup {
+			ps.at(k, "resource %q declared twice", name)
+			continue
+		}
+		d := resources.Decl{Name: name, Capacity: 1}
+		if v.Tag != "!!null" {
+			fields(ps, v, "resource "+strconv.Quote(name), resFields, func(key string, _, fv *yaml.Node) {
+				if key == "capacity" {
+					if c, ok := integer(ps, fv, "resource "+strconv.Quote(name)+": capacity", 1); ok {
+						d.Capacity = c
+					}
+				}
+			})
+		}
+		l.resByName[name] = len(l.p.Resources)
+		l.p.Resources = append(l.p.Resources, d)
+		l.resNodes = append(l.resNodes, k)
+	}
+}
+
+func (l *loader) stages(n *yaml.Node) {
+	ps := l.ps
+	if n.Kind != yaml.MappingNode || len(n.Content) == 0 {
+		ps.at(n, "stages: want a mapping of stage name: {type: ..., ...}, got %s", kindName(n))
+		return
+	}
+	l.needNodes = map[*Stage][]*yaml.Node{}
+	l.configs = map[*Stage]stages.Config{}
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		s := &Stage{Name: k.Value, Workers: 1, Retry: defaultRetry, node: k, index: i / 2}
+		what := "stage " + strconv.Quote(s.Name)
+		if !stageNameRe.MatchString(s.Name) {
+			ps.at(k, "%s: want a lower_snake_case name", what)
+		}
+		if _, dup := l.stageByName[s.Name]; dup {
+			ps.at(k, "%s declared twice", what)
+			continue
+		}
+		l.stageByName[s.Name] = s
+		var configNode *yaml.Node
+		fields(ps, v, what, stageFields, func(key string, fk, fv *yaml.Node) {
+			switch key {
+			case "type":
+				s.Type = str(ps, fv, what+": type")
+				if s.Type == "" {
+					return
+				}
+				f, ok := l.reg.Lookup(s.Type)
+				if !ok {
+					msg := fmt.Sprintf("%s: unknown stage type %q", what, s.Type)
+					if sg := suggest.Closest(s.Type, l.reg.Types()); sg != "" {
+						msg += fmt.Sprintf(" (did you mean %q?)", sg)
+					}
+					ps.at(fv, "%s", msg)
+					return
+				}
+				s.factory = f
+			case "needs":
+				l.needNodes[s] = stringList(ps, fv, what+": needs")
+			case "workers":
+				if w, ok := integer(ps, fv, what+": workers", 1); ok {
+					s.Workers = int(w)
+				}
+			case "priority":
+				if pr, ok := integer(ps, fv, what+": priority", -1000); ok {
+					s.Priority = int(pr)
+				}
+			case "locks":
+				s.Locks = l.locks(fv, what)
+			case "retry":
+				l.retry(fv, what, &s.Retry)
+			case "config":
+				configNode = fv
+			}
+		})
+		if v.Kind == yaml.MappingNode && !hasKey(v, "type") {
+			ps.at(k, "%s: missing field \"type\"", what)
+		}
+		if s.factory != nil {
+			l.config(s, configNode, what)
+		}
+		l.p.Stages = append(l.p.Stages, s)
+	}
+}
+
+func (l *loader) config(s *Stage, n *yaml.Node, what string) {
+	f := s.factory
+	if f.NewConfig == nil {
+		if n != nil && n.Tag != "!!null" {
+			l.ps.at(n, "%s: type %q takes no config", what, s.Type)
+		}
+		return
+	}
+	cfg := f.NewConfig()
+	if n != nil && n.Tag != "!!null" {
+		if !decodeConfig(l.ps, n, cfg, what+": config") {
+			return
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		at := n
+		if at == nil {
+			at = s.node
+		}
+		l.ps.at(at, "%s: config: %v", what, err)
+		return
+	}
+	l.configs[s] = cfg
+}
+
+func (l *loader) locks(n *yaml.Node, what string) []Lock {
+	ps := l.ps
+	if n.Kind != yaml.SequenceNode {
+		ps.at(n, "%s: locks: want a list of resource names or {name: weight}, got %s", what, kindName(n))
+		return nil
+	}
+	var out []Lock
+	for _, e := range n.Content {
+		lk := Lock{Weight: 1, node: e}
+		switch {
+		case e.Kind == yaml.ScalarNode && e.Tag != "!!null":
+			lk.Resource = e.Value
+		case e.Kind == yaml.MappingNode && len(e.Content) == 2:
+			lk.Resource = e.Content[0].Value
+			w, ok := integer(ps, e.Content[1], what+": lock "+strconv.Quote(lk.Resource)+": weight", 1)
+			if !ok {
+				continue
+			}
+			lk.Weight = w
+		default:
+			ps.at(e, "%s: locks: want a resource name or {name: weight}, got %s", what, kindName(e))
+			continue
+		}
+		if l.resolveLock(&lk, what) {
+			out = append(out, lk)
+		}
+	}
+	// Two claims on one resource add up; check their sum too.
+	sum := map[int]int64{}
+	for _, lk := range out {
+		sum[lk.decl] += lk.Weight
+		if d := l.p.Resources[lk.decl]; sum[lk.decl] > d.Capacity && lk.Weight <= d.Capacity {
+			ps.at(lk.node, "%s: locks %q %d times over in total, above its capacity %d", what, lk.Resource, sum[lk.decl], d.Capacity)
+		}
+	}
+	return out
+}
+
+// resolveLock checks that a lock names a declared resource within capacity.
+func (l *loader) resolveLock(lk *Lock, what string) bool {
+	i, ok := l.resByName[lk.Resource]
+	if !ok {
+		names := make([]string, 0, len(l.resByName))
+		for n := range l.resByName {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		msg := fmt.Sprintf("%s: lock on unknown resource %q", what, lk.Resource)
+		if s := suggest.Closest(lk.Resource, names); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		} else if len(names) == 0 {
+			msg += " (the pipeline declares no resources)"
+		}
+		l.ps.at(lk.node, "%s", msg)
+		return false
+	}
+	lk.decl = i
+	if c := l.p.Resources[i].Capacity; lk.Weight > c {
+		l.ps.at(lk.node, "%s: weight %d on %q is above its capacity %d: it could never be granted", what, lk.Weight, lk.Resource, c)
+		return false
+	}
+	return true
+}
+
+func (l *loader) retry(n *yaml.Node, what string, r *Retry) {
+	ps := l.ps
+	fields(ps, n, what+": retry", retryFields, func(key string, _, v *yaml.Node) {
+		switch key {
+		case "attempts":
+			if a, ok := integer(ps, v, what+": retry: attempts", 1); ok {
+				r.Attempts = int(a)
+			}
+		case "initial":
+			if d, ok := duration(ps, v, what+": retry: initial"); ok {
+				r.Initial = d
+			}
+		case "max":
+			if d, ok := duration(ps, v, what+": retry: max"); ok {
+				r.Max = d
+			}
+		}
+	})
+	if r.Max < r.Initial {
+		ps.at(n, "%s: retry: max %s is below initial %s", what, r.Max, r.Initial)
+	}
+}
+
+func (l *loader) resolveNeeds() {
+	names := make([]string, 0, len(l.stageByName))
+	for n := range l.stageByName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, s := range l.p.Stages {
+		for _, nn := range l.needNodes[s] {
+			dep, ok := l.stageByName[nn.Value]
+			switch {
+			case !ok:
+				msg := fmt.Sprintf("stage %q needs unknown stage %q", s.Name, nn.Value)
+				if sg := suggest.Closest(nn.Value, names); sg != "" {
+					msg += fmt.Sprintf(" (did you mean %q?)", sg)
+				}
+				l.ps.at(nn, "%s", msg)
+			case dep == s:
+				l.ps.at(nn, "stage %q needs itself", s.Name)
+			default:
+				s.Needs = append(s.Needs, dep)
+				dep.dependents = append(dep.dependents, s)
+			}
+		}
+	}
+}
+
+// topoSort orders stages so each comes after its needs (file order among
+// equals), reporting each cycle as a chain. It returns false on a cycle.
+func (l *loader) topoSort() bool {
+	const (
+		unvisited = iota
+		active
+		done
+	)
+	state := map[*Stage]int{}
+	var order, path []*Stage
+	ok := true
+	var visit func(s *Stage)
+	visit = func(s *Stage) {
+		switch state[s] {
+		case done:
+			return
+		case active:
+			start := 0
+			for i, x := range path {
+				if x == s {
+					start = i
+				}
+			}
+			chain := make([]string, 0, len(path)-start+1)
+			for _, x := range path[start:] {
+				chain = append(chain, x.Name)
+			}
+			chain = append(chain, s.Name)
+			l.ps.at(s.node, "cycle in needs: %s", strings.Join(chain, " -> "))
+			ok = false
+			return
+		}
+		state[s] = active
+		path = append(path, s)
+		for _, d := range s.Needs {
+			visit(d)
+		}
+		path = path[:len(path)-1]
+		state[s] = done
+		order = append(order, s)
+	}
+	for _, s := range l.p.Stages {
+		visit(s)
+	}
+	if ok {
+		l.p.Stages = order
+		for i, s := range order {
+			s.index = i
+		}
+	}
+	return ok
+}
+
+// ancestors returns every stage s depends on, directly or not, with its
+// distance (1 for a direct need).
+func ancestors(s *Stage) map[*Stage]int {
+	dist := map[*Stage]int{}
+	frontier := s.Needs
+	for d := 1; len(frontier) > 0; d++ {
+		var next []*Stage
+		for _, a := range frontier {
+			if _, seen := dist[a]; seen {
+				continue
+			}
+			dist[a] = d
+			next = append(next, a.Needs...)
+		}
+		frontier = next
+	}
+	return dist
+}
+
+// resolveInputs finds, for each input a stage reads, the nearest stage it
+// depends on that produces that type.
+func (l *loader) resolveInputs() {
+	for _, s := range l.p.Stages {
+		if s.factory == nil {
+			continue
+		}
+		s.inputs = map[stages.DataType]*Stage{}
+		anc := ancestors(s)
+		for _, in := range s.factory.Inputs {
+			var best []*Stage
+			bestD := 0
+			for a, d := range anc {
+				if a.factory == nil || a.factory.Output != in {
+					continue
+				}
+				switch {
+				case best == nil || d < bestD:
+					best, bestD = []*Stage{a}, d
+				case d == bestD:
+					best = append(best, a)
+				}
+			}
+			switch len(best) {
+			case 1:
+				s.inputs[in] = best[0]
+			case 0:
+				var got []string
+				for _, d := range s.Needs {
+					if d.factory != nil && d.factory.Output != "" {
+						got = append(got, fmt.Sprintf("%s produces %q", d.Name, d.factory.Output))
+					}
+				}
+				msg := fmt.Sprintf("stage %q (type %q) reads %q, but no stage it needs produces it", s.Name, s.Type, in)
+				if len(got) > 0 {
+					msg += " (" + strings.Join(got, ", ") + ")"
+				}
+				l.ps.at(s.node, "%s", msg)
+			default:
+				names := make([]string, len(best))
+				for i, b := range best {
+					names[i] = strconv.Quote(b.Name)
+				}
+				sort.Strings(names)
+				l.ps.at(s.node, "stage %q reads %q, produced by both %s: make one of them not a need", s.Name, in, strings.Join(names, " and "))
+			}
+		}
+	}
+}
+
+func (l *loader) spans(n *yaml.Node) {
+	ps := l.ps
+	if n.Kind != yaml.SequenceNode {
+		ps.at(n, "spans: want a list of {lock, from, to}, got %s", kindName(n))
+		return
+	}
+	for i, e := range n.Content {
+		what := fmt.Sprintf("spans[%d]", i)
+		sp := &Span{Lock: Lock{Weight: 1, node: e}}
+		var fromN, toN *yaml.Node
+		fields(ps, e, what, spanFields, func(key string, _, v *yaml.Node) {
+			switch key {
+			case "lock":
+				sp.Resource = str(ps, v, what+": lock")
+				sp.node = v
+			case "weight":
+				if w, ok := integer(ps, v, what+": weight", 1); ok {
+					sp.Weight = w
+				}
+			case "from":
+				fromN = v
+			case "to":
+				toN = v
+			}
+		})
+		if e.Kind != yaml.MappingNode {
+			continue
+		}
+		for _, req := range []struct {
+			n    *yaml.Node
+			name string
+		}{{fromN, "from"}, {toN, "to"}} {
+			if req.n == nil {
+				ps.at(e, "%s: missing field %q", what, req.name)
+			}
+		}
+		if sp.Resource == "" || fromN == nil || toN == nil {
+			continue
+		}
+		what = fmt.Sprintf("span of %q", sp.Resource)
+		okLock := l.resolveLock(&sp.Lock, what)
+		sp.From, sp.To = l.spanEnd(fromN, what, "from"), l.spanEnd(toN, what, "to")
+		if !okLock || sp.From == nil || sp.To == nil {
+			continue
+		}
+		if sp.From != sp.To {
+			if _, ok := ancestors(sp.To)[sp.From]; !ok {
+				ps.at(toN, "%s: %q does not lead to %q through needs, so the span would not cover a connected run of stages", what, sp.From.Name, sp.To.Name)
+				continue
+			}
+		}
+		anc := ancestors(sp.To)
+		for _, s := range l.p.Stages {
+			if s == sp.From || s == sp.To {
+				sp.Covered = append(sp.Covered, s)
+				continue
+			}
+			if _, under := anc[s]; under {
+				if _, after := ancestors(s)[sp.From]; after {
+					sp.Covered = append(sp.Covered, s)
+				}
+			}
+		}
+		sp.index = len(l.p.Spans)
+		sp.From.spanStarts = append(sp.From.spanStarts, sp)
+		sp.To.spanEnds = append(sp.To.spanEnds, sp)
+		l.p.Spans = append(l.p.Spans, sp)
+	}
+}
+
+func (l *loader) spanEnd(n *yaml.Node, what, field string) *Stage {
+	name := str(l.ps, n, what+": "+field)
+	if name == "" {
+		return nil
+	}
+	s, ok := l.stageByName[name]
+	if !ok {
+		names := make([]string, 0, len(l.stageByName))
+		for k := range l.stageByName {
+			names = append(names, k)
+		}
+		msg := fmt.Sprintf("%s: %s: unknown stage %q", what, field, name)
+		if sg := suggest.Closest(name, names); sg != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", sg)
+		}
+		l.ps.at(n, "%s", msg)
+		return nil
+	}
+	return s
+}
+
+func (l *loader) deviceBinding() {
+	for _, s := range l.p.Stages {
+		for _, lk := range s.Locks {
+			if lk.Templated() {
+				s.DeviceBound = true
+			}
+		}
+		if s.factory != nil && s.factory.Device {
+			s.DeviceBound = true
+		}
+	}
+	for _, sp := range l.p.Spans {
+		if sp.Templated() {
+			for _, s := range sp.Covered {
+				s.DeviceBound = true
+			}
+		}
+	}
+}
+
+// lockOrder rejects layouts that can deadlock. Stage locks are taken in
+// canonical order (the order of `resources:`) and a stage holds nothing
+// while it waits, except span locks, which stay held across the stages a
+// span covers. So while a span's lock L is held, every lock taken later in
+// that span must come after L in canonical order; a lock before L, or L
+// itself, could wait on a partition that waits on us.
+func (l *loader) lockOrder() {
+	for _, sp := range l.p.Spans {
+		for _, s := range sp.Covered {
+			var later []Lock
+			if s != sp.From {
+				later = append(later, s.Locks...)
+				for _, other := range s.spanStarts {
+					later = append(later, other.Lock)
+				}
+			} else {
+				later = append(later, s.Locks...) // taken with L, in one request
+			}
+			for _, lk := range later {
+				switch {
+				case lk.decl == sp.decl && s == sp.From:
+					if lk.Weight+sp.Weight > l.p.Resources[sp.decl].Capacity {
+						l.ps.at(lk.node, "stage %q locks %q, which the span from %q to %q already holds: the stage could never start", s.Name, lk.Resource, sp.From.Name, sp.To.Name)
+					}
+				case lk.decl == sp.decl:
+					l.ps.at(lk.node, "stage %q locks %q, which the span from %q to %q already holds: a partition would wait for itself", s.Name, lk.Resource, sp.From.Name, sp.To.Name)
+				case lk.decl < sp.decl && s != sp.From:
+					l.ps.at(lk.node, "lock order: stage %q takes %q while holding %q (span from %q to %q), but %q is declared first in resources, so two partitions can deadlock; declare %q before %q, or end the span before %q",
+						s.Name, lk.Resource, sp.Resource, sp.From.Name, sp.To.Name, lk.Resource, sp.Resource, lk.Resource, s.Name)
+				}
+			}
+		}
+	}
+}
+
+func isTemplate(name string) bool { return strings.Contains(name, "{gpu}") }

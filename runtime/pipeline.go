@@ -1,0 +1,93 @@
+package runtime
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/prooflane/prooflane/resources"
+	"github.com/prooflane/prooflane/stages"
+)
+
+// Pipeline is a validated pipeline: its stages in topological order, the
+// resources they lock, and the lock spans. It is immutable once loaded and
+// can back several engines.
+type Pipeline struct {
+	Name        string
+	Description string
+	// File is the path the pipeline was loaded from; Hash is the sha256 of
+	// its bytes (hex), for traces.
+	File string
+	Hash string
+	// Params are the effective parameters (file defaults, then overrides).
+	Params map[string]string
+	// Devices is the number of devices `{gpu}` resources expand to.
+	Devices int
+	// Partitions is the default partition count of a job (the
+	// `partitions` parameter, 1 when absent).
+	Partitions int
+	Resources  []resources.Decl
+	Stages     []*Stage // topological order, ties in file order
+	Spans      []*Span
+}
+
+// Stage is one stage of a pipeline.
+type Stage struct {
+	Name     string
+	Type     string
+	Needs    []*Stage
+	Workers  int
+	Priority int
+	Locks    []Lock
+	Retry    Retry
+	// DeviceBound stages run on the partition's device: they lock a
+	// `{gpu}` resource, their type asks for a device, or a `{gpu}` span
+	// covers them. Their workers count per device.
+	DeviceBound bool
+
+	factory    *stages.Factory
+	impl       stages.Stage
+	dependents []*Stage
+	inputs     map[stages.DataType]*Stage // who produces each input
+	spanStarts []*Span                    // spans acquired when this stage starts
+	spanEnds   []*Span                    // spans released when this stage ends
+	index      int
+	node       *yaml.Node
+}
+
+// Factory returns the stage's type description.
+func (s *Stage) Factory() *stages.Factory { return s.factory }
+
+// Lock is a claim on a resource by name as declared (maybe a template).
+type Lock struct {
+	Resource string
+	Weight   int64
+	decl     int // index into Pipeline.Resources
+	node     *yaml.Node
+}
+
+// Templated reports whether the lock names a per-device resource.
+func (l Lock) Templated() bool { return isTemplate(l.Resource) }
+
+// Span holds a lock from the start of one stage to the end of another, for
+// the same partition.
+type Span struct {
+	Lock
+	From, To *Stage
+	Covered  []*Stage // stages on paths From..To, From and To included
+	index    int      // in Pipeline.Spans
+}
+
+// Retry is a stage's retry policy for errors marked stages.Retryable.
+type Retry struct {
+	Attempts int           // total runs allowed, 1 = no retry
+	Initial  time.Duration // first backoff
+	Max      time.Duration // backoff ceiling
+}
+
+func hashOf(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}

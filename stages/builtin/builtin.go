@@ -1,0 +1,13 @@
+// Package builtin lists the stage types prooflane ships. Registering a new
+// stage family means adding its Factories here (see README: adding a stage).
+package builtin
+
+import (
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/sim"
+)
+
+// Registry returns a registry holding every shipped stage type.
+func Registry() *stages.Registry {
+	return stages.NewRegistry().MustRegister(sim.Factories()...)
+}

@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Config is the YAML options of every sim stage.
+type Config struct {
+	// Duration is how long one instance runs (sleeping or spinning).
+	Duration time.Duration `yaml:"duration"`
+	// Jitter spreads durations uniformly over Duration ± Jitter.
+	Jitter time.Duration `yaml:"jitter"`
+	// Fail injects failures, for trying error handling and retries.
+	Fail *FailConfig `yaml:"fail"`
+}
+
+// FailConfig says which instances fail and how.
+type FailConfig struct {
+	// Partitions lists the partitions that fail; empty means all.
+	Partitions []int `yaml:"partitions"`
+	// Attempts is how many first attempts fail; 0 means every attempt.
+	Attempts int `yaml:"attempts"`
+	// Retryable marks the failures retryable (like a device out of memory).
+	Retryable bool `yaml:"retryable"`
+	// Message is the error text.
+	Message string `yaml:"message"`
+}
+
+func defaultConfig() *Config { return &Config{Duration: 10 * time.Millisecond} }
+
+// Validate checks the durations and the failure plan.
+func (c *Config) Validate() error {
+	if c.Duration < 0 {
+		return fmt.Errorf("duration %s is negative", c.Duration)
+	}
+	if c.Jitter < 0 || c.Jitter > c.Duration {
+		return fmt.Errorf("jitter %s must be between 0 and duration %s", c.Jitter, c.Duration)
+	}
+	if f := c.Fail; f != nil {
+		if f.Attempts < 0 {
+			return errors.New("fail.attempts must be 0 (always) or more")
+		}
+		for _, p := range f.Partitions {
+			if p < 0 {
+				return fmt.Errorf("fail.partitions: %d is negative", p)
+			}
+		}
+	}
+	return nil
+}
