@@ -11,6 +11,10 @@ import (
 // its resource's capacity: such a claim could never be granted.
 var ErrOverCapacity = errors.New("weight above capacity")
 
+// testHookParked, set only by tests, runs after an Acquire has parked and
+// before it waits, to let a grant and a cancellation both happen there.
+var testHookParked func()
+
 // Claim asks for Weight units (at least 1) of one resource.
 type Claim struct {
 	ID     ID
@@ -99,6 +103,9 @@ func (s *Set) Acquire(ctx context.Context, claims []Claim, priority int, onWait 
 	w := &waiter{g: g, next: next, priority: priority, seq: seq, queuedAt: now, ready: make(chan struct{}, 1)}
 	s.park(w)
 	s.mu.Unlock()
+	if testHookParked != nil {
+		testHookParked()
+	}
 
 	select {
 	case <-w.ready:
@@ -195,18 +202,7 @@ func (s *Set) newGrant(claims []Claim) (*Grant, error) {
 		if c.Weight < 1 {
 			return nil, fmt.Errorf("resource %q: claim weight %d, want at least 1", s.res[c.ID].name, c.Weight)
 		}
-		// Insertion sort: claims are few and usually already in order.
-		i := len(g.items)
-		for i > 0 && g.items[i-1].id > c.ID {
-			i--
-		}
-		if i > 0 && g.items[i-1].id == c.ID {
-			g.items[i-1].weight += c.Weight
-			continue
-		}
-		g.items = append(g.items, held{})
-		copy(g.items[i+1:], g.items[i:])
-		g.items[i] = held{id: c.ID, weight: c.Weight}
+		g.add(held{id: c.ID, weight: c.Weight})
 	}
 	for _, it := range g.items {
 		if r := &s.res[it.id]; it.weight > r.capacity {

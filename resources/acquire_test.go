@@ -461,3 +461,36 @@ func TestErrorsNameTheResource(t *testing.T) {
 		t.Fatalf("error %v does not name gpu.1.mem", err)
 	}
 }
+
+func TestCancelAfterFullGrantGivesEverythingBack(t *testing.T) {
+	s := newSet(t, 0, mutexes("a", "b")...)
+	defer func() { testHookParked = nil }()
+	var cancelled int
+	for n := range 200 {
+		holdB := mustAcquire(t, s, Claim{1, 1})
+		ctx, cancel := context.WithCancel(context.Background())
+		// Parked on b: grant it fully and cancel before Acquire waits, so
+		// that both are ready when it does (select then picks either).
+		testHookParked = func() { holdB.Release(); cancel() }
+		var waited []ID
+		g, err := s.Acquire(ctx, []Claim{{0, 1}, {1, 1}}, 0, func(id ID, _ int64, _, _ time.Time) { waited = append(waited, id) })
+		testHookParked = nil
+		if !slices.Equal(waited, []ID{1}) {
+			t.Fatalf("iteration %d: onWait for %v, want [1] (b)", n, waited)
+		}
+		if err != nil {
+			cancelled++
+			if !errors.Is(err, context.Canceled) || err.Error() != `waiting for resource "b": context canceled` {
+				t.Fatalf("iteration %d: %v, want context.Canceled naming \"b\"", n, err)
+			}
+		} else {
+			g.Release()
+		}
+		if got := inUse(s); got["a"] != 0 || got["b"] != 0 {
+			t.Fatalf("iteration %d (err %v): InUse %v, want 0", n, err, got)
+		}
+	}
+	if cancelled == 0 {
+		t.Fatal("the cancellation never won the race in 200 tries")
+	}
+}
