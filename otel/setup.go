@@ -1,0 +1,161 @@
+package otel
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/prooflane/prooflane/otel/tracefile"
+)
+
+// ShutdownTimeout bounds Provider.Shutdown when its context has no earlier
+// deadline.
+const ShutdownTimeout = 5 * time.Second
+
+// Provider owns the tracer provider and its exporter.
+type Provider struct {
+	tp    trace.TracerProvider
+	sdk   *sdktrace.TracerProvider // nil for "none"
+	exp   *reportingExporter
+	where string // "trace file trace.jsonl", "otlp grpc localhost:4317"
+	once  sync.Once
+	err   error
+}
+
+// Setup builds the tracer provider cfg asks for. Nothing is installed
+// globally: pass TracerProvider() to the runtime. The caller must call
+// Shutdown before exiting, or the last spans are lost.
+func Setup(ctx context.Context, cfg Config) (*Provider, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.Exporter == ExporterNone {
+		return &Provider{tp: noop.NewTracerProvider(), where: "nowhere"}, nil
+	}
+	res, err := newResource(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	var (
+		exp   sdktrace.SpanExporter
+		where string
+		bsp   []sdktrace.BatchSpanProcessorOption
+	)
+	if cfg.Exporter == ExporterFile {
+		if exp, err = tracefile.Create(cfg.File); err != nil {
+			return nil, err
+		}
+		where = fmt.Sprintf("trace file %q", cfg.File)
+		// A local file keeps every span: block rather than drop.
+		bsp = append(bsp, sdktrace.WithBlocking(), sdktrace.WithMaxQueueSize(1<<14))
+	} else {
+		kind, err := protocol(cfg.Exporter)
+		if err != nil {
+			return nil, err
+		}
+		if exp, where, err = newOTLP(ctx, kind, cfg.Endpoint); err != nil {
+			return nil, err
+		}
+		// A slow or absent collector must not slow the pipeline: a
+		// large queue, and drops (counted) when it overflows.
+		bsp = append(bsp, sdktrace.WithMaxQueueSize(1<<16), sdktrace.WithMaxExportBatchSize(1024),
+			sdktrace.WithBatchTimeout(500*time.Millisecond))
+	}
+	rep := &reportingExporter{next: exp}
+	sdk := sdktrace.NewTracerProvider(
+		sdktrace.WithResource(res),
+		sdktrace.WithBatcher(rep, bsp...),
+	)
+	return &Provider{tp: sdk, sdk: sdk, exp: rep, where: where}, nil
+}
+
+func newResource(ctx context.Context, cfg Config) (*resource.Resource, error) {
+	attrs := append([]attribute.KeyValue{semconv.ServiceName(cfg.ServiceName)}, cfg.Attributes...)
+	// Later options win: the env (OTEL_SERVICE_NAME,
+	// OTEL_RESOURCE_ATTRIBUTES) overrides the config.
+	res, err := resource.New(ctx,
+		resource.WithTelemetrySDK(),
+		resource.WithHost(),
+		resource.WithProcessPID(),
+		resource.WithAttributes(attrs...),
+		resource.WithFromEnv(),
+	)
+	if err != nil && res == nil {
+		return nil, fmt.Errorf("trace resource: %w", err)
+	}
+	return res, nil // a partial resource (a detector failed) is still useful
+}
+
+// TracerProvider is what the runtime and the stages trace with.
+func (p *Provider) TracerProvider() trace.TracerProvider { return p.tp }
+
+// Where says where spans go, for messages: `trace file "trace.jsonl"`,
+// "otlp grpc http://127.0.0.1:4317".
+func (p *Provider) Where() string { return p.where }
+
+// Shutdown ends tracing: it exports the spans still queued and closes the
+// exporter, within ctx's deadline or ShutdownTimeout, whichever is
+// earlier. It never hangs on an absent collector: it returns an error
+// saying how many spans were not delivered, where to, and why. Later calls
+// return the first call's result.
+func (p *Provider) Shutdown(ctx context.Context) error {
+	p.once.Do(func() {
+		if p.sdk == nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(ctx, ShutdownTimeout)
+		defer cancel()
+		err := p.sdk.Shutdown(ctx)
+		failed, total, first := p.exp.report()
+		switch {
+		case failed > 0:
+			p.err = fmt.Errorf("%d of %d spans not delivered to %s: %w (is the collector running?)", failed, total, p.where, first)
+		case err != nil && errors.Is(err, context.DeadlineExceeded):
+			p.err = fmt.Errorf("flushing spans to %s: gave up after %s: %w (is the collector running?)", p.where, ShutdownTimeout, err)
+		case err != nil:
+			p.err = fmt.Errorf("flushing spans to %s: %w", p.where, err)
+		}
+	})
+	return p.err
+}
+
+// reportingExporter counts what its exporter failed to deliver. It
+// returns nil to the batch processor so a dead collector yields one
+// warning at Shutdown, not a log line per batch.
+type reportingExporter struct {
+	next          sdktrace.SpanExporter
+	total, failed atomic.Int64
+	mu            sync.Mutex
+	first         error
+}
+
+func (r *reportingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
+	r.total.Add(int64(len(spans)))
+	if err := r.next.ExportSpans(ctx, spans); err != nil {
+		r.failed.Add(int64(len(spans)))
+		r.mu.Lock()
+		if r.first == nil {
+			r.first = err
+		}
+		r.mu.Unlock()
+	}
+	return nil
+}
+
+func (r *reportingExporter) Shutdown(ctx context.Context) error { return r.next.Shutdown(ctx) }
+
+func (r *reportingExporter) report() (failed, total int64, first error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.failed.Load(), r.total.Load(), r.first
+}
