@@ -21,6 +21,10 @@
 //   - A failed or cancelled Acquire leaves the Set as it was: everything taken
 //     so far is given back and waiters behind it are served.
 //   - Grant.Release gives everything back; releasing twice is a no-op.
+//     Grant.Split hands some claims over to a new Grant without freeing them,
+//     for a lock that outlives the stage that took it (a span lock).
+//   - Set.Stats counts, per resource, grants, contended grants, wait and
+//     weighted hold time; Set.SetClock injects a clock for exact tests.
 //
 // All state is guarded by one mutex per Set; no goroutines are started.
 package resources
