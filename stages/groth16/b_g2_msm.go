@@ -1,0 +1,78 @@
+package groth16
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+)
+
+// bG2MSM computes the G2 MSM of B.
+type bG2MSM struct{ cfg G2Config }
+
+func (s bG2MSM) Run(ctx context.Context, in *stages.Input) (any, error) {
+	j, err := job(in)
+	if err != nil {
+		return nil, err
+	}
+	mi, err := stages.Get[*MSMInputs](in, TypeMSMInputs)
+	if err != nil {
+		return nil, err
+	}
+	if s.cfg.On == "device" {
+		return s.onDevice(ctx, in, j, mi)
+	}
+	pts := j.PK.G2.B
+	var res curve.G2Jac
+	if _, err := res.MultiExp(pts, mi.BMont, ecc.MultiExpConfig{NbTasks: device.G2Tasks()}); err != nil {
+		return nil, fmt.Errorf("partition %d: g2 msm: %w", in.Partition, err)
+	}
+	ones := device.SumG2Affine(pts, mi.OnesB)
+	res.AddAssign(&ones)
+	return &G2MSM{B: res}, ctx.Err()
+}
+
+func (s bG2MSM) onDevice(ctx context.Context, in *stages.Input, j *Job, mi *MSMInputs) (any, error) {
+	idx, dev, err := j.device(in)
+	if err != nil {
+		return nil, err
+	}
+	fail := func(what string, err error) error {
+		err = fmt.Errorf("partition %d device %d: g2 msm: %s: %w", in.Partition, idx, what, err)
+		if isOOM(err) {
+			err = stages.Retryable(err)
+		}
+		return err
+	}
+	bases, err := dev.LoadG2(j.BasesKey+"/g2.b", j.PK.G2.B)
+	if err != nil {
+		return nil, fail("load bases", err)
+	}
+	st, err := dev.NewStream()
+	if err != nil {
+		return nil, fail("new stream", err)
+	}
+	defer st.Close()
+	v, err := st.Alloc(len(mi.B))
+	if err != nil {
+		return nil, fail("alloc", err)
+	}
+	defer st.Free(v)
+	if err := st.Upload(v, mi.B, mi.Form); err != nil {
+		return nil, fail("upload", err)
+	}
+	res, err := st.MSMG2(ctx, bases, v, len(mi.B))
+	if err != nil {
+		return nil, fail("msm", err)
+	}
+	ones, err := st.SumG2(ctx, bases, mi.OnesB)
+	if err != nil {
+		return nil, fail("batch add", err)
+	}
+	res.AddAssign(&ones)
+	return &G2MSM{B: res}, nil
+}

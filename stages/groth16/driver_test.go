@@ -1,0 +1,130 @@
+package groth16_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+// dagOrder is the six stages in an order that respects the DAG.
+var dagOrder = []string{
+	groth16.TypeNameSynthesize,
+	groth16.TypeNamePrepMSM,
+	groth16.TypeNameBG2MSM,
+	groth16.TypeNameVRAMStage,
+	groth16.TypeNameGPUCompute,
+	groth16.TypeNameEpilogue,
+}
+
+// runSequential proves every partition of job by building each stage from
+// its factory and calling Run in DAG order, without the runtime.
+func runSequential(t testing.TB, job *groth16.Job, configure func(typ string, c stages.Config)) ([]*g16.Proof, error) {
+	t.Helper()
+	reg := stages.NewRegistry().MustRegister(groth16.Factories()...)
+	built := map[string]stages.Stage{}
+	for _, typ := range dagOrder {
+		f, ok := reg.Lookup(typ)
+		if !ok {
+			t.Fatalf("no factory %q", typ)
+		}
+		var cfg stages.Config
+		if f.NewConfig != nil {
+			cfg = f.NewConfig()
+			if configure != nil {
+				configure(typ, cfg)
+			}
+			if err := cfg.Validate(); err != nil {
+				t.Fatalf("%s: %v", typ, err)
+			}
+		}
+		s, err := f.New(cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		built[typ] = s
+	}
+	proofs := make([]*g16.Proof, len(job.Witnesses))
+	for p := range proofs {
+		values := map[stages.DataType]any{}
+		for _, typ := range dagOrder {
+			f, _ := reg.Lookup(typ)
+			in := stages.NewInput(values)
+			in.Job, in.Stage, in.Partition, in.Device, in.JobID = job, typ, p, p%len(job.Backend.Devices()), "test"
+			out, err := built[typ].Run(context.Background(), in)
+			if err != nil {
+				return nil, fmt.Errorf("stage %q partition %d: %w", typ, p, err)
+			}
+			values[f.Output] = out
+		}
+		proofs[p] = values[groth16.TypeProof].(*g16.Proof)
+	}
+	return proofs, nil
+}
+
+var (
+	keyMu    sync.Mutex
+	keyCache = map[string]*keys.Set{}
+)
+
+// setupKeys runs the setup once per circuit and size for the whole test
+// binary.
+func setupKeys(t testing.TB, circuit string, size int) *keys.Set {
+	t.Helper()
+	keyMu.Lock()
+	defer keyMu.Unlock()
+	k := fmt.Sprintf("%s-%d", circuit, size)
+	if s, ok := keyCache[k]; ok {
+		return s
+	}
+	s, err := keys.Setup(circuit, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyCache[k] = s
+	return s
+}
+
+func cpuBackend(t testing.TB, devices int) device.Backend {
+	t.Helper()
+	b, err := device.NewCPU(devices)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
+func TestSequentialStagesProveEveryCircuitAndGnarkVerifies(t *testing.T) {
+	for _, circuit := range []string{"chain", "sha256", "mimc"} {
+		for _, split := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/split_ones=%v", circuit, split), func(t *testing.T) {
+				set := setupKeys(t, circuit, 1<<9)
+				job, err := set.NewJob(3, 42, cpuBackend(t, 2))
+				if err != nil {
+					t.Fatal(err)
+				}
+				proofs, err := runSequential(t, job, func(typ string, c stages.Config) {
+					if pc, ok := c.(*groth16.PrepConfig); ok {
+						pc.SplitOnes = split
+					}
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for p, proof := range proofs {
+					if err := job.Verify(p, proof); err != nil {
+						t.Errorf("partition %d: %v", p, err)
+					}
+				}
+			})
+		}
+	}
+}

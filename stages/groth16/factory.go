@@ -1,0 +1,96 @@
+package groth16
+
+import (
+	"fmt"
+
+	"github.com/prooflane/prooflane/stages"
+)
+
+// Stage type names.
+const (
+	TypeNameSynthesize = "groth16.synthesize"
+	TypeNamePrepMSM    = "groth16.prep_msm"
+	TypeNameBG2MSM     = "groth16.b_g2_msm"
+	TypeNameVRAMStage  = "groth16.vram_stage"
+	TypeNameGPUCompute = "groth16.gpu_compute"
+	TypeNameEpilogue   = "groth16.epilogue"
+)
+
+// Factories returns the six Groth16 stage types.
+func Factories() []stages.Factory {
+	return []stages.Factory{
+		{
+			Type:   TypeNameSynthesize,
+			Doc:    "Solve the R1CS for the partition's witness: wire values and the a, b, c vectors.",
+			Output: TypeSolution,
+			New:    func(stages.Config) (stages.Stage, error) { return synthesize{}, nil },
+		},
+		{
+			Type:      TypeNamePrepMSM,
+			Doc:       "Filter wires with infinite bases, split ones off for batch addition, convert scalars for the device.",
+			Inputs:    []stages.DataType{TypeSolution},
+			Output:    TypeMSMInputs,
+			NewConfig: func() stages.Config { return &PrepConfig{SplitOnes: true} },
+			New: func(c stages.Config) (stages.Stage, error) {
+				cfg, err := configAs[*PrepConfig](c)
+				if err != nil {
+					return nil, err
+				}
+				return prepMSM{cfg: *cfg}, nil
+			},
+		},
+		{
+			Type:      TypeNameBG2MSM,
+			Doc:       "The G2 MSM for B, on the CPU (or on the device with on: device).",
+			Inputs:    []stages.DataType{TypeMSMInputs},
+			Output:    TypeG2MSM,
+			NewConfig: func() stages.Config { return &G2Config{On: "cpu"} },
+			New: func(c stages.Config) (stages.Stage, error) {
+				cfg, err := configAs[*G2Config](c)
+				if err != nil {
+					return nil, err
+				}
+				return bG2MSM{cfg: *cfg}, nil
+			},
+		},
+		{
+			Type:   TypeNameVRAMStage,
+			Doc:    "Allocate the partition's vectors on its device and upload them.",
+			Inputs: []stages.DataType{TypeMSMInputs},
+			Output: TypeDeviceBuffers,
+			Device: true,
+			New:    func(stages.Config) (stages.Stage, error) { return vramStage{}, nil },
+		},
+		{
+			Type:   TypeNameGPUCompute,
+			Doc:    "H by NTTs, the G1 MSMs and the batch additions on the device; frees the partition's vectors.",
+			Inputs: []stages.DataType{TypeDeviceBuffers},
+			Output: TypeG1MSMs,
+			Device: true,
+			New:    func(stages.Config) (stages.Stage, error) { return gpuCompute{}, nil },
+		},
+		{
+			Type:      TypeNameEpilogue,
+			Doc:       "Sample r and s and assemble the proof (Ar, Bs, Krs).",
+			Inputs:    []stages.DataType{TypeG1MSMs, TypeG2MSM},
+			Output:    TypeProof,
+			NewConfig: func() stages.Config { return &EpilogueConfig{} },
+			New: func(c stages.Config) (stages.Stage, error) {
+				cfg, err := configAs[*EpilogueConfig](c)
+				if err != nil {
+					return nil, err
+				}
+				return epilogue{cfg: *cfg}, nil
+			},
+		},
+	}
+}
+
+func configAs[T stages.Config](c stages.Config) (T, error) {
+	x, ok := c.(T)
+	if !ok {
+		var zero T
+		return zero, fmt.Errorf("config is %T, want %T", c, zero)
+	}
+	return x, nil
+}

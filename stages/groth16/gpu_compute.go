@@ -1,0 +1,123 @@
+package groth16
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+)
+
+// gpuCompute runs H and the G1 MSMs on the partition's device.
+type gpuCompute struct{}
+
+const tracerName = "github.com/prooflane/prooflane/stages/groth16"
+
+// kernel runs f under a kernel span named name.
+func kernel(ctx context.Context, dev int, name string, f func(context.Context) error) error {
+	tr := trace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName)
+	ctx, span := tr.Start(ctx, name, trace.WithAttributes(
+		pl.KeyKind.String(pl.KindKernel),
+		pl.KeyKernel.String(name),
+		pl.KeyDevice.Int(dev),
+	))
+	defer span.End()
+	start := time.Now()
+	err := f(ctx)
+	// The CPU backend computes synchronously: device time is wall time.
+	span.SetAttributes(pl.KeyGPUTimeMS.Float64(float64(time.Since(start).Microseconds()) / 1000))
+	if err != nil {
+		span.RecordError(err)
+		span.SetStatus(codes.Error, err.Error())
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
+	j, err := job(in)
+	if err != nil {
+		return nil, err
+	}
+	buf, err := stages.Get[*DeviceBuffers](in, TypeDeviceBuffers)
+	if err != nil {
+		return nil, err
+	}
+	if buf.Stream == nil {
+		return nil, fmt.Errorf("partition %d: device buffers already consumed (stage %q run twice?)", in.Partition, in.Stage)
+	}
+	defer buf.free()
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("partition %d device %d: %w", in.Partition, buf.Device, err)
+			if isOOM(err) {
+				err = stages.Retryable(err)
+			}
+		}
+	}()
+	st, b, dev := buf.Stream, buf.Bases, buf.Device
+	out := &G1MSMs{}
+	n := int(j.PK.Domain.Cardinality)
+	steps := []struct {
+		name string
+		f    func(context.Context) error
+	}{
+		{"ntt_h", func(ctx context.Context) error {
+			if err := st.ComputeH(ctx, buf.ABC[0], buf.ABC[1], buf.ABC[2], &j.PK.Domain); err != nil {
+				return err
+			}
+			st.Free(buf.ABC[1])
+			st.Free(buf.ABC[2])
+			buf.ABC[1], buf.ABC[2] = nil, nil
+			return nil
+		}},
+		{"msm_a", msm(st, b.A, buf.WA, buf.WA.Len(), &out.A)},
+		{"msm_b1", msm(st, b.B, buf.WB, buf.WB.Len(), &out.B1)},
+		{"msm_k", msm(st, b.K, buf.WK, buf.WK.Len(), &out.K)},
+		{"msm_h", msm(st, b.Z, buf.ABC[0], n-1, &out.H)},
+		{"batch_add", func(ctx context.Context) error {
+			for _, x := range []struct {
+				bases   device.G1Bases
+				indices []int32
+				dst     *curve.G1Jac
+			}{{b.A, buf.OnesA, &out.A}, {b.B, buf.OnesB, &out.B1}, {b.K, buf.OnesK, &out.K}} {
+				if len(x.indices) == 0 {
+					continue
+				}
+				s, err := st.SumG1(ctx, x.bases, x.indices)
+				if err != nil {
+					return err
+				}
+				x.dst.AddAssign(&s)
+			}
+			return nil
+		}},
+	}
+	for _, s := range steps {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := kernel(ctx, dev, s.name, s.f); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// msm returns a step computing MSMG1(bases, v, n) into dst.
+func msm(st device.Stream, bases device.G1Bases, v device.Vector, n int, dst *curve.G1Jac) func(context.Context) error {
+	return func(ctx context.Context) error {
+		r, err := st.MSMG1(ctx, bases, v, n)
+		if err != nil {
+			return err
+		}
+		dst.AddAssign(&r)
+		return nil
+	}
+}

@@ -1,0 +1,131 @@
+package groth16
+
+import (
+	"errors"
+	"fmt"
+
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/constraint"
+	cs "github.com/consensys/gnark/constraint/bls12-381"
+	"github.com/consensys/gnark/constraint/solver"
+
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+)
+
+// Job is the payload of a Groth16 job: one circuit, its keys, and one full
+// witness per partition. It is read-only once built and shared by every
+// stage instance of the job.
+type Job struct {
+	// Circuit names the circuit in errors ("chain", "sha256"...).
+	Circuit string
+	R1CS    *cs.R1CS
+	PK      *g16.ProvingKey
+	VK      *g16.VerifyingKey
+	// Witnesses holds partition p's full witness at index p.
+	Witnesses []witness.Witness
+	// Backend runs vram_stage and gpu_compute (and b_g2_msm on: device).
+	Backend device.Backend
+	// BasesKey names the proving key's bases on the devices; jobs sharing
+	// a key set and a backend share the resident bases.
+	BasesKey string
+	// SolverOptions are passed to the R1CS solver (custom hints).
+	SolverOptions []solver.Option
+
+	nbPublic int
+}
+
+// NewJob checks that the keys belong to r1cs and that the circuit is one
+// the stages can prove, and returns the job payload.
+func NewJob(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.VerifyingKey, witnesses []witness.Witness, backend device.Backend) (*Job, error) {
+	if r1cs == nil || pk == nil || vk == nil {
+		return nil, fmt.Errorf("groth16 job %q: missing r1cs, proving key or verifying key", circuit)
+	}
+	if backend == nil {
+		return nil, fmt.Errorf("groth16 job %q: no device backend", circuit)
+	}
+	if err := CheckSupported(circuit, r1cs); err != nil {
+		return nil, err
+	}
+	if err := CheckKeys(circuit, r1cs, pk, vk); err != nil {
+		return nil, err
+	}
+	if len(witnesses) == 0 {
+		return nil, fmt.Errorf("groth16 job %q: no witness", circuit)
+	}
+	for p, w := range witnesses {
+		if w == nil {
+			return nil, fmt.Errorf("groth16 job %q: partition %d has no witness", circuit, p)
+		}
+	}
+	return &Job{
+		Circuit:   circuit,
+		R1CS:      r1cs,
+		PK:        pk,
+		VK:        vk,
+		Witnesses: witnesses,
+		Backend:   backend,
+		BasesKey:  fmt.Sprintf("%s@%p", circuit, pk),
+		nbPublic:  r1cs.GetNbPublicVariables(),
+	}, nil
+}
+
+// ErrCommitments is wrapped by the error refusing a circuit that uses
+// gnark commitments.
+var ErrCommitments = errors.New("circuit uses gnark commitments (api.Commit), which the prooflane groth16 stages do not support")
+
+// CheckSupported refuses circuits the stages cannot prove: those with
+// commitments (api.Commit, or a gadget using it such as std sha2, lookup,
+// rangecheck).
+func CheckSupported(circuit string, r1cs *cs.R1CS) error {
+	ci, ok := r1cs.CommitmentInfo.(constraint.Groth16Commitments)
+	if !ok {
+		return fmt.Errorf("circuit %q: commitment info is %T, want groth16 commitments", circuit, r1cs.CommitmentInfo)
+	}
+	if len(ci) != 0 {
+		return fmt.Errorf("circuit %q: %w (%d commitment(s)); write the circuit without them", circuit, ErrCommitments, len(ci))
+	}
+	return nil
+}
+
+// CheckKeys checks that pk and vk were set up for r1cs.
+func CheckKeys(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.VerifyingKey) error {
+	nbWires := r1cs.GetNbInternalVariables() + r1cs.GetNbPublicVariables() + r1cs.GetNbSecretVariables()
+	nbPublic := r1cs.GetNbPublicVariables()
+	switch {
+	case len(pk.InfinityA) != nbWires || len(pk.InfinityB) != nbWires:
+		return fmt.Errorf("circuit %q: proving key is for %d wires, the constraint system has %d", circuit, len(pk.InfinityA), nbWires)
+	case len(pk.G1.A)+int(pk.NbInfinityA) != nbWires || len(pk.G1.B)+int(pk.NbInfinityB) != nbWires || len(pk.G2.B) != len(pk.G1.B):
+		return fmt.Errorf("circuit %q: proving key's A/B bases do not match its infinity flags", circuit)
+	case len(pk.G1.K) != nbWires-nbPublic:
+		return fmt.Errorf("circuit %q: proving key has %d K bases, want %d", circuit, len(pk.G1.K), nbWires-nbPublic)
+	case pk.Domain.Cardinality < uint64(r1cs.GetNbConstraints()) || len(pk.G1.Z) < int(pk.Domain.Cardinality)-1:
+		return fmt.Errorf("circuit %q: proving key's domain (%d) does not fit %d constraints", circuit, pk.Domain.Cardinality, r1cs.GetNbConstraints())
+	case len(vk.G1.K) != nbPublic:
+		return fmt.Errorf("circuit %q: verifying key has %d public bases, want %d", circuit, len(vk.G1.K), nbPublic)
+	}
+	return nil
+}
+
+// job returns in's payload as a *Job and checks the partition.
+func job(in *stages.Input) (*Job, error) {
+	j, err := stages.JobAs[*Job](in)
+	if err != nil {
+		return nil, err
+	}
+	if in.Partition < 0 || in.Partition >= len(j.Witnesses) {
+		return nil, fmt.Errorf("stage %q: partition %d out of the job's %d witnesses", in.Stage, in.Partition, len(j.Witnesses))
+	}
+	return j, nil
+}
+
+// device returns the device in is placed on (device 0 when unplaced).
+func (j *Job) device(in *stages.Input) (int, device.Device, error) {
+	i := max(in.Device, 0)
+	d, err := j.Backend.Device(i)
+	if err != nil {
+		return i, nil, fmt.Errorf("stage %q partition %d: %w", in.Stage, in.Partition, err)
+	}
+	return i, d, nil
+}

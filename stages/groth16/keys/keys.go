@@ -1,0 +1,274 @@
+// Package keys compiles the shipped circuits, runs the Groth16 setup, and
+// caches the constraint system and keys on disk, keyed by circuit and size.
+//
+// A cache directory holds, per circuit and size, three files written with
+// gnark's serialization: <circuit>-<size>.r1cs (WriteTo), .pk (WriteRawTo,
+// read back with UnsafeReadFrom: the cache is trusted, and a 2^20 key
+// loads in seconds instead of minutes) and .vk (WriteTo, read back with
+// the subgroup checks). Files are written to a temporary name and renamed,
+// so a crashed setup leaves no half-written key. Load says which file is
+// missing (wrapping ErrNotCached) or corrupt.
+package keys
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark/backend/witness"
+	cs "github.com/consensys/gnark/constraint/bls12-381"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
+
+	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+)
+
+// Set is a circuit's constraint system and keys.
+type Set struct {
+	Circuit string
+	Size    int
+	R1CS    *cs.R1CS
+	PK      *g16.ProvingKey
+	VK      *g16.VerifyingKey
+}
+
+// ErrNotCached is wrapped when a key file is missing from the cache.
+var ErrNotCached = errors.New("not cached")
+
+// Compile builds and compiles the named circuit at size, refusing circuits
+// with commitments.
+func Compile(circuit string, size int) (*cs.R1CS, circuits.Instance, error) {
+	inst, err := circuits.New(circuit, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	sys, err := CompileCircuit(circuit, inst.Circuit())
+	return sys, inst, err
+}
+
+// CompileCircuit compiles any circuit to a BLS12-381 R1CS, refusing one with
+// commitments.
+func CompileCircuit(name string, c frontend.Circuit) (*cs.R1CS, error) {
+	ccs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, c)
+	if err != nil {
+		return nil, fmt.Errorf("compile circuit %q: %w", name, err)
+	}
+	sys, ok := ccs.(*cs.R1CS)
+	if !ok {
+		return nil, fmt.Errorf("compile circuit %q: got %T, want a bls12-381 R1CS", name, ccs)
+	}
+	if err := groth16.CheckSupported(name, sys); err != nil {
+		return nil, err
+	}
+	return sys, nil
+}
+
+// Setup compiles the named circuit and runs gnark's Groth16 setup (with
+// fresh toxic waste: for benchmarks and demos, not for production).
+func Setup(circuit string, size int) (*Set, error) {
+	sys, _, err := Compile(circuit, size)
+	if err != nil {
+		return nil, err
+	}
+	var pk g16.ProvingKey
+	var vk g16.VerifyingKey
+	if err := g16.Setup(sys, &pk, &vk); err != nil {
+		return nil, fmt.Errorf("setup circuit %q size %d: %w", circuit, size, err)
+	}
+	return &Set{Circuit: circuit, Size: size, R1CS: sys, PK: &pk, VK: &vk}, nil
+}
+
+// Cache is an on-disk key cache.
+type Cache struct {
+	Dir string
+}
+
+// DefaultDir is $XDG_CACHE_HOME/prooflane/keys, else ~/.cache/prooflane/keys.
+func DefaultDir() string {
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "prooflane", "keys")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".cache", "prooflane", "keys")
+	}
+	return filepath.Join(os.TempDir(), "prooflane", "keys")
+}
+
+// Paths returns the files of circuit at size.
+func (c Cache) Paths(circuit string, size int) (r1csPath, pkPath, vkPath string) {
+	base := filepath.Join(c.Dir, fmt.Sprintf("%s-%d", circuit, size))
+	return base + ".r1cs", base + ".pk", base + ".vk"
+}
+
+// Load reads circuit's keys at size from the cache.
+func (c Cache) Load(circuit string, size int) (*Set, error) {
+	rp, pp, vp := c.Paths(circuit, size)
+	s := &Set{Circuit: circuit, Size: size, R1CS: new(cs.R1CS), PK: new(g16.ProvingKey), VK: new(g16.VerifyingKey)}
+	if err := readFile(rp, s.R1CS.ReadFrom); err != nil {
+		return nil, err
+	}
+	if err := readFile(pp, s.PK.UnsafeReadFrom); err != nil {
+		return nil, err
+	}
+	if err := readFile(vp, s.VK.ReadFrom); err != nil {
+		return nil, err
+	}
+	if err := groth16.CheckSupported(circuit, s.R1CS); err != nil {
+		return nil, fmt.Errorf("%s: %w", rp, err)
+	}
+	if err := groth16.CheckKeys(circuit, s.R1CS, s.PK, s.VK); err != nil {
+		return nil, fmt.Errorf("keys in %s do not belong together (delete them and run prooflane setup): %w", c.Dir, err)
+	}
+	return s, nil
+}
+
+// LoadVK reads only the verifying key of circuit at size.
+func (c Cache) LoadVK(circuit string, size int) (*g16.VerifyingKey, error) {
+	_, _, vp := c.Paths(circuit, size)
+	return ReadVK(vp)
+}
+
+// ReadVK reads a verifying key file.
+func ReadVK(path string) (*g16.VerifyingKey, error) {
+	vk := new(g16.VerifyingKey)
+	if err := readFile(path, vk.ReadFrom); err != nil {
+		return nil, err
+	}
+	return vk, nil
+}
+
+// Save writes s to the cache, creating the directory.
+func (c Cache) Save(s *Set) error {
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return fmt.Errorf("key cache: %w", err)
+	}
+	rp, pp, vp := c.Paths(s.Circuit, s.Size)
+	if err := writeFile(rp, s.R1CS.WriteTo); err != nil {
+		return err
+	}
+	if err := writeFile(pp, s.PK.WriteRawTo); err != nil {
+		return err
+	}
+	return writeFile(vp, s.VK.WriteTo)
+}
+
+// LoadOrSetup loads circuit's keys at size, or when none are cached runs
+// the setup, saves the keys and says so on log. A corrupt cache is an
+// error, not a silent re-setup.
+func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Set, error) {
+	s, err := c.Load(circuit, size)
+	if err == nil || !errors.Is(err, ErrNotCached) {
+		return s, err
+	}
+	rp, _, _ := c.Paths(circuit, size)
+	if _, statErr := os.Stat(rp); statErr == nil {
+		// Some files are there, some are not: don't overwrite silently.
+		return nil, err
+	}
+	fmt.Fprintf(log, "no keys cached for circuit %q size %d in %s: running setup (once)\n", circuit, size, c.Dir)
+	start := time.Now()
+	s, err = Setup(circuit, size)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.Save(s); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "setup done in %.1fs: %d constraints, keys in %s\n", time.Since(start).Seconds(), s.R1CS.GetNbConstraints(), c.Dir)
+	return s, nil
+}
+
+func readFile(path string, read func(io.Reader) (int64, error)) error {
+	f, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("key file %q: %w (run prooflane setup)", path, ErrNotCached)
+	}
+	if err != nil {
+		return fmt.Errorf("key file %q: %w", path, err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<20)
+	if _, err := readSafely(read, r); err != nil {
+		return fmt.Errorf("key file %q is corrupt (delete it and run prooflane setup): %w", path, err)
+	}
+	if _, err := r.ReadByte(); err != io.EOF {
+		return fmt.Errorf("key file %q is corrupt (delete it and run prooflane setup): trailing data", path)
+	}
+	return nil
+}
+
+// readSafely turns a decoder panic on garbage input into an error.
+func readSafely(read func(io.Reader) (int64, error), r io.Reader) (n int64, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("decoder panicked: %v", p)
+		}
+	}()
+	return read(r)
+}
+
+func writeFile(path string, write func(io.Writer) (int64, error)) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return fmt.Errorf("key file %q: %w", path, err)
+	}
+	defer os.Remove(tmp.Name())
+	w := bufio.NewWriterSize(tmp, 1<<20)
+	if _, err := write(w); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write key file %q: %w", path, err)
+	}
+	if err := w.Flush(); err != nil {
+		tmp.Close()
+		return fmt.Errorf("write key file %q: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write key file %q: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("key file %q: %w", path, err)
+	}
+	return nil
+}
+
+// NewJob builds a job proving partitions partitions of s's circuit, each
+// with the witness of circuits.PartitionSeed(seed, p).
+func (s *Set) NewJob(partitions int, seed uint64, backend device.Backend) (*groth16.Job, error) {
+	ws, err := s.Witnesses(partitions, seed, false)
+	if err != nil {
+		return nil, err
+	}
+	return groth16.NewJob(s.Circuit, s.R1CS, s.PK, s.VK, ws, backend)
+}
+
+// Witnesses returns the full witnesses of partitions partitions; with
+// unsatisfied, every one breaks the circuit's final equality.
+func (s *Set) Witnesses(partitions int, seed uint64, unsatisfied bool) ([]witness.Witness, error) {
+	if partitions <= 0 {
+		return nil, fmt.Errorf("circuit %q: %d partitions, want at least 1", s.Circuit, partitions)
+	}
+	inst, err := circuits.New(s.Circuit, s.Size)
+	if err != nil {
+		return nil, err
+	}
+	ws := make([]witness.Witness, partitions)
+	for p := range ws {
+		ps := circuits.PartitionSeed(seed, p)
+		a := inst.Assignment(ps)
+		if unsatisfied {
+			a = inst.Unsatisfied(ps)
+		}
+		if ws[p], err = circuits.Witness(a); err != nil {
+			return nil, fmt.Errorf("circuit %q partition %d: %w", s.Circuit, p, err)
+		}
+	}
+	return ws, nil
+}

@@ -1,0 +1,104 @@
+package groth16
+
+import (
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+)
+
+// Data types flowing between the stages.
+const (
+	// TypeSolution is synthesize's *Solution.
+	TypeSolution stages.DataType = "groth16.solution"
+	// TypeMSMInputs is prep_msm's *MSMInputs.
+	TypeMSMInputs stages.DataType = "groth16.msm_inputs"
+	// TypeG2MSM is b_g2_msm's *G2MSM.
+	TypeG2MSM stages.DataType = "groth16.g2_msm"
+	// TypeDeviceBuffers is vram_stage's *DeviceBuffers.
+	TypeDeviceBuffers stages.DataType = "groth16.device_buffers"
+	// TypeG1MSMs is gpu_compute's *G1MSMs.
+	TypeG1MSMs stages.DataType = "groth16.g1_msms"
+	// TypeProof is epilogue's *Proof.
+	TypeProof stages.DataType = "groth16.proof"
+)
+
+// Solution is a partition's solved R1CS.
+type Solution struct {
+	// Wires holds every wire value: the constant one, the public inputs,
+	// then the secret and internal wires.
+	Wires []fr.Element
+	// A, B, C are the constraints' evaluations (one per constraint, not
+	// padded to the domain).
+	A, B, C []fr.Element
+}
+
+// MSMInputs are the scalars of the G1 and G2 MSMs, aligned with the
+// proving key's bases: A with pk.G1.A, B with pk.G1.B and pk.G2.B, K with
+// pk.G1.K. When ones are split off, a scalar equal to one is set to zero in
+// the vector (zeros cost nothing in an MSM) and its index listed in Ones*.
+type MSMInputs struct {
+	// Solution carries a, b, c on to vram_stage.
+	Solution *Solution
+	// Form is the representation of A, B and K.
+	Form device.Form
+	// A, B, K are the MSM scalars in Form.
+	A, B, K []fr.Element
+	// BMont is B in Montgomery form, for a G2 MSM on the host; it is B
+	// itself when Form is FormMontgomery.
+	BMont []fr.Element
+	// OnesA, OnesB, OnesK index the scalars equal to one.
+	OnesA, OnesB, OnesK []int32
+	// Zeros counts the scalars equal to zero, over A, B and K.
+	Zeros int
+}
+
+// G2MSM is the G2 part of B: the MSM of pk.G2.B with the B scalars (ones
+// included), without β₂ and s·δ₂.
+type G2MSM struct {
+	B curve.G2Jac
+}
+
+// Bases are the proving key's vectors resident on one device.
+type Bases struct {
+	A, B, K, Z device.G1Bases
+}
+
+// DeviceBuffers are a partition's vectors on its device and the stream
+// they were uploaded on. gpu_compute consumes them: it frees the vectors
+// and closes the stream.
+type DeviceBuffers struct {
+	// Device is the index the buffers live on.
+	Device int
+	Stream device.Stream
+	Bases  *Bases
+	// ABC are a, b, c padded to the domain cardinality.
+	ABC [3]device.Vector
+	// WA, WB, WK are the MSM scalars (MSMInputs.A, B, K).
+	WA, WB, WK device.Vector
+	// Ones are MSMInputs' OnesA, OnesB, OnesK.
+	OnesA, OnesB, OnesK []int32
+}
+
+// free releases every vector and closes the stream.
+func (d *DeviceBuffers) free() {
+	for _, v := range []device.Vector{d.ABC[0], d.ABC[1], d.ABC[2], d.WA, d.WB, d.WK} {
+		if v != nil {
+			d.Stream.Free(v)
+		}
+	}
+	d.ABC = [3]device.Vector{}
+	d.WA, d.WB, d.WK = nil, nil, nil
+	if d.Stream != nil {
+		d.Stream.Close()
+		d.Stream = nil
+	}
+}
+
+// G1MSMs are gpu_compute's results, ones included, without the key's
+// α, β, δ terms.
+type G1MSMs struct {
+	// A is Σ wA·G1.A, B1 is Σ wB·G1.B, K is Σ wK·G1.K, H is Σ h·G1.Z.
+	A, B1, K, H curve.G1Jac
+}
