@@ -1,0 +1,26 @@
+// Package analyze answers the two questions people open a prooflane trace
+// for: where did the GPU sit idle, and who waited on which lock.
+//
+// Analyze takes the spans of a trace (package tracefile reads prooflane's
+// JSON lines and Jaeger's JSON) in the shape the runtime emits (see package
+// otel: job → partition → lock_wait and stage spans) and computes:
+//
+//   - per stage: count, mean, p50, p95, max of the run time (the stage
+//     span, locks held) and the mean wait before it;
+//   - per resource: how long it was held (union of the intervals of the
+//     stage spans that list it in prooflane.locks), utilization (that union
+//     over the makespan), average occupancy (sum of holds over the
+//     makespan, above 1 for semaphores), and from the lock_wait spans the
+//     number of waits, total, mean and max wait, and contention (waits per
+//     acquisition);
+//   - per device: busy % (the union of its busy stage spans over the
+//     makespan, see Options.BusyStage) and the idle gaps longer than
+//     Options.MinGap, with the stages running meanwhile;
+//   - proofs per minute, and the critical path of the slowest job;
+//   - warnings, such as two resources of one device that were both
+//     contended but never held at the same time: a hidden serialization.
+//
+// Percentiles use the nearest-rank method: p95 of n sorted values is the
+// value at rank ceil(0.95·n). The makespan runs from the first span's start
+// to the last span's end.
+package analyze

@@ -1,0 +1,96 @@
+package analyze
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/tracefile"
+)
+
+// trace indexes a trace's spans by kind.
+type trace struct {
+	all    []*tracefile.Span
+	jobs   []*tracefile.Span
+	parts  []*tracefile.Span
+	stages []*tracefile.Span
+	waits  []*tracefile.Span
+	start  time.Time
+	end    time.Time
+}
+
+func index(spans []tracefile.Span) *trace {
+	t := &trace{}
+	for i := range spans {
+		s := &spans[i]
+		t.all = append(t.all, s)
+		if t.start.IsZero() || s.Start.Before(t.start) {
+			t.start = s.Start
+		}
+		if s.End.After(t.end) {
+			t.end = s.End
+		}
+		switch s.Str(string(pl.KeyKind)) {
+		case pl.KindJob:
+			t.jobs = append(t.jobs, s)
+		case pl.KindPartition:
+			t.parts = append(t.parts, s)
+		case pl.KindStage:
+			t.stages = append(t.stages, s)
+		case pl.KindLockWait:
+			t.waits = append(t.waits, s)
+		}
+	}
+	return t
+}
+
+func span(s *tracefile.Span) interval { return interval{s.Start, s.End} }
+
+// jobOf names the job a span belongs to: its prooflane.job attribute, or
+// its trace id when absent.
+func jobOf(s *tracefile.Span) string {
+	if j := s.Str(string(pl.KeyJob)); j != "" {
+		return j
+	}
+	return s.TraceID
+}
+
+// partKey identifies one partition of one job.
+type partKey struct {
+	job  string
+	part int64
+}
+
+func partOf(s *tracefile.Span) partKey {
+	return partKey{jobOf(s), s.IntOr(string(pl.KeyPartition), -1)}
+}
+
+// deviceOfResource parses the device index of a per-device resource name
+// ("gpu.0.compute" → 0, "workers.gpu_compute.1" → 1 is not parsed: only
+// the gpu.<N>. prefix counts); -1 otherwise.
+func deviceOfResource(name string) int {
+	rest, ok := strings.CutPrefix(name, "gpu.")
+	if !ok {
+		return -1
+	}
+	num, _, _ := strings.Cut(rest, ".")
+	d, err := strconv.Atoi(num)
+	if err != nil || d < 0 {
+		return -1
+	}
+	return d
+}
+
+// waitMS is the queued time the runtime recorded on a stage span.
+func waitOf(s *tracefile.Span) time.Duration {
+	f, _ := s.Float(string(pl.KeyWaitMS))
+	return time.Duration(f * float64(time.Millisecond))
+}
+
+func stageName(s *tracefile.Span) string {
+	if n := s.Str(string(pl.KeyStage)); n != "" {
+		return n
+	}
+	return s.Name
+}

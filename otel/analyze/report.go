@@ -1,0 +1,411 @@
+package analyze
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/tracefile"
+)
+
+// Options tune Analyze.
+type Options struct {
+	// BusyStage says which stage spans keep a device busy: those whose
+	// stage name equals it or whose stage type equals it or ends with
+	// "."+BusyStage. Default "gpu_compute". When no span matches, spans
+	// holding a gpu.<N>.compute lock count, then spans holding any
+	// gpu.<N>.* lock.
+	BusyStage string
+	// MinGap is the shortest idle gap of a device that is listed; default
+	// 10ms.
+	MinGap time.Duration
+}
+
+func (o *Options) defaults() {
+	if o.BusyStage == "" {
+		o.BusyStage = "gpu_compute"
+	}
+	if o.MinGap == 0 {
+		o.MinGap = 10 * time.Millisecond
+	}
+}
+
+// Report is what Analyze finds.
+type Report struct {
+	Start, End time.Time
+	Makespan   time.Duration
+	Spans      int
+	Jobs       int // job spans
+	JobsFailed int
+	Partitions int
+	// ProofsPerMinute is successful jobs over the time from the first
+	// job's start to the last job's end.
+	ProofsPerMinute float64
+	Stages          []StageStats
+	Resources       []ResourceStats
+	// BusyRule says which spans counted as device busy.
+	BusyRule string
+	Devices  []DeviceStats
+	// Critical is the critical path of the slowest job; nil without job
+	// spans.
+	Critical *CriticalPath
+	Warnings []string
+}
+
+// StageStats summarises the runs of one stage.
+type StageStats struct {
+	Name, Type                 string
+	Count, Errors              int
+	Mean, P50, P95, Max, Total time.Duration
+	MeanWait                   time.Duration // queued for workers and locks
+}
+
+// ResourceStats summarises one resource (lock or worker pool).
+type ResourceStats struct {
+	Name   string
+	Device int // -1 unless the name is gpu.<N>.*
+	// Holds counts stage runs that held it; Held is the union of their
+	// intervals.
+	Holds       int
+	Held        time.Duration
+	Utilization float64 // Held / makespan
+	Occupancy   float64 // sum of hold times / makespan: mean holders
+	Waits       int
+	WaitTotal   time.Duration
+	WaitMean    time.Duration
+	WaitMax     time.Duration
+	// Contention is the share of acquisitions that had to wait.
+	Contention float64
+
+	held []interval
+}
+
+// DeviceStats says how busy one device was.
+type DeviceStats struct {
+	Device  int
+	Busy    time.Duration
+	BusyPct float64
+	Idle    time.Duration
+	// Gaps are the idle stretches longer than Options.MinGap, in time
+	// order, including one before the first and after the last busy span.
+	Gaps []Gap
+}
+
+// Gap is an idle stretch of a device.
+type Gap struct {
+	Offset   time.Duration // from the trace start
+	Duration time.Duration
+	// Running names the stages that ran during the gap, with the share of
+	// the gap each covered, busiest first (at most three).
+	Running []string
+}
+
+// Analyze computes the report of a trace. It fails only when the trace
+// has no prooflane spans.
+func Analyze(spans []tracefile.Span, opts Options) (*Report, error) {
+	opts.defaults()
+	t := index(spans)
+	if len(t.stages) == 0 && len(t.jobs) == 0 {
+		return nil, errors.New("trace has no prooflane job or stage spans (no prooflane.kind attribute)")
+	}
+	r := &Report{Start: t.start, End: t.end, Makespan: t.end.Sub(t.start), Spans: len(t.all), Partitions: len(t.parts)}
+	r.jobs(t)
+	r.stageStats(t)
+	r.resourceStats(t)
+	r.deviceStats(t, opts)
+	r.Critical = criticalPath(t)
+	r.warnings(t)
+	return r, nil
+}
+
+func (r *Report) jobs(t *trace) {
+	r.Jobs = len(t.jobs)
+	var first, last time.Time
+	ok := 0
+	for _, j := range t.jobs {
+		if j.Status == tracefile.StatusError {
+			r.JobsFailed++
+			continue
+		}
+		ok++
+		if first.IsZero() || j.Start.Before(first) {
+			first = j.Start
+		}
+		if j.End.After(last) {
+			last = j.End
+		}
+	}
+	if ok > 0 && last.After(first) {
+		r.ProofsPerMinute = float64(ok) / last.Sub(first).Minutes()
+	}
+}
+
+func (r *Report) stageStats(t *trace) {
+	byName := map[string]*StageStats{}
+	durs := map[string][]time.Duration{}
+	waits := map[string]time.Duration{}
+	var order []string
+	for _, s := range t.stages {
+		n := stageName(s)
+		st := byName[n]
+		if st == nil {
+			st = &StageStats{Name: n, Type: s.Str(string(pl.KeyStageType))}
+			byName[n] = st
+			order = append(order, n)
+		}
+		st.Count++
+		if s.Status == tracefile.StatusError {
+			st.Errors++
+		}
+		durs[n] = append(durs[n], s.Duration())
+		waits[n] += waitOf(s)
+	}
+	for _, n := range order { // first start order: roughly the pipeline's order
+		st := byName[n]
+		d := durs[n]
+		slices.Sort(d)
+		for _, x := range d {
+			st.Total += x
+		}
+		st.Mean = st.Total / time.Duration(len(d))
+		st.P50, st.P95, st.Max = percentile(d, 50), percentile(d, 95), d[len(d)-1]
+		st.MeanWait = waits[n] / time.Duration(len(d))
+		r.Stages = append(r.Stages, *st)
+	}
+}
+
+// percentile is the nearest-rank percentile of sorted values.
+func percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(math.Ceil(p / 100 * float64(len(sorted))))
+	return sorted[max(rank, 1)-1]
+}
+
+func (r *Report) resourceStats(t *trace) {
+	res := map[string]*ResourceStats{}
+	get := func(name string) *ResourceStats {
+		if x := res[name]; x != nil {
+			return x
+		}
+		x := &ResourceStats{Name: name, Device: deviceOfResource(name)}
+		res[name] = x
+		return x
+	}
+	sum := map[string]time.Duration{}
+	workerHolds := map[string]int{} // "workers.<stage>" and "workers.<stage>.<device>"
+	for _, s := range t.stages {
+		for _, l := range s.Strings(string(pl.KeyLocks)) {
+			x := get(l)
+			x.Holds++
+			x.held = append(x.held, span(s))
+			sum[l] += s.Duration()
+		}
+		n := "workers." + stageName(s)
+		workerHolds[n]++
+		if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 {
+			workerHolds[fmt.Sprintf("%s.%d", n, d)]++
+		}
+	}
+	for _, w := range t.waits {
+		name := w.Str(string(pl.KeyResource))
+		if name == "" {
+			name = strings.TrimPrefix(w.Name, "wait ")
+		}
+		x := get(name)
+		x.Waits++
+		x.WaitTotal += w.Duration()
+		x.WaitMax = max(x.WaitMax, w.Duration())
+	}
+	for _, x := range res {
+		if x.Holds == 0 {
+			x.Holds = workerHolds[x.Name]
+		}
+		x.held = union(x.held)
+		x.Held = total(x.held)
+		if r.Makespan > 0 {
+			x.Utilization = float64(x.Held) / float64(r.Makespan)
+			x.Occupancy = float64(sum[x.Name]) / float64(r.Makespan)
+		}
+		if x.Waits > 0 {
+			x.WaitMean = x.WaitTotal / time.Duration(x.Waits)
+		}
+		if x.Holds > 0 {
+			x.Contention = math.Min(1, float64(x.Waits)/float64(x.Holds))
+		}
+		r.Resources = append(r.Resources, *x)
+	}
+	sort.Slice(r.Resources, func(i, j int) bool { return r.Resources[i].Name < r.Resources[j].Name })
+}
+
+// busy returns the spans that keep devices busy and the rule that chose
+// them.
+func busySpans(t *trace, opts Options) (map[int][]interval, string) {
+	type rule struct {
+		desc  string
+		match func(s *tracefile.Span) bool
+	}
+	holds := func(pred func(string) bool) func(s *tracefile.Span) bool {
+		return func(s *tracefile.Span) bool {
+			return slices.ContainsFunc(s.Strings(string(pl.KeyLocks)), pred)
+		}
+	}
+	rules := []rule{
+		{fmt.Sprintf("stage or stage type %q", opts.BusyStage), func(s *tracefile.Span) bool {
+			typ := s.Str(string(pl.KeyStageType))
+			return stageName(s) == opts.BusyStage || typ == opts.BusyStage || strings.HasSuffix(typ, "."+opts.BusyStage)
+		}},
+		{"stages holding gpu.<N>.compute", holds(func(l string) bool {
+			return deviceOfResource(l) >= 0 && strings.HasSuffix(l, ".compute")
+		})},
+		{"stages holding a gpu.<N>.* lock", holds(func(l string) bool { return deviceOfResource(l) >= 0 })},
+	}
+	for _, ru := range rules {
+		out := map[int][]interval{}
+		for _, s := range t.stages {
+			if !ru.match(s) {
+				continue
+			}
+			for _, d := range devicesOf(s) {
+				out[d] = append(out[d], span(s))
+			}
+		}
+		if len(out) > 0 {
+			return out, ru.desc
+		}
+	}
+	return nil, "no stage span matched " + rules[0].desc + " or held a gpu.<N>.* lock"
+}
+
+// devicesOf is the span's prooflane.device, or the devices of the gpu
+// locks it holds.
+func devicesOf(s *tracefile.Span) []int {
+	if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 {
+		return []int{int(d)}
+	}
+	var out []int
+	for _, l := range s.Strings(string(pl.KeyLocks)) {
+		if d := deviceOfResource(l); d >= 0 && !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func (r *Report) deviceStats(t *trace, opts Options) {
+	busy, rule := busySpans(t, opts)
+	r.BusyRule = rule
+	devs := map[int]bool{}
+	for d := range busy {
+		devs[d] = true
+	}
+	for _, s := range t.stages {
+		if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 {
+			devs[int(d)] = true
+		}
+	}
+	ids := make([]int, 0, len(devs))
+	for d := range devs {
+		ids = append(ids, d)
+	}
+	slices.Sort(ids)
+	for _, d := range ids {
+		u := union(busy[d])
+		ds := DeviceStats{Device: d, Busy: total(u)}
+		ds.Idle = r.Makespan - ds.Busy
+		if r.Makespan > 0 {
+			ds.BusyPct = 100 * float64(ds.Busy) / float64(r.Makespan)
+		}
+		for _, g := range complement(u, t.start, t.end) {
+			if g.dur() > opts.MinGap {
+				ds.Gaps = append(ds.Gaps, Gap{Offset: g.Start.Sub(t.start), Duration: g.dur(), Running: running(t, g)})
+			}
+		}
+		r.Devices = append(r.Devices, ds)
+	}
+}
+
+// running names the stages active during g, with their share of it.
+func running(t *trace, g interval) []string {
+	cover := map[string][]interval{}
+	for _, s := range t.stages {
+		if iv := intersect([]interval{span(s)}, []interval{g}); len(iv) > 0 {
+			n := stageName(s)
+			cover[n] = append(cover[n], iv[0])
+		}
+	}
+	type share struct {
+		name string
+		d    time.Duration
+	}
+	var shares []share
+	for n, ivs := range cover {
+		shares = append(shares, share{n, total(union(ivs))})
+	}
+	sort.Slice(shares, func(i, j int) bool {
+		if shares[i].d != shares[j].d {
+			return shares[i].d > shares[j].d
+		}
+		return shares[i].name < shares[j].name
+	})
+	var out []string
+	for i, s := range shares {
+		if i == 3 {
+			break
+		}
+		out = append(out, fmt.Sprintf("%s %.0f%%", s.name, 100*float64(s.d)/float64(g.dur())))
+	}
+	return out
+}
+
+func (r *Report) warnings(t *trace) {
+	// Hidden serialization: two resources of one device, both waited
+	// for, never held at the same time.
+	for i := range r.Resources {
+		a := &r.Resources[i]
+		for j := i + 1; j < len(r.Resources); j++ {
+			b := &r.Resources[j]
+			if a.Device < 0 || a.Device != b.Device || a.Waits == 0 || b.Waits == 0 ||
+				a.WaitTotal <= 0 || b.WaitTotal <= 0 || len(a.held) == 0 || len(b.held) == 0 {
+				continue
+			}
+			if total(intersect(a.held, b.held)) > 0 {
+				continue
+			}
+			r.Warnings = append(r.Warnings, fmt.Sprintf(
+				"device %d: %q and %q are separate locks, both contended (%s and %s waited), but never held at the same time: "+
+					"they serialize each other; merge them into one lock or check the lock spans and stage order",
+				a.Device, a.Name, b.Name, fmtDur(a.WaitTotal), fmtDur(b.WaitTotal)))
+		}
+	}
+	var failed []*tracefile.Span
+	for _, s := range t.stages {
+		if s.Status == tracefile.StatusError {
+			failed = append(failed, s)
+		}
+	}
+	if len(failed) > 0 {
+		f := failed[0]
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%d stage run(s) failed; first: stage %q partition %d attempt %d: %s",
+			len(failed), stageName(f), f.IntOr(string(pl.KeyPartition), -1), f.IntOr(string(pl.KeyAttempt), 1), f.StatusMessage))
+	}
+}
+
+// fmtDur prints a duration rounded for people.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d >= 10*time.Second:
+		return d.Round(100 * time.Millisecond).String()
+	case d >= time.Second:
+		return d.Round(time.Millisecond).String()
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond).String()
+	}
+	return d.String()
+}

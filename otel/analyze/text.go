@@ -1,0 +1,90 @@
+package analyze
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText prints the report as plain-text tables.
+func (r *Report) WriteText(w io.Writer) error {
+	bw := &errWriter{w: w}
+	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
+	p("trace: %d spans, %d jobs (%d failed), %d partitions, makespan %s\n", r.Spans, r.Jobs, r.JobsFailed, r.Partitions, fmtDur(r.Makespan))
+	if r.ProofsPerMinute > 0 {
+		p("throughput: %.2f proofs/min\n", r.ProofsPerMinute)
+	}
+
+	p("\nstages (run = stage span, locks held; wait = queued for workers and locks)\n")
+	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "stage\ttype\tcount\terrors\tmean\tp50\tp95\tmax\tmean wait\t")
+	for _, s := range r.Stages {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Name, s.Type, s.Count, s.Errors,
+			fmtDur(s.Mean), fmtDur(s.P50), fmtDur(s.P95), fmtDur(s.Max), fmtDur(s.MeanWait))
+	}
+	tw.Flush()
+
+	p("\nresources (util = time held by anyone / makespan; occupancy = mean holders)\n")
+	tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "resource\tholds\tutil\toccupancy\twaits\tcontention\twait total\twait mean\twait max\t")
+	for _, x := range r.Resources {
+		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.2f\t%d\t%.0f%%\t%s\t%s\t%s\t\n", x.Name, x.Holds, 100*x.Utilization, x.Occupancy,
+			x.Waits, 100*x.Contention, fmtDur(x.WaitTotal), fmtDur(x.WaitMean), fmtDur(x.WaitMax))
+	}
+	tw.Flush()
+
+	p("\ndevices (busy = %s)\n", r.BusyRule)
+	if len(r.Devices) == 0 {
+		p("  no device spans\n")
+	}
+	for _, d := range r.Devices {
+		p("  device %d: busy %.1f%% (%s of %s), idle %s, %d gaps\n", d.Device, d.BusyPct, fmtDur(d.Busy), fmtDur(r.Makespan), fmtDur(d.Idle), len(d.Gaps))
+		for _, g := range d.Gaps {
+			p("    idle %s at +%s", fmtDur(g.Duration), fmtDur(g.Offset))
+			if len(g.Running) > 0 {
+				p(" while running: %s", strings.Join(g.Running, ", "))
+			}
+			p("\n")
+		}
+	}
+
+	if cp := r.Critical; cp != nil && len(cp.Steps) > 0 {
+		p("\ncritical path of the slowest job %q (%s): run %s, wait %s, lead %s\n", cp.Job, fmtDur(cp.Duration), fmtDur(cp.Run), fmtDur(cp.Wait), fmtDur(cp.Lead))
+		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "  at\tstage\tpartition\tdevice\twait\trun\twaited on")
+		for _, s := range cp.Steps {
+			name := s.Stage
+			if s.Attempt > 1 {
+				name += fmt.Sprintf(" (attempt %d)", s.Attempt)
+			}
+			if s.Failed {
+				name += " FAILED"
+			}
+			fmt.Fprintf(tw, "  +%s\t%s\t%d\t%d\t%s\t%s\t%s\n", fmtDur(s.Offset), name, s.Partition, s.Device, fmtDur(s.Wait), fmtDur(s.Run), strings.Join(s.WaitedOn, ", "))
+		}
+		tw.Flush()
+	}
+
+	if len(r.Warnings) > 0 {
+		p("\nwarnings\n")
+		for _, w := range r.Warnings {
+			p("  ! %s\n", w)
+		}
+	}
+	return bw.err
+}
+
+// errWriter keeps the first write error so printing code stays linear.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(b []byte) (int, error) {
+	if e.err != nil {
+		return len(b), nil
+	}
+	_, e.err = e.w.Write(b)
+	return len(b), nil
+}
