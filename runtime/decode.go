@@ -88,6 +88,9 @@ func integer(ps *problems, n *yaml.Node, what string, lo int64) (int64, bool) {
 		return 0, false
 	}
 	v, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil && strings.Contains(n.Value, "${") {
+		return 0, false // an unknown parameter, already reported
+	}
 	if err != nil {
 		ps.at(n, "%s: want a whole number, got %q", what, n.Value)
 		return 0, false

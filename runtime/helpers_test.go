@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -27,12 +28,16 @@ func TestMain(m *testing.M) {
 //	test.source   outputs "test.a"; test.sink reads "test.a"
 func testRegistry(t testing.TB) *stages.Registry {
 	reg := stages.NewRegistry()
+	var mu sync.Mutex
+	groups := map[string]*barrier{}
 	if err := reg.Register(sim.Factories()...); err != nil {
 		t.Fatal(err)
 	}
 	noop := func(typ string, in []stages.DataType, out stages.DataType) stages.Factory {
 		return stages.Factory{Type: typ, Doc: "test", Inputs: in, Output: out,
-			New: func(stages.Config) (stages.Stage, error) { return stageFunc(func(context.Context, *stages.Input) (any, error) { return out, nil }), nil }}
+			New: func(stages.Config) (stages.Stage, error) {
+				return stageFunc(func(context.Context, *stages.Input) (any, error) { return out, nil }), nil
+			}}
 	}
 	err := reg.Register(
 		noop("test.noop", nil, sim.Token),
@@ -46,11 +51,18 @@ func testRegistry(t testing.TB) *stages.Registry {
 					return nil, ctx.Err()
 				}), nil
 			}},
-		stages.Factory{Type: "test.barrier", Doc: "waits until n instances are inside", Output: sim.Token,
-			NewConfig: func() stages.Config { return &barrierConfig{N: 2, Timeout: 20 * time.Second} },
+		stages.Factory{Type: "test.barrier", Doc: "waits until n instances of its group are inside", Output: sim.Token,
+			NewConfig: func() stages.Config { return &barrierConfig{N: 2, Timeout: 20 * time.Second, Group: "default"} },
 			New: func(c stages.Config) (stages.Stage, error) {
 				cfg := c.(*barrierConfig)
-				return &barrier{n: cfg.N, timeout: cfg.Timeout, full: make(chan struct{})}, nil
+				mu.Lock()
+				defer mu.Unlock()
+				b := groups[cfg.Group]
+				if b == nil {
+					b = &barrier{n: cfg.N, full: make(chan struct{})}
+					groups[cfg.Group] = b
+				}
+				return &barrierStage{b: b, cfg: *cfg}, nil
 			}},
 	)
 	if err != nil {
@@ -64,38 +76,53 @@ type stageFunc func(context.Context, *stages.Input) (any, error)
 func (f stageFunc) Run(ctx context.Context, in *stages.Input) (any, error) { return f(ctx, in) }
 
 type barrierConfig struct {
-	N       int           `yaml:"n"`
-	Timeout time.Duration `yaml:"timeout"`
+	N          int           `yaml:"n"`
+	Group      string        `yaml:"group"`
+	Partitions []int         `yaml:"partitions"` // empty: all take part
+	Timeout    time.Duration `yaml:"timeout"`
 }
 
 func (c *barrierConfig) Validate() error { return nil }
 
-// barrier proves concurrency without timing: each instance waits until n
-// instances have arrived, and fails if that does not happen in time.
+// barrier proves concurrency without timing: instances of its group wait
+// until n of them have arrived, and fail if that does not happen in time.
+// Stages of one pipeline that name the same group share a barrier.
 type barrier struct {
-	mu      sync.Mutex
-	inside  int
-	n       int
-	timeout time.Duration
-	full    chan struct{}
+	mu     sync.Mutex
+	inside int
+	n      int
+	full   chan struct{}
 }
 
-func (b *barrier) Run(ctx context.Context, in *stages.Input) (any, error) {
+type barrierStage struct {
+	b   *barrier
+	cfg barrierConfig
+}
+
+func (s *barrierStage) Run(ctx context.Context, in *stages.Input) (any, error) {
+	if len(s.cfg.Partitions) > 0 && !slices.Contains(s.cfg.Partitions, in.Partition) {
+		return sim.Token, nil
+	}
+	b := s.b
 	b.mu.Lock()
 	b.inside++
 	if b.inside == b.n {
 		close(b.full)
 	}
 	b.mu.Unlock()
+	t := time.NewTimer(s.cfg.Timeout)
+	defer t.Stop()
 	select {
 	case <-b.full:
 		return sim.Token, nil
 	case <-ctx.Done():
 		return nil, ctx.Err()
-	case <-time.After(b.timeout):
-		return nil, fmt.Errorf("barrier: only %d of %d instances arrived within %s", b.inside, b.n, b.timeout)
+	case <-t.C:
+		return nil, fmt.Errorf("barrier %q: only %d of %d instances arrived within %s", s.cfg.Group, b.inside, b.n, s.cfg.Timeout)
 	}
 }
+
+func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
 
 func mustParse(t testing.TB, src string) *Pipeline {
 	t.Helper()

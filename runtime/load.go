@@ -44,8 +44,8 @@ func Parse(file string, src []byte, reg *stages.Registry, params map[string]stri
 	var doc yaml.Node
 	if err := yaml.Unmarshal(src, &doc); err != nil {
 		pr := yamlSyntaxProblem(file, err)
-		if strings.Contains(string(src), "{gpu}") {
-			pr.Msg += ` (if a "{gpu}" name sits inside [...] or {...}, quote it: ["gpu.{gpu}.compute"], or use a block list "- gpu.{gpu}.compute")`
+		if strings.Contains(string(src), "{gpu}") || strings.Contains(string(src), "${") {
+			pr.Msg += ` (a "{gpu}" name or a "${param}" inside [...] or {...} must be quoted: ["gpu.{gpu}.compute"], {workers: "${n}"}; or use block style)`
 		}
 		return nil, &ValidationError{Problems: []Problem{pr}}
 	}
@@ -394,6 +394,7 @@ func (l *loader) resolveLock(lk *Lock, what string) bool {
 
 func (l *loader) retry(n *yaml.Node, what string, r *Retry) {
 	ps := l.ps
+	before := len(ps.list)
 	fields(ps, n, what+": retry", retryFields, func(key string, _, v *yaml.Node) {
 		switch key {
 		case "attempts":
@@ -410,7 +411,7 @@ func (l *loader) retry(n *yaml.Node, what string, r *Retry) {
 			}
 		}
 	})
-	if r.Max < r.Initial {
+	if len(ps.list) == before && r.Max < r.Initial {
 		ps.at(n, "%s: retry: max %s is below initial %s", what, r.Max, r.Initial)
 	}
 }

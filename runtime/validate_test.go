@@ -1,0 +1,78 @@
+package runtime
+
+import (
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/invalid/*.err from the loader's output")
+
+// Each testdata/invalid/NAME.yaml must fail to load with exactly the
+// problems in NAME.err, one per line.
+func TestInvalidPipelinesReportEveryProblemWithPosition(t *testing.T) {
+	files, _ := filepath.Glob("testdata/invalid/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no testdata")
+	}
+	reg := testRegistry(t)
+	for _, f := range files {
+		t.Run(filepath.Base(f), func(t *testing.T) {
+			_, err := Load(f, reg, nil)
+			var ve *ValidationError
+			if !errors.As(err, &ve) {
+				t.Fatalf("Load = %v, want a *ValidationError", err)
+			}
+			golden := strings.TrimSuffix(f, ".yaml") + ".err"
+			got := err.Error() + "\n"
+			if *update {
+				if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if want := readFile(t, golden); got != want {
+				t.Errorf("problems:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
+}
+
+func TestSetOverridesParamsAndRejectsUnknownOnes(t *testing.T) {
+	src := []byte("pipeline: p\nparams: {partitions: 2, w: 1}\nstages:\n  a: {type: sim.sleep, workers: \"${w}\"}\n")
+	p, err := Parse("p.yaml", src, testRegistry(t), map[string]string{"partitions": "7", "w": "3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Partitions != 7 || p.Stages[0].Workers != 3 {
+		t.Errorf("partitions %d workers %d, want 7 and 3", p.Partitions, p.Stages[0].Workers)
+	}
+	_, err = Parse("p.yaml", src, testRegistry(t), map[string]string{"wokers": "3"})
+	want := `p.yaml: --set wokers=3: the pipeline has no parameter "wokers"`
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Errorf("err = %v, want prefix %q", err, want)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/*/*.yaml")
+	for _, s := range seeds {
+		b, _ := os.ReadFile(s)
+		f.Add(b)
+	}
+	reg := testRegistry(f)
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p, err := Parse("fuzz.yaml", src, reg, nil)
+		var ve *ValidationError
+		switch {
+		case err == nil && p == nil:
+			t.Fatal("nil pipeline without an error")
+		case err != nil && !errors.As(err, &ve):
+			t.Fatalf("error is %T, want *ValidationError: %v", err, err)
+		case err != nil && len(ve.Problems) == 0:
+			t.Fatal("validation error with no problems")
+		}
+	})
+}
