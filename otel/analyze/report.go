@@ -55,6 +55,10 @@ type Report struct {
 	// spans.
 	Critical *CriticalPath
 	Warnings []string
+
+	t    *trace
+	busy map[int][]interval // merged busy intervals by device
+	opts Options
 }
 
 // StageStats summarises the runs of one stage.
@@ -113,7 +117,7 @@ func Analyze(spans []tracefile.Span, opts Options) (*Report, error) {
 	if len(t.stages) == 0 && len(t.jobs) == 0 {
 		return nil, errors.New("trace has no prooflane job or stage spans (no prooflane.kind attribute)")
 	}
-	r := &Report{Start: t.start, End: t.end, Makespan: t.end.Sub(t.start), Spans: len(t.all), Partitions: len(t.parts)}
+	r := &Report{Start: t.start, End: t.end, Makespan: t.end.Sub(t.start), Spans: len(t.all), Partitions: len(t.parts), t: t, opts: opts}
 	r.jobs(t)
 	r.stageStats(t)
 	r.resourceStats(t)
@@ -301,6 +305,7 @@ func devicesOf(s *tracefile.Span) []int {
 func (r *Report) deviceStats(t *trace, opts Options) {
 	busy, rule := busySpans(t, opts)
 	r.BusyRule = rule
+	r.busy = map[int][]interval{}
 	devs := map[int]bool{}
 	for d := range busy {
 		devs[d] = true
@@ -317,6 +322,7 @@ func (r *Report) deviceStats(t *trace, opts Options) {
 	slices.Sort(ids)
 	for _, d := range ids {
 		u := union(busy[d])
+		r.busy[d] = u
 		ds := DeviceStats{Device: d, Busy: total(u)}
 		ds.Idle = r.Makespan - ds.Busy
 		if r.Makespan > 0 {

@@ -1,0 +1,203 @@
+package analyze
+
+import (
+	"fmt"
+	"hash/fnv"
+	"html/template"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/tracefile"
+)
+
+// Timeline geometry, in SVG pixels.
+const (
+	labelW   = 230
+	plotW    = 1120
+	laneH    = 14
+	laneGap  = 2
+	trackGap = 6
+	axisH    = 24
+)
+
+// palette colours stages; a stage keeps its colour across reports because
+// the index comes from a hash of its name.
+var palette = []string{
+	"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
+	"#ff9da7", "#9c755f", "#e15759", "#bab0ac", "#1f77b4", "#8c564b",
+}
+
+func stageColor(name string) string {
+	h := fnv.New32a()
+	h.Write([]byte(name))
+	return palette[h.Sum32()%uint32(len(palette))]
+}
+
+type svgBar struct {
+	X, Y, W, H float64
+	Fill       string
+	Class      string // "run", "wait", "busy", "idle", "job", "err"
+	Tip        string
+}
+
+type svgRow struct {
+	Label  string
+	Group  string
+	Y, H   float64
+	LabelY float64
+	Shade  bool
+}
+
+type svgTick struct {
+	X     float64
+	Label string
+}
+
+type legendItem struct{ Name, Color string }
+
+type htmlPage struct {
+	Title    string
+	Subtitle string
+	R        *Report
+	W, H     float64
+	PlotX    float64
+	PlotW    float64
+	Rows     []svgRow
+	Bars     []svgBar
+	Ticks    []svgTick
+	Legend   []legendItem
+	Resource []string
+}
+
+// WriteHTML writes a self-contained page: the timeline (a row per device,
+// resource, resource waiters and stage worker; stage runs coloured by
+// stage, lock waits hatched, hover for attributes) and the report's
+// tables. title heads the page.
+func (r *Report) WriteHTML(w io.Writer, title string) error {
+	pg := &htmlPage{Title: title, R: r, PlotX: labelW, PlotW: plotW, W: labelW + plotW + 20}
+	pg.Subtitle = resourceLine(r.t)
+	origin, span := r.Start, r.Makespan
+	if span <= 0 {
+		span = time.Millisecond
+	}
+	x := func(t time.Time) float64 { return labelW + plotW*float64(t.Sub(origin))/float64(span) }
+	width := func(a, b time.Time) float64 { return math.Max(0.75, x(b)-x(a)) }
+
+	y := float64(axisH)
+	addRow := func(label, group string, lanes int, shade bool) (top float64) {
+		h := float64(lanes)*(laneH+laneGap) - laneGap
+		pg.Rows = append(pg.Rows, svgRow{Label: label, Group: group, Y: y - trackGap/2, H: h + trackGap, LabelY: y + math.Min(h, laneH) - 3, Shade: shade})
+		top = y
+		y += h + trackGap
+		return top
+	}
+	shade := false
+	for _, d := range r.Devices {
+		shade = !shade
+		top := addRow(fmt.Sprintf("gpu %d busy %.0f%%", d.Device, d.BusyPct), "devices", 1, shade)
+		for _, iv := range r.busy[d.Device] {
+			pg.Bars = append(pg.Bars, svgBar{X: x(iv.Start), Y: top, W: width(iv.Start, iv.End), H: laneH, Fill: "#2e7d32", Class: "busy",
+				Tip: fmt.Sprintf("gpu %d busy\n+%s for %s", d.Device, fmtDur(iv.Start.Sub(origin)), fmtDur(iv.dur()))})
+		}
+		for _, g := range d.Gaps {
+			s := origin.Add(g.Offset)
+			pg.Bars = append(pg.Bars, svgBar{X: x(s), Y: top, W: width(s, s.Add(g.Duration)), H: laneH, Fill: "#ffcdd2", Class: "idle",
+				Tip: fmt.Sprintf("gpu %d idle %s at +%s\nrunning meanwhile: %s", d.Device, fmtDur(g.Duration), fmtDur(g.Offset), orNone(g.Running))})
+		}
+	}
+	stagesSeen := map[string]bool{}
+	lastGroup := ""
+	for _, tr := range tracks(r.t) {
+		if tr.Group != "waits" {
+			shade = !shade
+		}
+		label := tr.Name
+		if tr.Group != lastGroup && (tr.Group == "workers" || tr.Group == "jobs") {
+			y += trackGap
+		}
+		lastGroup = tr.Group
+		top := addRow(label, tr.Group, len(tr.Lanes), shade)
+		for li, lane := range tr.Lanes {
+			ly := top + float64(li)*(laneH+laneGap)
+			for _, s := range lane {
+				b := svgBar{X: x(s.Start), Y: ly, W: width(s.Start, s.End), H: laneH, Tip: tooltip(s, origin), Class: "run"}
+				switch tr.Group {
+				case "waits":
+					b.Class, b.Fill = "wait", "url(#hatch)"
+					b.Y, b.H = ly+3, laneH-6
+				case "jobs":
+					b.Class, b.Fill = "job", "#cfd8dc"
+				default:
+					n := stageName(s)
+					b.Fill = stageColor(n)
+					stagesSeen[n] = true
+				}
+				if s.Status == tracefile.StatusError {
+					b.Class += " err"
+				}
+				pg.Bars = append(pg.Bars, b)
+			}
+		}
+	}
+	pg.H = y + 8
+	for _, s := range r.Stages {
+		if stagesSeen[s.Name] {
+			pg.Legend = append(pg.Legend, legendItem{s.Name, stageColor(s.Name)})
+		}
+	}
+	step := tickStep(span)
+	for t := time.Duration(0); t <= span; t += step {
+		pg.Ticks = append(pg.Ticks, svgTick{X: x(origin.Add(t)), Label: fmtDur(t)})
+	}
+	return pageTmpl.Execute(w, pg)
+}
+
+// resourceLine summarises the resource attributes shared by the trace's
+// spans (service, pipeline, backend...).
+func resourceLine(t *trace) string {
+	if len(t.all) == 0 {
+		return ""
+	}
+	res := t.all[0].Resource
+	out := ""
+	for _, k := range []string{"service.name", string(pl.KeyPipeline), "prooflane.pipeline_hash", string(pl.KeyBackend),
+		"prooflane.devices", "prooflane.circuit", "prooflane.size", "host.name"} {
+		if v, ok := res[k]; ok {
+			if out != "" {
+				out += " · "
+			}
+			out += fmt.Sprintf("%s %v", k, v)
+		}
+	}
+	return out
+}
+
+// tickStep picks 1, 2 or 5 × 10^k so the axis has 5 to 12 ticks.
+func tickStep(span time.Duration) time.Duration {
+	raw := float64(span) / 10
+	mag := math.Pow(10, math.Floor(math.Log10(raw)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if m*mag >= raw {
+			return max(time.Duration(m*mag), time.Microsecond)
+		}
+	}
+	return time.Duration(10 * mag)
+}
+
+func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
+
+var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
+	"dur": fmtDur, "pct": pct, "color": stageColor,
+	"f":      func(x float64) string { return fmt.Sprintf("%.1f", x) },
+	"pct100": func(x float64) string { return fmt.Sprintf("%.1f%%", x) },
+}).Parse(pageHTML))
+
+func orNone(xs []string) string {
+	if len(xs) == 0 {
+		return "nothing"
+	}
+	return strings.Join(xs, ", ")
+}
