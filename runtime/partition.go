@@ -193,18 +193,23 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 	waitedTotal := time.Since(queued)
 
 	in.Worker = slot
-	sctx, span := e.tracer.Start(pt.ctx, s.Name, trace.WithAttributes(
-		pl.KeyKind.String(pl.KindStage), pl.KeyPipeline.String(e.p.Name), pl.KeyJob.String(pt.js.job.ID),
-		pl.KeyStage.String(s.Name), pl.KeyStageType.String(s.Type), pl.KeyPartition.Int(pt.index),
-		pl.KeyDevice.Int(pt.device), pl.KeyWorker.Int(slot), pl.KeyAttempt.Int(in.Attempt),
-		pl.KeyLocks.StringSlice(plan.locks[d]), pl.KeyWaitMS.Float64(ms(waitedTotal))))
+	sctx, span := e.tracer.Start(pt.ctx, s.Name)
+	if span.IsRecording() { // attributes cost allocations; skip them when tracing is off
+		span.SetAttributes(
+			pl.KeyKind.String(pl.KindStage), pl.KeyPipeline.String(e.p.Name), pl.KeyJob.String(pt.js.job.ID),
+			pl.KeyStage.String(s.Name), pl.KeyStageType.String(s.Type), pl.KeyPartition.Int(pt.index),
+			pl.KeyDevice.Int(pt.device), pl.KeyWorker.Int(slot), pl.KeyAttempt.Int(in.Attempt),
+			pl.KeyLocks.StringSlice(plan.locks[d]), pl.KeyWaitMS.Float64(ms(waitedTotal)))
+	}
 	e.emit(Event{Kind: StageStarted, Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Device: pt.device})
 	began := time.Now()
 	// sctx descends from the job's context, so cancellation reaches the
 	// stage, and carries the stage span for the stage's own child spans.
 	out, err = safeRun(sctx, s, in)
 	held := time.Since(began)
-	span.SetAttributes(pl.KeyHoldMS.Float64(ms(held)))
+	if span.IsRecording() {
+		span.SetAttributes(pl.KeyHoldMS.Float64(ms(held)))
+	}
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codesError, err.Error())
@@ -233,6 +238,9 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 
 func (pt *partition) lockWaitSpan(s *Stage, resource string, weight int64, from, to time.Time) {
 	e := pt.js.e
+	if !trace.SpanFromContext(pt.ctx).IsRecording() {
+		return
+	}
 	_, span := e.tracer.Start(pt.ctx, "wait "+resource, trace.WithTimestamp(from), trace.WithAttributes(
 		pl.KeyKind.String(pl.KindLockWait), pl.KeyPipeline.String(e.p.Name), pl.KeyJob.String(pt.js.job.ID),
 		pl.KeyStage.String(s.Name), pl.KeyPartition.Int(pt.index), pl.KeyDevice.Int(pt.device),
