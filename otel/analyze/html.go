@@ -2,7 +2,6 @@ package analyze
 
 import (
 	"fmt"
-	"hash/fnv"
 	"html/template"
 	"io"
 	"math"
@@ -23,17 +22,25 @@ const (
 	axisH    = 24
 )
 
-// palette colours stages; a stage keeps its colour across reports because
-// the index comes from a hash of its name.
+// palette colours stages in the order they first ran, so neighbours in
+// the pipeline differ.
 var palette = []string{
 	"#4e79a7", "#f28e2b", "#59a14f", "#b07aa1", "#edc948", "#76b7b2",
 	"#ff9da7", "#9c755f", "#e15759", "#bab0ac", "#1f77b4", "#8c564b",
 }
 
-func stageColor(name string) string {
-	h := fnv.New32a()
-	h.Write([]byte(name))
-	return palette[h.Sum32()%uint32(len(palette))]
+// stageColors maps each stage of the report to its colour.
+func (r *Report) stageColors() func(string) string {
+	m := map[string]string{}
+	for i, s := range r.Stages {
+		m[s.Name] = palette[i%len(palette)]
+	}
+	return func(name string) string {
+		if c, ok := m[name]; ok {
+			return c
+		}
+		return "#999999"
+	}
 }
 
 type svgBar struct {
@@ -77,6 +84,7 @@ type htmlPage struct {
 // stage, lock waits hatched, hover for attributes) and the report's
 // tables. title heads the page.
 func (r *Report) WriteHTML(w io.Writer, title string) error {
+	stageColor := r.stageColors()
 	pg := &htmlPage{Title: title, R: r, PlotX: labelW, PlotW: plotW, W: labelW + plotW + 20}
 	pg.Subtitle = resourceLine(r.t)
 	origin, span := r.Start, r.Makespan
@@ -152,7 +160,11 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 	for t := time.Duration(0); t <= span; t += step {
 		pg.Ticks = append(pg.Ticks, svgTick{X: x(origin.Add(t)), Label: fmtDur(t)})
 	}
-	return pageTmpl.Execute(w, pg)
+	tmpl, err := pageTmpl.Clone()
+	if err != nil {
+		return err
+	}
+	return tmpl.Funcs(template.FuncMap{"color": stageColor}).Execute(w, pg)
 }
 
 // resourceLine summarises the resource attributes shared by the trace's
@@ -190,7 +202,7 @@ func tickStep(span time.Duration) time.Duration {
 func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"dur": fmtDur, "pct": pct, "color": stageColor,
+	"dur": fmtDur, "pct": pct, "color": func(string) string { return "" },
 	"f":      func(x float64) string { return fmt.Sprintf("%.1f", x) },
 	"pct100": func(x float64) string { return fmt.Sprintf("%.1f%%", x) },
 }).Parse(pageHTML))

@@ -203,7 +203,9 @@ func (r *Report) resourceStats(t *trace) {
 		return x
 	}
 	sum := map[string]time.Duration{}
-	workerHolds := map[string]int{} // "workers.<stage>" and "workers.<stage>.<device>"
+	// Worker pools ("workers.<stage>", "workers.<stage>.<device>") are
+	// held by their stage's runs.
+	workerRuns := map[string][]*tracefile.Span{}
 	for _, s := range t.stages {
 		for _, l := range s.Strings(string(pl.KeyLocks)) {
 			x := get(l)
@@ -212,9 +214,10 @@ func (r *Report) resourceStats(t *trace) {
 			sum[l] += s.Duration()
 		}
 		n := "workers." + stageName(s)
-		workerHolds[n]++
+		workerRuns[n] = append(workerRuns[n], s)
 		if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 {
-			workerHolds[fmt.Sprintf("%s.%d", n, d)]++
+			n = fmt.Sprintf("%s.%d", n, d)
+			workerRuns[n] = append(workerRuns[n], s)
 		}
 	}
 	for _, w := range t.waits {
@@ -229,7 +232,11 @@ func (r *Report) resourceStats(t *trace) {
 	}
 	for _, x := range res {
 		if x.Holds == 0 {
-			x.Holds = workerHolds[x.Name]
+			for _, s := range workerRuns[x.Name] {
+				x.Holds++
+				x.held = append(x.held, span(s))
+				sum[x.Name] += s.Duration()
+			}
 		}
 		x.held = union(x.held)
 		x.Held = total(x.held)

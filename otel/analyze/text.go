@@ -18,18 +18,26 @@ func (r *Report) WriteText(w io.Writer) error {
 
 	p("\nstages (run = stage span, locks held; wait = queued for workers and locks)\n")
 	tw := tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "stage\ttype\tcount\terrors\tmean\tp50\tp95\tmax\tmean wait\t")
+	nw, tw2 := len("stage"), len("type")
 	for _, s := range r.Stages {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", s.Name, s.Type, s.Count, s.Errors,
+		nw, tw2 = max(nw, len(s.Name)), max(tw2, len(s.Type))
+	}
+	fmt.Fprintf(tw, "%-*s\t%-*s\tcount\terrors\tmean\tp50\tp95\tmax\tmean wait\t\n", nw, "stage", tw2, "type")
+	for _, s := range r.Stages {
+		fmt.Fprintf(tw, "%-*s\t%-*s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", nw, s.Name, tw2, s.Type, s.Count, s.Errors,
 			fmtDur(s.Mean), fmtDur(s.P50), fmtDur(s.P95), fmtDur(s.Max), fmtDur(s.MeanWait))
 	}
 	tw.Flush()
 
 	p("\nresources (util = time held by anyone / makespan; occupancy = mean holders)\n")
 	tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "resource\tholds\tutil\toccupancy\twaits\tcontention\twait total\twait mean\twait max\t")
+	nw = len("resource")
 	for _, x := range r.Resources {
-		fmt.Fprintf(tw, "%s\t%d\t%.1f%%\t%.2f\t%d\t%.0f%%\t%s\t%s\t%s\t\n", x.Name, x.Holds, 100*x.Utilization, x.Occupancy,
+		nw = max(nw, len(x.Name))
+	}
+	fmt.Fprintf(tw, "%-*s\tholds\tutil\toccupancy\twaits\tcontention\twait total\twait mean\twait max\t\n", nw, "resource")
+	for _, x := range r.Resources {
+		fmt.Fprintf(tw, "%-*s\t%d\t%.1f%%\t%.2f\t%d\t%.0f%%\t%s\t%s\t%s\t\n", nw, x.Name, x.Holds, 100*x.Utilization, x.Occupancy,
 			x.Waits, 100*x.Contention, fmtDur(x.WaitTotal), fmtDur(x.WaitMean), fmtDur(x.WaitMax))
 	}
 	tw.Flush()

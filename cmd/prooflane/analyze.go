@@ -1,0 +1,80 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/prooflane/prooflane/otel/analyze"
+	"github.com/prooflane/prooflane/otel/tracefile"
+)
+
+func init() {
+	register("analyze", command{
+		summary: "report GPU idle time, lock waits and the critical path of a trace; write an HTML timeline or a Perfetto file",
+		run:     runAnalyze,
+	})
+}
+
+func runAnalyze(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("analyze", "TRACE (prooflane's trace.jsonl or a Jaeger JSON export)", stderr)
+	html := fs.String("html", "", "also write a self-contained HTML timeline and report to this `file`")
+	perfetto := fs.String("perfetto", "", "also write Chrome trace events (open in ui.perfetto.dev or chrome://tracing) to this `file`")
+	busy := fs.String("busy-stage", "gpu_compute", "stage name or type suffix whose runs count as device busy")
+	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this")
+	quiet := fs.Bool("q", false, "print no text report (with --html or --perfetto)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return fmt.Errorf("want one trace file, got %d arguments", fs.NArg())
+	}
+	path := fs.Arg(0)
+	spans, err := tracefile.Read(path)
+	if err != nil {
+		return err
+	}
+	rep, err := analyze.Analyze(spans, analyze.Options{BusyStage: *busy, MinGap: *gap})
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if !*quiet {
+		if err := rep.WriteText(stdout); err != nil {
+			return err
+		}
+	}
+	if *html != "" {
+		title := "prooflane trace " + filepath.Base(path)
+		if err := writeReportFile(*html, func(w io.Writer) error { return rep.WriteHTML(w, title) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", *html)
+	}
+	if *perfetto != "" {
+		if err := writeReportFile(*perfetto, rep.WritePerfetto); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s (open it in ui.perfetto.dev or chrome://tracing)\n", *perfetto)
+	}
+	return nil
+}
+
+// writeReportFile creates path and writes it with fn, reporting the first error
+// of writing or closing.
+func writeReportFile(path string, fn func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := fn(f); err != nil {
+		f.Close()
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}

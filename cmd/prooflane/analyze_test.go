@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/builtin"
+)
+
+// simPipeline is a Groth16-shaped pipeline of sim stages: CPU synthesis,
+// one device lock around the compute stage, a CPU epilogue.
+const simPipeline = `pipeline: sim-test
+params: {partitions: 4}
+devices: 1
+resources:
+  cpu: {capacity: 2}
+  gpu.{gpu}.compute: {}
+stages:
+  synthesize: {type: sim.sleep, workers: 2, locks: [cpu], config: {duration: 20ms}}
+  gpu_compute: {type: sim.device, needs: [synthesize], locks: ["gpu.{gpu}.compute"], config: {duration: 15ms}}
+  epilogue: {type: sim.sleep, needs: [gpu_compute], config: {duration: 5ms}}
+`
+
+// recordTrace runs jobs of a pipeline with the JSON-lines exporter and
+// returns the trace file's path.
+func recordTrace(t *testing.T, yaml string, jobs int) string {
+	t.Helper()
+	dir := t.TempDir()
+	p, err := runtime.Parse(filepath.Join(dir, "p.yaml"), []byte(yaml), builtin.Registry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "trace.jsonl")
+	prov, err := otel.Setup(context.Background(), otel.Config{File: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range jobs {
+		if _, err := e.Run(context.Background(), runtime.Job{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := prov.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestAnalyzeCommandReportsARecordedRun(t *testing.T) {
+	trace := recordTrace(t, simPipeline, 1)
+	dir := t.TempDir()
+	html, perfetto := filepath.Join(dir, "r.html"), filepath.Join(dir, "p.json")
+	var stdout, stderr bytes.Buffer
+	if rc := mainRC([]string{"analyze", "--html", html, "--perfetto", perfetto, trace}, &stdout, &stderr); rc != 0 {
+		t.Fatalf("rc %d: %s", rc, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{"1 jobs (0 failed), 4 partitions", "synthesize", "gpu_compute", "gpu.0.compute",
+		`devices (busy = stage or stage type "gpu_compute")`, "device 0: busy", "critical path of the slowest job"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	page, err := os.ReadFile(html)
+	if err != nil || !bytes.Contains(page, []byte("<svg")) {
+		t.Errorf("html report: %v", err)
+	}
+	raw, err := os.ReadFile(perfetto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		TraceEvents []map[string]any `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil || len(doc.TraceEvents) == 0 {
+		t.Errorf("perfetto file: %v, %d events", err, len(doc.TraceEvents))
+	}
+}
+
+func TestAnalyzeCommandErrors(t *testing.T) {
+	dir := t.TempDir()
+	notProoflane := filepath.Join(dir, "other.jsonl")
+	os.WriteFile(notProoflane, []byte(`{"trace_id":"a","span_id":"1","name":"GET /","start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:01Z"}`+"\n"), 0o644)
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"no trace", []string{"analyze"}, "want one trace file, got 0 arguments"},
+		{"missing file", []string{"analyze", filepath.Join(dir, "nope.jsonl")}, "no such file"},
+		{"foreign trace", []string{"analyze", notProoflane}, "no prooflane job or stage spans"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if rc := mainRC(tc.args, &stdout, &stderr); rc == 0 || !strings.Contains(stderr.String(), tc.want) {
+				t.Errorf("rc %d, stderr %q; want failure with %q", rc, stderr.String(), tc.want)
+			}
+		})
+	}
+}
