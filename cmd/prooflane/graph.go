@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/prooflane/prooflane/runtime"
+)
+
+func init() {
+	register("graph", command{summary: "draw a pipeline's stages, edges and locks (DOT or Mermaid)", run: runGraph})
+}
+
+func runGraph(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("graph", "FILE", stderr)
+	format := fs.String("format", "dot", "output format: dot or mermaid")
+	set := setFlags{}
+	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("want exactly one pipeline file")
+	}
+	p, err := loadPipeline(fs.Arg(0), set)
+	if err != nil {
+		return err
+	}
+	switch *format {
+	case "dot":
+		writeDOT(stdout, p)
+	case "mermaid":
+		writeMermaid(stdout, p)
+	default:
+		return fmt.Errorf("--format %q: want dot or mermaid", *format)
+	}
+	return nil
+}
+
+// stageLabel lists what a stage is and holds, one item per line.
+func stageLabel(p *runtime.Pipeline, s *runtime.Stage) []string {
+	lines := []string{s.Name, s.Type}
+	var locks []string
+	for _, l := range s.Locks {
+		if l.Weight > 1 {
+			locks = append(locks, fmt.Sprintf("%s×%d", l.Resource, l.Weight))
+		} else {
+			locks = append(locks, l.Resource)
+		}
+	}
+	if len(locks) > 0 {
+		lines = append(lines, "locks: "+strings.Join(locks, ", "))
+	}
+	for _, sp := range p.Spans {
+		for _, c := range sp.Covered {
+			if c == s {
+				lines = append(lines, fmt.Sprintf("span: %s (%s→%s)", sp.Resource, sp.From.Name, sp.To.Name))
+			}
+		}
+	}
+	w := fmt.Sprintf("workers: %d", s.Workers)
+	if s.DeviceBound {
+		w += " per device"
+	}
+	return append(lines, w)
+}
+
+func writeDOT(w io.Writer, p *runtime.Pipeline) {
+	fmt.Fprintf(w, "digraph %q {\n  rankdir=LR;\n  node [shape=box, style=rounded, fontname=\"Helvetica\"];\n", p.Name)
+	for _, s := range p.Stages {
+		label := strings.ReplaceAll(strings.Join(stageLabel(p, s), "\n"), `"`, `\"`)
+		style := ""
+		if s.DeviceBound {
+			style = `, style="rounded,filled", fillcolor="#e8f0fe"`
+		}
+		fmt.Fprintf(w, "  %q [label=\"%s\"%s];\n", s.Name, strings.ReplaceAll(label, "\n", `\n`), style)
+	}
+	for _, s := range p.Stages {
+		for _, n := range s.Needs {
+			fmt.Fprintf(w, "  %q -> %q;\n", n.Name, s.Name)
+		}
+	}
+	fmt.Fprintln(w, "}")
+}
+
+func writeMermaid(w io.Writer, p *runtime.Pipeline) {
+	fmt.Fprintln(w, "flowchart LR")
+	for _, s := range p.Stages {
+		label := strings.ReplaceAll(strings.Join(stageLabel(p, s), "<br/>"), `"`, "#quot;")
+		fmt.Fprintf(w, "  %s[\"%s\"]\n", s.Name, label)
+	}
+	for _, s := range p.Stages {
+		for _, n := range s.Needs {
+			fmt.Fprintf(w, "  %s --> %s\n", n.Name, s.Name)
+		}
+	}
+}

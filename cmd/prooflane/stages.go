@@ -1,0 +1,32 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/prooflane/prooflane/stages/builtin"
+)
+
+func init() {
+	register("stages", command{summary: "list the stage types this build knows", run: runStages})
+}
+
+func runStages(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("stages", "", stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	reg := builtin.Registry()
+	for _, t := range reg.Types() {
+		f, _ := reg.Lookup(t)
+		io := ""
+		if len(f.Inputs) > 0 {
+			io = fmt.Sprintf(" reads %v", f.Inputs)
+		}
+		if f.Output != "" {
+			io += fmt.Sprintf(" → %s", f.Output)
+		}
+		fmt.Fprintf(stdout, "%-22s %s%s\n", t, f.Doc, io)
+	}
+	return nil
+}
