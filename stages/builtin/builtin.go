@@ -4,10 +4,13 @@ package builtin
 
 import (
 	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/sim"
 )
 
 // Registry returns a registry holding every shipped stage type.
 func Registry() *stages.Registry {
-	return stages.NewRegistry().MustRegister(sim.Factories()...)
+	return stages.NewRegistry().
+		MustRegister(sim.Factories()...).
+		MustRegister(groth16.Factories()...)
 }

@@ -1,0 +1,47 @@
+# prooflane: run `make` for the list of targets.
+GO ?= go
+PKGS := ./...
+
+.DEFAULT_GOAL := help
+.PHONY: help build test lint fmt bench cuda cuda-toolchain cuda-check jaeger demo clean
+
+help: ## list the targets
+	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
+
+build: ## build bin/prooflane (CPU backend; add TAGS=cuda after `make cuda` for GPUs)
+	$(GO) build $(if $(TAGS),-tags $(TAGS)) -o bin/prooflane ./cmd/prooflane
+
+test: ## go vet, gofmt check, go test -race ./... (what CI runs)
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) test -race -timeout 20m $(PKGS)
+
+lint: ## go vet and gofmt check only
+	$(GO) vet $(PKGS)
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+fmt: ## gofmt -w every Go file
+	gofmt -w $$(git ls-files '*.go')
+
+bench: ## scheduler, lock and prover benchmarks (CPU)
+	$(GO) test -run '^$$' -bench . -benchtime 5x ./runtime ./resources
+	$(GO) test -run '^$$' -bench . -benchtime 1x ./stages/groth16/...
+
+cuda-toolchain: ## install nvcc 11.8 and g++-11 from Debian (root; ~1.6 GB)
+	bash scripts/install-cuda.sh
+
+cuda: ## build the CUDA kernels library cuda/build/libprooflane_cuda.a (needs nvcc)
+	$(MAKE) -C cuda
+
+cuda-check: cuda ## compile-check the cgo side with -tags cuda (no GPU needed)
+	$(GO) vet -tags cuda ./cuda/... ./stages/groth16/device/...
+
+jaeger: ## build Jaeger v2 from the Go module proxy and start it on loopback
+	bash scripts/jaeger.sh start
+
+demo: ## run the simulated Groth16 pipeline and analyse its trace
+	$(GO) run ./cmd/prooflane run --jobs 3 --inflight 3 pipelines/sim-groth16.yaml
+	$(GO) run ./cmd/prooflane analyze trace.jsonl
+
+clean: ## remove build outputs
+	rm -rf bin cuda/build

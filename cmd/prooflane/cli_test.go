@@ -1,0 +1,118 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// prooflane runs the CLI in-process and returns its exit code and output.
+func prooflane(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	rc := mainRC(args, &out, &errb)
+	return rc, out.String(), errb.String()
+}
+
+func writeFile(t *testing.T, dir, name, body string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestValidateReportsEveryProblemAndExitsNonZero(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.yaml", "pipeline: x\nstages:\n  a: {type: sim.slep, lokcs: []}\n")
+	rc, _, stderr := prooflane(t, "validate", bad, "../../pipelines/sim-groth16.yaml")
+	if rc != 1 {
+		t.Fatalf("exit %d, want 1", rc)
+	}
+	for _, want := range []string{
+		bad + `:3:13: stage "a": unknown stage type "sim.slep" (did you mean "sim.sleep"?)`,
+		bad + `:3:23: stage "a": field "lokcs" not recognised (did you mean "locks"?)`,
+	} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, stderr)
+		}
+	}
+}
+
+func TestShippedPipelinesValidate(t *testing.T) {
+	files, _ := filepath.Glob("../../pipelines/*.yaml")
+	if len(files) == 0 {
+		t.Fatal("no shipped pipelines")
+	}
+	rc, out, stderr := prooflane(t, append([]string{"validate"}, files...)...)
+	if rc != 0 {
+		t.Fatalf("exit %d:\n%s%s", rc, out, stderr)
+	}
+}
+
+func TestGraphDrawsStagesEdgesAndLocks(t *testing.T) {
+	rc, out, stderr := prooflane(t, "graph", "--format", "mermaid", "../../pipelines/sim-groth16.yaml")
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, stderr)
+	}
+	for _, want := range []string{"flowchart LR", "prep_msm --> vram_stage", "locks: cpu_bandwidth×2", "workers: 2 per device"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("mermaid output lacks %q:\n%s", want, out)
+		}
+	}
+	rc, out, _ = prooflane(t, "graph", "../../pipelines/sim-groth16.yaml")
+	if rc != 0 || !strings.Contains(out, `"vram_stage" -> "gpu_compute";`) {
+		t.Errorf("dot output (exit %d):\n%s", rc, out)
+	}
+}
+
+func TestRunWritesTraceAndPrintsSummary(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "tiny.yaml", `
+pipeline: tiny
+params: {partitions: 3}
+resources:
+  gpu.{gpu}.compute: {}
+stages:
+  prep: {type: sim.sleep, config: {duration: 1ms}}
+  compute:
+    type: sim.device
+    needs: [prep]
+    locks: ["gpu.{gpu}.compute"]
+    config: {duration: 1ms}
+`)
+	trace := filepath.Join(dir, "t.jsonl")
+	rc, out, stderr := prooflane(t, "run", "--jobs", "2", "--inflight", "2", "--trace-file", trace, "--progress", "off", p)
+	if rc != 0 {
+		t.Fatalf("exit %d: %s", rc, stderr)
+	}
+	if !strings.Contains(out, `pipeline "tiny": 2 jobs × 3 partitions`) || !strings.Contains(out, "gpu.0.compute") {
+		t.Errorf("summary:\n%s", out)
+	}
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// 2 jobs, 6 partitions, 12 stage spans at least.
+	if n := strings.Count(string(b), "\n"); n < 20 {
+		t.Errorf("trace has %d spans, want at least 20", n)
+	}
+}
+
+func TestRunFailsWithStageAndPartition(t *testing.T) {
+	dir := t.TempDir()
+	p := writeFile(t, dir, "fail.yaml", `
+pipeline: fail
+params: {partitions: 2}
+stages:
+  prep: {type: sim.sleep, config: {duration: 1ms, fail: {partitions: [1], message: boom}}}
+`)
+	rc, _, stderr := prooflane(t, "run", "--trace", "none", "--progress", "off", p)
+	want := `prooflane run: job "job-1": partition 1: stage "prep" (sim.sleep) failed: boom (attempt 1): injected failure`
+	if rc != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %s", rc, stderr, want)
+	}
+}
