@@ -328,3 +328,20 @@ stages:
 		}
 	}
 }
+
+func TestFailedPartitionReleasesOutputsNobodyWillRead(t *testing.T) {
+	p := mustParse(t, `
+pipeline: leak
+params: {partitions: 1}
+stages:
+  upload: {type: test.hold}
+  compute: {type: sim.sleep, needs: [upload], config: {duration: 1ms, fail: {message: kernel failed}}}
+`)
+	if _, err := mustEngine(t, p, Options{}).Run(context.Background(), Job{}); err == nil {
+		t.Fatal("job succeeded, want the injected failure")
+	}
+	h := <-heldOut
+	if n := h.released.Load(); n != 1 {
+		t.Errorf("upload's output released %d times, want 1", n)
+	}
+}

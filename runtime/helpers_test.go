@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -44,6 +45,10 @@ func testRegistry(t testing.TB) *stages.Registry {
 		noop("test.source", nil, "test.a"),
 		noop("test.sink", []stages.DataType{"test.a"}, ""),
 		noop("test.other", nil, "test.b"),
+		stages.Factory{Type: "test.hold", Doc: "outputs a *held that counts releases", Output: "test.held",
+			New: func(stages.Config) (stages.Stage, error) {
+				return stageFunc(func(context.Context, *stages.Input) (any, error) { h := &held{}; heldOut <- h; return h, nil }), nil
+			}},
 		stages.Factory{Type: "test.block", Doc: "blocks until cancelled", Output: sim.Token,
 			New: func(stages.Config) (stages.Stage, error) {
 				return stageFunc(func(ctx context.Context, _ *stages.Input) (any, error) {
@@ -70,6 +75,13 @@ func testRegistry(t testing.TB) *stages.Registry {
 	}
 	return reg
 }
+
+// heldOut receives every *held a test.hold stage outputs.
+var heldOut = make(chan *held, 64)
+
+type held struct{ released atomic.Int32 }
+
+func (h *held) Release() { h.released.Add(1) }
 
 type stageFunc func(context.Context, *stages.Input) (any, error)
 

@@ -119,6 +119,12 @@ func (js *jobState) runPartition(i int, res *PartitionResult) {
 	}
 	res.Index, res.Device = i, pt.device
 	if failed {
+		// Nothing will read what is left: free what lives outside the heap.
+		for _, out := range outputs {
+			if r, ok := out.(stages.Releaser); ok {
+				r.Release()
+			}
+		}
 		return
 	}
 	res.Outputs = map[string]any{}

@@ -141,3 +141,12 @@ func IsRetryable(err error) bool {
 	var r retryable
 	return errors.As(err, &r)
 }
+
+// Releaser is implemented by outputs that hold resources outside Go's heap
+// (device memory, streams). When a partition fails or is cancelled, the
+// runtime calls Release on every output that no stage will now read, so a
+// failed job leaks nothing. Release must be idempotent: the stage that
+// consumes the value normally frees it itself.
+type Releaser interface {
+	Release()
+}
