@@ -1,0 +1,266 @@
+package groth16_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	gnarkg16 "github.com/consensys/gnark/backend/groth16"
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark/frontend"
+
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+func TestUnsatisfiedWitnessErrorNamesPartitionAndConstraint(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	ws, err := set.Witnesses(2, 1, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := groth16.NewJob(set.Circuit, set.R1CS, set.PK, set.VK, ws, cpuBackend(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runSequential(t, job, nil)
+	if err == nil {
+		t.Fatal("proved an unsatisfied witness")
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`circuit "chain" partition 0: witness does not satisfy the circuit`),
+		regexp.MustCompile(`constraint #\d+ is not satisfied`),
+	} {
+		if !want.MatchString(err.Error()) {
+			t.Errorf("error %q does not match %q", err, want)
+		}
+	}
+}
+
+func TestProofVerifiesWithGnarksGenericVerifierAndTamperingBreaksIt(t *testing.T) {
+	set := setupKeys(t, "sha256", 1<<9)
+	job, err := set.NewJob(2, 9, cpuBackend(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := runSequential(t, job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := job.Public(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := gnarkg16.Verify(proofs[0], set.VK, pub); err != nil {
+		t.Fatalf("gnark's groth16.Verify: %v", err)
+	}
+	tamper := map[string]func(p *g16.Proof){
+		"Ar doubled":  func(p *g16.Proof) { p.Ar.Add(&p.Ar, &p.Ar) },
+		"Krs negated": func(p *g16.Proof) { p.Krs.Neg(&p.Krs) },
+		"Bs doubled":  func(p *g16.Proof) { p.Bs.Add(&p.Bs, &p.Bs) },
+		"Ar and Krs swapped with partition 1": func(p *g16.Proof) {
+			p.Ar, p.Krs = proofs[1].Ar, proofs[1].Krs
+		},
+	}
+	for name, f := range tamper {
+		p := *proofs[0]
+		f(&p)
+		if err := gnarkg16.Verify(&p, set.VK, pub); err == nil {
+			t.Errorf("%s: tampered proof verifies", name)
+		}
+	}
+	// Partition 1's proof does not prove partition 0's statement.
+	if err := job.Verify(0, proofs[1]); err == nil {
+		t.Error("partition 1's proof verifies partition 0's public inputs")
+	}
+}
+
+type commitCircuit struct {
+	X frontend.Variable
+	Y frontend.Variable `gnark:",public"`
+}
+
+func (c *commitCircuit) Define(api frontend.API) error {
+	cm, err := api.(frontend.Committer).Commit(c.X)
+	if err != nil {
+		return err
+	}
+	api.AssertIsDifferent(cm, 0)
+	api.AssertIsEqual(api.Mul(c.X, c.X), c.Y)
+	return nil
+}
+
+func TestCommitmentCircuitIsRefusedAtLoad(t *testing.T) {
+	_, err := keys.CompileCircuit("committed", &commitCircuit{})
+	if !errors.Is(err, groth16.ErrCommitments) {
+		t.Fatalf("error %v, want ErrCommitments", err)
+	}
+	if !strings.Contains(err.Error(), `circuit "committed"`) {
+		t.Errorf("error %q does not name the circuit", err)
+	}
+}
+
+func TestG2MSMOnDeviceMatchesCPU(t *testing.T) {
+	set := setupKeys(t, "sha256", 1<<9)
+	job, err := set.NewJob(2, 5, cpuBackend(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := runSequential(t, job, func(typ string, c stages.Config) {
+		if gc, ok := c.(*groth16.G2Config); ok {
+			gc.On = "device"
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, proof := range proofs {
+		if err := job.Verify(p, proof); err != nil {
+			t.Errorf("partition %d: %v", p, err)
+		}
+	}
+}
+
+// canonicalBackend is the CPU backend posing as a device that wants
+// canonical scalars, like a GPU: prep_msm converts, Upload converts back.
+type canonicalBackend struct{ device.Backend }
+
+func (b canonicalBackend) Device(i int) (device.Device, error) {
+	d, err := b.Backend.Device(i)
+	return canonicalDevice{d}, err
+}
+
+type canonicalDevice struct{ device.Device }
+
+func (canonicalDevice) WantsCanonical() bool { return true }
+
+func TestCanonicalDevicePathProvesValidProofs(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	job, err := set.NewJob(2, 3, canonicalBackend{cpuBackend(t, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, on := range []string{"cpu", "device"} {
+		proofs, err := runSequential(t, job, func(typ string, c stages.Config) {
+			if gc, ok := c.(*groth16.G2Config); ok {
+				gc.On = on
+			}
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for p, proof := range proofs {
+			if err := job.Verify(p, proof); err != nil {
+				t.Errorf("b_g2_msm on %s, partition %d: %v", on, p, err)
+			}
+		}
+	}
+}
+
+// oomBackend's streams fail every allocation above limit scalars.
+type oomBackend struct {
+	device.Backend
+	limit int
+}
+
+func (b oomBackend) Device(i int) (device.Device, error) {
+	d, err := b.Backend.Device(i)
+	return oomDevice{d, b.limit}, err
+}
+
+type oomDevice struct {
+	device.Device
+	limit int
+}
+
+func (d oomDevice) NewStream() (device.Stream, error) {
+	s, err := d.Device.NewStream()
+	return oomStream{s, d.limit}, err
+}
+
+type oomStream struct {
+	device.Stream
+	limit int
+}
+
+func (s oomStream) Alloc(n int) (device.Vector, error) {
+	if n > s.limit {
+		return nil, fmt.Errorf("alloc %d: %w", n, device.ErrOutOfMemory)
+	}
+	return s.Stream.Alloc(n)
+}
+
+func TestDeviceOutOfMemoryIsRetryable(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	job, err := set.NewJob(1, 3, oomBackend{cpuBackend(t, 1), 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = runSequential(t, job, nil)
+	if !stages.IsRetryable(err) || !errors.Is(err, device.ErrOutOfMemory) {
+		t.Fatalf("error %v: want a retryable out-of-memory error", err)
+	}
+	if !strings.Contains(err.Error(), "partition 0 device 0") {
+		t.Errorf("error %q does not name the partition and device", err)
+	}
+}
+
+func TestEpilogueMatchesGnarkProverAlgebra(t *testing.T) {
+	// Two proofs of the same witness with the same r, s are the same
+	// point triple; with different r, s they differ but both verify.
+	set := setupKeys(t, "mimc", 1<<9)
+	job, err := set.NewJob(1, 11, cpuBackend(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	g1, g2 := msmsOf(t, job)
+	var r, s fr.Element
+	r.SetUint64(5)
+	s.SetUint64(7)
+	a, b := groth16.Assemble(set.PK, g1, g2, r, s), groth16.Assemble(set.PK, g1, g2, r, s)
+	if !a.Ar.Equal(&b.Ar) || !a.Krs.Equal(&b.Krs) || !a.Bs.Equal(&b.Bs) {
+		t.Fatal("Assemble is not deterministic in r, s")
+	}
+	s.SetUint64(8)
+	c := groth16.Assemble(set.PK, g1, g2, r, s)
+	if c.Krs.Equal(&a.Krs) {
+		t.Error("Krs does not depend on s")
+	}
+	for _, p := range []*g16.Proof{a, c} {
+		if err := job.Verify(0, p); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// msmsOf runs the stages before epilogue for partition 0.
+func msmsOf(t *testing.T, job *groth16.Job) (*groth16.G1MSMs, *groth16.G2MSM) {
+	t.Helper()
+	reg := stages.NewRegistry().MustRegister(groth16.Factories()...)
+	values := map[stages.DataType]any{}
+	for _, typ := range dagOrder[:5] {
+		f, _ := reg.Lookup(typ)
+		var cfg stages.Config
+		if f.NewConfig != nil {
+			cfg = f.NewConfig()
+		}
+		st, err := f.New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := stages.NewInput(values)
+		in.Job, in.Stage = job, typ
+		out, err := st.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values[f.Output] = out
+	}
+	return values[groth16.TypeG1MSMs].(*groth16.G1MSMs), values[groth16.TypeG2MSM].(*groth16.G2MSM)
+}
