@@ -174,3 +174,51 @@ func attrValue(v attribute.Value) any {
 	}
 	return v.Emit()
 }
+
+// FromSDK converts finished SDK spans (for example from a
+// tracetest.SpanRecorder) into Spans, as writing and reading them back
+// would.
+func FromSDK(spans []sdktrace.ReadOnlySpan) []Span {
+	out := make([]Span, 0, len(spans))
+	for _, ro := range spans {
+		l := toLine(ro)
+		s := Span{
+			TraceID: l.TraceID, SpanID: l.SpanID, ParentID: l.ParentSpanID, Name: l.Name,
+			Start: l.Start, End: l.End, Status: l.Status, StatusMessage: l.StatusMessage,
+			Attrs: sliceAny(l.Attributes), Resource: sliceAny(l.Resource),
+		}
+		for _, ev := range l.Events {
+			s.Events = append(s.Events, Event{Name: ev.Name, Time: ev.Time, Attrs: sliceAny(ev.Attributes)})
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// sliceAny turns typed slices into []any, the type Span documents.
+func sliceAny(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	for k, v := range m {
+		switch x := v.(type) {
+		case []string:
+			m[k] = toAny(x)
+		case []int64:
+			m[k] = toAny(x)
+		case []float64:
+			m[k] = toAny(x)
+		case []bool:
+			m[k] = toAny(x)
+		}
+	}
+	return m
+}
+
+func toAny[T any](xs []T) []any {
+	out := make([]any, len(xs))
+	for i, x := range xs {
+		out[i] = x
+	}
+	return out
+}

@@ -1,0 +1,283 @@
+package simulate
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/sdk/resource"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"golang.org/x/sync/errgroup"
+	"gopkg.in/yaml.v3"
+
+	"github.com/prooflane/prooflane/internal/suggest"
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/analyze"
+	"github.com/prooflane/prooflane/otel/tracefile"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages"
+)
+
+// Options tune a prediction. Zero values take the recorded trace's figures.
+type Options struct {
+	// Registry holds the pipeline's real stage types: the pipeline is
+	// validated against it, and it says which types use a device.
+	Registry *stages.Registry
+	// Params override the pipeline's params (like --set).
+	Params map[string]string
+	// Speed compresses time: stages sleep recorded/Speed. Default 10.
+	Speed float64
+	// Jobs to run; default the number of jobs in the trace, at least 1.
+	Jobs int
+	// InFlight is how many jobs run at once; default the most jobs the
+	// trace shows running at the same time.
+	InFlight int
+	// Partitions per job; default the recorded jobs' partition count,
+	// unless Params sets "partitions", then the pipeline's.
+	Partitions int
+	// Devices overrides the pipeline's device count when above 0.
+	Devices int
+	// Seed shuffles the recorded durations.
+	Seed uint64
+	// Analyze tunes the analysis of the simulated run.
+	Analyze analyze.Options
+}
+
+// Prediction is the analysed simulated run, in real (uncompressed) time.
+type Prediction struct {
+	Pipeline   string
+	Jobs       int
+	InFlight   int
+	Partitions int
+	Speed      float64
+	// Sources says where each stage's durations came from: "stage
+	// synthesize: 16 runs", "stage msm: 16 runs of type groth16.msm".
+	Sources []string
+	Report  *analyze.Report
+	Spans   []tracefile.Span
+}
+
+// Predict replays the stage durations of a recorded trace through the
+// pipeline at path and analyses the result.
+func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Options) (*Prediction, error) {
+	if opts.Registry == nil {
+		return nil, fmt.Errorf("simulate: no stage registry")
+	}
+	if opts.Speed <= 0 {
+		opts.Speed = 10
+	}
+	// Validate the pipeline as written, so errors point into the user's
+	// file, and learn its stages.
+	orig, err := runtime.Load(path, opts.Registry, opts.Params)
+	if err != nil {
+		return nil, err
+	}
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	rewritten, err := rewrite(src, orig, opts.Registry)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	rec := recorded(trace, opts.Seed)
+	rp := &replay{pools: map[string]*pool{}, speed: opts.Speed}
+	rp.late.Store(int64(timerOvershoot()))
+	pred := &Prediction{Pipeline: orig.Name, Speed: opts.Speed}
+	var missing []string
+	for _, s := range orig.Stages {
+		switch {
+		case rec.byName[s.Name] != nil:
+			rp.pools[s.Name] = rec.byName[s.Name]
+			pred.Sources = append(pred.Sources, fmt.Sprintf("stage %s: %d recorded runs", s.Name, len(rec.byName[s.Name].d)))
+		case rec.byType[s.Type] != nil:
+			rp.pools[s.Name] = rec.byType[s.Type]
+			pred.Sources = append(pred.Sources, fmt.Sprintf("stage %s: %d recorded runs of type %s", s.Name, len(rec.byType[s.Type].d), s.Type))
+		default:
+			missing = append(missing, s.Name)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, missingError(missing, orig, rec)
+	}
+	p, err := runtime.Parse(path, rewritten, registry(rp), opts.Params)
+	if err != nil {
+		return nil, fmt.Errorf("simulate: loading the replay pipeline: %w", err)
+	}
+
+	jobs, inFlight, parts := recordedLoad(trace)
+	pred.Jobs, pred.InFlight, pred.Partitions = pick(opts.Jobs, jobs, 1), pick(opts.InFlight, inFlight, 1), pick(opts.Partitions, parts, p.Partitions)
+	if _, set := opts.Params["partitions"]; set && opts.Partitions == 0 {
+		pred.Partitions = p.Partitions
+	}
+	pred.InFlight = min(pred.InFlight, pred.Jobs)
+
+	sr := tracetest.NewSpanRecorder()
+	res := resource.NewSchemaless(attribute.String("service.name", "prooflane-simulate"), pl.KeyPipeline.String(p.Name))
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr), sdktrace.WithResource(res))
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: tp, Devices: opts.Devices})
+	if err != nil {
+		return nil, err
+	}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(pred.InFlight)
+	for i := range pred.Jobs {
+		g.Go(func() error {
+			_, err := e.Run(gctx, runtime.Job{ID: fmt.Sprintf("sim-%d", i+1), Partitions: pred.Partitions})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	if err := tp.Shutdown(ctx); err != nil {
+		return nil, err
+	}
+	pred.Spans = stretch(tracefile.FromSDK(sr.Ended()), opts.Speed)
+	if pred.Report, err = analyze.Analyze(pred.Spans, opts.Analyze); err != nil {
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	return pred, nil
+}
+
+func pick(vals ...int) int {
+	for _, v := range vals {
+		if v > 0 {
+			return v
+		}
+	}
+	return 0
+}
+
+func missingError(missing []string, p *runtime.Pipeline, rec *durations) error {
+	var have []string
+	for n := range rec.byName {
+		have = append(have, n)
+	}
+	sort.Strings(have)
+	var parts []string
+	for _, m := range missing {
+		msg := fmt.Sprintf("%q", m)
+		if s := suggest.Closest(m, have); s != "" {
+			msg += fmt.Sprintf(" (did you mean %q?)", s)
+		}
+		parts = append(parts, msg)
+	}
+	return fmt.Errorf("pipeline %q: no recorded runs in the trace for stage %s, by name or type (the trace has: %s)",
+		p.Name, strings.Join(parts, ", "), strings.Join(have, ", "))
+}
+
+// recordedLoad reads the job count, the most jobs in flight at once and
+// the partitions of the first job from a trace's job spans.
+func recordedLoad(trace []tracefile.Span) (jobs, inFlight, partitions int) {
+	type edge struct {
+		t     time.Time
+		delta int
+	}
+	var edges []edge
+	for i := range trace {
+		s := &trace[i]
+		if s.Str(string(pl.KeyKind)) != pl.KindJob {
+			continue
+		}
+		jobs++
+		if partitions == 0 {
+			partitions = int(s.IntOr(string(pl.KeyPartitions), 0))
+		}
+		edges = append(edges, edge{s.Start, 1}, edge{s.End, -1})
+	}
+	sort.Slice(edges, func(i, j int) bool {
+		if !edges[i].t.Equal(edges[j].t) {
+			return edges[i].t.Before(edges[j].t)
+		}
+		return edges[i].delta < edges[j].delta // an end before a start at the same instant
+	})
+	cur := 0
+	for _, e := range edges {
+		cur += e.delta
+		inFlight = max(inFlight, cur)
+	}
+	return jobs, inFlight, partitions
+}
+
+// stretch undoes the time compression: every instant moves away from the
+// first span's start by a factor speed, and the recorded wait and hold
+// times scale with it.
+func stretch(spans []tracefile.Span, speed float64) []tracefile.Span {
+	if len(spans) == 0 {
+		return spans
+	}
+	origin := spans[0].Start
+	for _, s := range spans {
+		if s.Start.Before(origin) {
+			origin = s.Start
+		}
+	}
+	at := func(t time.Time) time.Time { return origin.Add(time.Duration(float64(t.Sub(origin)) * speed)) }
+	for i := range spans {
+		s := &spans[i]
+		s.Start, s.End = at(s.Start), at(s.End)
+		for j := range s.Events {
+			s.Events[j].Time = at(s.Events[j].Time)
+		}
+		for _, k := range []attribute.Key{pl.KeyWaitMS, pl.KeyHoldMS} {
+			if f, ok := s.Float(string(k)); ok {
+				s.Attrs[string(k)] = f * speed
+			}
+		}
+	}
+	return spans
+}
+
+// rewrite replaces every stage's type by a replay type (keeping device
+// placement) and drops its config.
+func rewrite(src []byte, p *runtime.Pipeline, reg *stages.Registry) ([]byte, error) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(src, &doc); err != nil {
+		return nil, err
+	}
+	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
+		return nil, fmt.Errorf("pipeline is not a mapping")
+	}
+	device := map[string]bool{}
+	for _, s := range p.Stages {
+		if f, ok := reg.Lookup(s.Type); ok {
+			device[s.Name] = f.Device
+		}
+	}
+	root := doc.Content[0]
+	for i := 0; i+1 < len(root.Content); i += 2 {
+		if root.Content[i].Value != "stages" || root.Content[i+1].Kind != yaml.MappingNode {
+			continue
+		}
+		st := root.Content[i+1]
+		for j := 0; j+1 < len(st.Content); j += 2 {
+			name, body := st.Content[j].Value, st.Content[j+1]
+			if body.Kind != yaml.MappingNode {
+				continue
+			}
+			kept := body.Content[:0]
+			for k := 0; k+1 < len(body.Content); k += 2 {
+				key, val := body.Content[k], body.Content[k+1]
+				switch key.Value {
+				case "config":
+					continue
+				case "type":
+					typ := TypeReplay
+					if device[name] {
+						typ = TypeReplayDevice
+					}
+					val = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: typ}
+				}
+				kept = append(kept, key, val)
+			}
+			body.Content = kept
+		}
+	}
+	return yaml.Marshal(&doc)
+}
