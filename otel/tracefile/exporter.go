@@ -222,3 +222,24 @@ func toAny[T any](xs []T) []any {
 	}
 	return out
 }
+
+// Write writes spans in the JSON-lines format, one per line.
+func Write(w io.Writer, spans []Span) error {
+	bw := bufio.NewWriter(w)
+	enc := json.NewEncoder(bw)
+	enc.SetEscapeHTML(false)
+	for _, s := range spans {
+		l := line{
+			TraceID: s.TraceID, SpanID: s.SpanID, ParentSpanID: s.ParentID, Name: s.Name,
+			Start: s.Start.UTC(), End: s.End.UTC(), DurationMS: float64(s.Duration()) / float64(time.Millisecond),
+			Status: s.Status, StatusMessage: s.StatusMessage, Attributes: s.Attrs, Events: []lineEvent{}, Resource: s.Resource,
+		}
+		for _, ev := range s.Events {
+			l.Events = append(l.Events, lineEvent{Name: ev.Name, Time: ev.Time.UTC(), Attributes: ev.Attrs})
+		}
+		if err := enc.Encode(l); err != nil {
+			return fmt.Errorf("span %q: %w", s.Name, err)
+		}
+	}
+	return bw.Flush()
+}

@@ -75,3 +75,21 @@ func TestParseRejectsSpanWithoutID(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+func TestWriteThenParseRoundTrips(t *testing.T) {
+	spans, err := Read("testdata/jaeger.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf strings.Builder
+	if err := Write(&buf, spans); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Parse("w.jsonl", []byte(buf.String()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, spans) {
+		t.Errorf("round trip changed spans:\n got %+v\nwant %+v", back, spans)
+	}
+}

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/prooflane/prooflane/otel/analyze"
+	"github.com/prooflane/prooflane/otel/simulate"
+	"github.com/prooflane/prooflane/otel/tracefile"
+	"github.com/prooflane/prooflane/stages/builtin"
+)
+
+func init() {
+	register("simulate", command{
+		summary: "predict throughput, GPU busy % and lock waits of a pipeline layout from a recorded trace, without a GPU",
+		run:     runSimulate,
+	})
+}
+
+// simParams collects repeated --set name=value flags.
+type simParams map[string]string
+
+func (p simParams) String() string {
+	var kv []string
+	for k, v := range p {
+		kv = append(kv, k+"="+v)
+	}
+	sort.Strings(kv)
+	return strings.Join(kv, ",")
+}
+
+func (p simParams) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("want name=value, got %q", s)
+	}
+	p[k] = v
+	return nil
+}
+
+func runSimulate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("simulate", "--from TRACE --pipeline NEW.yaml", stderr)
+	from := fs.String("from", "", "recorded `trace` (trace.jsonl or a Jaeger JSON export) whose stage run times are replayed")
+	pipeline := fs.String("pipeline", "", "pipeline `file` with the layout to predict")
+	params := simParams{}
+	fs.Var(params, "set", "override a pipeline param, `name=value` (repeatable)")
+	speed := fs.Float64("speed", 10, "time compression: stages sleep recorded/speed (results are in real time)")
+	jobs := fs.Int("jobs", 0, "jobs to run (default: as many as the trace has)")
+	inFlight := fs.Int("in-flight", 0, "jobs run at once (default: the most the trace ran at once)")
+	partitions := fs.Int("partitions", 0, "partitions per job (default: the trace's)")
+	devices := fs.Int("devices", 0, "override the pipeline's device count")
+	seed := fs.Uint64("seed", 1, "seed for shuffling recorded durations")
+	busy := fs.String("busy-stage", "gpu_compute", "stage name or type suffix whose runs count as device busy")
+	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this (with -v)")
+	verbose := fs.Bool("v", false, "also print the full analysis of the simulated run")
+	traceOut := fs.String("trace-file", "", "write the simulated run's spans (in real time) to this JSON-lines `file`")
+	html := fs.String("html", "", "write an HTML timeline of the simulated run to this `file`")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *pipeline == "" && fs.NArg() == 1 {
+		*pipeline = fs.Arg(0)
+	} else if fs.NArg() > 0 {
+		fs.Usage()
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *from == "" || *pipeline == "" {
+		fs.Usage()
+		return fmt.Errorf("want --from TRACE and --pipeline NEW.yaml")
+	}
+	if *speed <= 0 {
+		return fmt.Errorf("--speed %v: want a positive factor", *speed)
+	}
+	spans, err := tracefile.Read(*from)
+	if err != nil {
+		return err
+	}
+	aopts := analyze.Options{BusyStage: *busy, MinGap: *gap}
+	before, err := analyze.Analyze(spans, aopts)
+	if err != nil {
+		return fmt.Errorf("%s: %w", *from, err)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	pred, err := simulate.Predict(ctx, spans, *pipeline, simulate.Options{
+		Registry: builtin.Registry(), Params: params, Speed: *speed, Jobs: *jobs, InFlight: *inFlight,
+		Partitions: *partitions, Devices: *devices, Seed: *seed, Analyze: aopts,
+	})
+	if err != nil {
+		return err
+	}
+	writePrediction(stdout, *from, *pipeline, before, pred)
+	if *verbose {
+		fmt.Fprintln(stdout, "\nsimulated run:")
+		if err := pred.Report.WriteText(stdout); err != nil {
+			return err
+		}
+	}
+	if *traceOut != "" {
+		if err := writeReportFile(*traceOut, func(w io.Writer) error { return tracefile.Write(w, pred.Spans) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", *traceOut)
+	}
+	if *html != "" {
+		title := fmt.Sprintf("prooflane simulate: %s replaying %s", pred.Pipeline, *from)
+		if err := writeReportFile(*html, func(w io.Writer) error { return pred.Report.WriteHTML(w, title) }); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "wrote %s\n", *html)
+	}
+	return nil
+}
+
+// writePrediction prints the recorded and predicted figures side by side.
+func writePrediction(w io.Writer, from, pipeline string, before *analyze.Report, pred *simulate.Prediction) {
+	after := pred.Report
+	fmt.Fprintf(w, "prediction for %s (pipeline %q) replaying %s at %g× speed: %d job(s) × %d partitions, %d in flight\n",
+		pipeline, pred.Pipeline, from, pred.Speed, pred.Jobs, pred.Partitions, pred.InFlight)
+	fmt.Fprintf(w, "run times: %s\n\n", strings.Join(pred.Sources, "; "))
+	rows := [][3]string{
+		{"", "recorded", "predicted"},
+		{"makespan (s)", fmt.Sprintf("%.3f", before.Makespan.Seconds()), fmt.Sprintf("%.3f", after.Makespan.Seconds())},
+		{"proofs/min", fmt.Sprintf("%.2f", before.ProofsPerMinute), fmt.Sprintf("%.2f", after.ProofsPerMinute)},
+	}
+	devs := map[int][2]string{}
+	for i, r := range []*analyze.Report{before, after} {
+		for _, d := range r.Devices {
+			v := devs[d.Device]
+			v[i] = fmt.Sprintf("%.1f%%", d.BusyPct)
+			devs[d.Device] = v
+		}
+	}
+	var ids []int
+	for d := range devs {
+		ids = append(ids, d)
+	}
+	sort.Ints(ids)
+	for _, d := range ids {
+		rows = append(rows, [3]string{fmt.Sprintf("gpu %d busy", d), dash(devs[d][0]), dash(devs[d][1])})
+	}
+	waits := map[string][2]string{}
+	for i, r := range []*analyze.Report{before, after} {
+		for _, x := range r.Resources {
+			if x.Waits == 0 {
+				continue
+			}
+			v := waits[x.Name]
+			v[i] = fmt.Sprintf("%.3f", x.WaitTotal.Seconds())
+			waits[x.Name] = v
+		}
+	}
+	var names []string
+	for n := range waits {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		rows = append(rows, [3]string{fmt.Sprintf("wait %s (s)", n), dash(waits[n][0]), dash(waits[n][1])})
+	}
+	width := 0
+	for _, r := range rows {
+		width = max(width, len(r[0]))
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%-*s\t%s\t%s\t\n", width, r[0], r[1], r[2])
+	}
+	tw.Flush()
+	for _, warn := range after.Warnings {
+		fmt.Fprintf(w, "! %s\n", warn)
+	}
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
