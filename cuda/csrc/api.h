@@ -1,0 +1,85 @@
+/* api.h: the C interface of libprooflane_cuda.a, called from Go (cgo).
+ * Every function returns 0 or a cudaError_t code (see pl_error_string);
+ * PL_ERR_* codes are this library's own. Device work is queued on the
+ * given stream; functions that return host results wait for that stream
+ * only, never for the whole device. */
+#ifndef PROOFLANE_CUDA_API_H
+#define PROOFLANE_CUDA_API_H
+#include <stddef.h>
+#include <stdint.h>
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PL_ERR_ARG 10001     /* invalid argument */
+#define PL_ERR_TOO_BIG 10002 /* size beyond what the kernels index */
+
+typedef struct pl_stream pl_stream;
+
+/* A domain of 2^logn points; every element is an fr.Element in
+ * Montgomery form (4 little-endian 64-bit limbs). */
+typedef struct {
+  int logn;
+  uint64_t omega[4], omega_inv[4], g[4], g_inv[4], n_inv[4], den[4];
+} pl_domain;
+
+const char* pl_error_string(int code);
+int pl_device_count(int* n);
+int pl_device_info(int dev, char* name, int name_len, uint64_t* mem_total, uint64_t* mem_free,
+                   int* sms);
+int pl_device_init(int dev);
+
+int pl_stream_create(int dev, pl_stream** out);
+int pl_stream_destroy(pl_stream* s);
+int pl_stream_sync(pl_stream* s);
+
+int pl_malloc(int dev, void** p, size_t bytes);
+int pl_free(int dev, void* p);
+int pl_malloc_async(pl_stream* s, void** p, size_t bytes);
+int pl_free_async(pl_stream* s, void* p);
+int pl_host_alloc(void** p, size_t bytes);
+int pl_host_free(void* p);
+int pl_memset_async(pl_stream* s, void* p, int value, size_t bytes);
+/* src must be pinned (pl_host_alloc); returns at once. */
+int pl_h2d_pinned(pl_stream* s, void* dst, const void* src, size_t bytes);
+/* src may be any host memory: copied through the stream's pinned staging
+ * buffers; returns once src is no longer read. */
+int pl_h2d_staged(pl_stream* s, void* dst, const void* src, size_t bytes);
+/* waits for the stream, then the copy. */
+int pl_d2h(pl_stream* s, void* dst, const void* src, size_t bytes);
+
+int pl_event_create(int dev, void** ev);
+int pl_event_destroy(void* ev);
+int pl_event_record(pl_stream* s, void* ev);
+int pl_event_sync(void* ev);
+int pl_event_elapsed(float* ms, void* from, void* to);
+
+/* in place: to_mont != 0: canonical -> Montgomery, else the reverse */
+int pl_fr_convert(pl_stream* s, void* v, size_t n, int to_mont);
+/* gnark's Domain.FFT / FFTInverse on v (2^logn elements). */
+int pl_ntt(pl_stream* s, const pl_domain* d, void* v, int inverse, int dif, int coset);
+int pl_bitrev(pl_stream* s, void* v, int logn);
+/* gnark's groth16 computeH on a, b, c (2^logn each); result in a, b and c
+ * clobbered. */
+int pl_compute_h(pl_stream* s, const pl_domain* d, void* a, void* b, void* c);
+/* spin kernel for the overlap test: about `iters` field multiplications
+ * per thread over v. */
+int pl_busy(pl_stream* s, void* v, size_t n, int iters);
+
+/* Pippenger MSM; out receives ceil(256/c) window sums (XYZZ, host). */
+int pl_msm_g1(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont, int c,
+              void* out);
+int pl_msm_g2(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont, int c,
+              void* out);
+/* sum of bases[idx[i]]; idx on the host; out: one XYZZ (host). */
+int pl_sum_g1(pl_stream* s, const void* bases, const int32_t* idx, size_t count, void* out);
+int pl_sum_g2(pl_stream* s, const void* bases, const int32_t* idx, size_t count, void* out);
+
+/* compares the PTX Montgomery multiplication with the portable one on
+ * random inputs; mismatches counts the differences. */
+int pl_selftest(int dev, uint64_t seed, int* mismatches);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,57 @@
+// common.cuh: error handling, streams and scratch memory shared by the .cu files.
+#pragma once
+#include <cuda_runtime.h>
+#include <vector>
+#include "api.h"
+
+#define PL_CHECK(x)                              \
+  do {                                           \
+    cudaError_t e_ = (x);                        \
+    if (e_ != cudaSuccess) return (int)e_;       \
+  } while (0)
+#define PL_TRY(x)                                \
+  do {                                           \
+    int r_ = (x);                                \
+    if (r_ != 0) return r_;                      \
+  } while (0)
+// after every kernel launch
+#define PL_LAUNCHED() PL_CHECK(cudaGetLastError())
+
+#define PL_STAGE_BYTES (8u << 20)
+
+struct pl_stream {
+  int dev;
+  cudaStream_t s;
+  void* stage[2];
+  cudaEvent_t stage_ev[2];
+  int next;
+};
+
+// Stream-ordered temporaries, freed (stream-ordered) when the scope ends.
+struct Scratch {
+  pl_stream* st;
+  std::vector<void*> ptrs;
+  explicit Scratch(pl_stream* s) : st(s) {}
+  ~Scratch() {
+    for (void* p : ptrs) cudaFreeAsync(p, st->s);
+  }
+  template <class T>
+  int alloc(T** p, size_t count) {
+    void* q = nullptr;
+    cudaError_t e = cudaMallocAsync(&q, count * sizeof(T) + 16, st->s);
+    if (e != cudaSuccess) {
+      cudaGetLastError();
+      return (int)e;
+    }
+    ptrs.push_back(q);
+    *p = (T*)q;
+    return 0;
+  }
+};
+
+static inline unsigned grid_for(size_t n, unsigned threads) {
+  size_t g = (n + threads - 1) / threads;
+  if (g > (1u << 30)) g = 1u << 30;
+  if (g == 0) g = 1;
+  return (unsigned)g;
+}

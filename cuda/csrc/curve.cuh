@@ -1,0 +1,162 @@
+// curve.cuh: short Weierstrass points (a = 0) over F = Fp (G1) or Fp2 (G2).
+// Affine bases use gnark-crypto's layout (X then Y, Montgomery form,
+// infinity is X = Y = 0); accumulators are XYZZ (x = X/ZZ, y = Y/ZZZ,
+// infinity is ZZ = 0), formulas from the Explicit-Formulas Database
+// (madd-2008-s, add-2008-s, dbl-2008-s-1, mdbl-2008-s-1).
+#pragma once
+#include "field.cuh"
+
+namespace pl {
+
+template <class F>
+struct Affine {
+  F x, y;
+  PL_HD bool is_inf() const { return x.is_zero() && y.is_zero(); }
+};
+
+template <class F>
+struct XYZZ {
+  F x, y, zz, zzz;
+
+  PL_HD static XYZZ inf() {
+    XYZZ r;
+    r.x = F::one();
+    r.y = F::one();
+    r.zz = F::zero();
+    r.zzz = F::zero();
+    return r;
+  }
+  PL_HD bool is_inf() const { return zz.is_zero(); }
+
+  PL_HD static XYZZ from_affine(const Affine<F>& a) {
+    if (a.is_inf()) return inf();
+    XYZZ r;
+    r.x = a.x;
+    r.y = a.y;
+    r.zz = F::one();
+    r.zzz = F::one();
+    return r;
+  }
+
+  // mdbl-2008-s-1 on an affine point
+  PL_HD static XYZZ dbl_affine(const F& x1, const F& y1) {
+    XYZZ r;
+    F u = y1.dbl();
+    F v = u.sqr();
+    F w = u * v;
+    F s = x1 * v;
+    F xx = x1.sqr();
+    F m = xx.dbl() + xx;
+    r.x = m.sqr() - s.dbl();
+    r.y = m * (s - r.x) - w * y1;
+    r.zz = v;
+    r.zzz = w;
+    return r;
+  }
+
+  // dbl-2008-s-1
+  PL_HD XYZZ dbl() const {
+    if (is_inf()) return *this;
+    XYZZ r;
+    F u = y.dbl();
+    F v = u.sqr();
+    F w = u * v;
+    F s = x * v;
+    F xx = x.sqr();
+    F m = xx.dbl() + xx;
+    r.x = m.sqr() - s.dbl();
+    r.y = m * (s - r.x) - w * y;
+    r.zz = v * zz;
+    r.zzz = w * zzz;
+    return r;
+  }
+
+  // this += (x2, y2) (y2 already negated when needed); (x2, y2) must not be
+  // infinity.
+  PL_HD void add_affine(const F& x2, const F& y2) {
+    if (is_inf()) {
+      x = x2;
+      y = y2;
+      zz = F::one();
+      zzz = F::one();
+      return;
+    }
+    F p = x2 * zz - x;
+    F r = y2 * zzz - y;
+    if (p.is_zero()) {
+      if (r.is_zero()) {
+        *this = dbl_affine(x2, y2);
+      } else {
+        *this = inf();
+      }
+      return;
+    }
+    F pp = p.sqr();
+    F ppp = p * pp;
+    F q = x * pp;
+    F x3 = r.sqr() - ppp - q.dbl();
+    y = r * (q - x3) - y * ppp;
+    x = x3;
+    zz = zz * pp;
+    zzz = zzz * ppp;
+  }
+
+  PL_HD void add_affine(const Affine<F>& a, bool negate) {
+    if (a.is_inf()) return;
+    if (negate) {
+      add_affine(a.x, a.y.neg());
+    } else {
+      add_affine(a.x, a.y);
+    }
+  }
+
+  // add-2008-s
+  PL_HD void add(const XYZZ& q) {
+    if (q.is_inf()) return;
+    if (is_inf()) {
+      *this = q;
+      return;
+    }
+    F u1 = x * q.zz;
+    F u2 = q.x * zz;
+    F s1 = y * q.zzz;
+    F s2 = q.y * zzz;
+    F p = u2 - u1;
+    F r = s2 - s1;
+    if (p.is_zero()) {
+      if (r.is_zero()) {
+        *this = dbl();
+      } else {
+        *this = inf();
+      }
+      return;
+    }
+    F pp = p.sqr();
+    F ppp = p * pp;
+    F qq = u1 * pp;
+    F x3 = r.sqr() - ppp - qq.dbl();
+    y = r * (qq - x3) - s1 * ppp;
+    x = x3;
+    zz = zz * q.zz * pp;
+    zzz = zzz * q.zzz * ppp;
+  }
+
+  // this * k for a small non-negative k (double-and-add from the top bit).
+  PL_HD XYZZ mul_small(uint32_t k) const {
+    XYZZ acc = inf();
+    int top = 31;
+    while (top >= 0 && !((k >> top) & 1)) top--;
+    for (int bit = top; bit >= 0; bit--) {
+      acc = acc.dbl();
+      if ((k >> bit) & 1) acc.add(*this);
+    }
+    return acc;
+  }
+};
+
+typedef Affine<Fp> G1Affine;
+typedef Affine<Fp2> G2Affine;
+typedef XYZZ<Fp> G1XYZZ;
+typedef XYZZ<Fp2> G2XYZZ;
+
+}  // namespace pl

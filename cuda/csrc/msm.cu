@@ -1,0 +1,242 @@
+// msm.cu: Pippenger MSM over G1 and G2 and batch addition of bases
+// (see msm.cuh for the pipeline). All temporaries are stream-ordered
+// (cudaMallocAsync / cudaFreeAsync on the caller's stream).
+#include <cub/cub.cuh>
+#include "common.cuh"
+#include "msm.cuh"
+
+using namespace pl;
+
+namespace {
+
+constexpr uint32_t SEG = 128;        // points per accumulation thread
+constexpr uint32_t CHUNK = 64;       // buckets per reduction thread
+constexpr unsigned HEAVY = 128;      // threads per block, point kernels
+
+__global__ void k_recode(const Fr* scalars, size_t n, int mont, int c, uint32_t* keys,
+                         uint32_t* vals) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    Fr s = scalars[i];
+    if (mont) s = s.from_mont();
+    msm_recode(s.v, (uint32_t)i, c, keys + i, vals + i, n);
+  }
+}
+
+__global__ void k_bounds(const uint32_t* keys, size_t total, uint32_t sentinel, uint32_t* start,
+                         uint32_t* end) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
+       i += (size_t)gridDim.x * blockDim.x) {
+    uint32_t k = keys[i];
+    if (k >= sentinel) continue;
+    if (i == 0 || keys[i - 1] != k) start[k] = (uint32_t)i;
+    if (i + 1 == total || keys[i + 1] != k) end[k] = (uint32_t)i + 1;
+  }
+}
+
+__global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t nb,
+                           uint32_t* cnt) {
+  for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < nb; b += gridDim.x * blockDim.x)
+    cnt[b] = (end[b] - start[b] + SEG - 1) / SEG;
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_segments(const Affine<F>* bases, const uint32_t* vals,
+                                                    const uint32_t* start, const uint32_t* end,
+                                                    const uint32_t* off, const uint32_t* cnt,
+                                                    uint32_t nb, uint32_t maxseg,
+                                                    XYZZ<F>* partial) {
+  const uint32_t total = off[nb - 1] + cnt[nb - 1];
+  for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < total && g < maxseg;
+       g += gridDim.x * blockDim.x) {
+    uint32_t b = find_bucket(off, nb, g);
+    uint32_t j = g - off[b];
+    uint32_t begin = start[b] + j * SEG;
+    uint32_t stop = begin + SEG;
+    if (stop > end[b]) stop = end[b];
+    partial[g] = msm_accumulate<F>(bases, vals, begin, stop);
+  }
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_bucket_sum(const XYZZ<F>* partial, const uint32_t* off,
+                                                      const uint32_t* cnt, uint32_t nb,
+                                                      XYZZ<F>* buckets) {
+  for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < nb; b += gridDim.x * blockDim.x) {
+    XYZZ<F> acc = XYZZ<F>::inf();
+    const uint32_t o = off[b], c = cnt[b];
+    if (c > 0) acc = partial[o];
+    for (uint32_t k = 1; k < c; k++) acc.add(partial[o + k]);
+    buckets[b] = acc;
+  }
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_chunks(const XYZZ<F>* buckets, uint32_t half,
+                                                  uint32_t nchunks, uint32_t windows,
+                                                  XYZZ<F>* out) {
+  const uint32_t total = nchunks * windows;
+  const uint32_t len = half / nchunks;
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    uint32_t w = t / nchunks, k = t % nchunks;
+    out[t] = msm_chunk_reduce<F>(buckets + (size_t)w * half, k * len, len);
+  }
+}
+
+// pts[g*stride + i] += pts[g*stride + i + newlen] for i < len - newlen
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_reduce_step(XYZZ<F>* pts, uint32_t groups,
+                                                       uint32_t stride, uint32_t len,
+                                                       uint32_t newlen) {
+  const uint32_t per = len - newlen;
+  const uint32_t total = per * groups;
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
+    uint32_t g = t / per, i = t % per;
+    XYZZ<F> a = pts[(size_t)g * stride + i];
+    a.add(pts[(size_t)g * stride + i + newlen]);
+    pts[(size_t)g * stride + i] = a;
+  }
+}
+
+template <class F>
+int reduce_groups(pl_stream* s, XYZZ<F>* pts, uint32_t groups, uint32_t stride, uint32_t len) {
+  while (len > 1) {
+    uint32_t newlen = (len + 1) / 2;
+    k_reduce_step<F><<<grid_for((size_t)(len - newlen) * groups, HEAVY), HEAVY, 0, s->s>>>(
+        pts, groups, stride, len, newlen);
+    PL_LAUNCHED();
+    len = newlen;
+  }
+  return 0;
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_sum_strided(const Affine<F>* bases, const int32_t* idx,
+                                                       size_t count, uint32_t threads,
+                                                       XYZZ<F>* out) {
+  uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= threads) return;
+  XYZZ<F> acc = XYZZ<F>::inf();
+  for (size_t i = t; i < count; i += threads) acc.add_affine(bases[idx[i]], false);
+  out[t] = acc;
+}
+
+template <class F>
+int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mont, int c,
+        void* out) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  if (c < 4 || c > 24 || n == 0) return PL_ERR_ARG;
+  const Affine<F>* bases = (const Affine<F>*)bases_;
+  const Fr* scalars = (const Fr*)scalars_;
+  const uint32_t W = msm_windows(c);
+  const uint32_t half = 1u << (c - 1);
+  const uint32_t nb = W * half;
+  const uint32_t sentinel = nb;
+  const size_t total = n * W;
+  if (n >= (1ull << 31) || total >= (1ull << 31)) return PL_ERR_TOO_BIG;
+  int end_bit = 32 - __builtin_clz(sentinel);
+
+  Scratch sc(s);
+  uint32_t *keys_in, *keys_out, *vals_in, *vals_out;
+  PL_TRY(sc.alloc(&keys_in, total));
+  PL_TRY(sc.alloc(&keys_out, total));
+  PL_TRY(sc.alloc(&vals_in, total));
+  PL_TRY(sc.alloc(&vals_out, total));
+  k_recode<<<grid_for(n, 256), 256, 0, s->s>>>(scalars, n, mont, c, keys_in, vals_in);
+  PL_LAUNCHED();
+
+  size_t temp_bytes = 0;
+  PL_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_out, vals_in,
+                                           vals_out, (int)total, 0, end_bit, s->s));
+  uint8_t* temp;
+  PL_TRY(sc.alloc(&temp, temp_bytes));
+  PL_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, vals_in, vals_out,
+                                           (int)total, 0, end_bit, s->s));
+
+  uint32_t *start, *end, *cnt, *off;
+  PL_TRY(sc.alloc(&start, nb));
+  PL_TRY(sc.alloc(&end, nb));
+  PL_TRY(sc.alloc(&cnt, nb));
+  PL_TRY(sc.alloc(&off, nb));
+  PL_CHECK(cudaMemsetAsync(start, 0, nb * sizeof(uint32_t), s->s));
+  PL_CHECK(cudaMemsetAsync(end, 0, nb * sizeof(uint32_t), s->s));
+  k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, total, sentinel, start, end);
+  PL_LAUNCHED();
+  k_segcount<<<grid_for(nb, 256), 256, 0, s->s>>>(start, end, nb, cnt);
+  PL_LAUNCHED();
+  size_t scan_bytes = 0;
+  PL_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt, off, (int)nb, s->s));
+  uint8_t* scan_temp;
+  PL_TRY(sc.alloc(&scan_temp, scan_bytes));
+  PL_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, cnt, off, (int)nb, s->s));
+
+  const uint32_t maxseg = (uint32_t)(total / SEG + nb);
+  XYZZ<F>* partial;
+  PL_TRY(sc.alloc(&partial, maxseg));
+  k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end, off, cnt,
+                                                             nb, maxseg, partial);
+  PL_LAUNCHED();
+  XYZZ<F>* buckets;
+  PL_TRY(sc.alloc(&buckets, nb));
+  k_bucket_sum<F><<<grid_for(nb, HEAVY), HEAVY, 0, s->s>>>(partial, off, cnt, nb, buckets);
+  PL_LAUNCHED();
+
+  const uint32_t len = half < CHUNK ? half : CHUNK;
+  const uint32_t nchunks = half / len;
+  XYZZ<F>* chunks;
+  PL_TRY(sc.alloc(&chunks, (size_t)nchunks * W));
+  k_chunks<F><<<grid_for((size_t)nchunks * W, HEAVY), HEAVY, 0, s->s>>>(buckets, half, nchunks, W,
+                                                                       chunks);
+  PL_LAUNCHED();
+  PL_TRY(reduce_groups<F>(s, chunks, W, nchunks, nchunks));
+  PL_CHECK(cudaMemcpy2DAsync(out, sizeof(XYZZ<F>), chunks, sizeof(XYZZ<F>) * nchunks,
+                             sizeof(XYZZ<F>), W, cudaMemcpyDeviceToHost, s->s));
+  PL_CHECK(cudaStreamSynchronize(s->s));
+  return 0;
+}
+
+template <class F>
+int sum(pl_stream* s, const void* bases, const int32_t* idx_host, size_t count, void* out) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  if (count == 0) {
+    XYZZ<F> inf = XYZZ<F>::inf();
+    memcpy(out, &inf, sizeof(inf));
+    return 0;
+  }
+  Scratch sc(s);
+  int32_t* idx;
+  PL_TRY(sc.alloc(&idx, count));
+  PL_TRY(pl_h2d_staged(s, idx, idx_host, count * sizeof(int32_t)));
+  uint32_t threads = count < 16384 ? (uint32_t)count : 16384;
+  XYZZ<F>* part;
+  PL_TRY(sc.alloc(&part, threads));
+  k_sum_strided<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>((const Affine<F>*)bases, idx,
+                                                                 count, threads, part);
+  PL_LAUNCHED();
+  PL_TRY(reduce_groups<F>(s, part, 1, threads, threads));
+  PL_CHECK(cudaMemcpyAsync(out, part, sizeof(XYZZ<F>), cudaMemcpyDeviceToHost, s->s));
+  PL_CHECK(cudaStreamSynchronize(s->s));
+  return 0;
+}
+
+}  // namespace
+
+extern "C" int pl_msm_g1(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont,
+                         int c, void* out) {
+  return msm<Fp>(s, bases, scalars, n, mont, c, out);
+}
+
+extern "C" int pl_msm_g2(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont,
+                         int c, void* out) {
+  return msm<Fp2>(s, bases, scalars, n, mont, c, out);
+}
+
+extern "C" int pl_sum_g1(pl_stream* s, const void* bases, const int32_t* idx, size_t count,
+                         void* out) {
+  return sum<Fp>(s, bases, idx, count, out);
+}
+
+extern "C" int pl_sum_g2(pl_stream* s, const void* bases, const int32_t* idx, size_t count,
+                         void* out) {
+  return sum<Fp2>(s, bases, idx, count, out);
+}

@@ -1,0 +1,97 @@
+// msm.cuh: the per-thread pieces of the Pippenger MSM, shared by the CUDA
+// kernels (msm.cu) and the host emulation the CPU tests run
+// (cuda/internal/hostcheck).
+//
+// Pipeline: scalars (canonical, 255 bits) are cut into W = ceil(256/c)
+// signed c-bit digits d in [-2^(c-1), 2^(c-1)]; each nonzero digit of
+// scalar i in window w gives a pair (key = w*2^(c-1) + |d|-1, val = i with
+// the sign in bit 31). The pairs are radix-sorted by key; each bucket's run
+// is cut into segments of at most SEG points that threads accumulate
+// (mixed XYZZ additions); segments are summed per bucket; each window's
+// buckets are reduced as sum_j j*B_j in K chunks of running sums; the
+// chunks are summed per window and the host combines the windows.
+#pragma once
+#include "curve.cuh"
+
+namespace pl {
+
+// bits [off, off+len) of a 256-bit little-endian value, len <= 32, zero
+// beyond bit 255.
+PL_HD uint32_t scalar_bits(const uint32_t s[8], int off, int len) {
+  int limb = off >> 5, sh = off & 31;
+  uint64_t lo = limb < 8 ? s[limb] : 0;
+  uint64_t hi = limb + 1 < 8 ? s[limb + 1] : 0;
+  uint64_t w = (lo | (hi << 32)) >> sh;
+  return (uint32_t)(w & ((len == 32) ? 0xffffffffull : ((1ull << len) - 1)));
+}
+
+PL_HD int msm_windows(int c) { return (256 + c - 1) / c; }
+
+// Signed-digit recoding of one canonical scalar. For each window w writes
+// keys[w*stride] and vals[w*stride]; zero digits get key `sentinel`
+// (= W * 2^(c-1)), which sorts after every bucket.
+PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys,
+                      uint32_t* vals, size_t stride) {
+  const int W = msm_windows(c);
+  const uint32_t half = 1u << (c - 1);
+  const uint32_t sentinel = (uint32_t)W * half;
+  uint32_t carry = 0;
+  for (int w = 0; w < W; w++) {
+    uint32_t raw = scalar_bits(s, w * c, c) + carry;
+    uint32_t key, neg = 0, mag;
+    if (raw > half) {
+      mag = (1u << c) - raw;
+      neg = 1;
+      carry = 1;
+    } else {
+      mag = raw;
+      carry = 0;
+    }
+    key = mag == 0 ? sentinel : (uint32_t)w * half + (mag - 1);
+    keys[(size_t)w * stride] = key;
+    vals[(size_t)w * stride] = index | (neg << 31);
+  }
+}
+
+// upper_bound(off[0..n), g) - 1: the bucket owning segment g.
+PL_HD uint32_t find_bucket(const uint32_t* off, uint32_t n, uint32_t g) {
+  uint32_t lo = 0, hi = n;  // first index with off[i] > g lies in [lo, hi]
+  while (lo < hi) {
+    uint32_t mid = (lo + hi) >> 1;
+    if (off[mid] <= g)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo - 1;
+}
+
+// Accumulate pairs [begin, end) of the sorted value array.
+template <class F>
+PL_HD XYZZ<F> msm_accumulate(const Affine<F>* bases, const uint32_t* vals, uint32_t begin,
+                             uint32_t end) {
+  XYZZ<F> acc = XYZZ<F>::inf();
+  for (uint32_t k = begin; k < end; k++) {
+    uint32_t v = vals[k];
+    Affine<F> b = bases[v & 0x7fffffffu];
+    acc.add_affine(b, (v >> 31) != 0);
+  }
+  return acc;
+}
+
+// One chunk of a window's reduction: buckets (0-based) [lo0, lo0+len) of
+// the window, bucket j holding the points of digit magnitude j+1. Returns
+// sum_j (j+1) * B_j over the chunk.
+template <class F>
+PL_HD XYZZ<F> msm_chunk_reduce(const XYZZ<F>* buckets, uint32_t lo0, uint32_t len) {
+  XYZZ<F> s = XYZZ<F>::inf(), t = XYZZ<F>::inf();
+  for (int j = (int)len - 1; j >= 0; j--) {
+    s.add(buckets[lo0 + j]);
+    t.add(s);
+  }
+  // t = sum (j - lo0 + 1) B_j; add lo0 * s.
+  if (lo0 != 0) t.add(s.mul_small(lo0));
+  return t;
+}
+
+}  // namespace pl

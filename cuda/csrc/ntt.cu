@@ -1,0 +1,276 @@
+// ntt.cu: NTT over Fr (gnark's fft.Domain semantics) and the fused
+// Groth16 H step. Twiddle and coset tables are built once per device and
+// domain, on the first stream that asks, and shared through an event.
+#include <map>
+#include <mutex>
+#include <string>
+#include <string.h>
+#include "common.cuh"
+#include "ntt.cuh"
+
+using pl::Fr;
+
+namespace {
+
+// Powers base^i * c for i < count, as two tables: lo[i & 4095] * hi[i >> 12].
+struct PowTable {
+  Fr* lo = nullptr;  // 4096
+  Fr* hi = nullptr;  // max(1, count >> 12)
+};
+
+struct DomainTables {
+  int logn;
+  Fr* tw[2] = {nullptr, nullptr};  // omega^i, omega^-i for i < n/2
+  PowTable g, g_n, ginv_n;           // g^i, g^i/n, g^-i/n
+  PowTable twsrc[2];
+  cudaEvent_t ready;
+};
+
+std::mutex g_mu;
+std::map<std::string, DomainTables*> g_tables[64];
+
+Fr load(const uint64_t v[4]) {
+  Fr r;
+  memcpy(r.v, v, 32);
+  return r;
+}
+
+void host_pow_table(Fr base, Fr c, size_t count, std::vector<Fr>& lo, std::vector<Fr>& hi) {
+  lo.resize(4096);
+  Fr x = Fr::one();
+  for (int i = 0; i < 4096; i++) {
+    lo[i] = x;
+    x = x * base;
+  }
+  // x = base^4096
+  size_t nh = count >> 12;
+  if (nh == 0) nh = 1;
+  hi.resize(nh);
+  Fr y = c;
+  for (size_t j = 0; j < nh; j++) {
+    hi[j] = y;
+    y = y * x;
+  }
+}
+
+__global__ void k_pow_expand(Fr* out, size_t count, const Fr* lo, const Fr* hi) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+       i += (size_t)gridDim.x * blockDim.x)
+    out[i] = lo[i & 4095] * hi[i >> 12];
+}
+
+int upload_table(pl_stream* s, PowTable* t, Fr base, Fr c, size_t count) {
+  std::vector<Fr> lo, hi;
+  host_pow_table(base, c, count, lo, hi);
+  PL_CHECK(cudaMalloc(&t->lo, lo.size() * sizeof(Fr)));
+  PL_CHECK(cudaMalloc(&t->hi, hi.size() * sizeof(Fr)));
+  PL_TRY(pl_h2d_staged(s, t->lo, lo.data(), lo.size() * sizeof(Fr)));
+  PL_TRY(pl_h2d_staged(s, t->hi, hi.data(), hi.size() * sizeof(Fr)));
+  return 0;
+}
+
+int build_tables(pl_stream* s, const pl_domain* d, DomainTables* t) {
+  const size_t n = 1ull << d->logn;
+  const size_t half = n / 2 ? n / 2 : 1;
+  Fr one = Fr::one();
+  for (int dir = 0; dir < 2; dir++) {
+    PowTable tmp;
+    PL_TRY(upload_table(s, &tmp, load(dir ? d->omega_inv : d->omega), one, half));
+    PL_CHECK(cudaMalloc(&t->tw[dir], half * sizeof(Fr)));
+    k_pow_expand<<<grid_for(half, 256), 256, 0, s->s>>>(t->tw[dir], half, tmp.lo, tmp.hi);
+    PL_LAUNCHED();
+    t->twsrc[dir] = tmp;  // small; kept with the domain, freed never
+  }
+  Fr ninv = load(d->n_inv);
+  PL_TRY(upload_table(s, &t->g, load(d->g), one, n));
+  PL_TRY(upload_table(s, &t->g_n, load(d->g), ninv, n));
+  PL_TRY(upload_table(s, &t->ginv_n, load(d->g_inv), ninv, n));
+  PL_CHECK(cudaEventCreateWithFlags(&t->ready, cudaEventDisableTiming));
+  PL_CHECK(cudaEventRecord(t->ready, s->s));
+  return 0;
+}
+
+// Tables for d, built on s the first time; s waits until they are ready.
+int get_tables(pl_stream* s, const pl_domain* d, DomainTables** out) {
+  if (d->logn < 0 || d->logn > 30) return PL_ERR_ARG;
+  std::string key((const char*)d, sizeof(pl_domain));
+  std::lock_guard<std::mutex> lock(g_mu);
+  auto& m = g_tables[s->dev & 63];
+  auto it = m.find(key);
+  if (it == m.end()) {
+    DomainTables* t = new DomainTables();
+    t->logn = d->logn;
+    int r = build_tables(s, d, t);
+    if (r != 0) {
+      delete t;
+      return r;
+    }
+    it = m.emplace(key, t).first;
+  }
+  PL_CHECK(cudaStreamWaitEvent(s->s, it->second->ready, 0));
+  *out = it->second;
+  return 0;
+}
+
+template <bool DIF>
+__global__ void __launch_bounds__(512) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p) {
+  extern __shared__ Fr tile[];
+  const uint64_t b = blockIdx.x;
+  const uint32_t T = 1u << p.tile_log();
+  for (uint32_t t = threadIdx.x; t < T; t += blockDim.x) tile[t] = x[p.index(b, t)];
+  __syncthreads();
+  for (int s = 0; s < p.k; s++) {
+    const int m = DIF ? p.k - 1 - s : s;
+    for (uint32_t q = threadIdx.x; q < T / 2; q += blockDim.x) {
+      uint32_t t0, t1;
+      uint64_t e;
+      p.pair(b, q, m, &t0, &t1, &e);
+      if (DIF)
+        pl::butterfly_dif(tile, t0, t1, tw[e]);
+      else
+        pl::butterfly_dit(tile, t0, t1, tw[e]);
+    }
+    __syncthreads();
+  }
+  for (uint32_t t = threadIdx.x; t < T; t += blockDim.x) x[p.index(b, t)] = tile[t];
+}
+
+__device__ __forceinline__ uint64_t dev_bitrev(uint64_t i, int L) {
+  return L == 0 ? 0 : (__brevll(i) >> (64 - L));
+}
+
+__global__ void k_scale(Fr* x, int L, const Fr* lo, const Fr* hi, int rev) {
+  const size_t n = 1ull << L;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    uint64_t e = rev ? dev_bitrev(i, L) : i;
+    x[i] = x[i] * (lo[e & 4095] * hi[e >> 12]);
+  }
+}
+
+__global__ void k_scale_const(Fr* x, size_t n, Fr c) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    x[i] = x[i] * c;
+}
+
+__global__ void k_h_pointwise(Fr* a, const Fr* b, const Fr* c, size_t n, Fr den) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    a[i] = (a[i] * b[i] - c[i]) * den;
+}
+
+__global__ void k_bitrev(Fr* x, int L) {
+  const size_t n = 1ull << L;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    size_t j = dev_bitrev(i, L);
+    if (i < j) {
+      Fr t = x[i];
+      x[i] = x[j];
+      x[j] = t;
+    }
+  }
+}
+
+__global__ void k_convert(Fr* x, size_t n, int to_mont) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    x[i] = to_mont ? x[i].to_mont() : x[i].from_mont();
+}
+
+int run_passes(pl_stream* s, Fr* x, const Fr* tw, int L, bool dif) {
+  pl::NttPass passes[8];
+  int np = pl::ntt_plan(L, passes);
+  for (int i = 0; i < np; i++) {
+    const pl::NttPass& p = passes[dif ? np - 1 - i : i];
+    unsigned threads = 1u << (p.tile_log() - 1);
+    size_t smem = sizeof(Fr) << p.tile_log();
+    if (dif)
+      k_ntt_pass<true><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p);
+    else
+      k_ntt_pass<false><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p);
+    PL_LAUNCHED();
+  }
+  return 0;
+}
+
+int scale(pl_stream* s, Fr* x, int L, const PowTable& t, int rev) {
+  k_scale<<<grid_for(1ull << L, 256), 256, 0, s->s>>>(x, L, t.lo, t.hi, rev);
+  PL_LAUNCHED();
+  return 0;
+}
+
+}  // namespace
+
+extern "C" int pl_ntt(pl_stream* s, const pl_domain* d, void* v, int inverse, int dif, int coset) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  DomainTables* t;
+  PL_TRY(get_tables(s, d, &t));
+  const int L = d->logn;
+  Fr* x = (Fr*)v;
+  if (!inverse && coset) PL_TRY(scale(s, x, L, t->g, !dif));
+  PL_TRY(run_passes(s, x, t->tw[inverse ? 1 : 0], L, dif != 0));
+  if (inverse) {
+    if (coset) {
+      PL_TRY(scale(s, x, L, t->ginv_n, dif));
+    } else {
+      k_scale_const<<<grid_for(1ull << L, 256), 256, 0, s->s>>>(x, 1ull << L, load(d->n_inv));
+      PL_LAUNCHED();
+    }
+  }
+  return 0;
+}
+
+extern "C" int pl_bitrev(pl_stream* s, void* v, int logn) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  k_bitrev<<<grid_for(1ull << logn, 256), 256, 0, s->s>>>((Fr*)v, logn);
+  PL_LAUNCHED();
+  return 0;
+}
+
+extern "C" int pl_fr_convert(pl_stream* s, void* v, size_t n, int to_mont) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  if (n == 0) return 0;
+  k_convert<<<grid_for(n, 256), 256, 0, s->s>>>((Fr*)v, n, to_mont);
+  PL_LAUNCHED();
+  return 0;
+}
+
+// gnark computeH: for x in a, b, c: FFTInverse(x, DIF); FFT(x, DIT, OnCoset);
+// a = (a*b - c) * den; FFTInverse(a, DIF, OnCoset). The iFFT's 1/n and the
+// coset FFT's g^j merge into one scaling of the bit-reversed vector.
+extern "C" int pl_compute_h(pl_stream* s, const pl_domain* d, void* a, void* b, void* c) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  DomainTables* t;
+  PL_TRY(get_tables(s, d, &t));
+  const int L = d->logn;
+  const size_t n = 1ull << L;
+  Fr* v[3] = {(Fr*)a, (Fr*)b, (Fr*)c};
+  for (int i = 0; i < 3; i++) {
+    PL_TRY(run_passes(s, v[i], t->tw[1], L, true));
+    PL_TRY(scale(s, v[i], L, t->g_n, 1));
+    PL_TRY(run_passes(s, v[i], t->tw[0], L, false));
+  }
+  k_h_pointwise<<<grid_for(n, 256), 256, 0, s->s>>>(v[0], v[1], v[2], n, load(d->den));
+  PL_LAUNCHED();
+  PL_TRY(run_passes(s, v[0], t->tw[1], L, true));
+  PL_TRY(scale(s, v[0], L, t->ginv_n, 1));
+  return 0;
+}
+
+__global__ void k_busy(Fr* x, size_t n, int iters) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    Fr a = x[i];
+    for (int k = 0; k < iters; k++) a = a * a;
+    x[i] = a;
+  }
+}
+
+extern "C" int pl_busy(pl_stream* s, void* v, size_t n, int iters) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  k_busy<<<grid_for(n, 256), 256, 0, s->s>>>((Fr*)v, n, iters);
+  PL_LAUNCHED();
+  return 0;
+}

@@ -1,0 +1,90 @@
+// ntt.cuh: index arithmetic of the radix-2 NTT, shared by the kernels
+// (ntt.cu) and the host emulation (cuda/internal/hostcheck).
+//
+// An NTT of n = 2^L points runs as passes; a pass does k consecutive
+// radix-2 stages in shared memory on tiles of 2^k rows by G columns. For a
+// pass over index bits [lo, lo+k): a global index is
+// (high << (lo+k)) | (j << lo) | l, with j the row (the bits the pass
+// transforms) and l = lb*G + g the column. DIF (natural in, bit-reversed
+// out, gnark's fft.DIF) runs passes from the top bits down and the stages
+// inside a pass from the top row bit down; DIT (bit-reversed in, natural
+// out, fft.DIT) the other way round. The stage of half-size h = 2^(lo+m)
+// pairs rows j0, j0 + 2^m and uses twiddle w^e,
+// e = ((j0 mod 2^m) << lo | l) << (L - 1 - lo - m).
+#pragma once
+#include "field.cuh"
+
+namespace pl {
+
+#define PL_NTT_TILE_LOG 10
+
+struct NttPass {
+  int L, lo, k, logG;  // G = 2^logG columns per tile
+  PL_HD int tile_log() const { return k + logG; }
+  PL_HD uint64_t blocks() const { return 1ull << (L - k - logG); }
+  // global index of tile element t in block b
+  PL_HD uint64_t index(uint64_t b, uint32_t t) const {
+    const uint64_t lblocks = 1ull << (lo - logG);
+    uint64_t high = b >> (lo - logG);
+    uint64_t lb = b & (lblocks - 1);
+    uint64_t j = t >> logG;
+    uint64_t g = t & ((1u << logG) - 1);
+    return (high << (lo + k)) | (j << lo) | ((lb << logG) | g);
+  }
+  // pair p (0 <= p < tile/2) of stage m in block b: tile rows and twiddle exponent
+  PL_HD void pair(uint64_t b, uint32_t p, int m, uint32_t* t0, uint32_t* t1, uint64_t* e) const {
+    const uint64_t lblocks = 1ull << (lo - logG);
+    uint64_t lb = b & (lblocks - 1);
+    uint32_t g = p & ((1u << logG) - 1);
+    uint32_t q = p >> logG;
+    uint32_t mask = (1u << m) - 1;
+    uint32_t j0 = ((q >> m) << (m + 1)) | (q & mask);
+    uint32_t j1 = j0 | (1u << m);
+    *t0 = (j0 << logG) | g;
+    *t1 = (j1 << logG) | g;
+    uint64_t l = (lb << logG) | g;
+    *e = ((((uint64_t)(j0 & mask)) << lo) | l) << (L - 1 - lo - m);
+  }
+};
+
+// Split L stages into passes of at most PL_NTT_TILE_LOG stages; pass i covers
+// bits [lo_i, lo_i + k_i), listed from bit 0 up.
+PL_HD int ntt_plan(int L, NttPass* passes) {
+  int np = (L + PL_NTT_TILE_LOG - 1) / PL_NTT_TILE_LOG;
+  if (np == 0) return 0;
+  int base = L / np, extra = L % np, lo = 0;
+  for (int i = 0; i < np; i++) {
+    int k = base + (i < extra ? 1 : 0);
+    int logG = PL_NTT_TILE_LOG - k;
+    if (logG > lo) logG = lo;
+    passes[i].L = L;
+    passes[i].lo = lo;
+    passes[i].k = k;
+    passes[i].logG = logG;
+    lo += k;
+  }
+  return np;
+}
+
+PL_HD uint64_t bitrev(uint64_t x, int L) {
+  uint64_t r = 0;
+  for (int i = 0; i < L; i++) {
+    r = (r << 1) | (x & 1);
+    x >>= 1;
+  }
+  return r;
+}
+
+PL_HD void butterfly_dif(Fr* x, uint32_t t0, uint32_t t1, const Fr& w) {
+  Fr u = x[t0], v = x[t1];
+  x[t0] = u + v;
+  x[t1] = (u - v) * w;
+}
+
+PL_HD void butterfly_dit(Fr* x, uint32_t t0, uint32_t t1, const Fr& w) {
+  Fr u = x[t0], v = x[t1] * w;
+  x[t0] = u + v;
+  x[t1] = u - v;
+}
+
+}  // namespace pl

@@ -1,0 +1,235 @@
+// runtime.cu: devices, streams, memory and copies.
+#include <string.h>
+#include <stdint.h>
+#include "common.cuh"
+#include "field.cuh"
+
+extern "C" const char* pl_error_string(int code) {
+  switch (code) {
+    case PL_ERR_ARG: return "invalid argument";
+    case PL_ERR_TOO_BIG: return "size too large for the kernels";
+  }
+  return cudaGetErrorString((cudaError_t)code);
+}
+
+extern "C" int pl_device_count(int* n) {
+  *n = 0;
+  cudaError_t e = cudaGetDeviceCount(n);
+  if (e != cudaSuccess) {
+    *n = 0;
+    return (int)e;
+  }
+  return 0;
+}
+
+extern "C" int pl_device_info(int dev, char* name, int name_len, uint64_t* mem_total,
+                              uint64_t* mem_free, int* sms) {
+  cudaDeviceProp p;
+  PL_CHECK(cudaGetDeviceProperties(&p, dev));
+  strncpy(name, p.name, name_len - 1);
+  name[name_len - 1] = 0;
+  *sms = p.multiProcessorCount;
+  PL_CHECK(cudaSetDevice(dev));
+  size_t fr = 0, tot = 0;
+  PL_CHECK(cudaMemGetInfo(&fr, &tot));
+  *mem_total = tot;
+  *mem_free = fr;
+  return 0;
+}
+
+// Keeps freed stream-ordered memory in the pool (no release at
+// synchronization points, so freeing never trims or synchronizes).
+extern "C" int pl_device_init(int dev) {
+  PL_CHECK(cudaSetDevice(dev));
+  cudaMemPool_t pool;
+  PL_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+  uint64_t threshold = UINT64_MAX;
+  PL_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+  return 0;
+}
+
+extern "C" int pl_stream_create(int dev, pl_stream** out) {
+  PL_CHECK(cudaSetDevice(dev));
+  pl_stream* s = new pl_stream();
+  s->dev = dev;
+  s->next = 0;
+  s->stage[0] = s->stage[1] = nullptr;
+  cudaError_t e = cudaStreamCreateWithFlags(&s->s, cudaStreamNonBlocking);
+  if (e != cudaSuccess) {
+    delete s;
+    return (int)e;
+  }
+  for (int i = 0; i < 2; i++) {
+    e = cudaEventCreateWithFlags(&s->stage_ev[i], cudaEventDisableTiming);
+    if (e != cudaSuccess) return (int)e;
+  }
+  *out = s;
+  return 0;
+}
+
+extern "C" int pl_stream_destroy(pl_stream* s) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  PL_CHECK(cudaStreamSynchronize(s->s));
+  for (int i = 0; i < 2; i++) {
+    if (s->stage[i]) cudaFreeHost(s->stage[i]);
+    cudaEventDestroy(s->stage_ev[i]);
+  }
+  cudaError_t e = cudaStreamDestroy(s->s);
+  delete s;
+  return (int)e;
+}
+
+extern "C" int pl_stream_sync(pl_stream* s) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  PL_CHECK(cudaStreamSynchronize(s->s));
+  return 0;
+}
+
+extern "C" int pl_malloc(int dev, void** p, size_t bytes) {
+  PL_CHECK(cudaSetDevice(dev));
+  cudaError_t e = cudaMalloc(p, bytes);
+  if (e != cudaSuccess) cudaGetLastError();
+  return (int)e;
+}
+
+extern "C" int pl_free(int dev, void* p) {
+  PL_CHECK(cudaSetDevice(dev));
+  PL_CHECK(cudaFree(p));
+  return 0;
+}
+
+extern "C" int pl_malloc_async(pl_stream* s, void** p, size_t bytes) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  cudaError_t e = cudaMallocAsync(p, bytes, s->s);
+  if (e != cudaSuccess) cudaGetLastError();
+  return (int)e;
+}
+
+extern "C" int pl_free_async(pl_stream* s, void* p) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  PL_CHECK(cudaFreeAsync(p, s->s));
+  return 0;
+}
+
+extern "C" int pl_host_alloc(void** p, size_t bytes) {
+  PL_CHECK(cudaHostAlloc(p, bytes, cudaHostAllocPortable));
+  return 0;
+}
+
+extern "C" int pl_host_free(void* p) {
+  PL_CHECK(cudaFreeHost(p));
+  return 0;
+}
+
+extern "C" int pl_memset_async(pl_stream* s, void* p, int value, size_t bytes) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  PL_CHECK(cudaMemsetAsync(p, value, bytes, s->s));
+  return 0;
+}
+
+extern "C" int pl_h2d_pinned(pl_stream* s, void* dst, const void* src, size_t bytes) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  PL_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, s->s));
+  return 0;
+}
+
+extern "C" int pl_h2d_staged(pl_stream* s, void* dst, const void* src, size_t bytes) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  for (int i = 0; i < 2; i++) {
+    if (!s->stage[i]) PL_CHECK(cudaHostAlloc(&s->stage[i], PL_STAGE_BYTES, cudaHostAllocPortable));
+  }
+  size_t off = 0;
+  while (off < bytes) {
+    size_t len = bytes - off;
+    if (len > PL_STAGE_BYTES) len = PL_STAGE_BYTES;
+    int k = s->next;
+    s->next ^= 1;
+    // waits only for this stream's earlier copy out of the same buffer
+    PL_CHECK(cudaEventSynchronize(s->stage_ev[k]));
+    memcpy(s->stage[k], (const char*)src + off, len);
+    PL_CHECK(cudaMemcpyAsync((char*)dst + off, s->stage[k], len, cudaMemcpyHostToDevice, s->s));
+    PL_CHECK(cudaEventRecord(s->stage_ev[k], s->s));
+    off += len;
+  }
+  return 0;
+}
+
+extern "C" int pl_d2h(pl_stream* s, void* dst, const void* src, size_t bytes) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  PL_CHECK(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToHost, s->s));
+  PL_CHECK(cudaStreamSynchronize(s->s));
+  return 0;
+}
+
+extern "C" int pl_event_create(int dev, void** ev) {
+  PL_CHECK(cudaSetDevice(dev));
+  cudaEvent_t e;
+  PL_CHECK(cudaEventCreate(&e));
+  *ev = (void*)e;
+  return 0;
+}
+
+extern "C" int pl_event_destroy(void* ev) {
+  PL_CHECK(cudaEventDestroy((cudaEvent_t)ev));
+  return 0;
+}
+
+extern "C" int pl_event_record(pl_stream* s, void* ev) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  PL_CHECK(cudaEventRecord((cudaEvent_t)ev, s->s));
+  return 0;
+}
+
+extern "C" int pl_event_sync(void* ev) {
+  PL_CHECK(cudaEventSynchronize((cudaEvent_t)ev));
+  return 0;
+}
+
+extern "C" int pl_event_elapsed(float* ms, void* from, void* to) {
+  PL_CHECK(cudaEventElapsedTime(ms, (cudaEvent_t)from, (cudaEvent_t)to));
+  return 0;
+}
+
+// ---- self test: PTX multiplication against the portable one ----
+
+__device__ __forceinline__ uint32_t xorshift(uint64_t& x) {
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return (uint32_t)(x >> 16);
+}
+
+template <class F>
+__device__ F random_elem(uint64_t& st) {
+  F r;
+  for (int i = 0; i < F::N; i++) r.v[i] = xorshift(st);
+  r.v[F::N - 1] &= 0x0fffffffu;  // below both moduli
+  return r;
+}
+
+__global__ void k_selftest(uint64_t seed, int* mismatches) {
+  uint64_t st = seed ^ (0x9e3779b97f4a7c15ull * (blockIdx.x * blockDim.x + threadIdx.x + 1));
+  for (int it = 0; it < 16; it++) {
+    pl::Fp a = random_elem<pl::Fp>(st), b = random_elem<pl::Fp>(st);
+    if (!(pl::Fp::mont_mul(a, b) == pl::Fp::mont_mul_portable(a, b))) atomicAdd(mismatches, 1);
+    pl::Fr c = random_elem<pl::Fr>(st), d = random_elem<pl::Fr>(st);
+    if (!(pl::Fr::mont_mul(c, d) == pl::Fr::mont_mul_portable(c, d))) atomicAdd(mismatches, 1);
+    // extremes: p-1 squared
+    pl::Fp m;
+    for (int i = 0; i < pl::Fp::N; i++) m.v[i] = pl::FpParams::mod(i);
+    m.v[0] -= 1 + (it & 3);
+    if (!(pl::Fp::mont_mul(m, m) == pl::Fp::mont_mul_portable(m, m))) atomicAdd(mismatches, 1);
+  }
+}
+
+extern "C" int pl_selftest(int dev, uint64_t seed, int* mismatches) {
+  PL_CHECK(cudaSetDevice(dev));
+  int* d = nullptr;
+  PL_CHECK(cudaMalloc(&d, sizeof(int)));
+  PL_CHECK(cudaMemset(d, 0, sizeof(int)));
+  k_selftest<<<256, 256>>>(seed, d);
+  cudaError_t e = cudaGetLastError();
+  if (e == cudaSuccess) e = cudaMemcpy(mismatches, d, sizeof(int), cudaMemcpyDeviceToHost);
+  cudaFree(d);
+  return (int)e;
+}

@@ -1,0 +1,255 @@
+//go:build cudahost
+
+// Host emulation of the CUDA kernels: the same __host__ __device__ code
+// (field, curve, MSM and NTT pieces) driven by sequential loops in the
+// kernels' order, so the CPU tests check the arithmetic and the indexing
+// against gnark-crypto without a GPU.
+#include <string.h>
+#include <algorithm>
+#include <vector>
+#include "msm.cuh"
+#include "ntt.cuh"
+
+using namespace pl;
+
+extern "C" {
+
+void hc_fr_mul(uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  Fr x, y;
+  memcpy(x.v, a, 32);
+  memcpy(y.v, b, 32);
+  Fr r = x * y;
+  memcpy(o, r.v, 32);
+}
+void hc_fr_add(uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  Fr x, y;
+  memcpy(x.v, a, 32);
+  memcpy(y.v, b, 32);
+  Fr r = x + y;
+  memcpy(o, r.v, 32);
+}
+void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  Fr x, y;
+  memcpy(x.v, a, 32);
+  memcpy(y.v, b, 32);
+  Fr r = x - y;
+  memcpy(o, r.v, 32);
+}
+void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  Fp x, y;
+  memcpy(x.v, a, 48);
+  memcpy(y.v, b, 48);
+  Fp r = x * y;
+  memcpy(o, r.v, 48);
+}
+void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  Fp2 x, y;
+  memcpy(&x, a, 96);
+  memcpy(&y, b, 96);
+  Fp2 r = x * y;
+  memcpy(o, &r, 96);
+}
+void hc_fp2_sqr(uint64_t* o, const uint64_t* a) {
+  Fp2 x;
+  memcpy(&x, a, 96);
+  Fp2 r = x.sqr();
+  memcpy(o, &r, 96);
+}
+
+}  // extern "C"
+
+template <class F>
+static void emu_reduce(std::vector<XYZZ<F>>& pts, uint32_t groups, uint32_t stride, uint32_t len) {
+  while (len > 1) {
+    uint32_t newlen = (len + 1) / 2;
+    for (uint32_t g = 0; g < groups; g++)
+      for (uint32_t i = 0; i < len - newlen; i++) pts[g * stride + i].add(pts[g * stride + i + newlen]);
+    len = newlen;
+  }
+}
+
+// Same steps as msm<F> in msm.cu.
+template <class F>
+static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int mont, int c, int seg,
+                    int chunk, void* out) {
+  const Affine<F>* bases = (const Affine<F>*)bases_;
+  const uint32_t W = msm_windows(c), half = 1u << (c - 1), nb = W * half, sentinel = nb;
+  const size_t total = n * W;
+  std::vector<uint32_t> keys(total), vals(total);
+  for (size_t i = 0; i < n; i++) {
+    Fr s;
+    memcpy(s.v, scalars + 4 * i, 32);
+    if (mont) s = s.from_mont();
+    msm_recode(s.v, (uint32_t)i, c, keys.data() + i, vals.data() + i, n);
+  }
+  std::vector<size_t> order(total);
+  for (size_t i = 0; i < total; i++) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  std::vector<uint32_t> ks(total), vs(total);
+  for (size_t i = 0; i < total; i++) {
+    ks[i] = keys[order[i]];
+    vs[i] = vals[order[i]];
+  }
+  std::vector<uint32_t> start(nb, 0), end(nb, 0), cnt(nb), off(nb);
+  for (size_t i = 0; i < total; i++) {
+    uint32_t k = ks[i];
+    if (k >= sentinel) continue;
+    if (i == 0 || ks[i - 1] != k) start[k] = i;
+    if (i + 1 == total || ks[i + 1] != k) end[k] = i + 1;
+  }
+  uint32_t acc = 0;
+  for (uint32_t b = 0; b < nb; b++) {
+    cnt[b] = (end[b] - start[b] + seg - 1) / seg;
+    off[b] = acc;
+    acc += cnt[b];
+  }
+  const uint32_t tot = off[nb - 1] + cnt[nb - 1];
+  std::vector<XYZZ<F>> partial(tot);
+  for (uint32_t g = 0; g < tot; g++) {
+    uint32_t b = find_bucket(off.data(), nb, g);
+    uint32_t j = g - off[b];
+    uint32_t begin = start[b] + j * seg, stop = begin + seg;
+    if (stop > end[b]) stop = end[b];
+    partial[g] = msm_accumulate<F>(bases, vs.data(), begin, stop);
+  }
+  std::vector<XYZZ<F>> buckets(nb);
+  for (uint32_t b = 0; b < nb; b++) {
+    XYZZ<F> a = XYZZ<F>::inf();
+    if (cnt[b] > 0) a = partial[off[b]];
+    for (uint32_t k = 1; k < cnt[b]; k++) a.add(partial[off[b] + k]);
+    buckets[b] = a;
+  }
+  const uint32_t len = half < (uint32_t)chunk ? half : (uint32_t)chunk;
+  const uint32_t nchunks = half / len;
+  std::vector<XYZZ<F>> chunks((size_t)nchunks * W);
+  for (uint32_t t = 0; t < nchunks * W; t++) {
+    uint32_t w = t / nchunks, k = t % nchunks;
+    chunks[t] = msm_chunk_reduce<F>(buckets.data() + (size_t)w * half, k * len, len);
+  }
+  emu_reduce<F>(chunks, W, nchunks, nchunks);
+  for (uint32_t w = 0; w < W; w++) memcpy((char*)out + w * sizeof(XYZZ<F>), &chunks[w * nchunks], sizeof(XYZZ<F>));
+}
+
+template <class F>
+static void emu_sum(const void* bases_, const int32_t* idx, size_t count, uint32_t threads, void* out) {
+  const Affine<F>* bases = (const Affine<F>*)bases_;
+  std::vector<XYZZ<F>> part(threads);
+  for (uint32_t t = 0; t < threads; t++) {
+    XYZZ<F> a = XYZZ<F>::inf();
+    for (size_t i = t; i < count; i += threads) a.add_affine(bases[idx[i]], false);
+    part[t] = a;
+  }
+  emu_reduce<F>(part, 1, threads, threads);
+  memcpy(out, &part[0], sizeof(XYZZ<F>));
+}
+
+static void load(Fr* r, const uint64_t* v) { memcpy(r->v, v, 32); }
+
+static void pow_full(std::vector<Fr>& out, Fr base, Fr c, size_t count) {
+  out.resize(count);
+  Fr x = c;
+  for (size_t i = 0; i < count; i++) {
+    out[i] = x;
+    x = x * base;
+  }
+}
+
+static void emu_passes(Fr* x, const std::vector<Fr>& tw, int L, bool dif) {
+  NttPass passes[8];
+  int np = ntt_plan(L, passes);
+  for (int i = 0; i < np; i++) {
+    const NttPass& p = passes[dif ? np - 1 - i : i];
+    const uint32_t T = 1u << p.tile_log();
+    std::vector<Fr> tile(T);
+    for (uint64_t b = 0; b < p.blocks(); b++) {
+      for (uint32_t t = 0; t < T; t++) tile[t] = x[p.index(b, t)];
+      for (int s = 0; s < p.k; s++) {
+        const int m = dif ? p.k - 1 - s : s;
+        for (uint32_t q = 0; q < T / 2; q++) {
+          uint32_t t0, t1;
+          uint64_t e;
+          p.pair(b, q, m, &t0, &t1, &e);
+          if (dif)
+            butterfly_dif(tile.data(), t0, t1, tw[e]);
+          else
+            butterfly_dit(tile.data(), t0, t1, tw[e]);
+        }
+      }
+      for (uint32_t t = 0; t < T; t++) x[p.index(b, t)] = tile[t];
+    }
+  }
+}
+
+static void emu_scale(Fr* x, int L, const std::vector<Fr>& tab, bool rev) {
+  for (uint64_t i = 0; i < (1ull << L); i++) x[i] = x[i] * tab[rev ? bitrev(i, L) : i];
+}
+
+extern "C" {
+
+void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
+               int chunk, void* out) {
+  emu_msm<Fp>(bases, scalars, n, mont, c, seg, chunk, out);
+}
+void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
+               int chunk, void* out) {
+  emu_msm<Fp2>(bases, scalars, n, mont, c, seg, chunk, out);
+}
+void hc_sum_g1(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out) {
+  emu_sum<Fp>(bases, idx, count, threads, out);
+}
+void hc_sum_g2(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out) {
+  emu_sum<Fp2>(bases, idx, count, threads, out);
+}
+
+// dom: omega, omega_inv, g, g_inv, n_inv, den (4 limbs each)
+void hc_ntt(uint64_t* data, int L, const uint64_t* dom, int inverse, int dif, int coset) {
+  Fr om, omi, g, gi, ninv;
+  load(&om, dom);
+  load(&omi, dom + 4);
+  load(&g, dom + 8);
+  load(&gi, dom + 12);
+  load(&ninv, dom + 16);
+  const size_t n = 1ull << L;
+  Fr* x = (Fr*)data;
+  std::vector<Fr> tw, tab;
+  pow_full(tw, inverse ? omi : om, Fr::one(), n / 2 ? n / 2 : 1);
+  if (!inverse && coset) {
+    pow_full(tab, g, Fr::one(), n);
+    emu_scale(x, L, tab, !dif);
+  }
+  emu_passes(x, tw, L, dif != 0);
+  if (inverse) {
+    if (coset)
+      pow_full(tab, gi, ninv, n);
+    else
+      tab.assign(n, ninv);
+    emu_scale(x, L, tab, coset && dif);
+  }
+}
+
+void hc_compute_h(uint64_t* a, uint64_t* b, uint64_t* c, int L, const uint64_t* dom) {
+  Fr om, omi, g, gi, ninv, den;
+  load(&om, dom);
+  load(&omi, dom + 4);
+  load(&g, dom + 8);
+  load(&gi, dom + 12);
+  load(&ninv, dom + 16);
+  load(&den, dom + 20);
+  const size_t n = 1ull << L;
+  std::vector<Fr> twf, twi, gn, ginvn;
+  pow_full(twf, om, Fr::one(), n / 2 ? n / 2 : 1);
+  pow_full(twi, omi, Fr::one(), n / 2 ? n / 2 : 1);
+  pow_full(gn, g, ninv, n);
+  pow_full(ginvn, gi, ninv, n);
+  Fr* v[3] = {(Fr*)a, (Fr*)b, (Fr*)c};
+  for (int i = 0; i < 3; i++) {
+    emu_passes(v[i], twi, L, true);
+    emu_scale(v[i], L, gn, true);
+    emu_passes(v[i], twf, L, false);
+  }
+  for (size_t i = 0; i < n; i++) v[0][i] = (v[0][i] * v[1][i] - v[2][i]) * den;
+  emu_passes(v[0], twi, L, true);
+  emu_scale(v[0], L, ginvn, true);
+}
+
+}  // extern "C"

@@ -1,0 +1,107 @@
+//go:build cudahost
+
+// Package hostcheck runs the CUDA kernels' arithmetic and indexing on the
+// host (build tag cudahost), so the CPU tests can check them against
+// gnark-crypto without a GPU: go test -tags cudahost ./cuda/internal/hostcheck
+package hostcheck
+
+/*
+#cgo CXXFLAGS: -O2 -std=c++17 -I${SRCDIR}/../../csrc
+#include <stdint.h>
+#include <stddef.h>
+void hc_fr_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_fr_add(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_fp2_sqr(uint64_t* o, const uint64_t* a);
+void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, void* out);
+void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, void* out);
+void hc_sum_g1(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out);
+void hc_sum_g2(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out);
+void hc_ntt(uint64_t* data, int L, const uint64_t* dom, int inverse, int dif, int coset);
+void hc_compute_h(uint64_t* a, uint64_t* b, uint64_t* c, int L, const uint64_t* dom);
+*/
+import "C"
+
+import (
+	"math/bits"
+	"unsafe"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/prooflane/prooflane/cuda/internal/points"
+)
+
+func u64(p unsafe.Pointer) *C.uint64_t { return (*C.uint64_t)(p) }
+
+func FrMul(a, b *fr.Element) (r fr.Element) {
+	C.hc_fr_mul(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
+	return
+}
+func FrAdd(a, b *fr.Element) (r fr.Element) {
+	C.hc_fr_add(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
+	return
+}
+func FrSub(a, b *fr.Element) (r fr.Element) {
+	C.hc_fr_sub(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
+	return
+}
+func FpMul(a, b *fp.Element) (r fp.Element) {
+	C.hc_fp_mul(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
+	return
+}
+func Fp2Mul(a, b *curve.E2) (r curve.E2) {
+	C.hc_fp2_mul(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
+	return
+}
+func Fp2Sqr(a *curve.E2) (r curve.E2) {
+	C.hc_fp2_sqr(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)))
+	return
+}
+
+func MSMG1(bases []curve.G1Affine, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {
+	w := make([]points.G1XYZZ, (256+c-1)/c)
+	C.hc_msm_g1(unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), unsafe.Pointer(&w[0]))
+	return points.CombineG1(w, c)
+}
+
+func MSMG2(bases []curve.G2Affine, scalars []fr.Element, c, seg, chunk int) curve.G2Jac {
+	w := make([]points.G2XYZZ, (256+c-1)/c)
+	C.hc_msm_g2(unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), unsafe.Pointer(&w[0]))
+	return points.CombineG2(w, c)
+}
+
+func SumG1(bases []curve.G1Affine, idx []int32, threads int) curve.G1Jac {
+	var r points.G1XYZZ
+	C.hc_sum_g1(unsafe.Pointer(&bases[0]), (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), C.uint32_t(threads), unsafe.Pointer(&r))
+	return r.Jac()
+}
+
+func SumG2(bases []curve.G2Affine, idx []int32, threads int) curve.G2Jac {
+	var r points.G2XYZZ
+	C.hc_sum_g2(unsafe.Pointer(&bases[0]), (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), C.uint32_t(threads), unsafe.Pointer(&r))
+	return r.Jac()
+}
+
+func logn(d *fft.Domain) int { return bits.TrailingZeros64(d.Cardinality) }
+
+func NTT(x []fr.Element, d *fft.Domain, inverse, dif, coset bool) {
+	dom := points.DomainWords(d)
+	C.hc_ntt(u64(unsafe.Pointer(&x[0])), C.int(logn(d)), u64(unsafe.Pointer(&dom[0])), b2i(inverse), b2i(dif), b2i(coset))
+}
+
+func ComputeH(a, b, c []fr.Element, d *fft.Domain) {
+	dom := points.DomainWords(d)
+	C.hc_compute_h(u64(unsafe.Pointer(&a[0])), u64(unsafe.Pointer(&b[0])), u64(unsafe.Pointer(&c[0])), C.int(logn(d)), u64(unsafe.Pointer(&dom[0])))
+}
+
+func b2i(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}

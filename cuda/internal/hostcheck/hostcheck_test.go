@@ -1,0 +1,196 @@
+//go:build cudahost
+
+package hostcheck
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	curve "github.com/consensys/gnark-crypto/ecc"
+	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/prooflane/prooflane/cuda/internal/ref"
+)
+
+func rng(t *testing.T) *rand.Rand {
+	seed := ref.Seed()
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, 1))
+}
+
+func TestField(t *testing.T) {
+	for i := 0; i < 2000; i++ {
+		var a, b fr.Element
+		a.SetRandom()
+		b.SetRandom()
+		if i == 0 {
+			a.SetInt64(-1)
+			b.SetInt64(-1)
+		}
+		var w fr.Element
+		if got := FrMul(&a, &b); !got.Equal(w.Mul(&a, &b)) {
+			t.Fatalf("fr mul")
+		}
+		if got := FrAdd(&a, &b); !got.Equal(w.Add(&a, &b)) {
+			t.Fatalf("fr add")
+		}
+		if got := FrSub(&a, &b); !got.Equal(w.Sub(&a, &b)) {
+			t.Fatalf("fr sub")
+		}
+		var x, y, z fp.Element
+		x.SetRandom()
+		y.SetRandom()
+		if i == 0 {
+			x.SetInt64(-1)
+			y.SetInt64(-1)
+		}
+		if got := FpMul(&x, &y); !got.Equal(z.Mul(&x, &y)) {
+			t.Fatalf("fp mul")
+		}
+		var e, f, g bls.E2
+		e.SetRandom()
+		f.SetRandom()
+		if got := Fp2Mul(&e, &f); !got.Equal(g.Mul(&e, &f)) {
+			t.Fatalf("fp2 mul")
+		}
+		if got := Fp2Sqr(&e); !got.Equal(g.Square(&e)) {
+			t.Fatalf("fp2 sqr")
+		}
+	}
+}
+
+// special scalars: zero, one, r-1, and points: infinity, repeated.
+func specialInputs(r *rand.Rand, n int) ([]bls.G1Affine, []bls.G2Affine, []fr.Element) {
+	g1 := ref.G1(r, n)
+	g2 := ref.G2(r, n)
+	s := ref.Fr(r, n)
+	s[0].SetZero()
+	s[1].SetOne()
+	s[2].SetInt64(-1)
+	s[3].SetInt64(-1)
+	g1[3] = g1[2]
+	g2[3] = g2[2]
+	g1[4] = bls.G1Affine{}
+	g2[4] = bls.G2Affine{}
+	g1[5] = g1[6]
+	s[5] = s[6]
+	g1[7].Neg(&g1[8])
+	s[7] = s[8]
+	for i := 10; i < 20; i++ { // small scalars share buckets
+		s[i].SetUint64(uint64(i % 3))
+	}
+	return g1, g2, s
+}
+
+func TestMSM(t *testing.T) {
+	r := rng(t)
+	for _, tc := range []struct{ n, c, seg, chunk int }{
+		{1, 8, 4, 4}, {37, 8, 4, 4}, {1000, 9, 3, 8}, {1 << 10, 10, 128, 64}, {3000, 13, 2, 64},
+	} {
+		g1, g2, s := specialInputs(r, max(tc.n, 32))
+		g1, g2, s = g1[:tc.n], g2[:tc.n], s[:tc.n]
+		var want bls.G1Jac
+		if _, err := want.MultiExp(g1, s, curve.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		got := MSMG1(g1, s, tc.c, tc.seg, tc.chunk)
+		if !got.Equal(&want) {
+			t.Fatalf("g1 msm n=%d c=%d differs", tc.n, tc.c)
+		}
+		var want2 bls.G2Jac
+		if _, err := want2.MultiExp(g2, s, curve.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		got2 := MSMG2(g2, s, tc.c, tc.seg, tc.chunk)
+		if !got2.Equal(&want2) {
+			t.Fatalf("g2 msm n=%d c=%d differs", tc.n, tc.c)
+		}
+	}
+}
+
+func TestSum(t *testing.T) {
+	r := rng(t)
+	g1, g2, _ := specialInputs(r, 600)
+	idx := make([]int32, 1500)
+	for i := range idx {
+		idx[i] = int32(r.IntN(len(g1)))
+	}
+	idx[0], idx[1] = 4, 2 // infinity, repeated
+	var want bls.G1Jac
+	var want2 bls.G2Jac
+	for _, i := range idx {
+		want.AddMixed(&g1[i])
+		want2.AddMixed(&g2[i])
+	}
+	for _, th := range []int{1, 7, 512} {
+		if got := SumG1(g1, idx, th); !got.Equal(&want) {
+			t.Fatalf("g1 sum threads=%d", th)
+		}
+		if got := SumG2(g2, idx, th); !got.Equal(&want2) {
+			t.Fatalf("g2 sum threads=%d", th)
+		}
+	}
+}
+
+func TestNTT(t *testing.T) {
+	r := rng(t)
+	for _, logn := range []int{1, 2, 5, 10, 11, 13, 16} {
+		n := 1 << logn
+		d := fft.NewDomain(uint64(n))
+		for _, inverse := range []bool{false, true} {
+			for _, dif := range []bool{false, true} {
+				for _, coset := range []bool{false, true} {
+					x := ref.Fr(r, n)
+					want := append([]fr.Element(nil), x...)
+					dec := fft.DIT
+					if dif {
+						dec = fft.DIF
+					}
+					var opts []fft.Option
+					if coset {
+						opts = append(opts, fft.OnCoset())
+					}
+					if inverse {
+						d.FFTInverse(want, dec, opts...)
+					} else {
+						d.FFT(want, dec, opts...)
+					}
+					NTT(x, d, inverse, dif, coset)
+					for i := range x {
+						if !x[i].Equal(&want[i]) {
+							t.Fatalf("logn=%d inverse=%v dif=%v coset=%v: differs at %d", logn, inverse, dif, coset, i)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestComputeH(t *testing.T) {
+	r := rng(t)
+	for _, logn := range []int{1, 4, 10, 14} {
+		n := 1 << logn
+		d := fft.NewDomain(uint64(n))
+		a, b, c := ref.Fr(r, n), ref.Fr(r, n), ref.Fr(r, n)
+		// gnark pads a shorter witness with zeros
+		for i := n - n/3; i < n; i++ {
+			a[i].SetZero()
+			b[i].SetZero()
+			c[i].SetZero()
+		}
+		wa := append([]fr.Element(nil), a...)
+		wb := append([]fr.Element(nil), b...)
+		wc := append([]fr.Element(nil), c...)
+		want := ref.ComputeH(wa, wb, wc, d)
+		ComputeH(a, b, c, d)
+		for i := range a {
+			if !a[i].Equal(&want[i]) {
+				t.Fatalf("logn=%d: differs at %d", logn, i)
+			}
+		}
+	}
+}
