@@ -368,11 +368,12 @@ func running(t *trace, g interval) []string {
 		return shares[i].name < shares[j].name
 	})
 	var out []string
-	for i, s := range shares {
-		if i == 3 {
+	for _, s := range shares {
+		pct := 100 * float64(s.d) / float64(g.dur())
+		if len(out) == 3 || pct < 0.5 {
 			break
 		}
-		out = append(out, fmt.Sprintf("%s %.0f%%", s.name, 100*float64(s.d)/float64(g.dur())))
+		out = append(out, fmt.Sprintf("%s %.0f%%", s.name, pct))
 	}
 	return out
 }
