@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -78,4 +80,74 @@ func TestSimulateCommandErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// predictionTolerance is how far `prooflane simulate` may be from a real
+// run of the same layout: 25% of the makespan. Tries: a busy machine can
+// slow one real run by more than that.
+const (
+	predictionTolerance = 0.25
+	predictionTries     = 3
+)
+
+// proveTrace proves a small Groth16 job on the CPU backend and returns its
+// trace file and makespan.
+func proveTrace(t *testing.T, pipeline, keys string) (string, float64) {
+	t.Helper()
+	out := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	args := []string{"prove", "--pipeline", pipeline, "--circuit", "chain", "--size", "2^11", "--partitions", "4",
+		"--keys", keys, "--out", out, "--progress", "off"}
+	if rc := mainRC(args, &stdout, &stderr); rc != 0 {
+		t.Fatalf("prove: rc %d\n%s", rc, stderr.String())
+	}
+	path := filepath.Join(out, "trace.jsonl")
+	spans, err := tracefile.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first, last = spans[0].Start, spans[0].End
+	for _, s := range spans {
+		if s.Start.Before(first) {
+			first = s.Start
+		}
+		if s.End.After(last) {
+			last = s.End
+		}
+	}
+	return path, last.Sub(first).Seconds()
+}
+
+func TestSimulatePredictsARealCPUBackendRun(t *testing.T) {
+	if testing.Short() {
+		t.Skip("proves Groth16 jobs on the CPU")
+	}
+	pipeline := filepath.Join("..", "..", "pipelines", "groth16.yaml")
+	keys := t.TempDir()
+	var misses []string
+	for range predictionTries {
+		recorded, _ := proveTrace(t, pipeline, keys)
+		var stdout, stderr bytes.Buffer
+		if rc := mainRC([]string{"simulate", "--from", recorded, "--pipeline", pipeline, "--speed", "2"}, &stdout, &stderr); rc != 0 {
+			t.Fatalf("simulate: rc %d\n%s", rc, stderr.String())
+		}
+		var rec, pred float64
+		for _, l := range strings.Split(stdout.String(), "\n") {
+			if f := strings.Fields(l); len(f) == 4 && f[0] == "makespan" {
+				fmt.Sscan(f[2], &rec)
+				fmt.Sscan(f[3], &pred)
+			}
+		}
+		if pred <= 0 {
+			t.Fatalf("no predicted makespan in:\n%s", stdout.String())
+		}
+		_, real := proveTrace(t, pipeline, keys)
+		off := math.Abs(pred-real) / real
+		t.Logf("recorded %.3fs, predicted %.3fs, real %.3fs: off by %.0f%%", rec, pred, real, 100*off)
+		if off <= predictionTolerance {
+			return
+		}
+		misses = append(misses, fmt.Sprintf("predicted %.3fs, real %.3fs (%.0f%% off)", pred, real, 100*off))
+	}
+	t.Errorf("prediction outside %.0f%% on every try:\n%s", 100*predictionTolerance, strings.Join(misses, "\n"))
 }
