@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"time"
+
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"go.opentelemetry.io/otel/attribute"
+
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+func init() {
+	register("prove", command{summary: "prove a Groth16 job with a pipeline and write the proofs", run: runProve})
+}
+
+// manifest describes a directory of proofs written by prove.
+type manifest struct {
+	Circuit        string  `json:"circuit"`
+	Size           int     `json:"size"`
+	Constraints    int     `json:"constraints"`
+	Partitions     int     `json:"partitions"`
+	Seed           uint64  `json:"seed"`
+	Pipeline       string  `json:"pipeline"`
+	PipelineFile   string  `json:"pipeline_file"`
+	PipelineSHA256 string  `json:"pipeline_sha256"`
+	Backend        string  `json:"backend"`
+	Devices        int     `json:"devices"`
+	Seconds        float64 `json:"seconds"`
+	// VK is the verifying key copied next to the proofs, relative to the
+	// directory.
+	VK     string   `json:"vk"`
+	Proofs []string `json:"proofs"`
+	Public []string `json:"public"`
+}
+
+const manifestFile = "manifest.json"
+
+func proofFile(p int) string  { return fmt.Sprintf("proof-%d.bin", p) }
+func publicFile(p int) string { return fmt.Sprintf("public-%d.bin", p) }
+
+func runProve(args []string, stdout, stderr io.Writer) error {
+	quietGnark()
+	fs := newFlags("prove", "", stderr)
+	var cf circuitFlags
+	cf.register(fs)
+	pipeline := fs.String("pipeline", "pipelines/groth16.yaml", "pipeline file")
+	partitions := fs.Int("partitions", 0, "partitions, each with its own witness (default: the pipeline's partitions parameter)")
+	out := fs.String("out", "", "directory for the proofs, public inputs, manifest and trace (required)")
+	seed := fs.Uint64("seed", 1, "witness seed; partition p proves the witness of a seed derived from it and p")
+	devices := fs.Int("devices", 0, "devices to run on (default: the pipeline's devices)")
+	backend := fs.String("backend", "cpu", "device backend: cpu")
+	progressMode := fs.String("progress", "auto", "progress line on stderr: auto (when a terminal), on, off")
+	set := setFlags{}
+	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
+	var tc pl.Config
+	tc.RegisterFlags(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return errors.New("prove takes no arguments")
+	}
+	if *out == "" {
+		fs.Usage()
+		return errors.New("--out is required")
+	}
+	size, err := cf.parse()
+	if err != nil {
+		return err
+	}
+	if *backend != "cpu" {
+		return fmt.Errorf("--backend %q: this build has only the cpu backend", *backend)
+	}
+	if *partitions > 0 {
+		set["partitions"] = fmt.Sprint(*partitions)
+	}
+	p, err := loadPipeline(*pipeline, set)
+	if err != nil {
+		return err
+	}
+	nParts := p.Partitions
+	nDev := p.Devices
+	if *devices > 0 {
+		nDev = *devices
+	}
+
+	cache := keys.Cache{Dir: cf.keys}
+	ks, err := cache.LoadOrSetup(cf.circuit, size, stderr)
+	if err != nil {
+		return err
+	}
+	be, err := device.NewCPU(nDev)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	job, err := ks.NewJob(nParts, *seed, be)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	traceFileSet := false
+	fs.Visit(func(f *flag.Flag) { traceFileSet = traceFileSet || f.Name == "trace-file" })
+	if !traceFileSet {
+		tc.File = filepath.Join(*out, pl.DefaultFile)
+	}
+	tc.Attributes = append(tc.Attributes,
+		attribute.String("prooflane.pipeline", p.Name),
+		attribute.String("prooflane.pipeline_file", p.File),
+		attribute.String("prooflane.pipeline_sha256", p.Hash),
+		pl.KeyBackend.String(be.Name()),
+		attribute.Int("prooflane.devices", nDev),
+		attribute.String("prooflane.circuit", cf.circuit),
+		attribute.Int("prooflane.size", size))
+	prov, err := pl.Setup(ctx, tc)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err := prov.Shutdown(context.Background()); err != nil {
+			fmt.Fprintf(stderr, "prooflane prove: warning: %v\n", err)
+		}
+	}()
+	show, err := progressEnabled(*progressMode, stderr)
+	if err != nil {
+		return err
+	}
+	pr := startProgress(stderr, p, nParts, show)
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: nDev, OnEvent: pr.Event})
+	if err != nil {
+		pr.Stop()
+		return err
+	}
+	began := time.Now()
+	res, err := e.Run(ctx, runtime.Job{ID: fmt.Sprintf("%s-%d", cf.circuit, size), Partitions: nParts, Payload: job})
+	el := time.Since(began)
+	pr.Stop()
+	if err != nil {
+		return err
+	}
+
+	m := manifest{
+		Circuit: cf.circuit, Size: size, Constraints: ks.R1CS.GetNbConstraints(), Partitions: nParts, Seed: *seed,
+		Pipeline: p.Name, PipelineFile: p.File, PipelineSHA256: p.Hash, Backend: be.Name(), Devices: nDev,
+		Seconds: el.Seconds(), VK: "vk.bin",
+	}
+	if err := writeTo(filepath.Join(*out, m.VK), ks.VK.WriteTo); err != nil {
+		return err
+	}
+	for _, r := range res.Partitions {
+		proof, ok := r.Outputs["epilogue"].(*g16.Proof)
+		if !ok {
+			proof = findProof(r.Outputs)
+		}
+		if proof == nil {
+			return fmt.Errorf("partition %d: pipeline %q produced no groth16 proof (outputs %v)", r.Index, p.Name, keysOf(r.Outputs))
+		}
+		pub, err := job.Public(r.Index)
+		if err != nil {
+			return err
+		}
+		if err := writeTo(filepath.Join(*out, proofFile(r.Index)), proof.WriteTo); err != nil {
+			return err
+		}
+		if err := writeTo(filepath.Join(*out, publicFile(r.Index)), pub.WriteTo); err != nil {
+			return err
+		}
+	}
+	for i := 0; i < nParts; i++ {
+		m.Proofs = append(m.Proofs, proofFile(i))
+		m.Public = append(m.Public, publicFile(i))
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(filepath.Join(*out, manifestFile), append(mb, '\n'), 0o644); err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	fmt.Fprintf(stdout, "%d proofs of %s (size %d, %d constraints) with pipeline %q in %.2fs: %.1f proofs/min; written to %s\n",
+		nParts, cf.circuit, size, m.Constraints, p.Name, el.Seconds(), float64(nParts)/el.Minutes(), *out)
+	return nil
+}
+
+// findProof returns the one groth16 proof among a partition's outputs, for
+// pipelines whose last stage is not named epilogue.
+func findProof(outputs map[string]any) *g16.Proof {
+	var found *g16.Proof
+	for _, v := range outputs {
+		if p, ok := v.(*g16.Proof); ok {
+			if found != nil {
+				return nil
+			}
+			found = p
+		}
+	}
+	return found
+}
+
+func keysOf(m map[string]any) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}
+
+func writeTo(path string, write func(io.Writer) (int64, error)) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := write(f); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := f.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}

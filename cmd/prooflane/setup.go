@@ -1,0 +1,108 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math/bits"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/consensys/gnark/logger"
+
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+func init() {
+	register("setup", command{summary: "create and cache Groth16 keys for a shipped circuit and size", run: runSetup})
+}
+
+// circuitFlags are the flags naming a circuit and its key cache.
+type circuitFlags struct {
+	circuit string
+	size    string
+	keys    string
+}
+
+func (c *circuitFlags) register(fs interface {
+	StringVar(p *string, name, value, usage string)
+}) {
+	fs.StringVar(&c.circuit, "circuit", "chain", "circuit: one of "+strings.Join(circuits.Names(), ", "))
+	fs.StringVar(&c.size, "size", "2^12", "about how many constraints: 4096 or 2^12")
+	fs.StringVar(&c.keys, "keys", keys.DefaultDir(), "key cache directory")
+}
+
+func (c *circuitFlags) parse() (int, error) {
+	if _, err := circuits.Lookup(c.circuit); err != nil {
+		return 0, fmt.Errorf("--circuit: %w", err)
+	}
+	n, err := parseSize(c.size)
+	if err != nil {
+		return 0, fmt.Errorf("--size: %w", err)
+	}
+	return n, nil
+}
+
+// quietGnark turns off gnark's own logging (compile and solver progress
+// on stdout), which would bury prooflane's one-line summaries.
+func quietGnark() { logger.Disable() }
+
+// parseSize reads "4096" or "2^12".
+func parseSize(s string) (int, error) {
+	s = strings.TrimSpace(s)
+	if base, exp, ok := strings.Cut(s, "^"); ok {
+		e, err := strconv.Atoi(exp)
+		if base != "2" || err != nil || e < 0 || e > 30 {
+			return 0, fmt.Errorf("%q: want a number like 4096 or a power of two like 2^12 (exponent 0..30)", s)
+		}
+		return 1 << e, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 || bits.Len(uint(n)) > 31 {
+		return 0, fmt.Errorf("%q: want a number like 4096 or a power of two like 2^12", s)
+	}
+	return n, nil
+}
+
+func runSetup(args []string, stdout, stderr io.Writer) error {
+	quietGnark()
+	fs := newFlags("setup", "", stderr)
+	var cf circuitFlags
+	cf.register(fs)
+	force := fs.Bool("force", false, "run the setup again even when keys are cached")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return errors.New("setup takes no arguments")
+	}
+	size, err := cf.parse()
+	if err != nil {
+		return err
+	}
+	cache := keys.Cache{Dir: cf.keys}
+	rp, pp, vp := cache.Paths(cf.circuit, size)
+	if !*force {
+		if s, err := cache.Load(cf.circuit, size); err == nil {
+			fmt.Fprintf(stdout, "keys for circuit %q size %d already cached (%d constraints): %s, %s, %s (--force to redo)\n",
+				cf.circuit, size, s.R1CS.GetNbConstraints(), rp, pp, vp)
+			return nil
+		} else if !errors.Is(err, keys.ErrNotCached) {
+			fmt.Fprintf(stderr, "prooflane setup: %v; running the setup again\n", err)
+		}
+	}
+	start := time.Now()
+	s, err := keys.Setup(cf.circuit, size)
+	if err != nil {
+		return err
+	}
+	if err := cache.Save(s); err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "circuit %q size %d: %d constraints, setup in %.1fs; wrote %s, %s, %s\n",
+		cf.circuit, size, s.R1CS.GetNbConstraints(), time.Since(start).Seconds(), rp, pp, vp)
+	return nil
+}

@@ -1,0 +1,118 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark/backend/witness"
+
+	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+func init() {
+	register("verify", command{summary: "verify every proof in a directory written by prove", run: runVerify})
+}
+
+func runVerify(args []string, stdout, stderr io.Writer) error {
+	quietGnark()
+	fs := newFlags("verify", "DIR", stderr)
+	keysDir := fs.String("keys", keys.DefaultDir(), "key cache directory holding the verifying key")
+	vkPath := fs.String("vk", "", "verifying key file (default: the key cache's for the manifest's circuit and size, else DIR's copy)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return errors.New("want exactly one proof directory")
+	}
+	dir := fs.Arg(0)
+	mb, err := os.ReadFile(filepath.Join(dir, manifestFile))
+	if err != nil {
+		return fmt.Errorf("%s: not a directory written by prooflane prove: %w", dir, err)
+	}
+	var m manifest
+	if err := json.Unmarshal(mb, &m); err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, manifestFile), err)
+	}
+	if len(m.Proofs) == 0 || len(m.Proofs) != len(m.Public) {
+		return fmt.Errorf("%s: lists %d proofs and %d public inputs", filepath.Join(dir, manifestFile), len(m.Proofs), len(m.Public))
+	}
+	vk, from, err := verifyingKey(*vkPath, keys.Cache{Dir: *keysDir}, m, dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "verifying %d proofs of %s (size %d) with %s\n", len(m.Proofs), m.Circuit, m.Size, from)
+	failed := 0
+	for i := range m.Proofs {
+		pf, pubf := filepath.Join(dir, m.Proofs[i]), filepath.Join(dir, m.Public[i])
+		if err := verifyFile(vk, pf, pubf); err != nil {
+			failed++
+			fmt.Fprintf(stdout, "FAIL %s: %v\n", m.Proofs[i], err)
+			continue
+		}
+		fmt.Fprintf(stdout, "ok   %s\n", m.Proofs[i])
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "prooflane verify: %d of %d proofs in %s do not verify\n", failed, len(m.Proofs), dir)
+		return errSilent
+	}
+	fmt.Fprintf(stdout, "all %d proofs verify\n", len(m.Proofs))
+	return nil
+}
+
+// verifyingKey picks the key: --vk, else the cache's for the manifest's
+// circuit and size, else the copy prove left in dir.
+func verifyingKey(path string, cache keys.Cache, m manifest, dir string) (*g16.VerifyingKey, string, error) {
+	if path != "" {
+		vk, err := keys.ReadVK(path)
+		return vk, path, err
+	}
+	vk, err := cache.LoadVK(m.Circuit, m.Size)
+	if err == nil {
+		_, _, p := cache.Paths(m.Circuit, m.Size)
+		return vk, p, nil
+	}
+	if !errors.Is(err, keys.ErrNotCached) || m.VK == "" {
+		return nil, "", err
+	}
+	p := filepath.Join(dir, m.VK)
+	vk, err = keys.ReadVK(p)
+	if err != nil {
+		return nil, "", err
+	}
+	return vk, p + " (no cached key: the copy written by prove)", nil
+}
+
+func verifyFile(vk *g16.VerifyingKey, proofPath, publicPath string) error {
+	var proof g16.Proof
+	if err := readFrom(proofPath, proof.ReadFrom); err != nil {
+		return err
+	}
+	pub, err := witness.New(ecc.BLS12_381.ScalarField())
+	if err != nil {
+		return err
+	}
+	if err := readFrom(publicPath, pub.ReadFrom); err != nil {
+		return err
+	}
+	return groth16.VerifyProof(vk, &proof, pub)
+}
+
+func readFrom(path string, read func(io.Reader) (int64, error)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if _, err := read(f); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package groth16_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	goruntime "runtime"
+	"testing"
+	"time"
+
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark/logger"
+
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+// benchKeys loads or creates keys in $PROOFLANE_BENCH_KEYS (default: the
+// user's key cache), so the setup runs once across benchmark runs.
+func benchKeys(b *testing.B, circuit string, size int) *keys.Set {
+	b.Helper()
+	dir := os.Getenv("PROOFLANE_BENCH_KEYS")
+	if dir == "" {
+		dir = keys.DefaultDir()
+	}
+	s, err := keys.Cache{Dir: dir}.LoadOrSetup(circuit, size, os.Stderr)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return s
+}
+
+// BenchmarkProveVsGnark compares prooflane's CPU pipeline
+// (pipelines/groth16.yaml through the runtime) with gnark's own
+// groth16.Prove on the same circuit, keys and witnesses. Each iteration
+// runs both, alternating which goes first, so that load from elsewhere on
+// the machine hits both sides alike:
+//
+//	latency     one gnark.Prove vs a one-partition job
+//	throughput  10 gnark.Prove calls one after the other vs one
+//	            10-partition job
+//
+// Metrics: gnark_ms and prooflane_ms per proof (latency), gnark_proofs/s
+// and prooflane_proofs/s (throughput), and ratio = prooflane time / gnark
+// time (below 1 is faster than gnark).
+//
+//	go test -run '^$' -bench BenchmarkProveVsGnark -benchtime 5x -timeout 30m ./stages/groth16/
+func BenchmarkProveVsGnark(b *testing.B) {
+	logger.Disable()
+	const partitions = 10
+	for _, bc := range []struct {
+		circuit string
+		size    int
+	}{
+		{"chain", 1 << 12},
+		{"chain", 1 << 14},
+		{"sha256", 1 << 14},
+		{"mimc", 1 << 14},
+	} {
+		b.Run(fmt.Sprintf("circuit=%s/size=2^%d", bc.circuit, log2(bc.size)), func(b *testing.B) {
+			set := benchKeys(b, bc.circuit, bc.size)
+			job, err := set.NewJob(partitions, 1, cpuBackend(b, 1))
+			if err != nil {
+				b.Fatal(err)
+			}
+			p, err := runtime.Load("../../pipelines/groth16.yaml", registry(b), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			e, err := runtime.NewEngine(p, runtime.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			gnark := func(n int) time.Duration {
+				goruntime.GC()
+				start := time.Now()
+				for i := 0; i < n; i++ {
+					if _, err := g16.Prove(set.R1CS, set.PK, job.Witnesses[i]); err != nil {
+						b.Fatal(err)
+					}
+				}
+				return time.Since(start)
+			}
+			prooflane := func(n int) time.Duration {
+				goruntime.GC()
+				start := time.Now()
+				if _, err := e.Run(context.Background(), runtime.Job{Partitions: n, Payload: job}); err != nil {
+					b.Fatal(err)
+				}
+				return time.Since(start)
+			}
+			// Warm both paths (bases resident, pools started) untimed.
+			gnark(1)
+			prooflane(1)
+			for _, m := range []struct {
+				name string
+				n    int
+			}{{"latency", 1}, {"throughput", partitions}} {
+				b.Run(m.name, func(b *testing.B) {
+					var tg, tp time.Duration
+					for i := 0; i < b.N; i++ {
+						if i%2 == 0 {
+							tg += gnark(m.n)
+							tp += prooflane(m.n)
+						} else {
+							tp += prooflane(m.n)
+							tg += gnark(m.n)
+						}
+					}
+					proofs := float64(b.N * m.n)
+					if m.n == 1 {
+						b.ReportMetric(float64(tg.Milliseconds())/proofs, "gnark_ms")
+						b.ReportMetric(float64(tp.Milliseconds())/proofs, "prooflane_ms")
+					} else {
+						b.ReportMetric(proofs/tg.Seconds(), "gnark_proofs/s")
+						b.ReportMetric(proofs/tp.Seconds(), "prooflane_proofs/s")
+					}
+					b.ReportMetric(tp.Seconds()/tg.Seconds(), "ratio")
+				})
+			}
+		})
+	}
+}
+
+func log2(n int) int {
+	k := 0
+	for 1<<k < n {
+		k++
+	}
+	return k
+}
