@@ -1,0 +1,141 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+func TestParseSizeAcceptsNumbersAndPowersOfTwo(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		want int
+		err  bool
+	}{
+		{"4096", 4096, false},
+		{"2^12", 4096, false},
+		{" 2^0 ", 1, false},
+		{"1000", 1000, false},
+		{"3^4", 0, true},
+		{"2^31", 0, true},
+		{"0", 0, true},
+		{"-5", 0, true},
+		{"big", 0, true},
+	} {
+		got, err := parseSize(tc.in)
+		if (err != nil) != tc.err || got != tc.want {
+			t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.err)
+		}
+	}
+}
+
+// proveSmall proves a small job into a fresh directory with a fresh key
+// cache and returns both.
+func proveSmall(t *testing.T, circuit string) (out, keysDir string, stderr string) {
+	t.Helper()
+	out, keysDir = filepath.Join(t.TempDir(), "out"), t.TempDir()
+	rc, stdout, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", circuit,
+		"--size", "2^8", "--partitions", "3", "--out", out, "--keys", keysDir, "--progress", "off")
+	if rc != 0 {
+		t.Fatalf("prove exited %d: %s%s", rc, stdout, stderr)
+	}
+	summary := regexp.MustCompile(`^3 proofs of ` + circuit + ` \(size 256, \d+ constraints\) with pipeline "groth16" in [0-9.]+s: [0-9.]+ proofs/min; written to .*\n$`)
+	if !summary.MatchString(stdout) {
+		t.Errorf("prove printed %q, want one summary line", stdout)
+	}
+	return out, keysDir, stderr
+}
+
+func TestProveCreatesKeysOnFirstUseAndVerifyAcceptsEveryProof(t *testing.T) {
+	out, keysDir, stderr := proveSmall(t, "sha256")
+	if !strings.Contains(stderr, `no keys cached for circuit "sha256" size 256`) {
+		t.Errorf("prove did not say it ran the setup: %q", stderr)
+	}
+	for _, f := range []string{"proof-0.bin", "proof-2.bin", "public-1.bin", "manifest.json", "vk.bin", "trace.jsonl"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+	for _, f := range []string{"sha256-256.r1cs", "sha256-256.pk", "sha256-256.vk"} {
+		if _, err := os.Stat(filepath.Join(keysDir, f)); err != nil {
+			t.Errorf("key cache: %v", err)
+		}
+	}
+	rc, stdout, errOut := prooflane(t, "verify", "--keys", keysDir, out)
+	if rc != 0 || !strings.Contains(stdout, "all 3 proofs verify") {
+		t.Fatalf("verify exited %d: %s%s", rc, stdout, errOut)
+	}
+	// A second prove reuses the keys silently.
+	rc, _, errOut = prooflane(t, "prove", "--pipeline", "../../pipelines/groth16-dual-worker.yaml", "--circuit", "sha256",
+		"--size", "256", "--partitions", "2", "--out", out, "--keys", keysDir, "--progress", "off")
+	if rc != 0 || strings.Contains(errOut, "no keys cached") {
+		t.Errorf("second prove exited %d, stderr %q", rc, errOut)
+	}
+}
+
+func TestVerifyFailsOnATamperedProof(t *testing.T) {
+	out, keysDir, _ := proveSmall(t, "chain")
+	// Partition 1's proof in partition 0's place: a valid proof, of another statement.
+	b, err := os.ReadFile(filepath.Join(out, "proof-1.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "proof-0.bin"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out)
+	if rc == 0 {
+		t.Fatalf("verify accepted a tampered proof: %s", stdout)
+	}
+	if !strings.Contains(stdout, "FAIL proof-0.bin") || !strings.Contains(stdout, "ok   proof-1.bin") {
+		t.Errorf("verify output %q does not single out proof-0.bin", stdout)
+	}
+	if !strings.Contains(stderr, "1 of 3 proofs") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
+func TestProveNamesMissingAndCorruptKeyFiles(t *testing.T) {
+	_, keysDir, _ := proveSmall(t, "mimc")
+	pk := filepath.Join(keysDir, "mimc-256.pk")
+	b, err := os.ReadFile(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "mimc", "--size", "256",
+		"--partitions", "1", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off"}
+
+	if err := os.WriteFile(pk, b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, _, stderr := prooflane(t, args...)
+	if rc == 0 || !strings.Contains(stderr, `key file "`+pk+`" is corrupt`) {
+		t.Errorf("truncated pk: exit %d, stderr %q", rc, stderr)
+	}
+
+	if err := os.Remove(pk); err != nil {
+		t.Fatal(err)
+	}
+	rc, _, stderr = prooflane(t, args...)
+	if rc == 0 || !strings.Contains(stderr, `key file "`+pk+`": not cached`) {
+		t.Errorf("missing pk: exit %d, stderr %q", rc, stderr)
+	}
+}
+
+func TestSetupCachesKeysOnce(t *testing.T) {
+	keysDir := t.TempDir()
+	rc, stdout, stderr := prooflane(t, "setup", "--circuit", "chain", "--size", "2^8", "--keys", keysDir)
+	if rc != 0 || !strings.Contains(stdout, `circuit "chain" size 256: 256 constraints`) {
+		t.Fatalf("setup exited %d: %s%s", rc, stdout, stderr)
+	}
+	rc, stdout, _ = prooflane(t, "setup", "--circuit", "chain", "--size", "256", "--keys", keysDir)
+	if rc != 0 || !strings.Contains(stdout, "already cached") {
+		t.Errorf("second setup exited %d: %s", rc, stdout)
+	}
+	rc, _, stderr = prooflane(t, "setup", "--circuit", "chian", "--keys", keysDir)
+	if rc == 0 || !strings.Contains(stderr, `did you mean "chain"?`) {
+		t.Errorf("misspelt circuit: exit %d, stderr %q", rc, stderr)
+	}
+}
