@@ -72,8 +72,8 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 			if err := st.ComputeH(ctx, buf.ABC[0], buf.ABC[1], buf.ABC[2], &j.PK.Domain); err != nil {
 				return err
 			}
-			st.Free(buf.ABC[1])
-			st.Free(buf.ABC[2])
+			buf.res.free(buf.ABC[1])
+			buf.res.free(buf.ABC[2])
 			buf.ABC[1], buf.ABC[2] = nil, nil
 			return nil
 		}},

@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	goruntime "runtime"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	gnarkg16 "github.com/consensys/gnark/backend/groth16"
@@ -263,4 +266,110 @@ func msmsOf(t *testing.T, job *groth16.Job) (*groth16.G1MSMs, *groth16.G2MSM) {
 		values[f.Output] = out
 	}
 	return values[groth16.TypeG1MSMs].(*groth16.G1MSMs), values[groth16.TypeG2MSM].(*groth16.G2MSM)
+}
+
+// countingBackend counts stream closes and vector frees.
+type countingBackend struct {
+	device.Backend
+	mu            *sync.Mutex
+	frees, closes *int
+}
+
+func (b countingBackend) Device(i int) (device.Device, error) {
+	d, err := b.Backend.Device(i)
+	return countingDevice{d, b}, err
+}
+
+type countingDevice struct {
+	device.Device
+	b countingBackend
+}
+
+func (d countingDevice) NewStream() (device.Stream, error) {
+	s, err := d.Device.NewStream()
+	return countingStream{s, d.b}, err
+}
+
+type countingStream struct {
+	device.Stream
+	b countingBackend
+}
+
+func (s countingStream) Free(v device.Vector) {
+	s.b.mu.Lock()
+	*s.b.frees++
+	s.b.mu.Unlock()
+	s.Stream.Free(v)
+}
+
+func (s countingStream) Close() error {
+	s.b.mu.Lock()
+	*s.b.closes++
+	s.b.mu.Unlock()
+	return s.Stream.Close()
+}
+
+func TestBuffersNeverConsumedAreFreedOnceGarbage(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	var mu sync.Mutex
+	var frees, closes int
+	be := countingBackend{cpuBackend(t, 1), &mu, &frees, &closes}
+	job, err := set.NewJob(2, 3, be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Partition 0 runs through gpu_compute: six frees, one close, and the
+	// cleanup must not free anything again.
+	if _, err := runSequential(t, job, nil); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	if frees != 12 || closes != 2 {
+		t.Errorf("after two partitions: %d frees, %d closes; want 12, 2", frees, closes)
+	}
+	mu.Unlock()
+
+	// Stop after vram_stage and drop the buffers, as a failed job does.
+	reg := stages.NewRegistry().MustRegister(groth16.Factories()...)
+	values := map[stages.DataType]any{}
+	for _, typ := range []string{groth16.TypeNameSynthesize, groth16.TypeNamePrepMSM, groth16.TypeNameVRAMStage} {
+		f, _ := reg.Lookup(typ)
+		var cfg stages.Config
+		if f.NewConfig != nil {
+			cfg = f.NewConfig()
+		}
+		st, _ := f.New(cfg)
+		in := stages.NewInput(values)
+		in.Job, in.Stage = job, typ
+		out, err := st.Run(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values[f.Output] = out
+	}
+	values = nil
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		goruntime.GC()
+		mu.Lock()
+		f, c := frees, closes
+		mu.Unlock()
+		if c == 3 {
+			if f != 18 {
+				t.Errorf("cleanup freed %d vectors, want 6", f-12)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("dropped buffers not released: %d frees, %d closes", f, c)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	goruntime.GC()
+	time.Sleep(50 * time.Millisecond)
+	mu.Lock()
+	defer mu.Unlock()
+	if frees != 18 || closes != 3 {
+		t.Errorf("after the cleanup: %d frees, %d closes; want 18, 3 (released twice?)", frees, closes)
+	}
 }

@@ -1,6 +1,9 @@
 package groth16
 
 import (
+	"runtime"
+	"sync"
+
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -67,7 +70,9 @@ type Bases struct {
 
 // DeviceBuffers are a partition's vectors on its device and the stream
 // they were uploaded on. gpu_compute consumes them: it frees the vectors
-// and closes the stream.
+// and closes the stream. If it never runs (the job failed or was cancelled
+// in between), a cleanup attached by vram_stage frees them once the
+// buffers are garbage: device memory does not leak with the job.
 type DeviceBuffers struct {
 	// Device is the index the buffers live on.
 	Device int
@@ -79,21 +84,65 @@ type DeviceBuffers struct {
 	WA, WB, WK device.Vector
 	// Ones are MSMInputs' OnesA, OnesB, OnesK.
 	OnesA, OnesB, OnesK []int32
+
+	res *residency
+}
+
+// residency owns what a DeviceBuffers holds on the device, apart from the
+// DeviceBuffers itself so that a cleanup can release it.
+type residency struct {
+	mu     sync.Mutex
+	stream device.Stream
+	vecs   []device.Vector
+}
+
+func (r *residency) hold(v device.Vector) {
+	r.mu.Lock()
+	r.vecs = append(r.vecs, v)
+	r.mu.Unlock()
+}
+
+// free releases v now if it is still held.
+func (r *residency) free(v device.Vector) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for i, h := range r.vecs {
+		if h == v {
+			r.stream.Free(v)
+			r.vecs = append(r.vecs[:i], r.vecs[i+1:]...)
+			return
+		}
+	}
+}
+
+// release frees every vector still held and closes the stream, once.
+func (r *residency) release() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stream == nil {
+		return
+	}
+	for _, v := range r.vecs {
+		r.stream.Free(v)
+	}
+	r.vecs = nil
+	r.stream.Close()
+	r.stream = nil
+}
+
+func newDeviceBuffers(dev int, st device.Stream, bases *Bases) *DeviceBuffers {
+	r := &residency{stream: st}
+	d := &DeviceBuffers{Device: dev, Stream: st, Bases: bases, res: r}
+	runtime.AddCleanup(d, func(r *residency) { r.release() }, r)
+	return d
 }
 
 // free releases every vector and closes the stream.
 func (d *DeviceBuffers) free() {
-	for _, v := range []device.Vector{d.ABC[0], d.ABC[1], d.ABC[2], d.WA, d.WB, d.WK} {
-		if v != nil {
-			d.Stream.Free(v)
-		}
-	}
+	d.res.release()
 	d.ABC = [3]device.Vector{}
 	d.WA, d.WB, d.WK = nil, nil, nil
-	if d.Stream != nil {
-		d.Stream.Close()
-		d.Stream = nil
-	}
+	d.Stream = nil
 }
 
 // G1MSMs are gpu_compute's results, ones included, without the key's

@@ -69,7 +69,8 @@ func (vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("new stream: %w", err)
 	}
-	buf := &DeviceBuffers{Device: idx, Stream: st, Bases: bases, OnesA: mi.OnesA, OnesB: mi.OnesB, OnesK: mi.OnesK}
+	buf := newDeviceBuffers(idx, st, bases)
+	buf.OnesA, buf.OnesB, buf.OnesK = mi.OnesA, mi.OnesB, mi.OnesK
 	defer func() {
 		if err != nil {
 			buf.free()
@@ -103,6 +104,7 @@ func (vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
 			return nil, fmt.Errorf("alloc %s (%d scalars): %w", u.name, u.len, err)
 		}
 		*u.dst = v
+		buf.res.hold(v)
 		if err := st.Upload(v, u.src, u.form); err != nil {
 			return nil, fmt.Errorf("upload %s: %w", u.name, err)
 		}
