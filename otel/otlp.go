@@ -181,3 +181,22 @@ func plainText(override string, ep endpoint, raw string, envInsecure bool) bool 
 	}
 	return (raw == "" || bareLoopback) && !envInsecure
 }
+
+// probeAddr is the host:port to dial to tell whether the collector is up,
+// or "" when it cannot be told (no port, a unix socket).
+func probeAddr(kind, raw string) string {
+	if raw == "" {
+		if kind == ExporterOTLPHTTP {
+			return "localhost:4318"
+		}
+		return "localhost:4317"
+	}
+	ep, err := parseEndpoint(raw)
+	if err != nil {
+		return ""
+	}
+	if _, port, err := net.SplitHostPort(ep.hostPort); err != nil || port == "" {
+		return ""
+	}
+	return ep.hostPort
+}

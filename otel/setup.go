@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -28,6 +29,7 @@ type Provider struct {
 	sdk   *sdktrace.TracerProvider // nil for "none"
 	exp   *reportingExporter
 	where string // "trace file trace.jsonl", "otlp grpc localhost:4317"
+	probe string // collector host:port, dialled at Shutdown; "" for files
 	once  sync.Once
 	err   error
 }
@@ -49,6 +51,7 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 	var (
 		exp   sdktrace.SpanExporter
 		where string
+		probe string
 		bsp   []sdktrace.BatchSpanProcessorOption
 	)
 	if cfg.Exporter == ExporterFile {
@@ -66,6 +69,11 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 		if exp, where, err = newOTLP(ctx, kind, cfg.Endpoint); err != nil {
 			return nil, err
 		}
+		raw := cfg.Endpoint
+		if raw == "" {
+			raw = envEndpoint()
+		}
+		probe = probeAddr(kind, raw)
 		// A slow or absent collector must not slow the pipeline: a
 		// large queue, and drops (counted) when it overflows.
 		bsp = append(bsp, sdktrace.WithMaxQueueSize(1<<16), sdktrace.WithMaxExportBatchSize(1024),
@@ -76,7 +84,7 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 		sdktrace.WithResource(res),
 		sdktrace.WithBatcher(rep, bsp...),
 	)
-	return &Provider{tp: sdk, sdk: sdk, exp: rep, where: where}, nil
+	return &Provider{tp: sdk, sdk: sdk, exp: rep, where: where, probe: probe}, nil
 }
 
 func newResource(ctx context.Context, cfg Config) (*resource.Resource, error) {
@@ -113,15 +121,29 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 		if p.sdk == nil {
 			return
 		}
-		ctx, cancel := context.WithTimeout(ctx, ShutdownTimeout)
+		timeout := ShutdownTimeout
+		// A collector that refuses connections will not take the spans:
+		// give the flush a moment, not the full timeout.
+		var down error
+		if p.probe != "" {
+			conn, err := net.DialTimeout("tcp", p.probe, time.Second)
+			if err != nil {
+				down, timeout = err, 500*time.Millisecond
+			} else {
+				conn.Close()
+			}
+		}
+		ctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
 		err := p.sdk.Shutdown(ctx)
 		failed, total, first := p.exp.report()
 		switch {
+		case down != nil:
+			p.err = fmt.Errorf("spans not delivered to %s: %w (is the collector running?)", p.where, down)
 		case failed > 0:
 			p.err = fmt.Errorf("%d of %d spans not delivered to %s: %w (is the collector running?)", failed, total, p.where, first)
 		case err != nil && errors.Is(err, context.DeadlineExceeded):
-			p.err = fmt.Errorf("flushing spans to %s: gave up after %s: %w (is the collector running?)", p.where, ShutdownTimeout, err)
+			p.err = fmt.Errorf("flushing spans to %s: gave up after %s: %w (is the collector running?)", p.where, timeout, err)
 		case err != nil:
 			p.err = fmt.Errorf("flushing spans to %s: %w", p.where, err)
 		}

@@ -300,3 +300,55 @@ func TestShutdownWarnsInsteadOfHangingWhenCollectorIsDown(t *testing.T) {
 		})
 	}
 }
+
+// blackhole accepts connections and never answers, like a collector
+// behind a dead proxy.
+func blackhole(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		l.Close()
+		<-done
+		for _, c := range conns {
+			c.Close()
+		}
+	})
+	return l.Addr().String()
+}
+
+func TestShutdownIsBoundedWhenCollectorNeverAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("waits for the shutdown timeout")
+	}
+	addr := blackhole(t)
+	p, err := Setup(context.Background(), Config{Exporter: ExporterOTLPGRPC, Endpoint: "http://" + addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s := p.TracerProvider().Tracer("t").Start(context.Background(), "x")
+	s.End()
+	done := make(chan error, 1)
+	go func() { done <- p.Shutdown(context.Background()) }()
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("Shutdown hung on a collector that never answers")
+	}
+	if err == nil || !strings.Contains(err.Error(), addr) || !strings.Contains(err.Error(), "is the collector running?") {
+		t.Errorf("err = %v", err)
+	}
+}
