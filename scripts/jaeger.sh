@@ -3,7 +3,8 @@
 # loopback only) to look at prooflane traces.
 #
 #   scripts/jaeger.sh build    build bin/jaeger from tools/jaeger/go.mod (first time: ~8 min on 2 cores)
-#   scripts/jaeger.sh start    start it in the background; OTLP on 127.0.0.1:4317 (gRPC) and :4318 (HTTP),
+#   scripts/jaeger.sh start    start it in the background (building it first if needed);
+#                              OTLP on 127.0.0.1:4317 (gRPC) and :4318 (HTTP),
 #                              query API on http://127.0.0.1:16686
 #   scripts/jaeger.sh stop     stop it
 #   scripts/jaeger.sh status   say whether it runs
@@ -25,19 +26,23 @@ query=${PROOFLANE_JAEGER_QUERY:-127.0.0.1:16686}
 
 running() { [[ -f $pidfile ]] && kill -0 "$(cat "$pidfile")" 2>/dev/null; }
 
-case ${1:-} in
-build)
+build() {
 	mkdir -p "$(dirname "$bin")"
 	echo "building $bin (github.com/jaegertracing/jaeger/cmd/jaeger, pinned in tools/jaeger/go.mod)"
 	(cd "$root/tools/jaeger" && go build -o "$bin" github.com/jaegertracing/jaeger/cmd/jaeger)
 	echo "built $bin"
+}
+
+case ${1:-} in
+build)
+	build
 	;;
 start)
 	if running; then
 		echo "jaeger already running (pid $(cat "$pidfile"))"
 		exit 0
 	fi
-	[[ -x $bin ]] || { echo "no jaeger binary at $bin: run '$0 build' first" >&2; exit 1; }
+	[[ -x $bin ]] || build
 	mkdir -p "$root/bin"
 	nohup "$bin" --config "$config" >"$logfile" 2>&1 &
 	echo $! >"$pidfile"
@@ -70,7 +75,7 @@ status)
 	if running; then echo "jaeger running (pid $(cat "$pidfile"))"; else echo "jaeger not running"; exit 1; fi
 	;;
 *)
-	sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+	awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"
 	exit 2
 	;;
 esac
