@@ -2,6 +2,7 @@ package analyze
 
 import (
 	"bytes"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -239,5 +240,28 @@ func TestWriteTextShowsEverySection(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+func TestJobsOfSeparateRunsWithTheSameIDStayApart(t *testing.T) {
+	// Two runs each named their job "job-1" and overlap in time. Run 1's
+	// synthesis ends just before run 0's compute starts: joined by id it
+	// would pass for run 0's predecessor.
+	b := &builder{spans: make([]tracefile.Span, 0, 16)}
+	for run, times := range [][4]float64{{0, 100, 39, 40}, {1, 90, 39.5, 39.5}} {
+		start, end, synthEnd, computeStart := times[0], times[1], times[2], times[3]
+		j := b.job("job-1", start, end, 1)
+		j.TraceID = fmt.Sprintf("run-%d", run)
+		p := b.partition(j, 0, start, end)
+		b.stage(p, "synthesize", "groth16.synthesize", -1, start, synthEnd, 0)
+		b.stage(p, "gpu_compute", "groth16.gpu_compute", 0, computeStart, end, 0)
+	}
+	r, err := Analyze(b.spans, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cp := r.Critical
+	if cp == nil || cp.Job != "job-1" || len(cp.Steps) != 2 || cp.Steps[0].Offset != 0 || cp.Run != 99*ms {
+		t.Errorf("critical path %+v: want run 0's synthesize [0,39] and gpu_compute [40,100]", cp)
 	}
 }

@@ -58,7 +58,11 @@ func criticalPath(t *trace) *CriticalPath {
 			runs = append(runs, s)
 		}
 	}
-	cp := &CriticalPath{Job: job, Duration: slowest.Duration()}
+	name := slowest.Str(string(pl.KeyJob))
+	if name == "" {
+		name = "trace " + slowest.TraceID
+	}
+	cp := &CriticalPath{Job: name, Duration: slowest.Duration()}
 	if len(runs) == 0 {
 		return cp
 	}

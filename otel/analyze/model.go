@@ -47,13 +47,11 @@ func index(spans []tracefile.Span) *trace {
 
 func span(s *tracefile.Span) interval { return interval{s.Start, s.End} }
 
-// jobOf names the job a span belongs to: its prooflane.job attribute, or
-// its trace id when absent.
+// jobOf identifies the job a span belongs to: its trace (a job's spans
+// share the job span's trace) and its prooflane.job attribute, so jobs of
+// separate runs that reuse an id ("job-1") stay apart.
 func jobOf(s *tracefile.Span) string {
-	if j := s.Str(string(pl.KeyJob)); j != "" {
-		return j
-	}
-	return s.TraceID
+	return s.TraceID + "/" + s.Str(string(pl.KeyJob))
 }
 
 // partKey identifies one partition of one job.
