@@ -39,7 +39,7 @@ struct XYZZ {
   }
 
   // mdbl-2008-s-1 on an affine point
-  PL_HD static XYZZ dbl_affine(const F& x1, const F& y1) {
+  PL_HD_CALL static XYZZ dbl_affine(const F& x1, const F& y1) {
     XYZZ r;
     F u = y1.dbl();
     F v = u.sqr();
@@ -55,7 +55,7 @@ struct XYZZ {
   }
 
   // dbl-2008-s-1
-  PL_HD XYZZ dbl() const {
+  PL_HD_CALL XYZZ dbl() const {
     if (is_inf()) return *this;
     XYZZ r;
     F u = y.dbl();
@@ -73,7 +73,7 @@ struct XYZZ {
 
   // this += (x2, y2) (y2 already negated when needed); (x2, y2) must not be
   // infinity.
-  PL_HD void add_affine(const F& x2, const F& y2) {
+  PL_HD_CALL void add_affine(const F& x2, const F& y2) {
     if (is_inf()) {
       x = x2;
       y = y2;
@@ -111,7 +111,7 @@ struct XYZZ {
   }
 
   // add-2008-s
-  PL_HD void add(const XYZZ& q) {
+  PL_HD_CALL void add(const XYZZ& q) {
     if (q.is_inf()) return;
     if (is_inf()) {
       *this = q;
@@ -142,7 +142,7 @@ struct XYZZ {
   }
 
   // this * k for a small non-negative k (double-and-add from the top bit).
-  PL_HD XYZZ mul_small(uint32_t k) const {
+  PL_HD_CALL XYZZ mul_small(uint32_t k) const {
     XYZZ acc = inf();
     int top = 31;
     while (top >= 0 && !((k >> top) & 1)) top--;

@@ -10,9 +10,13 @@
 
 #if defined(__CUDACC__)
 #define PL_HD __host__ __device__ __forceinline__
+// point operations stay out of line: one copy per kernel keeps nvcc's
+// compile time and the code size reasonable
+#define PL_HD_CALL __host__ __device__ __noinline__
 #define PL_UNROLL _Pragma("unroll")
 #else
 #define PL_HD inline
+#define PL_HD_CALL inline
 #define PL_UNROLL
 #endif
 

@@ -1,13 +1,14 @@
-// msm.cu: Pippenger MSM over G1 and G2 and batch addition of bases
-// (see msm.cuh for the pipeline). All temporaries are stream-ordered
-// (cudaMallocAsync / cudaFreeAsync on the caller's stream).
+// msm_impl.cuh: the MSM and batch-addition kernels, templated over the
+// coordinate field; instantiated by msm_g1.cu and msm_g2.cu.
+#pragma once
 #include <cub/cub.cuh>
 #include "common.cuh"
 #include "msm.cuh"
 
-using namespace pl;
+namespace pl {
+namespace msmk {
+namespace {  // internal linkage: each instantiating .cu has its own copy
 
-namespace {
 
 constexpr uint32_t SEG = 128;        // points per accumulation thread
 constexpr uint32_t CHUNK = 64;       // buckets per reduction thread
@@ -220,23 +221,5 @@ int sum(pl_stream* s, const void* bases, const int32_t* idx_host, size_t count, 
 }
 
 }  // namespace
-
-extern "C" int pl_msm_g1(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont,
-                         int c, void* out) {
-  return msm<Fp>(s, bases, scalars, n, mont, c, out);
-}
-
-extern "C" int pl_msm_g2(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont,
-                         int c, void* out) {
-  return msm<Fp2>(s, bases, scalars, n, mont, c, out);
-}
-
-extern "C" int pl_sum_g1(pl_stream* s, const void* bases, const int32_t* idx, size_t count,
-                         void* out) {
-  return sum<Fp>(s, bases, idx, count, out);
-}
-
-extern "C" int pl_sum_g2(pl_stream* s, const void* bases, const int32_t* idx, size_t count,
-                         void* out) {
-  return sum<Fp2>(s, bases, idx, count, out);
-}
+}  // namespace msmk
+}  // namespace pl

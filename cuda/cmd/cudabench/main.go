@@ -1,0 +1,272 @@
+//go:build cuda
+
+// Command cudabench times the cuda package's kernels against gnark-crypto
+// on the host's cores and prints a markdown table:
+//
+//	go build -tags cuda -o bin/cudabench ./cuda/cmd/cudabench
+//	bin/cudabench -cpu=true
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/prooflane/prooflane/cuda"
+	"github.com/prooflane/prooflane/cuda/internal/ref"
+)
+
+var (
+	cpu     = flag.Bool("cpu", true, "also time gnark-crypto on the host")
+	reps    = flag.Int("reps", 5, "timed repetitions (median reported)")
+	g1Logs  = flag.String("g1", "20,22,24", "G1 MSM sizes (log2)")
+	g2Logs  = flag.String("g2", "20,22", "G2 MSM sizes (log2)")
+	nttLogs = flag.String("ntt", "20,22,24", "NTT and H sizes (log2)")
+	windows = flag.String("c", "", "extra G1 MSM window sizes to try at each size")
+	out     = flag.String("o", "", "also write the table to this file")
+)
+
+type row struct {
+	op, size string
+	gpu, cpu time.Duration
+	note     string
+}
+
+var rows []row
+
+func add(op string, logn int, gpu, cpuT time.Duration, note string) {
+	r := row{op: op, size: fmt.Sprintf("2^%d", logn), gpu: gpu, cpu: cpuT, note: note}
+	rows = append(rows, r)
+	fmt.Fprintf(os.Stderr, "%-22s %-5s gpu %10s cpu %10s %s\n", op, r.size, fmtD(gpu), fmtD(cpuT), note)
+}
+
+func fmtD(d time.Duration) string {
+	if d == 0 {
+		return "-"
+	}
+	ms := float64(d) / 1e6
+	if ms < 10 {
+		return fmt.Sprintf("%.3f ms", ms)
+	}
+	return fmt.Sprintf("%.1f ms", ms)
+}
+
+func median(n int, f func() error) (time.Duration, error) {
+	var ts []time.Duration
+	for i := 0; i < n; i++ {
+		t0 := time.Now()
+		if err := f(); err != nil {
+			return 0, err
+		}
+		ts = append(ts, time.Since(t0))
+	}
+	slices.Sort(ts)
+	return ts[len(ts)/2], nil
+}
+
+func logs(s string) []int {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		var v int
+		if _, err := fmt.Sscan(strings.TrimSpace(f), &v); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func must(err error) {
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "cudabench:", err)
+		os.Exit(1)
+	}
+}
+
+func main() {
+	flag.Parse()
+	ctx := context.Background()
+	r := rand.New(rand.NewPCG(ref.Seed(), 3))
+	infos, err := cuda.Devices()
+	must(err)
+	d, err := cuda.Open(0)
+	must(err)
+	s, err := d.NewStream()
+	must(err)
+	header := fmt.Sprintf("device: %s (%d SMs, %.0f GiB); host: %d cores (GOMAXPROCS %d)", infos[0].Name, infos[0].Multiprocessor, float64(infos[0].MemTotal)/(1<<30), runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	fmt.Fprintln(os.Stderr, header)
+
+	// upload bandwidth: 1 GiB from pinned memory, and through staging from Go memory
+	{
+		const n = 1 << 25
+		p, err := cuda.NewPinned(n)
+		must(err)
+		v, err := s.Alloc(n)
+		must(err)
+		t, err := median(*reps, func() error {
+			if err := s.UploadPinned(v, p, false); err != nil {
+				return err
+			}
+			return s.Sync()
+		})
+		must(err)
+		gb := float64(n*32) / 1e9
+		add("upload pinned 1 GiB", 25, t, 0, fmt.Sprintf("%.1f GB/s", gb/t.Seconds()))
+		host := make([]fr.Element, n)
+		copy(host, ref.Fr(r, 1<<12))
+		t, err = median(*reps, func() error {
+			if err := s.Upload(v, host, false); err != nil {
+				return err
+			}
+			return s.Sync()
+		})
+		must(err)
+		add("upload staged 1 GiB", 25, t, 0, fmt.Sprintf("%.1f GB/s", gb/t.Seconds()))
+		must(s.Free(v))
+		must(p.Free())
+	}
+
+	for _, l := range logs(*nttLogs) {
+		n := 1 << l
+		dom := fft.NewDomain(uint64(n))
+		x := ref.Fr(r, n)
+		v, err := s.Alloc(n)
+		must(err)
+		must(s.Upload(v, x, false))
+		must(s.FFT(v, dom, true, false)) // warm-up: tables
+		must(s.Sync())
+		tg, err := median(*reps, func() error {
+			if err := s.FFT(v, dom, true, false); err != nil {
+				return err
+			}
+			return s.Sync()
+		})
+		must(err)
+		var tc time.Duration
+		if *cpu {
+			tc, _ = median(3, func() error { dom.FFT(x, fft.DIF); return nil })
+		}
+		add("ntt fwd DIF", l, tg, tc, "")
+		vb, err := s.Alloc(n)
+		must(err)
+		vc, err := s.Alloc(n)
+		must(err)
+		must(s.Upload(vb, x, false))
+		must(s.Upload(vc, x, false))
+		th, err := median(*reps, func() error {
+			if err := s.ComputeH(ctx, v, vb, vc, dom); err != nil {
+				return err
+			}
+			return s.Sync()
+		})
+		must(err)
+		var tch time.Duration
+		if *cpu {
+			a, b, c := slices.Clone(x), slices.Clone(x), slices.Clone(x)
+			t0 := time.Now()
+			ref.ComputeH(a, b, c, dom)
+			tch = time.Since(t0)
+		}
+		add("groth16 H (7 NTTs)", l, th, tch, "")
+		s.Free(v)
+		s.Free(vb)
+		s.Free(vc)
+		must(s.Sync())
+	}
+
+	extra := logs(*windows)
+	for _, l := range logs(*g1Logs) {
+		n := 1 << l
+		pts := ref.G1(r, n)
+		sc := ref.Fr(r, n)
+		b, err := d.LoadG1(fmt.Sprintf("bench-%d", l), pts)
+		must(err)
+		v, err := s.Alloc(n)
+		must(err)
+		must(s.Upload(v, sc, false))
+		var got curve.G1Jac
+		for _, c := range append([]int{cuda.Window(n)}, extra...) {
+			_, err = s.MSMG1Window(ctx, b, v, n, c) // warm-up
+			must(err)
+			t, err := median(*reps, func() error {
+				var err error
+				got, err = s.MSMG1Window(ctx, b, v, n, c)
+				return err
+			})
+			must(err)
+			var tc time.Duration
+			note := fmt.Sprintf("c=%d", c)
+			if *cpu && c == cuda.Window(n) {
+				var want curve.G1Jac
+				t0 := time.Now()
+				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
+				tc = time.Since(t0)
+				if !want.Equal(&got) {
+					note += " MISMATCH"
+				}
+			}
+			add("msm G1", l, t, tc, note)
+		}
+		s.Free(v)
+		must(s.Sync())
+	}
+	for _, l := range logs(*g2Logs) {
+		n := 1 << l
+		pts := ref.G2(r, n)
+		sc := ref.Fr(r, n)
+		b, err := d.LoadG2(fmt.Sprintf("bench-%d", l), pts)
+		must(err)
+		v, err := s.Alloc(n)
+		must(err)
+		must(s.Upload(v, sc, false))
+		_, err = s.MSMG2(ctx, b, v, n)
+		must(err)
+		var got curve.G2Jac
+		t, err := median(max(*reps/2, 1), func() error {
+			var err error
+			got, err = s.MSMG2(ctx, b, v, n)
+			return err
+		})
+		must(err)
+		var tc time.Duration
+		note := fmt.Sprintf("c=%d", cuda.Window(n))
+		if *cpu {
+			var want curve.G2Jac
+			t0 := time.Now()
+			want.MultiExp(pts, sc, ecc.MultiExpConfig{})
+			tc = time.Since(t0)
+			if !want.Equal(&got) {
+				note += " MISMATCH"
+			}
+		}
+		add("msm G2", l, t, tc, note)
+		s.Free(v)
+		must(s.Sync())
+	}
+
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s\n\n| op | size | GPU | gnark-crypto CPU | speed-up | note |\n|---|---|---|---|---|---|\n", header)
+	for _, r := range rows {
+		sp := "-"
+		if r.cpu > 0 && r.gpu > 0 {
+			sp = fmt.Sprintf("%.0fx", float64(r.cpu)/float64(r.gpu))
+		}
+		fmt.Fprintf(&sb, "| %s | %s | %s | %s | %s | %s |\n", r.op, r.size, fmtD(r.gpu), fmtD(r.cpu), sp, r.note)
+	}
+	fmt.Print(sb.String())
+	if *out != "" {
+		must(os.WriteFile(*out, []byte(sb.String()), 0o644))
+	}
+	must(s.Close())
+	must(d.Close())
+}

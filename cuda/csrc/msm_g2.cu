@@ -1,0 +1,12 @@
+// msm_g2.cu: G2 (Fp2) instantiation of the MSM and batch-addition kernels.
+#include "msm_impl.cuh"
+
+extern "C" int pl_msm_g2(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont,
+                         int c, void* out) {
+  return pl::msmk::msm<pl::Fp2>(s, bases, scalars, n, mont, c, out);
+}
+
+extern "C" int pl_sum_g2(pl_stream* s, const void* bases, const int32_t* idx, size_t count,
+                         void* out) {
+  return pl::msmk::sum<pl::Fp2>(s, bases, idx, count, out);
+}

@@ -1,0 +1,439 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/prooflane/prooflane/cuda/internal/ref"
+)
+
+var (
+	devOnce sync.Once
+	dev     *Device
+	devErr  error
+)
+
+// device opens GPU 0 once for the test binary, or skips.
+func device(t testing.TB) *Device {
+	devOnce.Do(func() { dev, devErr = Open(0) })
+	if devErr != nil {
+		if errors.Is(devErr, ErrNoDevice) {
+			t.Skip("no CUDA device: ", devErr)
+		}
+		t.Fatal(devErr)
+	}
+	return dev
+}
+
+func stream(t testing.TB) *Stream {
+	s, err := device(t).NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func rng(t testing.TB) *rand.Rand {
+	seed := ref.Seed()
+	t.Logf("seed %d", seed)
+	return rand.New(rand.NewPCG(seed, 2))
+}
+
+// maxLog is the largest size tested: 2^16 by default, PROOFLANE_CUDA_TEST_MAXLOG
+// (up to 24) for the large ones.
+func maxLog() int {
+	if v, err := strconv.Atoi(os.Getenv("PROOFLANE_CUDA_TEST_MAXLOG")); err == nil && v > 0 {
+		return v
+	}
+	if testing.Short() {
+		return 12
+	}
+	return 16
+}
+
+func sizes(from int) []int {
+	var out []int
+	for l := from; l <= maxLog(); l += 2 {
+		out = append(out, l)
+	}
+	return out
+}
+
+func upload(t testing.TB, s *Stream, x []fr.Element) *Vector {
+	v, err := s.Alloc(len(x))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Free(v) })
+	if err := s.Upload(v, x, false); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func download(t testing.TB, s *Stream, v *Vector) []fr.Element {
+	out := make([]fr.Element, v.Len())
+	if err := s.Download(out, v); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func equal(t testing.TB, what string, got, want []fr.Element) {
+	t.Helper()
+	for i := range want {
+		if !got[i].Equal(&want[i]) {
+			t.Fatalf("%s: differs at %d of %d", what, i, len(want))
+		}
+	}
+}
+
+func TestSelfTest(t *testing.T) {
+	if err := device(t).SelfTest(ref.Seed()); err != nil {
+		t.Fatal(err)
+	}
+	infos, err := Devices()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, in := range infos {
+		t.Logf("device %d: %s, %d SMs, %.1f GiB (%.1f free)", in.Index, in.Name, in.Multiprocessor, float64(in.MemTotal)/(1<<30), float64(in.MemFree)/(1<<30))
+	}
+}
+
+func TestUploadCanonical(t *testing.T) {
+	s := stream(t)
+	x := ref.Fr(rng(t), 1000)
+	canon := make([]fr.Element, len(x))
+	for i := range x {
+		canon[i] = fr.Element(x[i].Bits())
+	}
+	v, err := s.Alloc(1500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Free(v)
+	if err := s.Upload(v, canon, true); err != nil {
+		t.Fatal(err)
+	}
+	got := download(t, s, v)
+	equal(t, "canonical upload", got[:1000], x)
+	for i := 1000; i < 1500; i++ {
+		if !got[i].IsZero() {
+			t.Fatalf("tail not zeroed at %d", i)
+		}
+	}
+}
+
+func TestNTT(t *testing.T) {
+	s := stream(t)
+	r := rng(t)
+	for _, logn := range append([]int{1, 3}, sizes(10)...) {
+		n := 1 << logn
+		d := fft.NewDomain(uint64(n))
+		for _, inverse := range []bool{false, true} {
+			for _, dif := range []bool{false, true} {
+				for _, coset := range []bool{false, true} {
+					x := ref.Fr(r, n)
+					want := append([]fr.Element(nil), x...)
+					dec := fft.DIT
+					if dif {
+						dec = fft.DIF
+					}
+					var opts []fft.Option
+					if coset {
+						opts = append(opts, fft.OnCoset())
+					}
+					if inverse {
+						d.FFTInverse(want, dec, opts...)
+					} else {
+						d.FFT(want, dec, opts...)
+					}
+					v := upload(t, s, x)
+					var err error
+					if inverse {
+						err = s.FFTInverse(v, d, dif, coset)
+					} else {
+						err = s.FFT(v, d, dif, coset)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+					equal(t, "ntt", download(t, s, v), want)
+					s.Free(v)
+				}
+			}
+		}
+		// round trip natural -> natural
+		x := ref.Fr(r, n)
+		v := upload(t, s, x)
+		if err := s.FFT(v, d, true, false); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.FFTInverse(v, d, false, false); err != nil {
+			t.Fatal(err)
+		}
+		equal(t, "round trip", download(t, s, v), x)
+		t.Logf("ntt 2^%d ok", logn)
+	}
+}
+
+func TestComputeH(t *testing.T) {
+	s := stream(t)
+	r := rng(t)
+	for _, logn := range append([]int{2}, sizes(10)...) {
+		n := 1 << logn
+		d := fft.NewDomain(uint64(n))
+		a, b, c := ref.Fr(r, n-n/5), ref.Fr(r, n-n/5), ref.Fr(r, n-n/5)
+		pad := func(x []fr.Element) []fr.Element {
+			return append(append([]fr.Element(nil), x...), make([]fr.Element, n-len(x))...)
+		}
+		want := ref.ComputeH(pad(a), pad(b), pad(c), d)
+		va, vb, vc := upload(t, s, pad(nil)), upload(t, s, pad(nil)), upload(t, s, pad(nil))
+		for _, p := range []struct {
+			v *Vector
+			x []fr.Element
+		}{{va, a}, {vb, b}, {vc, c}} {
+			if err := s.Upload(p.v, p.x, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := s.ComputeH(context.Background(), va, vb, vc, d); err != nil {
+			t.Fatal(err)
+		}
+		equal(t, "compute h", download(t, s, va), want)
+		t.Logf("compute h 2^%d ok", logn)
+	}
+}
+
+// msmInputs: random points and scalars with the special cases.
+func msmInputs(r *rand.Rand, n int, g2 bool) ([]curve.G1Affine, []curve.G2Affine, []fr.Element) {
+	s := ref.Fr(r, n)
+	var p1 []curve.G1Affine
+	var p2 []curve.G2Affine
+	if g2 {
+		p2 = ref.G2(r, n)
+	} else {
+		p1 = ref.G1(r, n)
+	}
+	if n >= 16 {
+		s[0].SetZero()
+		s[1].SetOne()
+		s[2].SetInt64(-1) // r - 1
+		s[3].SetInt64(-1)
+		s[5] = s[6]
+		for i := 8; i < 16; i++ {
+			s[i].SetUint64(uint64(i % 3))
+		}
+		if g2 {
+			p2[3] = p2[2]
+			p2[4] = curve.G2Affine{}
+			p2[6] = p2[5]
+		} else {
+			p1[3] = p1[2]
+			p1[4] = curve.G1Affine{}
+			p1[6] = p1[5]
+			p1[7].Neg(&p1[6])
+		}
+	}
+	return p1, p2, s
+}
+
+func TestMSMG1(t *testing.T) {
+	s := stream(t)
+	r := rng(t)
+	d := device(t)
+	for _, logn := range append([]int{0, 4}, sizes(10)...) {
+		n := 1 << logn
+		pts, _, sc := msmInputs(r, n, false)
+		var want curve.G1Jac
+		if _, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := d.LoadG1("test-g1-"+strconv.Itoa(logn), pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := upload(t, s, sc)
+		windows := []int{Window(n)}
+		if logn == 10 {
+			windows = append(windows, 5, 13, 16)
+		}
+		for _, c := range windows {
+			got, err := s.MSMG1Window(context.Background(), b, v, n, c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !got.Equal(&want) {
+				t.Fatalf("msm g1 2^%d c=%d differs from gnark", logn, c)
+			}
+		}
+		t.Logf("msm g1 2^%d ok", logn)
+	}
+	// all scalars equal: one bucket per window holds every point
+	n := 1 << 12
+	pts, _, sc := msmInputs(r, n, false)
+	for i := range sc {
+		sc[i] = sc[7]
+	}
+	var want curve.G1Jac
+	want.MultiExp(pts, sc, ecc.MultiExpConfig{})
+	b, _ := d.LoadG1("test-g1-same", pts)
+	got, err := s.MSMG1(context.Background(), b, upload(t, s, sc), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(&want) {
+		t.Fatal("msm g1 with equal scalars differs")
+	}
+}
+
+func TestMSMG2(t *testing.T) {
+	s := stream(t)
+	r := rng(t)
+	d := device(t)
+	for _, logn := range append([]int{4}, sizes(10)...) {
+		if logn > 22 {
+			break
+		}
+		n := 1 << logn
+		_, pts, sc := msmInputs(r, n, true)
+		var want curve.G2Jac
+		if _, err := want.MultiExp(pts, sc, ecc.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		b, err := d.LoadG2("test-g2-"+strconv.Itoa(logn), pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.MSMG2(context.Background(), b, upload(t, s, sc), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equal(&want) {
+			t.Fatalf("msm g2 2^%d differs from gnark", logn)
+		}
+		t.Logf("msm g2 2^%d ok", logn)
+	}
+}
+
+func TestSum(t *testing.T) {
+	s := stream(t)
+	r := rng(t)
+	d := device(t)
+	n := 1 << 12
+	p1, _, _ := msmInputs(r, n, false)
+	_, p2, _ := msmInputs(r, n, true)
+	b1, err := d.LoadG1("test-sum-g1", p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, err := d.LoadG2("test-sum-g2", p2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []int{0, 1, 3, 1000, 50000} {
+		idx := make([]int32, m)
+		for i := range idx {
+			idx[i] = int32(r.IntN(n))
+		}
+		if m > 3 {
+			idx[0], idx[1], idx[2] = 4, 2, 3 // infinity, a repeated point
+		}
+		var w1 curve.G1Jac
+		var w2 curve.G2Jac
+		w1.X.SetOne()
+		w1.Y.SetOne()
+		w2.X.SetOne()
+		w2.Y.SetOne()
+		for _, i := range idx {
+			w1.AddMixed(&p1[i])
+			w2.AddMixed(&p2[i])
+		}
+		g1, err := s.SumG1(context.Background(), b1, idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !g1.Equal(&w1) {
+			t.Fatalf("sum g1 of %d differs", m)
+		}
+		g2, err := s.SumG2(context.Background(), b2, idx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !g2.Equal(&w2) {
+			t.Fatalf("sum g2 of %d differs", m)
+		}
+	}
+}
+
+// TestOverlap checks that one stream's upload runs while another stream's
+// kernel runs: the two intervals, timed with events, intersect.
+func TestOverlap(t *testing.T) {
+	d := device(t)
+	up, work := stream(t), stream(t)
+	const n = 1 << 24
+	host, err := NewPinned(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer host.Free()
+	copy(host.Slice(), ref.Fr(rng(t), 1<<12))
+	dst, err := up.Alloc(n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer up.Free(dst)
+	busyV, err := work.Alloc(1 << 22)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer work.Free(busyV)
+	work.Sync()
+	up.Sync()
+	ev := make([]*Event, 5)
+	for i := range ev {
+		if ev[i], err = d.NewEvent(); err != nil {
+			t.Fatal(err)
+		}
+		defer ev[i].Close()
+	}
+	// origin, kernel start/end, upload start/end
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(work.Record(ev[0]))
+	must(work.Record(ev[1]))
+	must(work.busy(busyV, 2000))
+	must(work.Record(ev[2]))
+	must(up.Record(ev[3]))
+	must(up.UploadPinned(dst, host, false))
+	must(up.Record(ev[4]))
+	must(up.Sync())
+	must(work.Sync())
+	at := make([]float32, 5)
+	for i := 1; i < 5; i++ {
+		if at[i], err = Elapsed(ev[0], ev[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("kernel [%.3f, %.3f] ms, upload [%.3f, %.3f] ms (%.1f GB/s)", at[1], at[2], at[3], at[4], float64(n*frBytes)/float64(at[4]-at[3])/1e6)
+	if !(at[3] < at[2] && at[1] < at[4]) {
+		t.Fatalf("upload [%.3f, %.3f] and kernel [%.3f, %.3f] do not overlap", at[3], at[4], at[1], at[2])
+	}
+}

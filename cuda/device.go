@@ -1,0 +1,209 @@
+//go:build cuda
+
+package cuda
+
+/*
+#include <stdlib.h>
+#include "api.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"sync"
+	"unsafe"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+)
+
+// DeviceCount returns the number of CUDA devices; an error wrapping
+// ErrNoDevice when the driver finds none.
+func DeviceCount() (int, error) {
+	var n C.int
+	if err := check(C.pl_device_count(&n)); err != nil {
+		return 0, fmt.Errorf("cuda: count devices: %w", err)
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("cuda: count devices: %w", ErrNoDevice)
+	}
+	return int(n), nil
+}
+
+func deviceInfo(i int) (DeviceInfo, error) {
+	var name [256]C.char
+	var total, free C.uint64_t
+	var sms C.int
+	if err := check(C.pl_device_info(C.int(i), &name[0], C.int(len(name)), &total, &free, &sms)); err != nil {
+		return DeviceInfo{}, fmt.Errorf("cuda: info of device %d: %w", i, err)
+	}
+	return DeviceInfo{Index: i, Name: C.GoString(&name[0]), MemTotal: uint64(total), MemFree: uint64(free), Multiprocessor: int(sms)}, nil
+}
+
+// Devices lists the devices with their memory.
+func Devices() ([]DeviceInfo, error) {
+	n, err := DeviceCount()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]DeviceInfo, n)
+	for i := range out {
+		if out[i], err = deviceInfo(i); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// Device is one GPU with its resident bases.
+type Device struct {
+	index int
+
+	mu     sync.Mutex
+	g1     map[string]*G1Bases
+	g2     map[string]*G2Bases
+	closed bool
+}
+
+// Open prepares device index (its stream-ordered memory pool keeps freed
+// memory instead of trimming at synchronization points).
+func Open(index int) (*Device, error) {
+	if _, err := DeviceCount(); err != nil {
+		return nil, err
+	}
+	if err := check(C.pl_device_init(C.int(index))); err != nil {
+		return nil, fmt.Errorf("cuda: open device %d: %w", index, err)
+	}
+	return &Device{index: index, g1: map[string]*G1Bases{}, g2: map[string]*G2Bases{}}, nil
+}
+
+// Index is the CUDA device ordinal.
+func (d *Device) Index() int { return d.index }
+
+// Info returns the device's name and current memory.
+func (d *Device) Info() (DeviceInfo, error) { return deviceInfo(d.index) }
+
+// SelfTest checks the device's PTX field multiplication against the
+// portable one on random inputs.
+func (d *Device) SelfTest(seed uint64) error {
+	var bad C.int
+	if err := check(C.pl_selftest(C.int(d.index), C.uint64_t(seed), &bad)); err != nil {
+		return fmt.Errorf("cuda: self test on device %d: %w", d.index, err)
+	}
+	if bad != 0 {
+		return fmt.Errorf("cuda: self test on device %d: %d multiplications differ", d.index, int(bad))
+	}
+	return nil
+}
+
+// G1Bases is a resident vector of G1 affine points.
+type G1Bases struct {
+	ptr unsafe.Pointer
+	n   int
+}
+
+// Len is the number of points.
+func (b *G1Bases) Len() int { return b.n }
+
+// G2Bases is a resident vector of G2 affine points.
+type G2Bases struct {
+	ptr unsafe.Pointer
+	n   int
+}
+
+// Len is the number of points.
+func (b *G2Bases) Len() int { return b.n }
+
+// load copies bytes to a new device allocation through a private stream.
+func (d *Device) load(what string, src unsafe.Pointer, bytes int) (unsafe.Pointer, error) {
+	var p unsafe.Pointer
+	if err := check(C.pl_malloc(C.int(d.index), &p, C.size_t(max(bytes, 1)))); err != nil {
+		return nil, fmt.Errorf("cuda: load %s on device %d: %w", what, d.index, err)
+	}
+	s, err := d.NewStream()
+	if err != nil {
+		C.pl_free(C.int(d.index), p)
+		return nil, err
+	}
+	defer s.Close()
+	if bytes > 0 {
+		if err := check(C.pl_h2d_staged(s.s, p, src, C.size_t(bytes))); err != nil {
+			C.pl_free(C.int(d.index), p)
+			return nil, fmt.Errorf("cuda: load %s on device %d: %w", what, d.index, err)
+		}
+	}
+	if err := s.Sync(); err != nil {
+		C.pl_free(C.int(d.index), p)
+		return nil, err
+	}
+	return p, nil
+}
+
+// LoadG1 makes points resident under key; a key already loaded returns
+// the resident vector.
+func (d *Device) LoadG1(key string, points []curve.G1Affine) (*G1Bases, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("cuda: load g1 %q: device %d closed", key, d.index)
+	}
+	if b, ok := d.g1[key]; ok {
+		return b, nil
+	}
+	var src unsafe.Pointer
+	if len(points) > 0 {
+		src = unsafe.Pointer(&points[0])
+	}
+	p, err := d.load("g1 "+key, src, len(points)*int(unsafe.Sizeof(curve.G1Affine{})))
+	if err != nil {
+		return nil, err
+	}
+	b := &G1Bases{ptr: p, n: len(points)}
+	d.g1[key] = b
+	return b, nil
+}
+
+// LoadG2 is LoadG1 for G2 points.
+func (d *Device) LoadG2(key string, points []curve.G2Affine) (*G2Bases, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil, fmt.Errorf("cuda: load g2 %q: device %d closed", key, d.index)
+	}
+	if b, ok := d.g2[key]; ok {
+		return b, nil
+	}
+	var src unsafe.Pointer
+	if len(points) > 0 {
+		src = unsafe.Pointer(&points[0])
+	}
+	p, err := d.load("g2 "+key, src, len(points)*int(unsafe.Sizeof(curve.G2Affine{})))
+	if err != nil {
+		return nil, err
+	}
+	b := &G2Bases{ptr: p, n: len(points)}
+	d.g2[key] = b
+	return b, nil
+}
+
+// Close frees the resident bases; streams must be closed first.
+func (d *Device) Close() error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.closed {
+		return nil
+	}
+	d.closed = true
+	var first error
+	for k, b := range d.g1 {
+		if err := check(C.pl_free(C.int(d.index), b.ptr)); err != nil && first == nil {
+			first = fmt.Errorf("cuda: free g1 %q on device %d: %w", k, d.index, err)
+		}
+	}
+	for k, b := range d.g2 {
+		if err := check(C.pl_free(C.int(d.index), b.ptr)); err != nil && first == nil {
+			first = fmt.Errorf("cuda: free g2 %q on device %d: %w", k, d.index, err)
+		}
+	}
+	d.g1, d.g2 = nil, nil
+	return first
+}

@@ -1,0 +1,209 @@
+//go:build cuda
+
+package cuda
+
+/*
+#include "api.h"
+*/
+import "C"
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"os"
+	"strconv"
+	"unsafe"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/prooflane/prooflane/cuda/internal/points"
+)
+
+func cDomain(d *fft.Domain, vecs ...*Vector) (C.pl_domain, error) {
+	var cd C.pl_domain
+	n := d.Cardinality
+	if n == 0 || n&(n-1) != 0 {
+		return cd, fmt.Errorf("cuda: domain size %d is not a power of two", n)
+	}
+	for _, v := range vecs {
+		if uint64(v.n) < n {
+			return cd, fmt.Errorf("cuda: vector of %d scalars for a domain of %d", v.n, n)
+		}
+	}
+	w := points.DomainWords(d)
+	cd.logn = C.int(bits.TrailingZeros64(n))
+	dst := []*[4]C.uint64_t{&cd.omega, &cd.omega_inv, &cd.g, &cd.g_inv, &cd.n_inv, &cd.den}
+	for i, p := range dst {
+		for j := 0; j < 4; j++ {
+			p[j] = C.uint64_t(w[i][j])
+		}
+	}
+	return cd, nil
+}
+
+// FFT is gnark's domain.FFT(v, decimation, [OnCoset]) on the device: DIF
+// takes natural order and leaves bit-reversed order, DIT the reverse.
+func (s *Stream) FFT(v *Vector, d *fft.Domain, dif, coset bool) error {
+	return s.ntt(v, d, false, dif, coset)
+}
+
+// FFTInverse is gnark's domain.FFTInverse(v, decimation, [OnCoset]).
+func (s *Stream) FFTInverse(v *Vector, d *fft.Domain, dif, coset bool) error {
+	return s.ntt(v, d, true, dif, coset)
+}
+
+func (s *Stream) ntt(v *Vector, d *fft.Domain, inverse, dif, coset bool) error {
+	cd, err := cDomain(d, v)
+	if err != nil {
+		return err
+	}
+	if err := check(C.pl_ntt(s.s, &cd, v.ptr, b2i(inverse), b2i(dif), b2i(coset))); err != nil {
+		return fmt.Errorf("cuda: ntt of 2^%d on device %d: %w", cd.logn, s.d.index, err)
+	}
+	return nil
+}
+
+// BitReverse permutes the first 2^logn elements of v into bit-reversed order.
+func (s *Stream) BitReverse(v *Vector, logn int) error {
+	if 1<<logn > v.n {
+		return fmt.Errorf("cuda: bit reverse 2^%d of %d scalars", logn, v.n)
+	}
+	if err := check(C.pl_bitrev(s.s, v.ptr, C.int(logn))); err != nil {
+		return fmt.Errorf("cuda: bit reverse on device %d: %w", s.d.index, err)
+	}
+	return nil
+}
+
+// ComputeH runs gnark's Groth16 computeH on a, b, c (domain cardinality
+// each, zero-padded): a receives H's coefficients in bit-reversed order,
+// b and c are clobbered. Queued only; results are read by Download.
+func (s *Stream) ComputeH(ctx context.Context, a, b, c *Vector, d *fft.Domain) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	cd, err := cDomain(d, a, b, c)
+	if err != nil {
+		return err
+	}
+	if err := check(C.pl_compute_h(s.s, &cd, a.ptr, b.ptr, c.ptr)); err != nil {
+		return fmt.Errorf("cuda: compute h of 2^%d on device %d: %w", cd.logn, s.d.index, err)
+	}
+	return nil
+}
+
+var windowOverride = func() int {
+	c, _ := strconv.Atoi(os.Getenv("PROOFLANE_CUDA_MSM_C"))
+	return c
+}()
+
+// Window is the Pippenger window size used for n points.
+func Window(n int) int {
+	if windowOverride >= 4 && windowOverride <= 24 {
+		return windowOverride
+	}
+	l := bits.Len(uint(n))
+	return min(max(l-4, 8), 20)
+}
+
+// MSMG1 returns sum_i scalars[i]*bases[i] for i < n (scalars in Montgomery form).
+func (s *Stream) MSMG1(ctx context.Context, bases *G1Bases, scalars *Vector, n int) (curve.G1Jac, error) {
+	return s.MSMG1Window(ctx, bases, scalars, n, Window(n))
+}
+
+// MSMG1Window is MSMG1 with window size c.
+func (s *Stream) MSMG1Window(ctx context.Context, bases *G1Bases, scalars *Vector, n, c int) (curve.G1Jac, error) {
+	if err := ctx.Err(); err != nil {
+		return curve.G1Jac{}, err
+	}
+	if n > bases.n || n > scalars.n {
+		return curve.G1Jac{}, fmt.Errorf("cuda: msm g1 of %d with %d bases and %d scalars", n, bases.n, scalars.n)
+	}
+	if n == 0 {
+		return points.G1Infinity(), nil
+	}
+	w := make([]points.G1XYZZ, (256+c-1)/c)
+	if err := check(C.pl_msm_g1(s.s, bases.ptr, scalars.ptr, C.size_t(n), 1, C.int(c), unsafe.Pointer(&w[0]))); err != nil {
+		return curve.G1Jac{}, fmt.Errorf("cuda: msm g1 of %d on device %d: %w", n, s.d.index, err)
+	}
+	return points.CombineG1(w, c), nil
+}
+
+// MSMG2 is MSMG1 over G2.
+func (s *Stream) MSMG2(ctx context.Context, bases *G2Bases, scalars *Vector, n int) (curve.G2Jac, error) {
+	return s.MSMG2Window(ctx, bases, scalars, n, Window(n))
+}
+
+// MSMG2Window is MSMG2 with window size c.
+func (s *Stream) MSMG2Window(ctx context.Context, bases *G2Bases, scalars *Vector, n, c int) (curve.G2Jac, error) {
+	if err := ctx.Err(); err != nil {
+		return curve.G2Jac{}, err
+	}
+	if n > bases.n || n > scalars.n {
+		return curve.G2Jac{}, fmt.Errorf("cuda: msm g2 of %d with %d bases and %d scalars", n, bases.n, scalars.n)
+	}
+	if n == 0 {
+		return points.G2Infinity(), nil
+	}
+	w := make([]points.G2XYZZ, (256+c-1)/c)
+	if err := check(C.pl_msm_g2(s.s, bases.ptr, scalars.ptr, C.size_t(n), 1, C.int(c), unsafe.Pointer(&w[0]))); err != nil {
+		return curve.G2Jac{}, fmt.Errorf("cuda: msm g2 of %d on device %d: %w", n, s.d.index, err)
+	}
+	return points.CombineG2(w, c), nil
+}
+
+func checkIndices(idx []int32, n int) error {
+	for _, i := range idx {
+		if i < 0 || int(i) >= n {
+			return fmt.Errorf("cuda: base index %d out of range [0, %d)", i, n)
+		}
+	}
+	return nil
+}
+
+// SumG1 returns the sum of bases[i] for i in idx.
+func (s *Stream) SumG1(ctx context.Context, bases *G1Bases, idx []int32) (curve.G1Jac, error) {
+	if err := ctx.Err(); err != nil {
+		return curve.G1Jac{}, err
+	}
+	if len(idx) == 0 {
+		return points.G1Infinity(), nil
+	}
+	if err := checkIndices(idx, bases.n); err != nil {
+		return curve.G1Jac{}, err
+	}
+	var r points.G1XYZZ
+	if err := check(C.pl_sum_g1(s.s, bases.ptr, (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r))); err != nil {
+		return curve.G1Jac{}, fmt.Errorf("cuda: sum g1 of %d on device %d: %w", len(idx), s.d.index, err)
+	}
+	return r.Jac(), nil
+}
+
+// SumG2 is SumG1 over G2.
+func (s *Stream) SumG2(ctx context.Context, bases *G2Bases, idx []int32) (curve.G2Jac, error) {
+	if err := ctx.Err(); err != nil {
+		return curve.G2Jac{}, err
+	}
+	if len(idx) == 0 {
+		return points.G2Infinity(), nil
+	}
+	if err := checkIndices(idx, bases.n); err != nil {
+		return curve.G2Jac{}, err
+	}
+	var r points.G2XYZZ
+	if err := check(C.pl_sum_g2(s.s, bases.ptr, (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r))); err != nil {
+		return curve.G2Jac{}, fmt.Errorf("cuda: sum g2 of %d on device %d: %w", len(idx), s.d.index, err)
+	}
+	return r.Jac(), nil
+}
+
+func b2i(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+var _ fr.Element

@@ -1,0 +1,222 @@
+//go:build cuda
+
+package cuda
+
+/*
+#include "api.h"
+*/
+import "C"
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+)
+
+const frBytes = 32
+
+// Stream is an ordered queue of device work owned by one worker.
+type Stream struct {
+	d *Device
+	s *C.pl_stream
+}
+
+// NewStream creates a non-blocking stream with its own pinned staging
+// buffers.
+func (d *Device) NewStream() (*Stream, error) {
+	var s *C.pl_stream
+	if err := check(C.pl_stream_create(C.int(d.index), &s)); err != nil {
+		return nil, fmt.Errorf("cuda: new stream on device %d: %w", d.index, err)
+	}
+	return &Stream{d: d, s: s}, nil
+}
+
+// Device returns the stream's device.
+func (s *Stream) Device() *Device { return s.d }
+
+// Sync waits for the work queued on this stream (only this stream).
+func (s *Stream) Sync() error {
+	if err := check(C.pl_stream_sync(s.s)); err != nil {
+		return fmt.Errorf("cuda: sync stream on device %d: %w", s.d.index, err)
+	}
+	return nil
+}
+
+// Close waits for the stream and releases it.
+func (s *Stream) Close() error {
+	if s.s == nil {
+		return nil
+	}
+	err := check(C.pl_stream_destroy(s.s))
+	s.s = nil
+	if err != nil {
+		return fmt.Errorf("cuda: close stream on device %d: %w", s.d.index, err)
+	}
+	return nil
+}
+
+// Vector is a vector of Fr elements (Montgomery form) in device memory.
+type Vector struct {
+	ptr unsafe.Pointer
+	n   int
+}
+
+// Len is the number of elements.
+func (v *Vector) Len() int { return v.n }
+
+// Alloc returns an uninitialised vector of n elements, allocated
+// stream-ordered; the error wraps ErrOutOfMemory when the device is full.
+func (s *Stream) Alloc(n int) (*Vector, error) {
+	var p unsafe.Pointer
+	if err := check(C.pl_malloc_async(s.s, &p, C.size_t(max(n, 1)*frBytes))); err != nil {
+		return nil, fmt.Errorf("cuda: alloc %d scalars on device %d: %w", n, s.d.index, err)
+	}
+	return &Vector{ptr: p, n: n}, nil
+}
+
+// Free releases v after the work queued so far on s (no device sync).
+func (s *Stream) Free(v *Vector) error {
+	if v == nil || v.ptr == nil {
+		return nil
+	}
+	err := check(C.pl_free_async(s.s, v.ptr))
+	v.ptr = nil
+	if err != nil {
+		return fmt.Errorf("cuda: free on device %d: %w", s.d.index, err)
+	}
+	return nil
+}
+
+// Upload copies src into dst[0:len(src)] and zeroes the rest. src is read
+// before Upload returns (it goes through the stream's pinned staging
+// buffers). canonical says src holds plain integers, which the device
+// converts to Montgomery form.
+func (s *Stream) Upload(dst *Vector, src []fr.Element, canonical bool) error {
+	if len(src) > dst.n {
+		return fmt.Errorf("cuda: upload %d scalars into %d", len(src), dst.n)
+	}
+	if len(src) > 0 {
+		if err := check(C.pl_h2d_staged(s.s, dst.ptr, unsafe.Pointer(&src[0]), C.size_t(len(src)*frBytes))); err != nil {
+			return fmt.Errorf("cuda: upload on device %d: %w", s.d.index, err)
+		}
+	}
+	return s.finishUpload(dst, len(src), canonical)
+}
+
+// UploadPinned queues the copy of src (pinned host memory) into
+// dst[0:src.Len()] and zeroes the rest; it returns at once, src must stay
+// untouched until the stream has run the copy (Sync or a later result).
+func (s *Stream) UploadPinned(dst *Vector, src *Pinned, canonical bool) error {
+	if src.n > dst.n {
+		return fmt.Errorf("cuda: upload %d scalars into %d", src.n, dst.n)
+	}
+	if src.n > 0 {
+		if err := check(C.pl_h2d_pinned(s.s, dst.ptr, src.ptr, C.size_t(src.n*frBytes))); err != nil {
+			return fmt.Errorf("cuda: upload pinned on device %d: %w", s.d.index, err)
+		}
+	}
+	return s.finishUpload(dst, src.n, canonical)
+}
+
+func (s *Stream) finishUpload(dst *Vector, n int, canonical bool) error {
+	if n < dst.n {
+		off := unsafe.Add(dst.ptr, n*frBytes)
+		if err := check(C.pl_memset_async(s.s, off, 0, C.size_t((dst.n-n)*frBytes))); err != nil {
+			return fmt.Errorf("cuda: zero tail on device %d: %w", s.d.index, err)
+		}
+	}
+	if canonical && n > 0 {
+		if err := check(C.pl_fr_convert(s.s, dst.ptr, C.size_t(n), 1)); err != nil {
+			return fmt.Errorf("cuda: to montgomery on device %d: %w", s.d.index, err)
+		}
+	}
+	return nil
+}
+
+// Download waits for the stream and copies v into dst (Montgomery form).
+func (s *Stream) Download(dst []fr.Element, v *Vector) error {
+	n := min(len(dst), v.n)
+	if n == 0 {
+		return s.Sync()
+	}
+	if err := check(C.pl_d2h(s.s, unsafe.Pointer(&dst[0]), v.ptr, C.size_t(n*frBytes))); err != nil {
+		return fmt.Errorf("cuda: download on device %d: %w", s.d.index, err)
+	}
+	return nil
+}
+
+// Pinned is page-locked host memory holding Fr elements, the source of
+// asynchronous uploads.
+type Pinned struct {
+	ptr unsafe.Pointer
+	n   int
+}
+
+// NewPinned allocates n pinned elements.
+func NewPinned(n int) (*Pinned, error) {
+	var p unsafe.Pointer
+	if err := check(C.pl_host_alloc(&p, C.size_t(max(n, 1)*frBytes))); err != nil {
+		return nil, fmt.Errorf("cuda: pinned alloc of %d scalars: %w", n, err)
+	}
+	return &Pinned{ptr: p, n: n}, nil
+}
+
+// Slice is the memory as a Go slice (valid until Free).
+func (p *Pinned) Slice() []fr.Element { return unsafe.Slice((*fr.Element)(p.ptr), p.n) }
+
+// Len is the number of elements.
+func (p *Pinned) Len() int { return p.n }
+
+// Free releases the memory.
+func (p *Pinned) Free() error {
+	if p.ptr == nil {
+		return nil
+	}
+	err := check(C.pl_host_free(p.ptr))
+	p.ptr = nil
+	if err != nil {
+		return fmt.Errorf("cuda: pinned free: %w", err)
+	}
+	return nil
+}
+
+// Event marks a point in a stream, for timing.
+type Event struct{ e unsafe.Pointer }
+
+// NewEvent creates a timing event on d.
+func (d *Device) NewEvent() (*Event, error) {
+	var e unsafe.Pointer
+	if err := check(C.pl_event_create(C.int(d.index), &e)); err != nil {
+		return nil, fmt.Errorf("cuda: new event on device %d: %w", d.index, err)
+	}
+	return &Event{e: e}, nil
+}
+
+// Record marks the current end of s.
+func (s *Stream) Record(e *Event) error {
+	if err := check(C.pl_event_record(s.s, e.e)); err != nil {
+		return fmt.Errorf("cuda: record event: %w", err)
+	}
+	return nil
+}
+
+// Wait blocks until the event has happened.
+func (e *Event) Wait() error { return check(C.pl_event_sync(e.e)) }
+
+// Close releases the event.
+func (e *Event) Close() error { return check(C.pl_event_destroy(e.e)) }
+
+// Elapsed returns the milliseconds from a to b (both recorded and done).
+func Elapsed(a, b *Event) (float32, error) {
+	var ms C.float
+	if err := check(C.pl_event_elapsed(&ms, a.e, b.e)); err != nil {
+		return 0, fmt.Errorf("cuda: elapsed: %w", err)
+	}
+	return float32(ms), nil
+}
+
+// busy queues about iters squarings per element of v (overlap test).
+func (s *Stream) busy(v *Vector, iters int) error {
+	return check(C.pl_busy(s.s, v.ptr, C.size_t(v.n), C.int(iters)))
+}
