@@ -265,3 +265,37 @@ func TestJobsOfSeparateRunsWithTheSameIDStayApart(t *testing.T) {
 		t.Errorf("critical path %+v: want run 0's synthesize [0,39] and gpu_compute [40,100]", cp)
 	}
 }
+
+func TestKernelSpansAreSummarisedAndCountedPerDevice(t *testing.T) {
+	spans := smallTrace()
+	b := &builder{spans: spans, n: 100}
+	for i := range spans {
+		s := &spans[i]
+		if s.Name != "gpu_compute" {
+			continue
+		}
+		// Two kernels in each 30 ms gpu_compute run: msm 10 ms, ntt 5 ms.
+		from := float64(s.Start.Sub(t0)) / float64(ms)
+		for _, k := range []struct {
+			name       string
+			start, end float64
+		}{{"msm_a", from, from + 10}, {"ntt_h", from + 10, from + 15}} {
+			b.add(s, k.name, k.start, k.end, map[string]any{"prooflane.kind": "kernel", "prooflane.kernel": k.name,
+				"prooflane.device": int64(0), "prooflane.gpu_time_ms": k.end - k.start - 1})
+		}
+	}
+	r, err := Analyze(b.spans, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []KernelStats{
+		{Name: "msm_a", Count: 2, Mean: 10 * ms, P95: 10 * ms, Max: 10 * ms, Total: 20 * ms, GPUTime: 18 * ms},
+		{Name: "ntt_h", Count: 2, Mean: 5 * ms, P95: 5 * ms, Max: 5 * ms, Total: 10 * ms, GPUTime: 8 * ms},
+	}
+	if !reflect.DeepEqual(r.Kernels, want) {
+		t.Errorf("kernels = %+v\nwant %+v", r.Kernels, want)
+	}
+	if d := r.Devices[0]; d.KernelPct != 30 || d.BusyPct != 60 {
+		t.Errorf("device: kernels %v%%, busy %v%%; want 30%% (2×15 of 100 ms) and 60%%", d.KernelPct, d.BusyPct)
+	}
+}

@@ -123,7 +123,7 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 			shade = !shade
 		}
 		label := tr.Name
-		if tr.Group != lastGroup && (tr.Group == "workers" || tr.Group == "jobs") {
+		if tr.Group != lastGroup && (tr.Group == "workers" || tr.Group == "kernels" || tr.Group == "jobs") {
 			y += trackGap
 		}
 		lastGroup = tr.Group
@@ -138,6 +138,8 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 					b.Y, b.H = ly+3, laneH-6
 				case "jobs":
 					b.Class, b.Fill = "job", "#cfd8dc"
+				case "kernels":
+					b.Fill = kernelColor(s.Str("prooflane.kernel"))
 				default:
 					n := stageName(s)
 					b.Fill = stageColor(n)
@@ -212,4 +214,18 @@ func orNone(xs []string) string {
 		return "nothing"
 	}
 	return strings.Join(xs, ", ")
+}
+
+// kernelColor gives kernels greys and slate blues, apart from the stage
+// colours.
+func kernelColor(name string) string {
+	shades := []string{"#546e7a", "#78909c", "#90a4ae", "#455a64", "#607d8b", "#37474f"}
+	h := 0
+	for _, c := range name {
+		h = h*31 + int(c)
+	}
+	if h < 0 {
+		h = -h
+	}
+	return shades[h%len(shades)]
 }

@@ -89,6 +89,19 @@ func tracks(t *trace) []track {
 	for _, n := range wnames {
 		out = append(out, track{Group: "workers", Name: n, Lanes: pack(workers[n])})
 	}
+	kernels := map[int][]*tracefile.Span{}
+	for _, k := range t.kerns {
+		d := int(k.IntOr(string(pl.KeyDevice), -1))
+		kernels[d] = append(kernels[d], k)
+	}
+	var devs []int
+	for d := range kernels {
+		devs = append(devs, d)
+	}
+	sort.Ints(devs)
+	for _, d := range devs {
+		out = append(out, track{Group: "kernels", Name: fmt.Sprintf("gpu %d kernels", d), Lanes: pack(kernels[d])})
+	}
 	if len(t.jobs) > 0 {
 		out = append(out, track{Group: "jobs", Name: "jobs", Lanes: pack(t.jobs)})
 	}

@@ -15,6 +15,7 @@ type trace struct {
 	jobs   []*tracefile.Span
 	parts  []*tracefile.Span
 	stages []*tracefile.Span
+	kerns  []*tracefile.Span
 	waits  []*tracefile.Span
 	start  time.Time
 	end    time.Time
@@ -38,6 +39,8 @@ func index(spans []tracefile.Span) *trace {
 			t.parts = append(t.parts, s)
 		case pl.KindStage:
 			t.stages = append(t.stages, s)
+		case pl.KindKernel:
+			t.kerns = append(t.kerns, s)
 		case pl.KindLockWait:
 			t.waits = append(t.waits, s)
 		}

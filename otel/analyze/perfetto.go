@@ -63,7 +63,7 @@ func (r *Report) WritePerfetto(w io.Writer) error {
 				Args: map[string]any{"running": strings.Join(g.Running, ", ")}})
 		}
 	}
-	groupNames := map[string]string{"locks": "locks (holders)", "waits": "lock waits", "workers": "stage workers", "jobs": "jobs"}
+	groupNames := map[string]string{"locks": "locks (holders)", "waits": "lock waits", "workers": "stage workers", "kernels": "kernels", "jobs": "jobs"}
 	for _, tr := range tracks(r.t) {
 		pid := pidOf(groupNames[tr.Group])
 		for li, lane := range tr.Lanes {

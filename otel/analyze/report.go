@@ -47,7 +47,10 @@ type Report struct {
 	// job's start to the last job's end.
 	ProofsPerMinute float64
 	Stages          []StageStats
-	Resources       []ResourceStats
+	// Kernels summarises kernel spans (device operations inside stages),
+	// by kernel name; empty when the stages emit none.
+	Kernels   []KernelStats
+	Resources []ResourceStats
 	// BusyRule says which spans counted as device busy.
 	BusyRule string
 	Devices  []DeviceStats
@@ -95,6 +98,10 @@ type DeviceStats struct {
 	Busy    time.Duration
 	BusyPct float64
 	Idle    time.Duration
+	// KernelPct is the union of the device's kernel spans over the
+	// makespan: how much of the busy time the device computed. 0 without
+	// kernel spans.
+	KernelPct float64
 	// Gaps are the idle stretches longer than Options.MinGap, in time
 	// order, including one before the first and after the last busy span.
 	Gaps []Gap
@@ -120,6 +127,7 @@ func Analyze(spans []tracefile.Span, opts Options) (*Report, error) {
 	r := &Report{Start: t.start, End: t.end, Makespan: t.end.Sub(t.start), Spans: len(t.all), Partitions: len(t.parts), t: t, opts: opts}
 	r.jobs(t)
 	r.stageStats(t)
+	r.kernelStats(t)
 	r.resourceStats(t)
 	r.deviceStats(t, opts)
 	r.Critical = criticalPath(t)
@@ -181,6 +189,56 @@ func (r *Report) stageStats(t *trace) {
 		st.MeanWait = waits[n] / time.Duration(len(d))
 		r.Stages = append(r.Stages, *st)
 	}
+}
+
+// KernelStats summarises the runs of one kernel.
+type KernelStats struct {
+	Name                  string
+	Count                 int
+	Mean, P95, Max, Total time.Duration
+	// GPUTime is the sum of prooflane.gpu_time_ms: device-timed, where
+	// the span measures the host's view.
+	GPUTime time.Duration
+}
+
+func (r *Report) kernelStats(t *trace) {
+	durs := map[string][]time.Duration{}
+	gpu := map[string]time.Duration{}
+	var order []string
+	for _, s := range t.kerns {
+		n := s.Str(string(pl.KeyKernel))
+		if n == "" {
+			n = s.Name
+		}
+		if durs[n] == nil {
+			order = append(order, n)
+		}
+		durs[n] = append(durs[n], s.Duration())
+		if f, ok := s.Float(string(pl.KeyGPUTimeMS)); ok {
+			gpu[n] += time.Duration(f * float64(time.Millisecond))
+		}
+	}
+	for _, n := range order {
+		d := durs[n]
+		slices.Sort(d)
+		k := KernelStats{Name: n, Count: len(d), P95: percentile(d, 95), Max: d[len(d)-1], GPUTime: gpu[n]}
+		for _, x := range d {
+			k.Total += x
+		}
+		k.Mean = k.Total / time.Duration(len(d))
+		r.Kernels = append(r.Kernels, k)
+	}
+}
+
+// kernelsOn returns the intervals of device d's kernel spans.
+func kernelsOn(t *trace, d int) []interval {
+	var out []interval
+	for _, s := range t.kerns {
+		if int(s.IntOr(string(pl.KeyDevice), -1)) == d {
+			out = append(out, span(s))
+		}
+	}
+	return out
 }
 
 // percentile is the nearest-rank percentile of sorted values.
@@ -332,24 +390,31 @@ func (r *Report) deviceStats(t *trace, opts Options) {
 		r.busy[d] = u
 		ds := DeviceStats{Device: d, Busy: total(u)}
 		ds.Idle = r.Makespan - ds.Busy
+		if k := kernelsOn(t, d); len(k) > 0 && r.Makespan > 0 {
+			ds.KernelPct = 100 * float64(total(union(k))) / float64(r.Makespan)
+		}
 		if r.Makespan > 0 {
 			ds.BusyPct = 100 * float64(ds.Busy) / float64(r.Makespan)
 		}
 		for _, g := range complement(u, t.start, t.end) {
 			if g.dur() > opts.MinGap {
-				ds.Gaps = append(ds.Gaps, Gap{Offset: g.Start.Sub(t.start), Duration: g.dur(), Running: running(t, g)})
+				ds.Gaps = append(ds.Gaps, Gap{Offset: g.Start.Sub(t.start), Duration: g.dur(), Running: running(t, g, d)})
 			}
 		}
 		r.Devices = append(r.Devices, ds)
 	}
 }
 
-// running names the stages active during g, with their share of it.
-func running(t *trace, g interval) []string {
+// running names the stages active during device dev's idle gap g, with
+// their share of it; runs on another device are marked with it.
+func running(t *trace, g interval, dev int) []string {
 	cover := map[string][]interval{}
 	for _, s := range t.stages {
 		if iv := intersect([]interval{span(s)}, []interval{g}); len(iv) > 0 {
 			n := stageName(s)
+			if d := int(s.IntOr(string(pl.KeyDevice), -1)); d >= 0 && d != dev {
+				n += fmt.Sprintf(" (gpu %d)", d)
+			}
 			cover[n] = append(cover[n], iv[0])
 		}
 	}

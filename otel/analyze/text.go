@@ -29,6 +29,20 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 
+	if len(r.Kernels) > 0 {
+		p("\nkernels (device operations inside stages)\n")
+		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
+		nw = len("kernel")
+		for _, k := range r.Kernels {
+			nw = max(nw, len(k.Name))
+		}
+		fmt.Fprintf(tw, "%-*s\tcount\tmean\tp95\tmax\ttotal\tgpu time\t\n", nw, "kernel")
+		for _, k := range r.Kernels {
+			fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", nw, k.Name, k.Count, fmtDur(k.Mean), fmtDur(k.P95), fmtDur(k.Max), fmtDur(k.Total), fmtDur(k.GPUTime))
+		}
+		tw.Flush()
+	}
+
 	p("\nresources (util = time held by anyone / makespan; occupancy = mean holders)\n")
 	tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
 	nw = len("resource")
@@ -47,7 +61,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		p("  no device spans\n")
 	}
 	for _, d := range r.Devices {
-		p("  device %d: busy %.1f%% (%s of %s), idle %s, %d gaps\n", d.Device, d.BusyPct, fmtDur(d.Busy), fmtDur(r.Makespan), fmtDur(d.Idle), len(d.Gaps))
+		kern := ""
+		if d.KernelPct > 0 {
+			kern = fmt.Sprintf(", kernels running %.1f%%", d.KernelPct)
+		}
+		p("  device %d: busy %.1f%% (%s of %s)%s, idle %s, %d gaps\n", d.Device, d.BusyPct, fmtDur(d.Busy), fmtDur(r.Makespan), kern, fmtDur(d.Idle), len(d.Gaps))
 		for _, g := range d.Gaps {
 			p("    idle %s at +%s", fmtDur(g.Duration), fmtDur(g.Offset))
 			if len(g.Running) > 0 {
