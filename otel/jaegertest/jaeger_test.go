@@ -431,7 +431,9 @@ func TestJaegerShowsFailedStageAsError(t *testing.T) {
 		switch {
 		case kind(s) == "stage" && s.Name == "gpu_compute" && s.IntOr("prooflane.partition", -1) == 1:
 			failedStage = isErr && strings.Contains(s.StatusMessage, "injected kernel failure")
-		case kind(s) == "stage" && isErr:
+		case kind(s) == "stage" && isErr && !strings.Contains(s.StatusMessage, "context canceled"):
+			// Stages still running when the job failed are cancelled,
+			// and say so; nothing else may be marked failed.
 			t.Errorf("stage %q of partition %d marked failed: %s", s.Name, s.IntOr("prooflane.partition", -1), s.StatusMessage)
 		case kind(s) == "partition" && s.IntOr("prooflane.partition", -1) == 1:
 			failedPart = isErr
