@@ -129,6 +129,7 @@ func writePrediction(w io.Writer, from, pipeline string, before *analyze.Report,
 		{"", "recorded", "predicted"},
 		{"makespan (s)", fmt.Sprintf("%.3f", before.Makespan.Seconds()), fmt.Sprintf("%.3f", after.Makespan.Seconds())},
 		{"proofs/min", fmt.Sprintf("%.2f", before.ProofsPerMinute), fmt.Sprintf("%.2f", after.ProofsPerMinute)},
+		{"jobs/min", fmt.Sprintf("%.2f", before.JobsPerMinute), fmt.Sprintf("%.2f", after.JobsPerMinute)},
 	}
 	devs := map[int][2]string{}
 	for i, r := range []*analyze.Report{before, after} {

@@ -51,8 +51,8 @@ func TestAnalyzeSmallTraceMatchesHandComputedAnswers(t *testing.T) {
 			if r.Makespan != 100*ms || r.Jobs != 1 || r.Partitions != 2 {
 				t.Errorf("makespan %v jobs %d partitions %d", r.Makespan, r.Jobs, r.Partitions)
 			}
-			if r.ProofsPerMinute != 600 {
-				t.Errorf("proofs/min = %v, want 600 (one job in 100 ms)", r.ProofsPerMinute)
+			if r.ProofsPerMinute != 1200 || r.JobsPerMinute != 600 {
+				t.Errorf("proofs/min = %v, jobs/min = %v; want 1200 and 600 (one job of two partitions in 100 ms)", r.ProofsPerMinute, r.JobsPerMinute)
 			}
 			if len(r.Devices) != 1 {
 				t.Fatalf("devices = %+v", r.Devices)
@@ -235,7 +235,7 @@ func TestWriteTextShowsEverySection(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := buf.String()
-	for _, want := range []string{"600.00 proofs/min", "gpu_compute", "gpu.0.compute", "device 0: busy 60.0%",
+	for _, want := range []string{"1200.00 proofs/min (partitions), 600.00 jobs/min", "gpu_compute", "gpu.0.compute", "device 0: busy 60.0%",
 		"idle 20ms at +80ms while running: epilogue 100%", `critical path of the slowest job "j1"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)

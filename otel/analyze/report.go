@@ -43,9 +43,12 @@ type Report struct {
 	Jobs       int // job spans
 	JobsFailed int
 	Partitions int
-	// ProofsPerMinute is successful jobs over the time from the first
+	// ProofsPerMinute counts the partitions of successful jobs (each
+	// partition is one proof, as `prooflane prove` writes them) and
+	// JobsPerMinute the successful jobs, over the time from the first
 	// job's start to the last job's end.
 	ProofsPerMinute float64
+	JobsPerMinute   float64
 	Stages          []StageStats
 	// Kernels summarises kernel spans (device operations inside stages),
 	// by kernel name; empty when the stages emit none.
@@ -138,13 +141,15 @@ func Analyze(spans []tracefile.Span, opts Options) (*Report, error) {
 func (r *Report) jobs(t *trace) {
 	r.Jobs = len(t.jobs)
 	var first, last time.Time
-	ok := 0
+	ok, proofs := 0, 0
+	okJob := map[string]bool{}
 	for _, j := range t.jobs {
 		if j.Status == tracefile.StatusError {
 			r.JobsFailed++
 			continue
 		}
 		ok++
+		okJob[jobOf(j)] = true
 		if first.IsZero() || j.Start.Before(first) {
 			first = j.Start
 		}
@@ -152,8 +157,14 @@ func (r *Report) jobs(t *trace) {
 			last = j.End
 		}
 	}
+	for _, p := range t.parts {
+		if okJob[jobOf(p)] && p.Status != tracefile.StatusError {
+			proofs++
+		}
+	}
 	if ok > 0 && last.After(first) {
-		r.ProofsPerMinute = float64(ok) / last.Sub(first).Minutes()
+		r.JobsPerMinute = float64(ok) / last.Sub(first).Minutes()
+		r.ProofsPerMinute = float64(proofs) / last.Sub(first).Minutes()
 	}
 }
 

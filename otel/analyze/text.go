@@ -12,8 +12,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	bw := &errWriter{w: w}
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
 	p("trace: %d spans, %d jobs (%d failed), %d partitions, makespan %s\n", r.Spans, r.Jobs, r.JobsFailed, r.Partitions, fmtDur(r.Makespan))
-	if r.ProofsPerMinute > 0 {
-		p("throughput: %.2f proofs/min\n", r.ProofsPerMinute)
+	if r.JobsPerMinute > 0 {
+		p("throughput: %.2f proofs/min (partitions), %.2f jobs/min\n", r.ProofsPerMinute, r.JobsPerMinute)
 	}
 
 	p("\nstages (run = stage span, locks held; wait = queued for workers and locks)\n")
