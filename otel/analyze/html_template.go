@@ -31,7 +31,7 @@ th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 <div>makespan<b>{{dur .R.Makespan}}</b></div>
 <div>jobs<b>{{.R.Jobs}}{{if .R.JobsFailed}} ({{.R.JobsFailed}} failed){{end}}</b></div>
 <div>partitions<b>{{.R.Partitions}}</b></div>
-{{if .R.JobsPerMinute}}<div>throughput<b>{{printf "%.2f" .R.ProofsPerMinute}} proofs/min</b></div><div>jobs<b>{{printf "%.2f" .R.JobsPerMinute}}/min</b></div>{{end}}
+{{if .R.JobsPerMinute}}<div>throughput<b>{{printf "%.2f" .R.ProofsPerMinute}} proofs/min</b></div><div>job rate<b>{{printf "%.2f" .R.JobsPerMinute}}/min</b></div>{{end}}
 {{range .R.Devices}}<div>gpu {{.Device}} busy<b>{{pct100 .BusyPct}}</b></div>{{end}}
 </div>
 {{range .R.Warnings}}<div class="warn">⚠ {{.}}</div>{{end}}
