@@ -345,3 +345,31 @@ stages:
 		t.Errorf("upload's output released %d times, want 1", n)
 	}
 }
+
+// A host stage still running while its partition is placed on a device by a
+// sibling branch: the race detector catches any shared read of the
+// placement (found by a full -race run of the Groth16 layouts).
+func TestPlacementWhileAHostBranchRunsIsRaceFree(t *testing.T) {
+	p := mustParse(t, `
+pipeline: branches
+params: {partitions: 8}
+devices: 2
+resources:
+  gpu.{gpu}.compute: {}
+stages:
+  prep: {type: sim.sleep, workers: 8, config: {duration: 1ms}}
+  g2: {type: sim.sleep, needs: [prep], workers: 8, retry: {attempts: 2, initial: 1ms, max: 1ms}, config: {duration: 3ms, fail: {attempts: 1, retryable: true}}}
+  upload: {type: test.noop, needs: [prep], workers: 8}
+  compute: {type: sim.device, needs: [upload], workers: 2, locks: ["gpu.{gpu}.compute"], config: {duration: 1ms}}
+  epilogue: {type: test.noop, needs: [g2, compute]}
+`)
+	rec := stagetest.NewRecorder()
+	if _, err := mustEngine(t, p, Options{Tracer: rec.TracerProvider()}).Run(context.Background(), Job{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, iv := range rec.Stage("g2") {
+		if iv.Device != -1 {
+			t.Errorf("g2 of partition %d reports device %d; it was launched before placement", iv.Partition, iv.Device)
+		}
+	}
+}

@@ -19,9 +19,10 @@ import (
 const codesError = codes.Error
 
 // partition is one instance of the DAG. Its fields are owned by the
-// partition's goroutine, except spanGrants: a span's grant is written by
-// the goroutine running the span's first stage and read by the one running
-// its last, which the done channel orders.
+// partition's goroutine; stage goroutines read the device from their Input
+// (fixed at launch), never from here. The exception is spanGrants: a span's
+// grant is written by the goroutine running the span's first stage and read
+// by the one running its last, which the done channel orders.
 type partition struct {
 	js         *jobState
 	index      int
@@ -151,7 +152,7 @@ func (pt *partition) runStage(s *Stage, in *stages.Input) (any, error) {
 			if errors.As(err, &se) {
 				return nil, err
 			}
-			return nil, &StageError{Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Type: s.Type, Device: pt.device, Attempts: attempt, Err: err}
+			return nil, &StageError{Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Type: s.Type, Device: in.Device, Attempts: attempt, Err: err}
 		}
 		if bo == nil {
 			bo = backoff.NewExponentialBackOff()
@@ -159,12 +160,12 @@ func (pt *partition) runStage(s *Stage, in *stages.Input) (any, error) {
 			bo.Reset()
 		}
 		wait := bo.NextBackOff()
-		e.emit(Event{Kind: StageRetry, Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Device: pt.device, Err: err})
+		e.emit(Event{Kind: StageRetry, Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Device: in.Device, Err: err})
 		t := time.NewTimer(wait)
 		select {
 		case <-pt.js.ctx.Done():
 			t.Stop()
-			return nil, &StageError{Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Type: s.Type, Device: pt.device, Attempts: attempt, Err: err}
+			return nil, &StageError{Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Type: s.Type, Device: in.Device, Attempts: attempt, Err: err}
 		case <-t.C:
 		}
 	}
@@ -176,13 +177,13 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 	e, ctx := pt.js.e, pt.js.ctx
 	d := 0
 	if s.DeviceBound {
-		d = pt.device
+		d = in.Device
 	}
 	plan := &e.plan[s.index]
 	queued := time.Now()
 	onWait := func(set *resources.Set) func(resources.ID, int64, time.Time, time.Time) {
 		return func(id resources.ID, w int64, from, to time.Time) {
-			pt.lockWaitSpan(s, set.Name(id), w, from, to)
+			pt.lockWaitSpan(s, in.Device, set.Name(id), w, from, to)
 		}
 	}
 	wg, err := e.workers.Acquire(ctx, []resources.Claim{{ID: plan.worker[d], Weight: 1}}, s.Priority, onWait(e.workers))
@@ -204,10 +205,10 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 		span.SetAttributes(
 			pl.KeyKind.String(pl.KindStage), pl.KeyPipeline.String(e.p.Name), pl.KeyJob.String(pt.js.job.ID),
 			pl.KeyStage.String(s.Name), pl.KeyStageType.String(s.Type), pl.KeyPartition.Int(pt.index),
-			pl.KeyDevice.Int(pt.device), pl.KeyWorker.Int(slot), pl.KeyAttempt.Int(in.Attempt),
+			pl.KeyDevice.Int(in.Device), pl.KeyWorker.Int(slot), pl.KeyAttempt.Int(in.Attempt),
 			pl.KeyLocks.StringSlice(plan.locks[d]), pl.KeyWaitMS.Float64(ms(waitedTotal)))
 	}
-	e.emit(Event{Kind: StageStarted, Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Device: pt.device})
+	e.emit(Event{Kind: StageStarted, Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Device: in.Device})
 	began := time.Now()
 	// sctx descends from the job's context, so cancellation reaches the
 	// stage, and carries the stage span for the stage's own child spans.
@@ -238,18 +239,18 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 			}
 		}
 	}
-	e.emit(Event{Kind: StageDone, Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Device: pt.device, Err: err})
+	e.emit(Event{Kind: StageDone, Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Device: in.Device, Err: err})
 	return out, err
 }
 
-func (pt *partition) lockWaitSpan(s *Stage, resource string, weight int64, from, to time.Time) {
+func (pt *partition) lockWaitSpan(s *Stage, device int, resource string, weight int64, from, to time.Time) {
 	e := pt.js.e
 	if !trace.SpanFromContext(pt.ctx).IsRecording() {
 		return
 	}
 	_, span := e.tracer.Start(pt.ctx, "wait "+resource, trace.WithTimestamp(from), trace.WithAttributes(
 		pl.KeyKind.String(pl.KindLockWait), pl.KeyPipeline.String(e.p.Name), pl.KeyJob.String(pt.js.job.ID),
-		pl.KeyStage.String(s.Name), pl.KeyPartition.Int(pt.index), pl.KeyDevice.Int(pt.device),
+		pl.KeyStage.String(s.Name), pl.KeyPartition.Int(pt.index), pl.KeyDevice.Int(device),
 		pl.KeyResource.String(resource), pl.KeyWeight.Int64(weight), pl.KeyWaitMS.Float64(ms(to.Sub(from)))))
 	span.End(trace.WithTimestamp(to))
 }
