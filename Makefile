@@ -3,7 +3,7 @@ GO ?= go
 PKGS := ./...
 
 .DEFAULT_GOAL := help
-.PHONY: help build test lint fmt bench cuda cuda-toolchain cuda-check jaeger demo clean
+.PHONY: help build test lint fmt bench cuda cuda-toolchain cuda-check jaeger jaeger-stop demo clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -38,6 +38,9 @@ cuda-check: cuda ## compile-check the cgo side with -tags cuda (no GPU needed)
 
 jaeger: ## build Jaeger v2 from the Go module proxy and start it on loopback
 	bash scripts/jaeger.sh start
+
+jaeger-stop: ## stop the local Jaeger
+	bash scripts/jaeger.sh stop
 
 demo: ## run the simulated Groth16 pipeline and analyse its trace
 	$(GO) run ./cmd/prooflane run --jobs 3 --inflight 3 pipelines/sim-groth16.yaml

@@ -15,6 +15,9 @@
 //
 // A stage span starts when its locks are granted: the time before that is
 // in its lock_wait spans and in prooflane.wait_ms.
+//
+// Setup sends spans to a JSON-lines file (format: package otel/tracefile)
+// or over OTLP; see docs/observability.md.
 package otel
 
 import "go.opentelemetry.io/otel/attribute"
