@@ -1,6 +1,8 @@
 // common.cuh: error handling, streams and scratch memory shared by the .cu files.
 #pragma once
 #include <cuda_runtime.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <vector>
 #include "api.h"
 
@@ -55,3 +57,38 @@ static inline unsigned grid_for(size_t n, unsigned threads) {
   if (g == 0) g = 1;
   return (unsigned)g;
 }
+
+// Per-phase timing with events, on when PROOFLANE_CUDA_PROFILE is set;
+// prints one line to stderr per call. Off, it costs nothing.
+struct Profile {
+  const char* what;
+  size_t n;
+  int c;
+  bool on;
+  int k = 0;
+  cudaEvent_t ev[16];
+  const char* names[16];
+  Profile(const char* w, size_t n_, int c_) : what(w), n(n_), c(c_) {
+    on = getenv("PROOFLANE_CUDA_PROFILE") != nullptr;
+  }
+  void mark(pl_stream* s, const char* name) {
+    if (!on || k >= 16) return;
+    cudaEventCreate(&ev[k]);
+    cudaEventRecord(ev[k], s->s);
+    names[k++] = name;
+  }
+  void report() {
+    if (!on || k < 2) return;
+    cudaEventSynchronize(ev[k - 1]);
+    float total = 0;
+    cudaEventElapsedTime(&total, ev[0], ev[k - 1]);
+    fprintf(stderr, "profile %s n=%zu c=%d total %.3f ms:", what, n, c, total);
+    for (int i = 1; i < k; i++) {
+      float ms = 0;
+      cudaEventElapsedTime(&ms, ev[i - 1], ev[i]);
+      fprintf(stderr, " %s %.3f", names[i], ms);
+    }
+    fprintf(stderr, "\n");
+    for (int i = 0; i < k; i++) cudaEventDestroy(ev[i]);
+  }
+};

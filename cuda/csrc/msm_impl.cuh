@@ -59,17 +59,34 @@ __global__ void __launch_bounds__(HEAVY) k_segments(const Affine<F>* bases, cons
   }
 }
 
+// Round r of the per-bucket tree over segment partials: bucket b's live
+// partials are off[b] + [0, ceil(cnt/2^r)); the upper part is added into
+// the lower, halving them. Long buckets (skewed scalars, the top window)
+// take log2 rounds instead of a serial sum.
 template <class F>
-__global__ void __launch_bounds__(HEAVY) k_bucket_sum(const XYZZ<F>* partial, const uint32_t* off,
-                                                      const uint32_t* cnt, uint32_t nb,
-                                                      XYZZ<F>* buckets) {
-  for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < nb; b += gridDim.x * blockDim.x) {
-    XYZZ<F> acc = XYZZ<F>::inf();
-    const uint32_t o = off[b], c = cnt[b];
-    if (c > 0) acc = partial[o];
-    for (uint32_t k = 1; k < c; k++) acc.add(partial[o + k]);
-    buckets[b] = acc;
+__global__ void __launch_bounds__(HEAVY) k_seg_tree(XYZZ<F>* partial, const uint32_t* off,
+                                                    const uint32_t* cnt, uint32_t nb,
+                                                    uint32_t maxseg, int r) {
+  const uint32_t total = off[nb - 1] + cnt[nb - 1];
+  for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < total && g < maxseg;
+       g += gridDim.x * blockDim.x) {
+    uint32_t b = find_bucket(off, nb, g);
+    uint32_t i = g - off[b], c = cnt[b];
+    uint32_t len = (uint32_t)(((uint64_t)c + (1ull << r) - 1) >> r);
+    uint32_t newlen = (uint32_t)(((uint64_t)c + (2ull << r) - 1) >> (r + 1));
+    if (i < len - newlen) {
+      XYZZ<F> a = partial[g];
+      a.add(partial[g + newlen]);
+      partial[g] = a;
+    }
   }
+}
+
+template <class F>
+__global__ void k_bucket_gather(const XYZZ<F>* partial, const uint32_t* off, const uint32_t* cnt,
+                                uint32_t nb, XYZZ<F>* buckets) {
+  for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < nb; b += gridDim.x * blockDim.x)
+    buckets[b] = cnt[b] ? partial[off[b]] : XYZZ<F>::inf();
 }
 
 template <class F>
@@ -138,6 +155,8 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   int end_bit = 32 - __builtin_clz(sentinel);
 
   Scratch sc(s);
+  Profile prof("msm", n, c);
+  prof.mark(s, nullptr);
   uint32_t *keys_in, *keys_out, *vals_in, *vals_out;
   PL_TRY(sc.alloc(&keys_in, total));
   PL_TRY(sc.alloc(&keys_out, total));
@@ -145,6 +164,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_TRY(sc.alloc(&vals_out, total));
   k_recode<<<grid_for(n, 256), 256, 0, s->s>>>(scalars, n, mont, c, keys_in, vals_in);
   PL_LAUNCHED();
+  prof.mark(s, "recode");
 
   size_t temp_bytes = 0;
   PL_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_out, vals_in,
@@ -153,6 +173,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_TRY(sc.alloc(&temp, temp_bytes));
   PL_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, vals_in, vals_out,
                                            (int)total, 0, end_bit, s->s));
+  prof.mark(s, "sort");
 
   uint32_t *start, *end, *cnt, *off;
   PL_TRY(sc.alloc(&start, nb));
@@ -171,15 +192,26 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_TRY(sc.alloc(&scan_temp, scan_bytes));
   PL_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, cnt, off, (int)nb, s->s));
 
+  prof.mark(s, "bounds+scan");
   const uint32_t maxseg = (uint32_t)(total / SEG + nb);
   XYZZ<F>* partial;
   PL_TRY(sc.alloc(&partial, maxseg));
   k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end, off, cnt,
                                                              nb, maxseg, partial);
   PL_LAUNCHED();
+  prof.mark(s, "accumulate");
   XYZZ<F>* buckets;
   PL_TRY(sc.alloc(&buckets, nb));
-  k_bucket_sum<F><<<grid_for(nb, HEAVY), HEAVY, 0, s->s>>>(partial, off, cnt, nb, buckets);
+  {
+    // a bucket holds at most n points: ceil(n / SEG) segments
+    const uint64_t maxcnt = (n + SEG - 1) / SEG;
+    for (int r = 0; (1ull << r) < maxcnt; r++) {
+      k_seg_tree<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(partial, off, cnt, nb, maxseg, r);
+      PL_LAUNCHED();
+    }
+  }
+  prof.mark(s, "bucket-tree");
+  k_bucket_gather<F><<<grid_for(nb, 256), 256, 0, s->s>>>(partial, off, cnt, nb, buckets);
   PL_LAUNCHED();
 
   const uint32_t len = half < CHUNK ? half : CHUNK;
@@ -190,9 +222,11 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
                                                                        chunks);
   PL_LAUNCHED();
   PL_TRY(reduce_groups<F>(s, chunks, W, nchunks, nchunks));
+  prof.mark(s, "windows");
   PL_CHECK(cudaMemcpy2DAsync(out, sizeof(XYZZ<F>), chunks, sizeof(XYZZ<F>) * nchunks,
                              sizeof(XYZZ<F>), W, cudaMemcpyDeviceToHost, s->s));
   PL_CHECK(cudaStreamSynchronize(s->s));
+  prof.report();
   return 0;
 }
 

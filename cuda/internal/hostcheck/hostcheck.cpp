@@ -112,13 +112,19 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     if (stop > end[b]) stop = end[b];
     partial[g] = msm_accumulate<F>(bases, vs.data(), begin, stop);
   }
-  std::vector<XYZZ<F>> buckets(nb);
-  for (uint32_t b = 0; b < nb; b++) {
-    XYZZ<F> a = XYZZ<F>::inf();
-    if (cnt[b] > 0) a = partial[off[b]];
-    for (uint32_t k = 1; k < cnt[b]; k++) a.add(partial[off[b] + k]);
-    buckets[b] = a;
+  // tree over each bucket's segments, as k_seg_tree
+  const uint64_t maxcnt = (n + seg - 1) / seg;
+  for (int r = 0; (1ull << r) < maxcnt; r++) {
+    for (uint32_t g = 0; g < tot; g++) {
+      uint32_t b = find_bucket(off.data(), nb, g);
+      uint32_t i = g - off[b], c = cnt[b];
+      uint32_t len = (uint32_t)(((uint64_t)c + (1ull << r) - 1) >> r);
+      uint32_t newlen = (uint32_t)(((uint64_t)c + (2ull << r) - 1) >> (r + 1));
+      if (i < len - newlen) partial[g].add(partial[g + newlen]);
+    }
   }
+  std::vector<XYZZ<F>> buckets(nb);
+  for (uint32_t b = 0; b < nb; b++) buckets[b] = cnt[b] ? partial[off[b]] : XYZZ<F>::inf();
   const uint32_t len = half < (uint32_t)chunk ? half : (uint32_t)chunk;
   const uint32_t nchunks = half / len;
   std::vector<XYZZ<F>> chunks((size_t)nchunks * W);
