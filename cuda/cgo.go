@@ -47,3 +47,12 @@ func check(rc C.int) error {
 }
 
 var _ = errors.Is
+
+// libHash is set at link time to the kernels library's hash
+// (-ldflags=-X=github.com/prooflane/prooflane/cuda.libHash=...): Go's build
+// cache does not see libprooflane_cuda.a change, and a different -X value
+// forces the relink after `make -C cuda`.
+var libHash string
+
+// LibHash reports the kernels library hash the binary was linked with.
+func LibHash() string { return libHash }
