@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strconv"
 	goruntime "runtime"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/consensys/gnark/logger"
 
 	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -42,13 +44,21 @@ func benchKeys(b *testing.B, circuit string, size int) *keys.Set {
 //
 // Metrics: gnark_ms and prooflane_ms per proof (latency), gnark_proofs/s
 // and prooflane_proofs/s (throughput), and ratio = prooflane time / gnark
-// time (below 1 is faster than gnark).
+// time (below 1 is faster than gnark). The pipeline runs on two emulated
+// CPU devices (see cpuDevices).
 //
-//	go test -run '^$' -bench BenchmarkProveVsGnark -benchtime 5x -timeout 30m ./stages/groth16/
+//	go test -run '^$' -bench BenchmarkProveVsGnark -benchtime 3x -timeout 30m ./stages/groth16/
+//
+// PROOFLANE_BENCH_LOG2=k runs every circuit at 2^k constraints instead of
+// the default table.
 func BenchmarkProveVsGnark(b *testing.B) {
 	logger.Disable()
-	const partitions = 10
-	for _, bc := range []struct {
+	// Two emulated CPU devices (gpu.0.* and gpu.1.*): with one, the
+	// gpu.{gpu}.compute lock runs one partition's MSMs at a time and the
+	// cores idle in each MSM's serial tail; two lanes let another
+	// partition fill them. A one-partition job uses one of them.
+	const partitions, cpuDevices = 10, 2
+	cases := []struct {
 		circuit string
 		size    int
 	}{
@@ -56,10 +66,26 @@ func BenchmarkProveVsGnark(b *testing.B) {
 		{"chain", 1 << 14},
 		{"sha256", 1 << 14},
 		{"mimc", 1 << 14},
-	} {
+	}
+	// PROOFLANE_BENCH_LOG2=16 runs every circuit at 2^16 instead (for
+	// machines with more cores).
+	if s := os.Getenv("PROOFLANE_BENCH_LOG2"); s != "" {
+		k, err := strconv.Atoi(s)
+		if err != nil || k < 4 || k > 26 {
+			b.Fatalf("PROOFLANE_BENCH_LOG2=%q: want an exponent in 4..26", s)
+		}
+		cases = cases[:0]
+		for _, c := range circuits.Names() {
+			cases = append(cases, struct {
+				circuit string
+				size    int
+			}{c, 1 << k})
+		}
+	}
+	for _, bc := range cases {
 		b.Run(fmt.Sprintf("circuit=%s/size=2^%d", bc.circuit, log2(bc.size)), func(b *testing.B) {
 			set := benchKeys(b, bc.circuit, bc.size)
-			job, err := set.NewJob(partitions, 1, cpuBackend(b, 1))
+			job, err := set.NewJob(partitions, 1, cpuBackend(b, cpuDevices))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -67,7 +93,7 @@ func BenchmarkProveVsGnark(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e, err := runtime.NewEngine(p, runtime.Options{})
+			e, err := runtime.NewEngine(p, runtime.Options{Devices: cpuDevices})
 			if err != nil {
 				b.Fatal(err)
 			}
