@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"strconv"
 	goruntime "runtime"
+	"strconv"
 	"testing"
 	"time"
 
