@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 func TestParseSizeAcceptsNumbersAndPowersOfTwo(t *testing.T) {
@@ -137,5 +139,26 @@ func TestSetupCachesKeysOnce(t *testing.T) {
 	rc, _, stderr = prooflane(t, "setup", "--circuit", "chian", "--keys", keysDir)
 	if rc == 0 || !strings.Contains(stderr, `did you mean "chain"?`) {
 		t.Errorf("misspelt circuit: exit %d, stderr %q", rc, stderr)
+	}
+}
+
+func TestProveBackendCUDAWithoutSupportIsAClearErrorAndAutoFallsBack(t *testing.T) {
+	if be, err := device.NewCUDA(); err == nil {
+		be.Close()
+		t.Skip("a CUDA device is present")
+	}
+	keysDir := t.TempDir()
+	args := func(backend string) []string {
+		return []string{"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^8",
+			"--partitions", "1", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off", "--backend", backend}
+	}
+	if rc, _, stderr := prooflane(t, args("auto")...); rc != 0 || !strings.Contains(stderr, "using the cpu backend") {
+		t.Errorf("--backend auto: exit %d, stderr %q", rc, stderr)
+	}
+	if rc, _, stderr := prooflane(t, args("cuda")...); rc == 0 || !strings.Contains(stderr, "cuda backend") {
+		t.Errorf("--backend cuda: exit %d, stderr %q", rc, stderr)
+	}
+	if rc, _, stderr := prooflane(t, args("tpu")...); rc == 0 || !strings.Contains(stderr, `--backend "tpu"`) {
+		t.Errorf("--backend tpu: exit %d, stderr %q", rc, stderr)
 	}
 }

@@ -60,7 +60,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "directory for the proofs, public inputs, manifest and trace (required)")
 	seed := fs.Uint64("seed", 1, "witness seed; partition p proves the witness of a seed derived from it and p")
 	devices := fs.Int("devices", 0, "devices to run on (default: the pipeline's devices)")
-	backend := fs.String("backend", "cpu", "device backend: cpu")
+	backend := fs.String("backend", "cpu", "device backend: cpu (gnark-crypto, emulated devices), cuda (needs a -tags cuda build and a GPU), or auto (cuda when available, else cpu)")
 	progressMode := fs.String("progress", "auto", "progress line on stderr: auto (when a terminal), on, off")
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
@@ -81,8 +81,10 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if *backend != "cpu" {
-		return fmt.Errorf("--backend %q: this build has only the cpu backend", *backend)
+	switch *backend {
+	case "cpu", "cuda", "auto":
+	default:
+		return fmt.Errorf("--backend %q: want cpu, cuda or auto", *backend)
 	}
 	if *partitions > 0 {
 		set["partitions"] = fmt.Sprint(*partitions)
@@ -102,7 +104,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	be, err := device.NewCPU(nDev)
+	be, err := openBackend(*backend, nDev, stderr)
 	if err != nil {
 		return err
 	}
@@ -198,6 +200,26 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "%d proofs of %s (size %d, %d constraints) with pipeline %q in %.2fs: %.1f proofs/min; written to %s\n",
 		nParts, cf.circuit, size, m.Constraints, p.Name, el.Seconds(), float64(nParts)/el.Minutes(), *out)
 	return nil
+}
+
+// openBackend opens the device backend for n devices.
+func openBackend(name string, n int, stderr io.Writer) (device.Backend, error) {
+	if name == "cpu" {
+		return device.NewCPU(n)
+	}
+	be, err := device.NewCUDA()
+	if err == nil && len(be.Devices()) < n {
+		be.Close()
+		err = fmt.Errorf("cuda backend: %d devices wanted, %d present: %w", n, len(be.Devices()), device.ErrNoDevice)
+	}
+	if err != nil {
+		if name == "cuda" {
+			return nil, err
+		}
+		fmt.Fprintf(stderr, "prooflane prove: %v; using the cpu backend\n", err)
+		return device.NewCPU(n)
+	}
+	return be, nil
 }
 
 // findProof returns the one groth16 proof among a partition's outputs, for
