@@ -1,0 +1,434 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"golang.org/x/sync/errgroup"
+
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/resources"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+func init() {
+	register("bench", command{summary: "compare pipelines (and gnark's prover) on the same keys in one process", run: runBench})
+}
+
+// benchRow is one line of the bench table.
+type benchRow struct {
+	name       string
+	proofs     int
+	seconds    float64
+	busy       float64 // mean over devices of the union of gpu_compute runs / makespan
+	waits      string
+	peakVRAM   uint64
+	peakRSS    uint64
+	isBaseline bool
+}
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	quietGnark()
+	fs := newFlags("bench", "PIPELINE...", stderr)
+	var cf circuitFlags
+	cf.register(fs)
+	partitions := fs.Int("partitions", 10, "partitions per job")
+	jobs := fs.Int("jobs", 3, "jobs per pipeline")
+	inflight := fs.Int("inflight", 3, "jobs in flight at once")
+	devices := fs.Int("devices", 0, "devices to run on (default: each pipeline's devices)")
+	backend := fs.String("backend", "cpu", "device backend: cpu, cuda or auto")
+	gnarkN := fs.Int("gnark", 0, "also time this many proofs with gnark's own groth16.Prove, one after the other")
+	seed := fs.Uint64("seed", 1, "witness seed")
+	set := setFlags{}
+	fs.Var(set, "set", "override a parameter of every pipeline, name=value (repeatable)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() == 0 && *gnarkN == 0 {
+		fs.Usage()
+		return errors.New("no pipeline files given")
+	}
+	if *partitions < 1 || *jobs < 1 || *inflight < 1 {
+		return errors.New("--partitions, --jobs and --inflight must be at least 1")
+	}
+	size, err := cf.parse()
+	if err != nil {
+		return err
+	}
+	set["partitions"] = strconv.Itoa(*partitions)
+	var ps []*runtime.Pipeline
+	nDev := *devices
+	for _, f := range fs.Args() {
+		p, err := loadPipeline(f, set)
+		if err != nil {
+			return err
+		}
+		ps = append(ps, p)
+		if *devices == 0 {
+			nDev = max(nDev, p.Devices)
+		}
+	}
+	nDev = max(nDev, 1)
+
+	cache := keys.Cache{Dir: cf.keys}
+	ks, err := cache.LoadOrSetup(cf.circuit, size, stderr)
+	if err != nil {
+		return err
+	}
+	be, err := openBackend(*backend, nDev, stderr)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	job, err := ks.NewJob(*partitions, *seed, be)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	fmt.Fprintf(stderr, "bench: %s at size %d (%d constraints), %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
+		cf.circuit, size, ks.R1CS.GetNbConstraints(), *jobs, *partitions, *inflight, be.Name(), nDev)
+	var rows []benchRow
+	if *gnarkN > 0 {
+		r, err := benchGnark(job, ks, *gnarkN, stderr)
+		if err != nil {
+			return err
+		}
+		rows = append(rows, r)
+	}
+	for _, p := range ps {
+		r, err := benchPipeline(ctx, p, job, be, nDev, *jobs, *inflight, *partitions, stderr)
+		if err != nil {
+			return fmt.Errorf("pipeline %q: %w", p.File, err)
+		}
+		rows = append(rows, r)
+	}
+	writeBenchTable(stdout, rows)
+	return nil
+}
+
+// benchGnark proves n partitions' witnesses with gnark's own prover on the
+// same keys, one after the other.
+func benchGnark(job *groth16.Job, ks *keys.Set, n int, stderr io.Writer) (benchRow, error) {
+	row := benchRow{name: "gnark groth16.Prove (CPU, sequential)", isBaseline: true}
+	var peak peakRSS
+	stopRSS := peak.watch()
+	began := time.Now()
+	for i := 0; i < n; i++ {
+		p := i % len(job.Witnesses)
+		proof, err := g16.Prove(ks.R1CS, ks.PK, job.Witnesses[p])
+		if err != nil {
+			stopRSS()
+			return row, fmt.Errorf("gnark prove: %w", err)
+		}
+		if err := job.Verify(p, proof); err != nil {
+			stopRSS()
+			return row, fmt.Errorf("gnark proof %d: %w", i, err)
+		}
+	}
+	row.seconds = time.Since(began).Seconds()
+	stopRSS()
+	row.proofs, row.peakRSS = n, peak.max
+	fmt.Fprintf(stderr, "bench: gnark: %d proofs in %.2fs\n", n, row.seconds)
+	return row, nil
+}
+
+func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, be device.Backend, nDev, jobs, inflight, partitions int, stderr io.Writer) (benchRow, error) {
+	row := benchRow{name: p.Name}
+	busy := &busyRecorder{}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(busy))
+	defer tp.Shutdown(context.Background())
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: tp, Devices: nDev})
+	if err != nil {
+		return row, err
+	}
+	// Warm up: the first job on a backend makes the key's bases resident.
+	if _, err := e.Run(ctx, runtime.Job{ID: "warmup", Partitions: 1, Payload: job}); err != nil {
+		return row, fmt.Errorf("warm-up job: %w", err)
+	}
+	busy.reset()
+	statsBefore := e.Stats()
+
+	var peak peakRSS
+	stopRSS := peak.watch()
+	vram := watchVRAM(be)
+	began := time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(inflight)
+	results := make([]*runtime.Result, jobs)
+	for j := 0; j < jobs; j++ {
+		g.Go(func() error {
+			r, err := e.Run(gctx, runtime.Job{ID: fmt.Sprintf("bench-%d", j+1), Partitions: partitions, Payload: job})
+			results[j] = r
+			return err
+		})
+	}
+	err = g.Wait()
+	end := time.Now()
+	row.seconds = end.Sub(began).Seconds()
+	stopRSS()
+	row.peakVRAM = vram()
+	row.peakRSS = peak.max
+	if err != nil {
+		return row, err
+	}
+	for _, r := range results {
+		for _, pr := range r.Partitions {
+			proof := findProof(pr.Outputs)
+			if proof == nil {
+				return row, fmt.Errorf("job %s partition %d: no proof in the outputs", r.ID, pr.Index)
+			}
+			if err := job.Verify(pr.Index, proof); err != nil {
+				return row, fmt.Errorf("job %s partition %d: %w", r.ID, pr.Index, err)
+			}
+			row.proofs++
+		}
+	}
+	row.busy = busy.busyFraction(nDev, began, end)
+	row.waits = meanWaits(statsBefore, e)
+	fmt.Fprintf(stderr, "bench: %s: %d proofs in %.2fs, every one verified\n", p.Name, row.proofs, row.seconds)
+	return row, nil
+}
+
+// meanWaits lists the mean wait per grant of each lock (not worker pools)
+// during the timed jobs.
+func meanWaits(before []resources.Stats, e *runtime.Engine) string {
+	prev := map[string]resources.Stats{}
+	for _, s := range before {
+		prev[s.Name] = s
+	}
+	var parts []string
+	for _, s := range e.Stats() {
+		if strings.HasPrefix(s.Name, "workers.") {
+			continue
+		}
+		n := s.Acquisitions - prev[s.Name].Acquisitions
+		if n == 0 {
+			continue
+		}
+		w := (s.Wait - prev[s.Name].Wait) / time.Duration(n)
+		parts = append(parts, fmt.Sprintf("%s %s", s.Name, w.Round(time.Millisecond)))
+	}
+	if len(parts) == 0 {
+		return "-"
+	}
+	return strings.Join(parts, ", ")
+}
+
+func writeBenchTable(w io.Writer, rows []benchRow) {
+	var base float64
+	for _, r := range rows {
+		if r.isBaseline {
+			base = r.seconds / float64(r.proofs)
+		}
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "| layout\t| proofs\t| s/proof\t| proofs/s\t| vs gnark\t| GPU busy\t| mean lock wait\t| peak VRAM\t| peak RSS\t|")
+	fmt.Fprintln(tw, "|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|")
+	for _, r := range rows {
+		spp := r.seconds / float64(r.proofs)
+		vs, busy, vram := "-", "-", "-"
+		if base > 0 {
+			vs = fmt.Sprintf("%.1fx", base/spp)
+		}
+		if !r.isBaseline {
+			busy = fmt.Sprintf("%.0f%%", 100*r.busy)
+			if r.peakVRAM > 0 {
+				vram = humanBytes(r.peakVRAM)
+			}
+		}
+		waits := r.waits
+		if waits == "" {
+			waits = "-"
+		}
+		fmt.Fprintf(tw, "| %s\t| %d\t| %.3f\t| %.2f\t| %s\t| %s\t| %s\t| %s\t| %s\t|\n",
+			r.name, r.proofs, spp, 1/spp, vs, busy, waits, vram, humanBytes(r.peakRSS))
+	}
+	tw.Flush()
+}
+
+func humanBytes(b uint64) string {
+	if b >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
+	}
+	return fmt.Sprintf("%d MiB", b>>20)
+}
+
+// busyRecorder keeps the run intervals of gpu_compute stage spans.
+type busyRecorder struct {
+	mu  sync.Mutex
+	ivs map[int][][2]time.Time // by device
+}
+
+func (b *busyRecorder) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (b *busyRecorder) Shutdown(context.Context) error                  { return nil }
+func (b *busyRecorder) ForceFlush(context.Context) error                { return nil }
+
+func (b *busyRecorder) OnEnd(s sdktrace.ReadOnlySpan) {
+	kind, typ, dev := "", "", -1
+	for _, a := range s.Attributes() {
+		switch a.Key {
+		case pl.KeyKind:
+			kind = a.Value.AsString()
+		case pl.KeyStageType:
+			typ = a.Value.AsString()
+		case pl.KeyDevice:
+			dev = int(a.Value.AsInt64())
+		}
+	}
+	if kind != pl.KindStage || typ != groth16.TypeNameGPUCompute {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ivs == nil {
+		b.ivs = map[int][][2]time.Time{}
+	}
+	b.ivs[dev] = append(b.ivs[dev], [2]time.Time{s.StartTime(), s.EndTime()})
+}
+
+func (b *busyRecorder) reset() {
+	b.mu.Lock()
+	b.ivs = nil
+	b.mu.Unlock()
+}
+
+// busyFraction is the mean over devices of the union of gpu_compute runs
+// within [from, to], over to - from.
+func (b *busyRecorder) busyFraction(devices int, from, to time.Time) float64 {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	span := to.Sub(from)
+	if span <= 0 || devices == 0 {
+		return 0
+	}
+	total := 0.0
+	for d := 0; d < devices; d++ {
+		ivs := append([][2]time.Time(nil), b.ivs[d]...)
+		sort.Slice(ivs, func(i, j int) bool { return ivs[i][0].Before(ivs[j][0]) })
+		var busy time.Duration
+		var curS, curE time.Time
+		for _, iv := range ivs {
+			s, e := maxTime(iv[0], from), minTime(iv[1], to)
+			if !e.After(s) {
+				continue
+			}
+			if curE.IsZero() || s.After(curE) {
+				busy += curE.Sub(curS)
+				curS, curE = s, e
+			} else if e.After(curE) {
+				curE = e
+			}
+		}
+		busy += curE.Sub(curS)
+		total += float64(busy) / float64(span)
+	}
+	return total / float64(devices)
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
+}
+
+func minTime(a, b time.Time) time.Time {
+	if a.Before(b) {
+		return a
+	}
+	return b
+}
+
+// watchVRAM samples the devices' free memory until the returned function
+// is called, which returns the peak memory in use on any device.
+func watchVRAM(be device.Backend) func() uint64 {
+	stop := make(chan struct{})
+	var peak uint64
+	var wg sync.WaitGroup
+	sample := func() {
+		for _, d := range be.Devices() {
+			if d.MemTotal > 0 && d.MemTotal-d.MemFree > peak {
+				peak = d.MemTotal - d.MemFree
+			}
+		}
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			sample()
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() uint64 {
+		close(stop)
+		wg.Wait()
+		return peak
+	}
+}
+
+// peakRSS samples the process's resident set size.
+type peakRSS struct{ max uint64 }
+
+func (p *peakRSS) watch() (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(50 * time.Millisecond)
+		defer t.Stop()
+		for {
+			if r := readRSS(); r > p.max {
+				p.max = r
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}
+
+// readRSS returns VmRSS from /proc/self/status, or 0 where there is none.
+func readRSS() uint64 {
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "VmRSS:"); ok {
+			kb, _ := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			return kb << 10
+		}
+	}
+	return 0
+}
