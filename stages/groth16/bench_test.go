@@ -6,6 +6,7 @@ import (
 	"os"
 	goruntime "runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -50,7 +52,9 @@ func benchKeys(b *testing.B, circuit string, size int) *keys.Set {
 //	go test -run '^$' -bench BenchmarkProveVsGnark -benchtime 3x -timeout 30m ./stages/groth16/
 //
 // PROOFLANE_BENCH_LOG2=k runs every circuit at 2^k constraints instead of
-// the default table.
+// the default table; PROOFLANE_BENCH_BACKEND=cuda runs the pipeline on the
+// CUDA devices (build with -tags cuda) against gnark on the CPU;
+// PROOFLANE_BENCH_SET=g2_on=device sets pipeline parameters.
 func BenchmarkProveVsGnark(b *testing.B) {
 	logger.Disable()
 	// Two emulated CPU devices (gpu.0.* and gpu.1.*): with one, the
@@ -85,15 +89,16 @@ func BenchmarkProveVsGnark(b *testing.B) {
 	for _, bc := range cases {
 		b.Run(fmt.Sprintf("circuit=%s/size=2^%d", bc.circuit, log2(bc.size)), func(b *testing.B) {
 			set := benchKeys(b, bc.circuit, bc.size)
-			job, err := set.NewJob(partitions, 1, cpuBackend(b, cpuDevices))
+			be, devices := benchBackend(b, cpuDevices)
+			job, err := set.NewJob(partitions, 1, be)
 			if err != nil {
 				b.Fatal(err)
 			}
-			p, err := runtime.Load("../../pipelines/groth16.yaml", registry(b), nil)
+			p, err := runtime.Load("../../pipelines/groth16.yaml", registry(b), benchParams(b))
 			if err != nil {
 				b.Fatal(err)
 			}
-			e, err := runtime.NewEngine(p, runtime.Options{Devices: cpuDevices})
+			e, err := runtime.NewEngine(p, runtime.Options{Devices: devices})
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -146,6 +151,38 @@ func BenchmarkProveVsGnark(b *testing.B) {
 			}
 		})
 	}
+}
+
+// benchBackend is the CPU backend with cpuDevices emulated devices, or
+// with PROOFLANE_BENCH_BACKEND=cuda every CUDA device (a -tags cuda build).
+func benchBackend(b *testing.B, cpuDevices int) (device.Backend, int) {
+	b.Helper()
+	if os.Getenv("PROOFLANE_BENCH_BACKEND") != "cuda" {
+		return cpuBackend(b, cpuDevices), cpuDevices
+	}
+	be, err := device.NewCUDA()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { be.Close() })
+	return be, len(be.Devices())
+}
+
+// benchParams reads PROOFLANE_BENCH_SET="k=v,k=v" (pipeline parameters).
+func benchParams(b *testing.B) map[string]string {
+	s := os.Getenv("PROOFLANE_BENCH_SET")
+	if s == "" {
+		return nil
+	}
+	out := map[string]string{}
+	for _, kv := range strings.Split(s, ",") {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			b.Fatalf("PROOFLANE_BENCH_SET: %q is not k=v", kv)
+		}
+		out[k] = v
+	}
+	return out
 }
 
 func log2(n int) int {

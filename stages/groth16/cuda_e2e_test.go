@@ -1,0 +1,51 @@
+//go:build cuda
+
+package groth16_test
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+)
+
+// TestCUDAShippedPipelinesProveAndGnarkVerifies is the end-to-end test on
+// the CUDA backend: the same pipelines, stages and checks as on the CPU.
+func TestCUDAShippedPipelinesProveAndGnarkVerifies(t *testing.T) {
+	be, err := device.NewCUDA()
+	if err != nil {
+		t.Skipf("no CUDA backend: %v", err)
+	}
+	defer be.Close()
+	const partitions = 3
+	for _, file := range shippedPipelines(t) {
+		for _, circuit := range []string{"chain", "sha256", "mimc"} {
+			t.Run(filepath.Base(file)+"/"+circuit, func(t *testing.T) {
+				set := setupKeys(t, circuit, 1<<10)
+				job, err := set.NewJob(partitions, 1, be)
+				if err != nil {
+					t.Fatal(err)
+				}
+				p, err := runtime.Load(file, registry(t), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				e, err := runtime.NewEngine(p, runtime.Options{Devices: len(be.Devices())})
+				if err != nil {
+					t.Fatal(err)
+				}
+				res, err := e.Run(context.Background(), runtime.Job{ID: circuit, Partitions: partitions, Payload: job})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i, proof := range proofs(t, res) {
+					if err := job.Verify(i, proof); err != nil {
+						t.Errorf("partition %d: %v", i, err)
+					}
+				}
+			})
+		}
+	}
+}
