@@ -31,7 +31,7 @@ cuda-toolchain: ## install nvcc 11.8 and g++-11 from Debian (root; ~1.6 GB)
 	bash scripts/install-cuda.sh
 
 cuda: ## build the CUDA kernels library cuda/build/libprooflane_cuda.a (needs nvcc)
-	$(MAKE) -C cuda
+	$(MAKE) -C cuda -j$$(nproc)
 
 cuda-check: cuda ## compile-check the cgo side with -tags cuda (no GPU needed)
 	$(GO) vet -tags cuda ./cuda/... ./stages/groth16/device/...
