@@ -41,8 +41,14 @@ __global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t 
     cnt[b] = (end[b] - start[b] + SEG - 1) / SEG;
 }
 
+// Occupancy of the hot kernel: PL_SEG_MINB blocks of HEAVY threads per SM
+// caps its registers (4 x 128 threads: <= 128 registers, 16 warps per SM).
+#ifndef PL_SEG_MINB
+#define PL_SEG_MINB 4
+#endif
+
 template <class F>
-__global__ void __launch_bounds__(HEAVY) k_segments(const Affine<F>* bases, const uint32_t* vals,
+__global__ void __launch_bounds__(HEAVY, PL_SEG_MINB) k_segments(const Affine<F>* bases, const uint32_t* vals,
                                                     const uint32_t* start, const uint32_t* end,
                                                     const uint32_t* off, const uint32_t* cnt,
                                                     uint32_t nb, uint32_t maxseg,

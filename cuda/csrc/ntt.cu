@@ -113,22 +113,29 @@ int get_tables(pl_stream* s, const pl_domain* d, DomainTables** out) {
 }
 
 template <bool DIF>
-__global__ void __launch_bounds__(512) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p) {
+__global__ void __launch_bounds__(256) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p) {
   extern __shared__ Fr tile[];
   const uint64_t b = blockIdx.x;
   const uint32_t T = 1u << p.tile_log();
   for (uint32_t t = threadIdx.x; t < T; t += blockDim.x) tile[t] = x[p.index(b, t)];
   __syncthreads();
-  for (int s = 0; s < p.k; s++) {
-    const int m = DIF ? p.k - 1 - s : s;
-    for (uint32_t q = threadIdx.x; q < T / 2; q += blockDim.x) {
-      uint32_t t0, t1;
-      uint64_t e;
-      p.pair(b, q, m, &t0, &t1, &e);
-      if (DIF)
-        pl::butterfly_dif(tile, t0, t1, tw[e]);
-      else
-        pl::butterfly_dit(tile, t0, t1, tw[e]);
+  int mlo[PL_NTT_TILE_LOG];
+  bool quad[PL_NTT_TILE_LOG];
+  const int ns = pl::ntt_steps(p.k, DIF, mlo, quad);
+  for (int s = 0; s < ns; s++) {
+    if (quad[s]) {
+      for (uint32_t r = threadIdx.x; r < T / 4; r += blockDim.x)
+        pl::ntt_quad_step<DIF>(tile, p, b, r, mlo[s], tw);
+    } else {
+      for (uint32_t q = threadIdx.x; q < T / 2; q += blockDim.x) {
+        uint32_t t0, t1;
+        uint64_t e;
+        p.pair(b, q, mlo[s], &t0, &t1, &e);
+        if (DIF)
+          pl::butterfly_dif(tile, t0, t1, tw[e]);
+        else
+          pl::butterfly_dit(tile, t0, t1, tw[e]);
+      }
     }
     __syncthreads();
   }
@@ -184,7 +191,8 @@ int run_passes(pl_stream* s, Fr* x, const Fr* tw, int L, bool dif) {
   int np = pl::ntt_plan(L, passes);
   for (int i = 0; i < np; i++) {
     const pl::NttPass& p = passes[dif ? np - 1 - i : i];
-    unsigned threads = 1u << (p.tile_log() - 1);
+    // a thread does one quad (or two pairs) per step
+    unsigned threads = p.tile_log() >= 2 ? 1u << (p.tile_log() - 2) : 1u;
     size_t smem = sizeof(Fr) << p.tile_log();
     if (dif)
       k_ntt_pass<true><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p);

@@ -49,6 +49,25 @@ struct NttPass {
 
 // Split L stages into passes of at most PL_NTT_TILE_LOG stages; pass i covers
 // bits [lo_i, lo_i + k_i), listed from bit 0 up.
+// The stages of a pass run as steps: a quad step does two stages (mlo and
+// mlo+1) on 4 rows held in registers, a pair step one radix-2 stage. DIF
+// runs stages from k-1 down, DIT from 0 up; an odd stage left over runs as
+// a pair step (DIF: last, m = 0; DIT: last, m = k-1). Returns the number of
+// steps; mlo[i] is the step's lower stage, quad[i] whether it is a quad.
+PL_HD int ntt_steps(int k, bool dif, int* mlo, bool* quad) {
+  int n = 0;
+  if (dif) {
+    int m = k - 1;
+    for (; m >= 1; m -= 2) { mlo[n] = m - 1; quad[n++] = true; }
+    if (m == 0) { mlo[n] = 0; quad[n++] = false; }
+  } else {
+    int m = 0;
+    for (; m + 1 < k; m += 2) { mlo[n] = m; quad[n++] = true; }
+    if (m == k - 1) { mlo[n] = m; quad[n++] = false; }
+  }
+  return n;
+}
+
 PL_HD int ntt_plan(int L, NttPass* passes) {
   int np = (L + PL_NTT_TILE_LOG - 1) / PL_NTT_TILE_LOG;
   if (np == 0) return 0;
@@ -85,6 +104,55 @@ PL_HD void butterfly_dit(Fr* x, uint32_t t0, uint32_t t1, const Fr& w) {
   Fr u = x[t0], v = x[t1] * w;
   x[t0] = u + v;
   x[t1] = u - v;
+}
+
+// quad r (0 <= r < tile/4) of stages mlo, mlo+1 in block b: tile rows
+// t[0..3] = j0, j0+2^mlo, j0+2^(mlo+1), j0+3*2^mlo and the twiddle
+// exponents of stage mlo+1 for lower rows j0 (e[0]) and j0+2^mlo (e[1]),
+// and of stage mlo (e[2], shared by its two butterflies).
+PL_HD void ntt_quad(const NttPass& p, uint64_t b, uint32_t r, int mlo, uint32_t t[4], uint64_t e[3]) {
+  const uint64_t lblocks = 1ull << (p.lo - p.logG);
+  uint64_t lb = b & (lblocks - 1);
+  uint32_t g = r & ((1u << p.logG) - 1);
+  uint32_t qq = r >> p.logG;
+  uint32_t low = qq & ((1u << mlo) - 1);
+  uint32_t j0 = ((qq >> mlo) << (mlo + 2)) | low;
+  for (int i = 0; i < 4; i++) t[i] = ((j0 | ((uint32_t)i << mlo)) << p.logG) | g;
+  uint64_t l = (lb << p.logG) | g;
+  const int mhi = mlo + 1;
+  const uint32_t mask_hi = (1u << mhi) - 1, mask_lo = (1u << mlo) - 1;
+  e[0] = ((((uint64_t)(j0 & mask_hi)) << p.lo) | l) << (p.L - 1 - p.lo - mhi);
+  e[1] = ((((uint64_t)((j0 | (1u << mlo)) & mask_hi)) << p.lo) | l) << (p.L - 1 - p.lo - mhi);
+  e[2] = ((((uint64_t)(j0 & mask_lo)) << p.lo) | l) << (p.L - 1 - p.lo - mlo);
+}
+
+template <bool DIF>
+PL_HD void ntt_quad_step(Fr* x, const NttPass& p, uint64_t b, uint32_t r, int mlo, const Fr* tw) {
+  uint32_t t[4];
+  uint64_t e[3];
+  ntt_quad(p, b, r, mlo, t, e);
+  Fr a0 = x[t[0]], a1 = x[t[1]], a2 = x[t[2]], a3 = x[t[3]];
+  const Fr w0 = tw[e[0]], w1 = tw[e[1]], w2 = tw[e[2]];
+  if (DIF) {
+    Fr u = a0, v = a2;
+    a0 = u + v; a2 = (u - v) * w0;
+    u = a1; v = a3;
+    a1 = u + v; a3 = (u - v) * w1;
+    u = a0; v = a1;
+    a0 = u + v; a1 = (u - v) * w2;
+    u = a2; v = a3;
+    a2 = u + v; a3 = (u - v) * w2;
+  } else {
+    Fr u = a0, v = a1 * w2;
+    a0 = u + v; a1 = u - v;
+    u = a2; v = a3 * w2;
+    a2 = u + v; a3 = u - v;
+    u = a0; v = a2 * w0;
+    a0 = u + v; a2 = u - v;
+    u = a1; v = a3 * w1;
+    a1 = u + v; a3 = u - v;
+  }
+  x[t[0]] = a0; x[t[1]] = a1; x[t[2]] = a2; x[t[3]] = a3;
 }
 
 }  // namespace pl

@@ -169,16 +169,27 @@ static void emu_passes(Fr* x, const std::vector<Fr>& tw, int L, bool dif) {
     std::vector<Fr> tile(T);
     for (uint64_t b = 0; b < p.blocks(); b++) {
       for (uint32_t t = 0; t < T; t++) tile[t] = x[p.index(b, t)];
-      for (int s = 0; s < p.k; s++) {
-        const int m = dif ? p.k - 1 - s : s;
-        for (uint32_t q = 0; q < T / 2; q++) {
-          uint32_t t0, t1;
-          uint64_t e;
-          p.pair(b, q, m, &t0, &t1, &e);
-          if (dif)
-            butterfly_dif(tile.data(), t0, t1, tw[e]);
-          else
-            butterfly_dit(tile.data(), t0, t1, tw[e]);
+      int mlo[PL_NTT_TILE_LOG];
+      bool quad[PL_NTT_TILE_LOG];
+      const int ns = ntt_steps(p.k, dif, mlo, quad);
+      for (int s = 0; s < ns; s++) {
+        if (quad[s]) {
+          for (uint32_t r = 0; r < T / 4; r++) {
+            if (dif)
+              ntt_quad_step<true>(tile.data(), p, b, r, mlo[s], tw.data());
+            else
+              ntt_quad_step<false>(tile.data(), p, b, r, mlo[s], tw.data());
+          }
+        } else {
+          for (uint32_t q = 0; q < T / 2; q++) {
+            uint32_t t0, t1;
+            uint64_t e;
+            p.pair(b, q, mlo[s], &t0, &t1, &e);
+            if (dif)
+              butterfly_dif(tile.data(), t0, t1, tw[e]);
+            else
+              butterfly_dit(tile.data(), t0, t1, tw[e]);
+          }
         }
       }
       for (uint32_t t = 0; t < T; t++) x[p.index(b, t)] = tile[t];
