@@ -20,15 +20,30 @@ func TestCUDAShippedPipelinesProveAndGnarkVerifies(t *testing.T) {
 	}
 	defer be.Close()
 	const partitions = 3
+	type run struct {
+		file   string
+		params map[string]string
+	}
+	var runs []run
 	for _, file := range shippedPipelines(t) {
+		runs = append(runs, run{file, nil})
+	}
+	// The G2 MSM on the device (b_g2_msm on: device).
+	runs = append(runs, run{"../../pipelines/groth16.yaml", map[string]string{"g2_on": "device"}})
+	for _, r := range runs {
+		file := r.file
 		for _, circuit := range []string{"chain", "sha256", "mimc"} {
-			t.Run(filepath.Base(file)+"/"+circuit, func(t *testing.T) {
+			name := filepath.Base(file) + "/" + circuit
+			if r.params != nil {
+				name += "/g2_on=device"
+			}
+			t.Run(name, func(t *testing.T) {
 				set := setupKeys(t, circuit, 1<<10)
 				job, err := set.NewJob(partitions, 1, be)
 				if err != nil {
 					t.Fatal(err)
 				}
-				p, err := runtime.Load(file, registry(t), nil)
+				p, err := runtime.Load(file, registry(t), r.params)
 				if err != nil {
 					t.Fatal(err)
 				}
