@@ -148,8 +148,8 @@ func BenchmarkProveVsGnark(b *testing.B) {
 					}
 					proofs := float64(b.N * m.n)
 					if m.n == 1 {
-						b.ReportMetric(float64(tg.Milliseconds())/proofs, "gnark_ms")
-						b.ReportMetric(float64(tp.Milliseconds())/proofs, "prooflane_ms")
+						b.ReportMetric(float64(tg.Microseconds())/1000/proofs, "gnark_ms")
+						b.ReportMetric(float64(tp.Microseconds())/1000/proofs, "prooflane_ms")
 					} else {
 						b.ReportMetric(proofs/tg.Seconds(), "gnark_proofs/s")
 						b.ReportMetric(proofs/tp.Seconds(), "prooflane_proofs/s")
