@@ -27,7 +27,7 @@ func init() {
 // of the sum into bits. gnark's std/hash/sha2 is not used because it relies
 // on lookups and range checks that use commitments.
 //
-// A size below one compression (about 27,000 constraints) gives a chain of
+// A size below one compression (about 26,000 constraints) gives a chain of
 // fewer rounds: the circuit then runs `rounds` rounds of the compression
 // function in total, 64 per hash, and the last hash of the chain is
 // truncated (with the feed-forward still applied). With rounds a multiple

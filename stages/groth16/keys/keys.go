@@ -164,6 +164,9 @@ func (c Cache) Save(s *Set) error {
 // the setup, saves the keys and says so on log. A corrupt cache is an
 // error, not a silent re-setup.
 func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Set, error) {
+	if log == nil {
+		log = io.Discard
+	}
 	s, err := c.Load(circuit, size)
 	if err == nil || !errors.Is(err, ErrNotCached) {
 		return s, err

@@ -1,0 +1,93 @@
+package keys
+
+import (
+	"errors"
+	"os"
+	"strings"
+	"testing"
+)
+
+func TestSavedKeysLoadBackAndProve(t *testing.T) {
+	s, err := Setup("chain", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cache{Dir: t.TempDir()}
+	if err := c.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	got, err := c.Load("chain", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.R1CS.GetNbConstraints() != 64 || len(got.PK.G1.A) != len(s.PK.G1.A) || !got.VK.G1.Alpha.Equal(&s.VK.G1.Alpha) {
+		t.Error("loaded keys differ from the saved ones")
+	}
+	ws, err := got.Witnesses(1, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := got.R1CS.Solve(ws[0]); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestKeysOfAnotherCircuitAreRefused(t *testing.T) {
+	a, err := Setup("chain", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Setup("mimc", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cache{Dir: t.TempDir()}
+	if err := c.Save(a); err != nil {
+		t.Fatal(err)
+	}
+	// chain's r1cs with mimc's proving key.
+	_, pkA, _ := c.Paths("chain", 64)
+	b.Circuit = "tmp"
+	if err := c.Save(b); err != nil {
+		t.Fatal(err)
+	}
+	_, pkB, _ := c.Paths("tmp", 64)
+	if err := os.Rename(pkB, pkA); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Load("chain", 64)
+	if err == nil || !strings.Contains(err.Error(), "do not belong together") {
+		t.Errorf("error %v, want keys that do not belong together", err)
+	}
+}
+
+func TestTrailingBytesMakeAKeyFileCorrupt(t *testing.T) {
+	s, err := Setup("chain", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cache{Dir: t.TempDir()}
+	if err := c.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	_, _, vk := c.Paths("chain", 64)
+	f, err := os.OpenFile(vk, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write([]byte{1, 2, 3})
+	f.Close()
+	_, err = c.Load("chain", 64)
+	if err == nil || !strings.Contains(err.Error(), `key file "`+vk+`" is corrupt`) {
+		t.Errorf("error %v", err)
+	}
+	if errors.Is(err, ErrNotCached) {
+		t.Error("a corrupt file reads as not cached: LoadOrSetup would overwrite it silently")
+	}
+}
+
+func TestCompileRefusesAnUnknownCircuit(t *testing.T) {
+	if _, _, err := Compile("nope", 64); err == nil || !strings.Contains(err.Error(), `unknown circuit "nope"`) {
+		t.Errorf("error %v", err)
+	}
+}
