@@ -1,9 +1,11 @@
 package groth16
 
 import (
+	"crypto/sha256"
 	"errors"
 	"fmt"
 
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/constraint"
@@ -66,9 +68,23 @@ func NewJob(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verifying
 		VK:        vk,
 		Witnesses: witnesses,
 		Backend:   backend,
-		BasesKey:  fmt.Sprintf("%s@%p", circuit, pk),
+		BasesKey:  basesKey(circuit, pk),
 		nbPublic:  r1cs.GetNbPublicVariables(),
 	}, nil
+}
+
+// basesKey names pk's bases on a device by content: the key's α, β and δ
+// are fresh randomness of its setup, so two key sets never share a name,
+// and two jobs of one key set share the resident bases. (A pointer would
+// not do: a freed key's address can be reused by the next one while its
+// bases are still resident on a GPU.)
+func basesKey(circuit string, pk *g16.ProvingKey) string {
+	h := sha256.New()
+	for _, p := range []curve.G1Affine{pk.G1.Alpha, pk.G1.Beta, pk.G1.Delta} {
+		b := p.Bytes()
+		h.Write(b[:])
+	}
+	return fmt.Sprintf("%s/%d/%x", circuit, pk.Domain.Cardinality, h.Sum(nil)[:12])
 }
 
 // ErrCommitments is wrapped by the error refusing a circuit that uses

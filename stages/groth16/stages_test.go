@@ -373,3 +373,33 @@ func TestBuffersNeverConsumedAreFreedOnceGarbage(t *testing.T) {
 		t.Errorf("after the cleanup: %d frees, %d closes; want 18, 3 (released twice?)", frees, closes)
 	}
 }
+
+func TestJobsShareResidentBasesOnlyForTheSameKeys(t *testing.T) {
+	be := cpuBackend(t, 1)
+	a := setupKeys(t, "chain", 1<<8)
+	b, err := keys.Setup("chain", 1<<8) // same circuit and size, new keys
+	if err != nil {
+		t.Fatal(err)
+	}
+	ja1, _ := a.NewJob(1, 1, be)
+	ja2, _ := a.NewJob(1, 2, be)
+	jb, err := b.NewJob(1, 1, be)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ja1.BasesKey != ja2.BasesKey {
+		t.Errorf("two jobs of one key set: bases keys %q and %q", ja1.BasesKey, ja2.BasesKey)
+	}
+	if ja1.BasesKey == jb.BasesKey {
+		t.Errorf("two key sets share the bases key %q", jb.BasesKey)
+	}
+	for _, j := range []*groth16.Job{ja1, jb} {
+		ps, err := runSequential(t, j, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := j.Verify(0, ps[0]); err != nil {
+			t.Error(err)
+		}
+	}
+}
