@@ -84,9 +84,20 @@ func (s prepMSM) filter(wires []fr.Element, skip []bool, n int) ([]fr.Element, [
 	return out, ones, zeros
 }
 
-// toCanonical converts v from Montgomery to canonical form in place.
+// toCanonical converts v from Montgomery to canonical form in place, in
+// chunks over the cores.
 func toCanonical(v []fr.Element) {
-	for i := range v {
-		v[i] = fr.Element(v[i].Bits())
+	const chunk = 1 << 15
+	var wg sync.WaitGroup
+	for lo := 0; lo < len(v); lo += chunk {
+		part := v[lo:min(lo+chunk, len(v))]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range part {
+				part[i] = fr.Element(part[i].Bits())
+			}
+		}()
 	}
+	wg.Wait()
 }
