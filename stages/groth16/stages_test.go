@@ -214,7 +214,7 @@ func TestDeviceOutOfMemoryIsRetryable(t *testing.T) {
 	}
 }
 
-func TestEpilogueMatchesGnarkProverAlgebra(t *testing.T) {
+func TestAssembleIsDeterministicInRAndSAndEveryChoiceVerifies(t *testing.T) {
 	// Two proofs of the same witness with the same r, s are the same
 	// point triple; with different r, s they differ but both verify.
 	set := setupKeys(t, "mimc", 1<<9)
