@@ -2,6 +2,7 @@
 // coordinate field; instantiated by msm_g1.cu and msm_g2.cu.
 #pragma once
 #include <cub/cub.cuh>
+#include <type_traits>
 #include "common.cuh"
 #include "msm.cuh"
 
@@ -41,14 +42,8 @@ __global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t 
     cnt[b] = (end[b] - start[b] + SEG - 1) / SEG;
 }
 
-// Occupancy of the hot kernel: PL_SEG_MINB blocks of HEAVY threads per SM
-// caps its registers (4 x 128 threads: <= 128 registers, 16 warps per SM).
-#ifndef PL_SEG_MINB
-#define PL_SEG_MINB 4
-#endif
-
 template <class F>
-__global__ void __launch_bounds__(HEAVY, PL_SEG_MINB) k_segments(const Affine<F>* bases, const uint32_t* vals,
+__device__ __forceinline__ void segments_body(const Affine<F>* bases, const uint32_t* vals,
                                                     const uint32_t* start, const uint32_t* end,
                                                     const uint32_t* off, const uint32_t* cnt,
                                                     uint32_t nb, uint32_t maxseg,
@@ -63,6 +58,22 @@ __global__ void __launch_bounds__(HEAVY, PL_SEG_MINB) k_segments(const Affine<F>
     if (stop > end[b]) stop = end[b];
     partial[g] = msm_accumulate<F>(bases, vals, begin, stop);
   }
+}
+
+// The accumulation kernel. Occupancy per curve (measured,
+// docs/cuda-perf-notes.md v3): G2 runs faster capped at 4 blocks of HEAVY
+// threads per SM (<= 128 registers), G1 slower (spills), so G1 keeps the
+// compiler's choice.
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_segments(const Affine<F>* bases, const uint32_t* vals, const uint32_t* start, const uint32_t* end,
+    const uint32_t* off, const uint32_t* cnt, uint32_t nb, uint32_t maxseg, XYZZ<F>* partial) {
+  segments_body<F>(bases, vals, start, end, off, cnt, nb, maxseg, partial);
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY, 4) k_segments_capped(const Affine<F>* bases, const uint32_t* vals, const uint32_t* start, const uint32_t* end,
+    const uint32_t* off, const uint32_t* cnt, uint32_t nb, uint32_t maxseg, XYZZ<F>* partial) {
+  segments_body<F>(bases, vals, start, end, off, cnt, nb, maxseg, partial);
 }
 
 // Round r of the per-bucket tree over segment partials: bucket b's live
@@ -202,8 +213,12 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   const uint32_t maxseg = (uint32_t)(total / SEG + nb);
   XYZZ<F>* partial;
   PL_TRY(sc.alloc(&partial, maxseg));
-  k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end, off, cnt,
-                                                             nb, maxseg, partial);
+  if constexpr (std::is_same<F, Fp2>::value)
+    k_segments_capped<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end,
+                                                                      off, cnt, nb, maxseg, partial);
+  else
+    k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end, off,
+                                                               cnt, nb, maxseg, partial);
   PL_LAUNCHED();
   prof.mark(s, "accumulate");
   XYZZ<F>* buckets;
