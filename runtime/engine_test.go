@@ -373,3 +373,26 @@ stages:
 		}
 	}
 }
+
+func TestConfigThatNeedsTheDevicePlacesThePartition(t *testing.T) {
+	p := mustParse(t, `
+pipeline: g2
+params: {partitions: 2}
+devices: 2
+stages:
+  host: {type: test.where, config: {device: false}}
+  dev: {type: test.where, needs: [host], config: {device: true}}
+`)
+	if p.Stages[0].DeviceBound || !p.Stages[1].DeviceBound {
+		t.Fatalf("device-bound: host %v, dev %v; want false, true", p.Stages[0].DeviceBound, p.Stages[1].DeviceBound)
+	}
+	res, err := mustEngine(t, p, Options{}).Run(context.Background(), Job{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range res.Partitions {
+		if got := pr.Outputs["dev"].(int); got != pr.Device || got < 0 {
+			t.Errorf("partition %d: stage saw device %d, partition placed on %d", pr.Index, got, pr.Device)
+		}
+	}
+}

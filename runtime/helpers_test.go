@@ -49,6 +49,11 @@ func testRegistry(t testing.TB) *stages.Registry {
 			New: func(stages.Config) (stages.Stage, error) {
 				return stageFunc(func(context.Context, *stages.Input) (any, error) { h := &held{}; heldOut <- h; return h, nil }), nil
 			}},
+		stages.Factory{Type: "test.where", Doc: "outputs the device it ran on", Output: "test.device",
+			NewConfig: func() stages.Config { return &whereConfig{} },
+			New: func(stages.Config) (stages.Stage, error) {
+				return stageFunc(func(_ context.Context, in *stages.Input) (any, error) { return in.Device, nil }), nil
+			}},
 		stages.Factory{Type: "test.block", Doc: "blocks until cancelled", Output: sim.Token,
 			New: func(stages.Config) (stages.Stage, error) {
 				return stageFunc(func(ctx context.Context, _ *stages.Input) (any, error) {
@@ -82,6 +87,14 @@ var heldOut = make(chan *held, 64)
 type held struct{ released atomic.Int32 }
 
 func (h *held) Release() { h.released.Add(1) }
+
+// whereConfig asks for the device by setting, like groth16.b_g2_msm's on.
+type whereConfig struct {
+	Device bool `yaml:"device"`
+}
+
+func (c *whereConfig) Validate() error   { return nil }
+func (c *whereConfig) NeedsDevice() bool { return c.Device }
 
 type stageFunc func(context.Context, *stages.Input) (any, error)
 

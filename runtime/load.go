@@ -665,6 +665,9 @@ func (l *loader) deviceBinding() {
 		if s.factory != nil && s.factory.Device {
 			s.DeviceBound = true
 		}
+		if dc, ok := l.configs[s].(stages.DeviceConfig); ok && dc.NeedsDevice() {
+			s.DeviceBound = true
+		}
 	}
 	for _, sp := range l.p.Spans {
 		if sp.Templated() {

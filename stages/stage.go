@@ -37,6 +37,13 @@ type Config interface {
 	Validate() error
 }
 
+// DeviceConfig is a Config that decides whether its stage works on the
+// partition's device (for example a G2 MSM on the CPU or on the GPU).
+type DeviceConfig interface {
+	Config
+	NeedsDevice() bool
+}
+
 // Stage is one step of a pipeline. Run returns the stage's output (of the
 // factory's Output type, or nil when it declares none) or an error. Errors
 // wrapped with Retryable are retried as the pipeline's retry policy says.
@@ -56,7 +63,9 @@ type Factory struct {
 	Output DataType
 	// Device says the stage works on the partition's device even when it
 	// holds no `{gpu}` lock: the runtime places the partition on a device
-	// before the first such stage runs.
+	// before the first such stage runs. A type that uses the device only
+	// for some settings leaves this false and gives its config a
+	// NeedsDevice method (DeviceConfig).
 	Device bool
 	// NewConfig returns the default config. Nil means the stage takes no
 	// options.

@@ -19,6 +19,10 @@ type G2Config struct {
 	On string `yaml:"on"`
 }
 
+// NeedsDevice places the partition on a device before b_g2_msm runs when
+// the MSM runs there (stages.DeviceConfig).
+func (c *G2Config) NeedsDevice() bool { return c.On == "device" }
+
 // Validate checks On.
 func (c *G2Config) Validate() error {
 	switch c.On {
