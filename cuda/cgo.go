@@ -9,10 +9,7 @@ package cuda
 */
 import "C"
 
-import (
-	"errors"
-	"fmt"
-)
+import "fmt"
 
 const (
 	cudaErrorMemoryAllocation = 2
@@ -46,7 +43,6 @@ func check(rc C.int) error {
 	return &Error{Code: int(rc), Msg: C.GoString(C.pl_error_string(rc))}
 }
 
-var _ = errors.Is
 
 // libHash is set at link time to the kernels library's hash
 // (-ldflags=-X=github.com/prooflane/prooflane/cuda.libHash=...): Go's build

@@ -16,7 +16,6 @@ import (
 	"unsafe"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
 	"github.com/prooflane/prooflane/cuda/internal/points"
@@ -206,4 +205,3 @@ func b2i(b bool) C.int {
 	return 0
 }
 
-var _ fr.Element
