@@ -43,7 +43,6 @@ func check(rc C.int) error {
 	return &Error{Code: int(rc), Msg: C.GoString(C.pl_error_string(rc))}
 }
 
-
 // libHash is set at link time to the kernels library's hash
 // (-ldflags=-X=github.com/prooflane/prooflane/cuda.libHash=...): Go's build
 // cache does not see libprooflane_cuda.a change, and a different -X value

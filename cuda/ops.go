@@ -204,4 +204,3 @@ func b2i(b bool) C.int {
 	}
 	return 0
 }
-
