@@ -162,3 +162,22 @@ func TestProveBackendCUDAWithoutSupportIsAClearErrorAndAutoFallsBack(t *testing.
 		t.Errorf("--backend tpu: exit %d, stderr %q", rc, stderr)
 	}
 }
+
+func TestVerifyWithKeysSetUpAgainSaysWhichKeyTheProverUsed(t *testing.T) {
+	out, _, _ := proveSmall(t, "chain")
+	otherKeys := t.TempDir() // a second setup: same circuit and size, other randomness
+	if rc, _, stderr := prooflane(t, "setup", "--circuit", "chain", "--size", "2^8", "--keys", otherKeys); rc != 0 {
+		t.Fatalf("setup: %s", stderr)
+	}
+	rc, _, stderr := prooflane(t, "verify", "--keys", otherKeys, out)
+	if rc == 0 {
+		t.Fatal("proofs verified against another setup's key")
+	}
+	want := "is not the verifying key the prover wrote to " + filepath.Join(out, "vk.bin")
+	if !strings.Contains(stderr, want) || !strings.Contains(stderr, "--vk "+filepath.Join(out, "vk.bin")) {
+		t.Errorf("stderr lacks the hint %q:\n%s", want, stderr)
+	}
+	if rc, stdout, stderr := prooflane(t, "verify", "--vk", filepath.Join(out, "vk.bin"), out); rc != 0 {
+		t.Errorf("with the prover's key: exit %d\n%s%s", rc, stdout, stderr)
+	}
+}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,6 +62,10 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	if failed > 0 {
 		fmt.Fprintf(stderr, "prooflane verify: %d of %d proofs in %s do not verify\n", failed, len(m.Proofs), dir)
+		if m.VK != "" && *vkPath == "" && !sameVK(vk, filepath.Join(dir, m.VK)) {
+			fmt.Fprintf(stderr, "prooflane verify: note: %s is not the verifying key the prover wrote to %s: the keys were set up again since, or proved with another --keys directory; to check against the prover's key, pass --vk %s\n",
+				from, filepath.Join(dir, m.VK), filepath.Join(dir, m.VK))
+		}
 		return errSilent
 	}
 	fmt.Fprintf(stdout, "all %d proofs verify\n", len(m.Proofs))
@@ -88,6 +93,20 @@ func verifyingKey(path string, cache keys.Cache, m manifest, dir string) (*g16.V
 		return nil, "", err
 	}
 	return vk, p + " (no cached key: the copy written by prove)", nil
+}
+
+// sameVK reports whether vk serializes to the same bytes as the key file
+// at path (false when the file cannot be read).
+func sameVK(vk *g16.VerifyingKey, path string) bool {
+	want, err := os.ReadFile(path)
+	if err != nil {
+		return false
+	}
+	var got bytes.Buffer
+	if _, err := vk.WriteTo(&got); err != nil {
+		return false
+	}
+	return bytes.Equal(got.Bytes(), want)
 }
 
 func verifyFile(vk *g16.VerifyingKey, proofPath, publicPath string) error {
