@@ -8,8 +8,10 @@ PKGS := ./...
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
+# With the cuda tag the library's hash goes into the binary: Go's build
+# cache does not notice libprooflane_cuda.a changing, and would link a stale one.
 build: ## build bin/prooflane (CPU backend; add TAGS=cuda after `make cuda` for GPUs)
-	$(GO) build $(if $(TAGS),-tags $(TAGS)) -o bin/prooflane ./cmd/prooflane
+	$(GO) build $(if $(TAGS),-tags $(TAGS) -ldflags=-X=github.com/prooflane/prooflane/cuda.libHash=$$(sha1sum cuda/build/libprooflane_cuda.a | cut -c1-16)) -o bin/prooflane ./cmd/prooflane
 
 test: ## go vet, gofmt check, go test -race ./... (what CI runs)
 	$(GO) vet $(PKGS)
