@@ -39,6 +39,7 @@ type Engine struct {
 
 	placeMu sync.Mutex
 	placed  []int // partitions now placed on each device
+	given   []int // partitions ever placed on each device
 
 	jobSeq int64
 }
@@ -85,6 +86,7 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 		tracer:  tp.Tracer("github.com/prooflane/prooflane/runtime"),
 		onEvent: opts.OnEvent,
 		placed:  make([]int, devices),
+		given:   make([]int, devices),
 	}
 	e.plan = make([]stagePlan, len(p.Stages))
 	for _, s := range p.Stages {
@@ -286,17 +288,20 @@ func (js *jobState) failure() error {
 	return js.first
 }
 
-// place binds a partition to the device with the fewest partitions placed.
+// place binds a partition to the device with the fewest partitions placed
+// now; among those, the one given the fewest so far, so that partitions
+// that finish quickly still spread over every device.
 func (e *Engine) place() int {
 	e.placeMu.Lock()
 	defer e.placeMu.Unlock()
 	best := 0
 	for d := 1; d < len(e.placed); d++ {
-		if e.placed[d] < e.placed[best] {
+		if e.placed[d] < e.placed[best] || e.placed[d] == e.placed[best] && e.given[d] < e.given[best] {
 			best = d
 		}
 	}
 	e.placed[best]++
+	e.given[best]++
 	return best
 }
 

@@ -3,6 +3,7 @@ package runtime
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -394,5 +395,29 @@ stages:
 		if got := pr.Outputs["dev"].(int); got != pr.Device || got < 0 {
 			t.Errorf("partition %d: stage saw device %d, partition placed on %d", pr.Index, got, pr.Device)
 		}
+	}
+}
+
+// Partitions placed one after another, each finished before the next is
+// placed, still spread over every device: ties in load go to the device
+// given the fewest so far (without that, all would land on device 0).
+func TestSequentialPartitionsSpreadOverEveryDevice(t *testing.T) {
+	p := mustParse(t, `
+pipeline: seq
+devices: 3
+stages:
+  only: {type: test.where, config: {device: true}}
+`)
+	e := mustEngine(t, p, Options{})
+	var got []int
+	for range 6 {
+		res, err := e.Run(context.Background(), Job{Partitions: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, res.Partitions[0].Device)
+	}
+	if want := []int{0, 1, 2, 0, 1, 2}; !slices.Equal(got, want) {
+		t.Errorf("devices of successive jobs %v, want %v", got, want)
 	}
 }

@@ -1,0 +1,52 @@
+package main
+
+import (
+	"fmt"
+	"path/filepath"
+	"testing"
+
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/tracefile"
+)
+
+// Multi-device placement on the CPU backend, which presents --devices N
+// emulated devices: partitions spread over all of them, every device
+// stage holds only its own device's locks, and every proof verifies.
+func TestProveOnEmulatedDevicesSpreadsPartitionsWithPerDeviceLocks(t *testing.T) {
+	out, keysDir := filepath.Join(t.TempDir(), "out"), t.TempDir()
+	rc, stdout, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain",
+		"--size", "2^8", "--partitions", "6", "--devices", "3", "--out", out, "--keys", keysDir, "--progress", "off")
+	if rc != 0 {
+		t.Fatalf("prove exited %d: %s%s", rc, stdout, stderr)
+	}
+	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 0 {
+		t.Fatalf("verify exited %d: %s%s", rc, stdout, stderr)
+	}
+	spans, err := tracefile.Read(filepath.Join(out, "trace.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	perDevice := map[int64]int{}
+	for _, s := range spans {
+		switch s.Str(string(pl.KeyKind)) {
+		case pl.KindPartition:
+			perDevice[s.IntOr(string(pl.KeyDevice), -1)]++
+		case pl.KindStage:
+			dev := s.IntOr(string(pl.KeyDevice), -1)
+			for _, l := range s.Strings(string(pl.KeyLocks)) {
+				if l == "cpu_bandwidth" {
+					continue
+				}
+				if want := fmt.Sprintf("gpu.%d.", dev); len(l) < len(want) || l[:len(want)] != want {
+					t.Errorf("stage %q of partition %d on device %d holds %q", s.Str(string(pl.KeyStage)),
+						s.IntOr(string(pl.KeyPartition), -1), dev, l)
+				}
+			}
+		}
+	}
+	// Least-loaded placement, ties to the device given the fewest so far:
+	// the first three partitions placed land on three different devices.
+	if len(perDevice) != 3 || perDevice[0] == 0 || perDevice[1] == 0 || perDevice[2] == 0 {
+		t.Errorf("partitions per device %v, want all of devices 0, 1, 2 used", perDevice)
+	}
+}
