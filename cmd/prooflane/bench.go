@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,7 +18,8 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"golang.org/x/sync/errgroup"
 
-	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/analyze"
+	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/resources"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/groth16"
@@ -36,7 +36,7 @@ type benchRow struct {
 	name       string
 	proofs     int
 	seconds    float64
-	busy       float64 // mean over devices of the union of gpu_compute runs / makespan
+	busy       float64 // mean over devices of analyze's busy fraction
 	waits      string
 	peakVRAM   uint64
 	peakRSS    uint64
@@ -152,8 +152,8 @@ func benchGnark(job *groth16.Job, ks *keys.Set, n int, stderr io.Writer) (benchR
 
 func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, be device.Backend, nDev, jobs, inflight, partitions int, stderr io.Writer) (benchRow, error) {
 	row := benchRow{name: p.Name}
-	busy := &busyRecorder{}
-	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(busy))
+	rec := &spanRecorder{}
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	defer tp.Shutdown(context.Background())
 	e, err := runtime.NewEngine(p, runtime.Options{Tracer: tp, Devices: nDev})
 	if err != nil {
@@ -163,7 +163,7 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, b
 	if _, err := e.Run(ctx, runtime.Job{ID: "warmup", Partitions: 1, Payload: job}); err != nil {
 		return row, fmt.Errorf("warm-up job: %w", err)
 	}
-	busy.reset()
+	rec.reset()
 	statsBefore := e.Stats()
 
 	var peak peakRSS
@@ -181,8 +181,7 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, b
 		})
 	}
 	err = g.Wait()
-	end := time.Now()
-	row.seconds = end.Sub(began).Seconds()
+	row.seconds = time.Since(began).Seconds()
 	stopRSS()
 	row.peakVRAM = vram()
 	row.peakRSS = peak.max
@@ -201,7 +200,14 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, b
 			row.proofs++
 		}
 	}
-	row.busy = busy.busyFraction(nDev, began, end)
+	// GPU busy as prooflane analyze computes it from the timed jobs' spans.
+	rep, err := analyze.Analyze(tracefile.FromSDK(rec.spans()), analyze.Options{})
+	if err != nil {
+		return row, err
+	}
+	for _, d := range rep.Devices {
+		row.busy += d.BusyPct / 100 / float64(nDev)
+	}
 	row.waits = meanWaits(statsBefore, e)
 	fmt.Fprintf(stderr, "bench: %s: %d proofs in %.2fs, every one verified\n", p.Name, row.proofs, row.seconds)
 	return row, nil
@@ -271,90 +277,32 @@ func humanBytes(b uint64) string {
 	return fmt.Sprintf("%d MiB", b>>20)
 }
 
-// busyRecorder keeps the run intervals of gpu_compute stage spans.
-type busyRecorder struct {
-	mu  sync.Mutex
-	ivs map[int][][2]time.Time // by device
+// spanRecorder keeps ended spans for analyze.
+type spanRecorder struct {
+	mu    sync.Mutex
+	ended []sdktrace.ReadOnlySpan
 }
 
-func (b *busyRecorder) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
-func (b *busyRecorder) Shutdown(context.Context) error                  { return nil }
-func (b *busyRecorder) ForceFlush(context.Context) error                { return nil }
+func (r *spanRecorder) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (r *spanRecorder) Shutdown(context.Context) error                  { return nil }
+func (r *spanRecorder) ForceFlush(context.Context) error                { return nil }
 
-func (b *busyRecorder) OnEnd(s sdktrace.ReadOnlySpan) {
-	kind, typ, dev := "", "", -1
-	for _, a := range s.Attributes() {
-		switch a.Key {
-		case pl.KeyKind:
-			kind = a.Value.AsString()
-		case pl.KeyStageType:
-			typ = a.Value.AsString()
-		case pl.KeyDevice:
-			dev = int(a.Value.AsInt64())
-		}
-	}
-	if kind != pl.KindStage || typ != groth16.TypeNameGPUCompute {
-		return
-	}
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.ivs == nil {
-		b.ivs = map[int][][2]time.Time{}
-	}
-	b.ivs[dev] = append(b.ivs[dev], [2]time.Time{s.StartTime(), s.EndTime()})
+func (r *spanRecorder) OnEnd(s sdktrace.ReadOnlySpan) {
+	r.mu.Lock()
+	r.ended = append(r.ended, s)
+	r.mu.Unlock()
 }
 
-func (b *busyRecorder) reset() {
-	b.mu.Lock()
-	b.ivs = nil
-	b.mu.Unlock()
+func (r *spanRecorder) reset() {
+	r.mu.Lock()
+	r.ended = nil
+	r.mu.Unlock()
 }
 
-// busyFraction is the mean over devices of the union of gpu_compute runs
-// within [from, to], over to - from.
-func (b *busyRecorder) busyFraction(devices int, from, to time.Time) float64 {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	span := to.Sub(from)
-	if span <= 0 || devices == 0 {
-		return 0
-	}
-	total := 0.0
-	for d := 0; d < devices; d++ {
-		ivs := append([][2]time.Time(nil), b.ivs[d]...)
-		sort.Slice(ivs, func(i, j int) bool { return ivs[i][0].Before(ivs[j][0]) })
-		var busy time.Duration
-		var curS, curE time.Time
-		for _, iv := range ivs {
-			s, e := maxTime(iv[0], from), minTime(iv[1], to)
-			if !e.After(s) {
-				continue
-			}
-			if curE.IsZero() || s.After(curE) {
-				busy += curE.Sub(curS)
-				curS, curE = s, e
-			} else if e.After(curE) {
-				curE = e
-			}
-		}
-		busy += curE.Sub(curS)
-		total += float64(busy) / float64(span)
-	}
-	return total / float64(devices)
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if a.After(b) {
-		return a
-	}
-	return b
-}
-
-func minTime(a, b time.Time) time.Time {
-	if a.Before(b) {
-		return a
-	}
-	return b
+func (r *spanRecorder) spans() []sdktrace.ReadOnlySpan {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]sdktrace.ReadOnlySpan(nil), r.ended...)
 }
 
 // watchVRAM samples the devices' free memory until the returned function

@@ -3,7 +3,6 @@ package main
 import (
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
@@ -21,17 +20,5 @@ func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
 	}
 	if n := strings.Count(stderr, "every one verified"); n != 2 {
 		t.Errorf("%d pipelines reported verified proofs, want 2:\n%s", n, stderr)
-	}
-}
-
-func TestBusyFractionIsTheUnionOfComputeRuns(t *testing.T) {
-	t0 := time.Unix(0, 0)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
-	b := &busyRecorder{ivs: map[int][][2]time.Time{
-		0: {{at(0), at(40)}, {at(20), at(60)}, {at(80), at(90)}}, // union 70 of 100
-		1: {{at(50), at(150)}},                                   // clipped to 50 of 100
-	}}
-	if got := b.busyFraction(2, at(0), at(100)); got < 0.5999 || got > 0.6001 {
-		t.Errorf("busy = %v, want 0.6 (0.7 and 0.5 averaged)", got)
 	}
 }
