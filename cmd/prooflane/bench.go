@@ -86,20 +86,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	nDev = max(nDev, 1)
 
-	cache := keys.Cache{Dir: cf.keys}
-	ks, err := cache.LoadOrSetup(cf.circuit, size, stderr)
-	if err != nil {
-		return err
-	}
-	be, err := openBackend(*backend, nDev, stderr)
+	ks, be, job, err := openJob(cf, size, *partitions, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	job, err := ks.NewJob(*partitions, *seed, be)
-	if err != nil {
-		return err
-	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 

@@ -18,7 +18,6 @@ import (
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/groth16/device"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 func init() {
@@ -99,20 +98,11 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		nDev = *devices
 	}
 
-	cache := keys.Cache{Dir: cf.keys}
-	ks, err := cache.LoadOrSetup(cf.circuit, size, stderr)
-	if err != nil {
-		return err
-	}
-	be, err := openBackend(*backend, nDev, stderr)
+	ks, be, job, err := openJob(cf, size, nParts, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	job, err := ks.NewJob(nParts, *seed, be)
-	if err != nil {
-		return err
-	}
 	if err := os.MkdirAll(*out, 0o755); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/consensys/gnark/logger"
 
+	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -105,4 +107,23 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "circuit %q size %d: %d constraints, setup in %.1fs; wrote %s, %s, %s\n",
 		cf.circuit, size, s.R1CS.GetNbConstraints(), time.Since(start).Seconds(), rp, pp, vp)
 	return nil
+}
+
+// openJob loads (or sets up) the circuit's keys, opens the device backend
+// and builds a job of n partitions. The caller closes the backend.
+func openJob(cf circuitFlags, size, n int, seed uint64, backend string, devices int, stderr io.Writer) (*keys.Set, device.Backend, *groth16.Job, error) {
+	ks, err := keys.Cache{Dir: cf.keys}.LoadOrSetup(cf.circuit, size, stderr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	be, err := openBackend(backend, devices, stderr)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	job, err := ks.NewJob(n, seed, be)
+	if err != nil {
+		be.Close()
+		return nil, nil, nil, err
+	}
+	return ks, be, job, nil
 }
