@@ -41,3 +41,38 @@ type EpilogueConfig struct {
 
 // Validate accepts every value.
 func (c *EpilogueConfig) Validate() error { return nil }
+
+// Values of VRAMConfig.OnOOM.
+const (
+	OnOOMRetry           = "retry"
+	OnOOMUploadInCompute = "upload_in_compute"
+)
+
+// VRAMConfig is groth16.vram_stage's options.
+type VRAMConfig struct {
+	// OnOOM is what vram_stage does when the device runs out of memory
+	// while it allocates the partition's vectors (a, b, c and the MSM
+	// scalars):
+	//
+	//   - "retry" (default): free what it allocated and fail with a
+	//     retryable error; the stage's `retry:` policy backs off and runs
+	//     it again. Without a `retry:` the job fails with the error.
+	//   - "upload_in_compute": give up uploading and hand gpu_compute the
+	//     host vectors; gpu_compute allocates and uploads them inside its
+	//     own lock, then computes (the production prover's fallback). An
+	//     out-of-memory error there is retryable by gpu_compute's own
+	//     `retry:`, which re-uploads.
+	//
+	// The proving key's bases are not covered: bases that do not fit on
+	// the device fail the job at once (retrying cannot free them room).
+	OnOOM string `yaml:"on_oom"`
+}
+
+// Validate checks OnOOM.
+func (c *VRAMConfig) Validate() error {
+	switch c.OnOOM {
+	case OnOOMRetry, OnOOMUploadInCompute:
+		return nil
+	}
+	return fmt.Errorf("on_oom: %q is not one of %q, %q", c.OnOOM, OnOOMRetry, OnOOMUploadInCompute)
+}

@@ -30,8 +30,13 @@
 //     a stream and allocates the vectors, gpu_compute frees them and closes
 //     the stream on every path, so a lock spanning vram_stage..gpu_compute
 //     covers the partition's whole device footprint;
-//   - an allocation that fails with device.ErrOutOfMemory is returned
-//     Retryable after freeing what was allocated;
+//   - when vram_stage's allocations fail with device.ErrOutOfMemory it
+//     frees what it allocated and, as its on_oom option says, fails
+//     Retryable ("retry", the default) or hands gpu_compute Deferred
+//     buffers holding the host vectors ("upload_in_compute"), which
+//     gpu_compute uploads inside its own lock, retryably on out of memory;
+//   - bases that do not fit on the device fail vram_stage with an error
+//     that is not retryable;
 //   - an unsatisfied witness fails synthesize with gnark's solver error
 //     (which names the failing constraint) wrapped, with the partition;
 //   - circuits that use gnark commitments (api.Commit) are refused by

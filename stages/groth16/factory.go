@@ -54,16 +54,23 @@ func Factories() []stages.Factory {
 			},
 		},
 		{
-			Type:   TypeNameVRAMStage,
-			Doc:    "Allocate the partition's vectors on its device and upload them.",
-			Inputs: []stages.DataType{TypeMSMInputs},
-			Output: TypeDeviceBuffers,
-			Device: true,
-			New:    func(stages.Config) (stages.Stage, error) { return vramStage{}, nil },
+			Type:      TypeNameVRAMStage,
+			Doc:       "Allocate the partition's vectors on its device and upload them (on_oom: retry or upload_in_compute).",
+			Inputs:    []stages.DataType{TypeMSMInputs},
+			Output:    TypeDeviceBuffers,
+			Device:    true,
+			NewConfig: func() stages.Config { return &VRAMConfig{OnOOM: OnOOMRetry} },
+			New: func(c stages.Config) (stages.Stage, error) {
+				cfg, err := configAs[*VRAMConfig](c)
+				if err != nil {
+					return nil, err
+				}
+				return vramStage{cfg: *cfg}, nil
+			},
 		},
 		{
 			Type:   TypeNameGPUCompute,
-			Doc:    "H by NTTs, the G1 MSMs and the batch additions on the device; frees the partition's vectors.",
+			Doc:    "H by NTTs, the G1 MSMs and the batch additions on the device (uploading first when vram_stage deferred it); frees the partition's vectors.",
 			Inputs: []stages.DataType{TypeDeviceBuffers},
 			Output: TypeG1MSMs,
 			Device: true,

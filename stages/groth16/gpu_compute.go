@@ -52,18 +52,36 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 	if buf.Stream == nil {
 		return nil, fmt.Errorf("partition %d: device buffers already consumed (stage %q run twice?)", in.Partition, in.Stage)
 	}
-	defer buf.free()
+	// Buffers that still hold their host vectors (vram_stage deferred the
+	// upload) can be uploaded again: an out-of-memory error then frees the
+	// device vectors, keeps the stream and the host vectors, and is
+	// retryable. Otherwise the vectors are gone after a failure (ComputeH
+	// clobbers them), so every error frees everything and is final.
+	rerunnable := buf.host != nil
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("partition %d device %d: %w", in.Partition, buf.Device, err)
-			if isOOM(err) {
-				err = stages.Retryable(err)
-			}
 		}
+		if err != nil && rerunnable && isOOM(err) {
+			buf.dropVectors()
+			buf.Deferred = true
+			err = stages.Retryable(err)
+			return
+		}
+		buf.free()
 	}()
+	n := int(j.PK.Domain.Cardinality)
+	if buf.Deferred {
+		err := kernel(ctx, buf.Device, "upload", func(ctx context.Context) error {
+			return buf.upload(ctx, buf.host, n)
+		})
+		if err != nil {
+			return nil, err
+		}
+		buf.Deferred = false
+	}
 	st, b, dev := buf.Stream, buf.Bases, buf.Device
 	out := &G1MSMs{}
-	n := int(j.PK.Domain.Cardinality)
 	steps := []struct {
 		name string
 		f    func(context.Context) error

@@ -71,8 +71,13 @@ type Bases struct {
 // DeviceBuffers are a partition's vectors on its device and the stream
 // they were uploaded on. gpu_compute consumes them: it frees the vectors
 // and closes the stream. If it never runs (the job failed or was cancelled
-// in between), a cleanup attached by vram_stage frees them once the
-// buffers are garbage: device memory does not leak with the job.
+// in between), the runtime releases them (Release), and a cleanup attached
+// by vram_stage frees them once the buffers are garbage: device memory
+// does not leak with the job.
+//
+// Deferred buffers (vram_stage's on_oom: upload_in_compute after an
+// out-of-memory error) hold the stream and the host vectors but no device
+// vectors: gpu_compute allocates and uploads them itself.
 type DeviceBuffers struct {
 	// Device is the index the buffers live on.
 	Device int
@@ -84,8 +89,15 @@ type DeviceBuffers struct {
 	WA, WB, WK device.Vector
 	// Ones are MSMInputs' OnesA, OnesB, OnesK.
 	OnesA, OnesB, OnesK []int32
+	// Deferred says the vectors are not on the device yet: vram_stage ran
+	// out of memory under on_oom: upload_in_compute and gpu_compute
+	// uploads them.
+	Deferred bool
 
-	res *residency
+	// host is the partition's host vectors while gpu_compute may still
+	// have to upload them (deferred buffers, until gpu_compute succeeds).
+	host *MSMInputs
+	res  *residency
 }
 
 // residency owns what a DeviceBuffers holds on the device, apart from the
@@ -115,6 +127,19 @@ func (r *residency) free(v device.Vector) {
 	}
 }
 
+// freeVectors releases every vector still held; the stream stays open.
+func (r *residency) freeVectors() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.stream == nil {
+		return
+	}
+	for _, v := range r.vecs {
+		r.stream.Free(v)
+	}
+	r.vecs = nil
+}
+
 // release frees every vector still held and closes the stream, once.
 func (r *residency) release() {
 	r.mu.Lock()
@@ -140,9 +165,18 @@ func newDeviceBuffers(dev int, st device.Stream, bases *Bases) *DeviceBuffers {
 // free releases every vector and closes the stream.
 func (d *DeviceBuffers) free() {
 	d.res.release()
+	d.dropVectors()
+	d.Stream = nil
+	d.host = nil
+	d.Deferred = false
+}
+
+// dropVectors frees the device vectors but keeps the stream, so that the
+// buffers can be uploaded again (deferred buffers).
+func (d *DeviceBuffers) dropVectors() {
+	d.res.freeVectors()
 	d.ABC = [3]device.Vector{}
 	d.WA, d.WB, d.WK = nil, nil, nil
-	d.Stream = nil
 }
 
 // G1MSMs are gpu_compute's results, ones included, without the key's

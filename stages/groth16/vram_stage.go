@@ -7,13 +7,15 @@ import (
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 // vramStage puts a partition's vectors on its device.
-type vramStage struct{}
+type vramStage struct{ cfg VRAMConfig }
 
 func isOOM(err error) bool { return errors.Is(err, device.ErrOutOfMemory) }
 
@@ -40,7 +42,7 @@ func (j *Job) bases(dev device.Device) (*Bases, error) {
 	return &b, nil
 }
 
-func (vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
+func (s vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
 	j, err := job(in)
 	if err != nil {
 		return nil, err
@@ -53,10 +55,13 @@ func (vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
 	if err != nil {
 		return nil, err
 	}
+	// Only the partition's own vectors are worth retrying: bases that do
+	// not fit will not fit on the next attempt either.
+	retryOOM := false
 	defer func() {
 		if err != nil {
 			err = fmt.Errorf("partition %d device %d: %w", in.Partition, idx, err)
-			if isOOM(err) {
+			if retryOOM && isOOM(err) {
 				err = stages.Retryable(err)
 			}
 		}
@@ -65,18 +70,37 @@ func (vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
 	if err != nil {
 		return nil, err
 	}
+	retryOOM = true
 	st, err := dev.NewStream()
 	if err != nil {
 		return nil, fmt.Errorf("new stream: %w", err)
 	}
 	buf := newDeviceBuffers(idx, st, bases)
 	buf.OnesA, buf.OnesB, buf.OnesK = mi.OnesA, mi.OnesB, mi.OnesK
+	err = buf.upload(ctx, mi, int(j.PK.Domain.Cardinality))
+	if err == nil {
+		return buf, nil
+	}
+	if isOOM(err) && s.cfg.OnOOM == OnOOMUploadInCompute && ctx.Err() == nil {
+		buf.Deferred, buf.host = true, mi
+		trace.SpanFromContext(ctx).AddEvent("upload deferred to gpu_compute (on_oom: upload_in_compute)",
+			trace.WithAttributes(attribute.String("error", err.Error())))
+		return buf, nil
+	}
+	buf.free()
+	return nil, err
+}
+
+// upload allocates the partition's vectors on the buffers' stream and
+// copies mi's host vectors in. On error it frees the vectors it allocated
+// and leaves the stream open.
+func (buf *DeviceBuffers) upload(ctx context.Context, mi *MSMInputs, n int) (err error) {
 	defer func() {
 		if err != nil {
-			buf.free()
+			buf.dropVectors()
 		}
 	}()
-	n := int(j.PK.Domain.Cardinality)
+	st := buf.Stream
 	sol := mi.Solution
 	uploads := []struct {
 		dst  *device.Vector
@@ -94,23 +118,23 @@ func (vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
 	}
 	for _, u := range uploads {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return err
 		}
 		if len(u.src) > u.len {
-			return nil, fmt.Errorf("vector %s: %d scalars for %d slots", u.name, len(u.src), u.len)
+			return fmt.Errorf("vector %s: %d scalars for %d slots", u.name, len(u.src), u.len)
 		}
 		v, err := st.Alloc(u.len)
 		if err != nil {
-			return nil, fmt.Errorf("alloc %s (%d scalars): %w", u.name, u.len, err)
+			return fmt.Errorf("alloc %s (%d scalars): %w", u.name, u.len, err)
 		}
 		*u.dst = v
 		buf.res.hold(v)
 		if err := st.Upload(v, u.src, u.form); err != nil {
-			return nil, fmt.Errorf("upload %s: %w", u.name, err)
+			return fmt.Errorf("upload %s: %w", u.name, err)
 		}
 	}
 	if err := st.Sync(); err != nil {
-		return nil, fmt.Errorf("sync: %w", err)
+		return fmt.Errorf("sync: %w", err)
 	}
-	return buf, nil
+	return nil
 }

@@ -1,0 +1,307 @@
+package groth16_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sync"
+	"testing"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+	"github.com/prooflane/prooflane/stages/stagetest"
+)
+
+// fakeMem wraps a backend: its streams fail chosen allocations with
+// device.ErrOutOfMemory, and it counts what is allocated, freed, opened
+// and closed, so a test can check that nothing leaks.
+type fakeMem struct {
+	device.Backend
+
+	// failFirst fails the first failFirst allocations of the backend,
+	// whichever stream asks.
+	failFirst int
+	// failOnStream, when set, fails a stream's call-th allocation (1-based,
+	// counted per stream; failed calls count).
+	failOnStream func(call int) bool
+	// failLoad fails LoadG1 and LoadG2 (bases that do not fit).
+	failLoad bool
+	// info is what Info reports when set.
+	info *device.Info
+
+	mu                                  sync.Mutex
+	calls, allocs, failed, frees        int
+	opened, closed, loadCalls, g1Loaded int
+}
+
+func (m *fakeMem) Device(i int) (device.Device, error) {
+	d, err := m.Backend.Device(i)
+	if err != nil {
+		return nil, err
+	}
+	return &fakeMemDevice{Device: d, m: m}, nil
+}
+
+// leaks reports vectors allocated and not freed and streams not closed.
+func (m *fakeMem) leaks() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.allocs != m.frees || m.opened != m.closed {
+		return fmt.Errorf("%d vectors allocated, %d freed; %d streams opened, %d closed", m.allocs, m.frees, m.opened, m.closed)
+	}
+	return nil
+}
+
+type fakeMemDevice struct {
+	device.Device
+	m *fakeMem
+}
+
+func (d *fakeMemDevice) Info() device.Info {
+	if d.m.info != nil {
+		return *d.m.info
+	}
+	return d.Device.Info()
+}
+
+func (d *fakeMemDevice) LoadG1(key string, points []curve.G1Affine) (device.G1Bases, error) {
+	d.m.mu.Lock()
+	d.m.loadCalls++
+	fail := d.m.failLoad
+	d.m.mu.Unlock()
+	if fail {
+		return nil, fmt.Errorf("fake: load g1 %s: %w", key, device.ErrOutOfMemory)
+	}
+	return d.Device.LoadG1(key, points)
+}
+
+func (d *fakeMemDevice) LoadG2(key string, points []curve.G2Affine) (device.G2Bases, error) {
+	d.m.mu.Lock()
+	fail := d.m.failLoad
+	d.m.mu.Unlock()
+	if fail {
+		return nil, fmt.Errorf("fake: load g2 %s: %w", key, device.ErrOutOfMemory)
+	}
+	return d.Device.LoadG2(key, points)
+}
+
+func (d *fakeMemDevice) NewStream() (device.Stream, error) {
+	s, err := d.Device.NewStream()
+	if err != nil {
+		return nil, err
+	}
+	d.m.mu.Lock()
+	d.m.opened++
+	d.m.mu.Unlock()
+	return &fakeMemStream{Stream: s, m: d.m}, nil
+}
+
+type fakeMemStream struct {
+	device.Stream
+	m     *fakeMem
+	calls int // guarded by m.mu
+}
+
+func (s *fakeMemStream) Alloc(n int) (device.Vector, error) {
+	m := s.m
+	m.mu.Lock()
+	m.calls++
+	s.calls++
+	fail := m.calls <= m.failFirst || m.failOnStream != nil && m.failOnStream(s.calls)
+	if fail {
+		m.failed++
+	}
+	m.mu.Unlock()
+	if fail {
+		return nil, fmt.Errorf("fake: alloc %d scalars: %w", n, device.ErrOutOfMemory)
+	}
+	v, err := s.Stream.Alloc(n)
+	if err == nil {
+		m.mu.Lock()
+		m.allocs++
+		m.mu.Unlock()
+	}
+	return v, err
+}
+
+func (s *fakeMemStream) Free(v device.Vector) {
+	s.m.mu.Lock()
+	s.m.frees++
+	s.m.mu.Unlock()
+	s.Stream.Free(v)
+}
+
+func (s *fakeMemStream) Close() error {
+	s.m.mu.Lock()
+	s.m.closed++
+	s.m.mu.Unlock()
+	return s.Stream.Close()
+}
+
+// runTwoLock proves job with pipelines/groth16-two-lock.yaml, recording the
+// spans.
+func runTwoLock(t *testing.T, job *groth16.Job, params map[string]string) (*runtime.Result, *stagetest.Recorder, error) {
+	t.Helper()
+	p, err := runtime.Load("../../pipelines/groth16-two-lock.yaml", registry(t), params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := stagetest.NewRecorder()
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run(context.Background(), runtime.Job{ID: "oom", Partitions: len(job.Witnesses), Payload: job})
+	return res, rec, err
+}
+
+// verifyAll checks every partition's proof with gnark.
+func verifyAll(t *testing.T, job *groth16.Job, res *runtime.Result) {
+	t.Helper()
+	ps := proofs(t, res)
+	if len(ps) != len(job.Witnesses) {
+		t.Fatalf("%d proofs, want %d", len(ps), len(job.Witnesses))
+	}
+	for i, proof := range ps {
+		if err := job.Verify(i, proof); err != nil {
+			t.Errorf("partition %d: %v", i, err)
+		}
+	}
+}
+
+// runs counts a stage's runs (one stage span per attempt) and the failed ones.
+func runs(rec *stagetest.Recorder, stage string) (all, failed int) {
+	for _, iv := range rec.Stage(stage) {
+		all++
+		if iv.Error {
+			failed++
+		}
+	}
+	return all, failed
+}
+
+func kernelSpans(rec *stagetest.Recorder, name string) int {
+	n := 0
+	for _, iv := range rec.Intervals(pl.KindKernel) {
+		if iv.Name == name {
+			n++
+		}
+	}
+	return n
+}
+
+func TestOutOfMemoryInVRAMStageIsRetriedAndEveryProofVerifies(t *testing.T) {
+	const partitions, oom = 3, 3
+	set := setupKeys(t, "chain", 1<<8)
+	m := &fakeMem{Backend: cpuBackend(t, 1), failFirst: oom}
+	job, err := set.NewJob(partitions, 7, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, rec, err := runTwoLock(t, job, nil) // on_oom: retry, the default
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyAll(t, job, res)
+	if all, failed := runs(rec, "vram_stage"); all != partitions+oom || failed != oom {
+		t.Errorf("vram_stage ran %d times, %d failed; want %d, %d (one retry per out-of-memory error)", all, failed, partitions+oom, oom)
+	}
+	if n := kernelSpans(rec, "upload"); n != 0 {
+		t.Errorf("%d upload spans in gpu_compute with on_oom: retry, want 0", n)
+	}
+	if err := m.leaks(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestOutOfMemoryInVRAMStageUploadsInComputeAndEveryProofVerifies(t *testing.T) {
+	const partitions = 3
+	set := setupKeys(t, "chain", 1<<8)
+	// Each stream's 4th allocation (wA, after a, b, c) fails: vram_stage
+	// gives up on every partition with three vectors to free; gpu_compute's
+	// allocations (the 5th to the 10th) succeed.
+	m := &fakeMem{Backend: cpuBackend(t, 1), failOnStream: func(call int) bool { return call == 4 }}
+	job, err := set.NewJob(partitions, 8, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, rec, err := runTwoLock(t, job, map[string]string{"on_oom": groth16.OnOOMUploadInCompute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyAll(t, job, res)
+	if all, failed := runs(rec, "vram_stage"); all != partitions || failed != 0 {
+		t.Errorf("vram_stage ran %d times, %d failed; want %d, 0 (no retry)", all, failed, partitions)
+	}
+	if all, failed := runs(rec, "gpu_compute"); all != partitions || failed != 0 {
+		t.Errorf("gpu_compute ran %d times, %d failed; want %d, 0", all, failed, partitions)
+	}
+	if n := kernelSpans(rec, "upload"); n != partitions {
+		t.Errorf("%d upload spans in gpu_compute, want %d", n, partitions)
+	}
+	m.mu.Lock()
+	if m.failed != partitions || m.allocs != partitions*(3+6) {
+		t.Errorf("%d allocations failed, %d succeeded; want %d, %d", m.failed, m.allocs, partitions, partitions*9)
+	}
+	m.mu.Unlock()
+	if err := m.leaks(); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestOutOfMemoryInComputesUploadIsRetryableAndLeaksNothing(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	t.Run("retried", func(t *testing.T) {
+		const partitions = 2
+		// vram_stage's first allocation fails (deferred), then gpu_compute's
+		// second (b, after a): its retry uploads all six.
+		m := &fakeMem{Backend: cpuBackend(t, 1), failOnStream: func(call int) bool { return call == 1 || call == 3 }}
+		job, err := set.NewJob(partitions, 9, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, rec, err := runTwoLock(t, job, map[string]string{"on_oom": groth16.OnOOMUploadInCompute})
+		if err != nil {
+			t.Fatal(err)
+		}
+		verifyAll(t, job, res)
+		if all, failed := runs(rec, "gpu_compute"); all != 2*partitions || failed != partitions {
+			t.Errorf("gpu_compute ran %d times, %d failed; want %d, %d", all, failed, 2*partitions, partitions)
+		}
+		if err := m.leaks(); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("attempts exhausted", func(t *testing.T) {
+		// Every allocation after vram_stage's deferral fails too: the job
+		// fails once gpu_compute's retries are spent.
+		m := &fakeMem{Backend: cpuBackend(t, 1), failOnStream: func(call int) bool { return call != 2 }}
+		job, err := set.NewJob(2, 10, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = runTwoLock(t, job, map[string]string{"on_oom": groth16.OnOOMUploadInCompute})
+		if err == nil {
+			t.Fatal("job succeeded with a device that is always out of memory")
+		}
+		if !stages.IsRetryable(err) || !errors.Is(err, device.ErrOutOfMemory) {
+			t.Errorf("error %v: want a retryable out-of-memory error", err)
+		}
+		var se *runtime.StageError
+		if !errors.As(err, &se) || se.Stage != "gpu_compute" {
+			t.Errorf("error %v: want a failure of stage gpu_compute", err)
+		}
+		if !regexp.MustCompile(`partition \d device 0: upload: alloc [a-z]+ \(\d+ scalars\): `).MatchString(err.Error()) {
+			t.Errorf("error %q does not name the partition, device and vector", err)
+		}
+		if err := m.leaks(); err != nil {
+			t.Error(err)
+		}
+	})
+}
