@@ -102,7 +102,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "pipeline %q: %d jobs × %d partitions in %.2fs (%.2f partitions/s)\n",
 		p.Name, done, perJob, el.Seconds(), float64(done*perJob)/el.Seconds())
 	writeResourceStats(stdout, e)
-	if w := prov.Where(); w != "" {
+	if w := prov.Where(); w != "" && tc.Exporter != pl.ExporterNone {
 		fmt.Fprintf(stdout, "trace: %s\n", w)
 	}
 	return nil
