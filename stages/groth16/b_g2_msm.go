@@ -48,9 +48,10 @@ func (s bG2MSM) onDevice(ctx context.Context, in *stages.Input, j *Job, mi *MSMI
 		}
 		return err
 	}
-	bases, err := dev.LoadG2(j.BasesKey+"/g2.b", j.PK.G2.B)
+	bases, err := j.g2Bases(dev)
 	if err != nil {
-		return nil, fail("load bases", err)
+		// Not retryable: bases that do not fit now will not fit later.
+		return nil, fmt.Errorf("partition %d device %d: g2 msm: %w", in.Partition, idx, err)
 	}
 	st, err := dev.NewStream()
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 
@@ -30,14 +31,15 @@ type fakeMem struct {
 	// failOnStream, when set, fails a stream's call-th allocation (1-based,
 	// counted per stream; failed calls count).
 	failOnStream func(call int) bool
-	// failLoad fails LoadG1 and LoadG2 (bases that do not fit).
-	failLoad bool
+	// failLoad, when set, fails LoadG1 and LoadG2 of the keys it picks
+	// (bases that do not fit).
+	failLoad func(key string) bool
 	// info is what Info reports when set.
 	info *device.Info
 
-	mu                                  sync.Mutex
-	calls, allocs, failed, frees        int
-	opened, closed, loadCalls, g1Loaded int
+	mu                           sync.Mutex
+	calls, allocs, failed, frees int
+	opened, closed, loadCalls    int
 }
 
 func (m *fakeMem) Device(i int) (device.Device, error) {
@@ -73,7 +75,7 @@ func (d *fakeMemDevice) Info() device.Info {
 func (d *fakeMemDevice) LoadG1(key string, points []curve.G1Affine) (device.G1Bases, error) {
 	d.m.mu.Lock()
 	d.m.loadCalls++
-	fail := d.m.failLoad
+	fail := d.m.failLoad != nil && d.m.failLoad(key)
 	d.m.mu.Unlock()
 	if fail {
 		return nil, fmt.Errorf("fake: load g1 %s: %w", key, device.ErrOutOfMemory)
@@ -83,7 +85,8 @@ func (d *fakeMemDevice) LoadG1(key string, points []curve.G1Affine) (device.G1Ba
 
 func (d *fakeMemDevice) LoadG2(key string, points []curve.G2Affine) (device.G2Bases, error) {
 	d.m.mu.Lock()
-	fail := d.m.failLoad
+	d.m.loadCalls++
+	fail := d.m.failLoad != nil && d.m.failLoad(key)
 	d.m.mu.Unlock()
 	if fail {
 		return nil, fmt.Errorf("fake: load g2 %s: %w", key, device.ErrOutOfMemory)
@@ -302,6 +305,64 @@ func TestOutOfMemoryInComputesUploadIsRetryableAndLeaksNothing(t *testing.T) {
 		}
 		if err := m.leaks(); err != nil {
 			t.Error(err)
+		}
+	})
+}
+
+func TestBasesThatDoNotFitFailAtOnceSayingWhatAndHowMuch(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	info := &device.Info{Index: 0, Name: "fake H200", MemTotal: 80 << 30, MemFree: 1 << 20}
+	t.Run("g1", func(t *testing.T) {
+		// g1.a loads, g1.b does not fit.
+		m := &fakeMem{Backend: cpuBackend(t, 1), info: info, failLoad: func(key string) bool { return strings.HasSuffix(key, "/g1.b") }}
+		job, err := set.NewJob(1, 11, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, rec, err := runTwoLock(t, job, nil)
+		if err == nil {
+			t.Fatal("job succeeded with bases that do not fit")
+		}
+		if stages.IsRetryable(err) || !errors.Is(err, groth16.ErrBasesDoNotFit) || !errors.Is(err, device.ErrOutOfMemory) {
+			t.Errorf("error %v: want ErrBasesDoNotFit and ErrOutOfMemory, not retryable", err)
+		}
+		want := fmt.Sprintf(`partition 0 device 0: proving key bases do not fit in device memory \(not retryable\): `+
+			`g1\.b of key %q needs [0-9.]+ KiB \(%d points of 96 bytes\) on device 0 \(fake H200\), 1\.0 MiB free of 80\.0 GiB; `+
+			`the key's G1 bases need [0-9.]+ KiB in all; already resident: g1\.a; `+
+			`bases stay resident until the backend is closed, so retrying cannot help`,
+			regexp.QuoteMeta(job.BasesKey), len(set.PK.G1.B))
+		if !regexp.MustCompile(want).MatchString(err.Error()) {
+			t.Errorf("error %q\ndoes not match %q", err, want)
+		}
+		t.Logf("the error: %v", err)
+		if all, _ := runs(rec, "vram_stage"); all != 1 {
+			t.Errorf("vram_stage ran %d times, want 1 (retrying cannot help)", all)
+		}
+		if err := m.leaks(); err != nil {
+			t.Error(err)
+		}
+	})
+	t.Run("g2 on device", func(t *testing.T) {
+		m := &fakeMem{Backend: cpuBackend(t, 1), failLoad: func(key string) bool { return strings.HasSuffix(key, "/g2.b") }}
+		job, err := set.NewJob(1, 12, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = runSequential(t, job, func(typ string, c stages.Config) {
+			if gc, ok := c.(*groth16.G2Config); ok {
+				gc.On = "device"
+			}
+		})
+		if err == nil {
+			t.Fatal("job succeeded with G2 bases that do not fit")
+		}
+		if stages.IsRetryable(err) || !errors.Is(err, groth16.ErrBasesDoNotFit) {
+			t.Errorf("error %v: want ErrBasesDoNotFit, not retryable", err)
+		}
+		for _, want := range []string{"partition 0 device 0: g2 msm: ", "g2.b of key", "points of 192 bytes", "free memory unknown", "b_g2_msm runs on: device"} {
+			if !strings.Contains(err.Error(), want) {
+				t.Errorf("error %q does not contain %q", err, want)
+			}
 		}
 	})
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -18,29 +17,6 @@ import (
 type vramStage struct{ cfg VRAMConfig }
 
 func isOOM(err error) bool { return errors.Is(err, device.ErrOutOfMemory) }
-
-// bases makes the proving key's G1 vectors resident on dev (a no-op after
-// the first partition of a key set).
-func (j *Job) bases(dev device.Device) (*Bases, error) {
-	var b Bases
-	var err error
-	pk := j.PK
-	for _, x := range []struct {
-		dst  *device.G1Bases
-		name string
-		pts  []curve.G1Affine
-	}{
-		{&b.A, "g1.a", pk.G1.A},
-		{&b.B, "g1.b", pk.G1.B},
-		{&b.K, "g1.k", pk.G1.K},
-		{&b.Z, "g1.z", pk.G1.Z},
-	} {
-		if *x.dst, err = dev.LoadG1(j.BasesKey+"/"+x.name, x.pts); err != nil {
-			return nil, fmt.Errorf("load %s bases: %w", x.name, err)
-		}
-	}
-	return &b, nil
-}
 
 func (s vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
 	j, err := job(in)

@@ -106,7 +106,7 @@ func (g cudaG2) Len() int { return g.b.Len() }
 func (d *cudaDevice) LoadG1(key string, points []curve.G1Affine) (G1Bases, error) {
 	b, err := d.d.LoadG1(key, points)
 	if err != nil {
-		return nil, cudaErr("load g1 "+key, err)
+		return nil, cudaErr("load g1", err) // the cuda error names the key and device
 	}
 	return cudaG1{b}, nil
 }
@@ -114,7 +114,7 @@ func (d *cudaDevice) LoadG1(key string, points []curve.G1Affine) (G1Bases, error
 func (d *cudaDevice) LoadG2(key string, points []curve.G2Affine) (G2Bases, error) {
 	b, err := d.d.LoadG2(key, points)
 	if err != nil {
-		return nil, cudaErr("load g2 "+key, err)
+		return nil, cudaErr("load g2", err) // the cuda error names the key and device
 	}
 	return cudaG2{b}, nil
 }
