@@ -6,6 +6,7 @@ import (
 	"time"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
@@ -19,8 +20,14 @@ type gpuCompute struct{}
 
 const tracerName = "github.com/prooflane/prooflane/stages/groth16"
 
-// kernel runs f under a kernel span named name.
-func kernel(ctx context.Context, dev int, name string, f func(context.Context) error) error {
+// keyGPUTimeSource says how a kernel span's prooflane.gpu_time_ms was
+// measured: "device" (on the device, CUDA events: device.Timer) or "wall"
+// (wall time around the call: the CPU backend, whose work is synchronous).
+const keyGPUTimeSource = attribute.Key("prooflane.gpu_time_source")
+
+// kernel runs f, which queues work on st, under a kernel span named name,
+// and records the work's device time (wall time when st cannot time it).
+func kernel(ctx context.Context, st device.Stream, dev int, name string, f func(context.Context) error) error {
 	tr := trace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName)
 	ctx, span := tr.Start(ctx, name, trace.WithAttributes(
 		pl.KeyKind.String(pl.KindKernel),
@@ -29,9 +36,19 @@ func kernel(ctx context.Context, dev int, name string, f func(context.Context) e
 	))
 	defer span.End()
 	start := time.Now()
-	err := f(ctx)
-	// The CPU backend computes synchronously: device time is wall time.
-	span.SetAttributes(pl.KeyGPUTimeMS.Float64(float64(time.Since(start).Microseconds()) / 1000))
+	var gpu time.Duration
+	timed := false
+	var err error
+	if t, ok := st.(device.Timer); ok {
+		gpu, timed, err = t.Time(func() error { return f(ctx) })
+	} else {
+		err = f(ctx)
+	}
+	source := "device"
+	if !timed {
+		gpu, source = time.Since(start), "wall"
+	}
+	span.SetAttributes(pl.KeyGPUTimeMS.Float64(float64(gpu.Microseconds())/1000), keyGPUTimeSource.String(source))
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
@@ -72,7 +89,7 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 	}()
 	n := int(j.PK.Domain.Cardinality)
 	if buf.Deferred {
-		err := kernel(ctx, buf.Device, "upload", func(ctx context.Context) error {
+		err := kernel(ctx, buf.Stream, buf.Device, "upload", func(ctx context.Context) error {
 			return buf.upload(ctx, buf.host, n)
 		})
 		if err != nil {
@@ -121,7 +138,7 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := kernel(ctx, dev, s.name, s.f); err != nil {
+		if err := kernel(ctx, st, dev, s.name, s.f); err != nil {
 			return nil, err
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"time"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -131,7 +132,50 @@ type cudaVector struct{ v *cuda.Vector }
 
 func (v cudaVector) Len() int { return v.v.Len() }
 
-type cudaStream struct{ s *cuda.Stream }
+type cudaStream struct {
+	s *cuda.Stream
+	// start, end time Time's work; created on first use, closed with the
+	// stream (a stream belongs to one worker at a time).
+	start, end *cuda.Event
+}
+
+var _ Timer = (*cudaStream)(nil)
+
+// Time brackets f's work with two CUDA events recorded on the stream and
+// waits for the second one (cudaEventSynchronize: this stream's work
+// only, never the whole device).
+func (s *cudaStream) Time(f func() error) (time.Duration, bool, error) {
+	if s.start == nil {
+		var err error
+		if s.start, err = s.s.Device().NewEvent(); err != nil {
+			return 0, false, f()
+		}
+		if s.end, err = s.s.Device().NewEvent(); err != nil {
+			s.start.Close()
+			s.start = nil
+			return 0, false, f()
+		}
+	}
+	if err := s.s.Record(s.start); err != nil {
+		return 0, false, f()
+	}
+	if err := f(); err != nil {
+		return 0, false, err
+	}
+	// Errors from here on are the device's (the wait reports a failed
+	// kernel f queued): returned, not hidden behind an untimed span.
+	if err := s.s.Record(s.end); err != nil {
+		return 0, false, cudaErr("record timing event", err)
+	}
+	if err := s.end.Wait(); err != nil {
+		return 0, false, cudaErr("wait for queued work", err)
+	}
+	ms, err := cuda.Elapsed(s.start, s.end)
+	if err != nil {
+		return 0, false, nil
+	}
+	return time.Duration(float64(ms) * float64(time.Millisecond)), true, nil
+}
 
 func vec(v Vector) (*cuda.Vector, error) {
 	cv, ok := v.(cudaVector)
@@ -264,6 +308,11 @@ func (s *cudaStream) Sync() error {
 }
 
 func (s *cudaStream) Close() error {
+	if s.start != nil {
+		s.start.Close()
+		s.end.Close()
+		s.start, s.end = nil, nil
+	}
 	if err := s.s.Close(); err != nil {
 		return cudaErr("close stream", err)
 	}

@@ -26,6 +26,7 @@ package device
 import (
 	"context"
 	"errors"
+	"time"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -123,4 +124,18 @@ type Stream interface {
 	Sync() error
 	// Close releases the stream.
 	Close() error
+}
+
+// Timer is implemented by streams that can time their own work on the
+// device (the CUDA backend, with CUDA events). It is optional: callers
+// fall back to wall time on streams without it (the CPU backend, whose
+// work is synchronous).
+type Timer interface {
+	// Time runs f, which queues work on this stream, waits for that work
+	// to finish and returns f's error and the device time from before the
+	// first to after the last work f queued, on the stream's timeline
+	// (work queued earlier on the stream is not counted; host work inside
+	// f while the stream is idle is). ok is false when the device could
+	// not time the work; gpu is then zero and only err counts.
+	Time(f func() error) (gpu time.Duration, ok bool, err error)
 }
