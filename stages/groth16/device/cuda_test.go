@@ -127,3 +127,57 @@ func TestCUDAMatchesCPU(t *testing.T) {
 		t.Fatal("sum differs")
 	}
 }
+
+// TestCUDAStreamTimesItsWorkWithEvents checks device.Timer on the cuda
+// stream: ComputeH is queued asynchronously, so the events' time covers
+// the NTTs that a wall-clock measure around the call would miss.
+func TestCUDAStreamTimesItsWorkWithEvents(t *testing.T) {
+	be, err := NewCUDA()
+	if errors.Is(err, ErrNoDevice) {
+		t.Skip("no CUDA device: ", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	d, err := be.Device(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := d.NewStream()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	tm, ok := st.(Timer)
+	if !ok {
+		t.Fatalf("cuda stream %T does not implement device.Timer", st)
+	}
+	const n = 1 << 16
+	var vs [3]Vector
+	src := make([]fr.Element, n)
+	for i := range src {
+		src[i].SetUint64(uint64(i + 1))
+	}
+	for i := range vs {
+		if vs[i], err = st.Alloc(n); err != nil {
+			t.Fatal(err)
+		}
+		defer st.Free(vs[i])
+		if err := st.Upload(vs[i], src, FormMontgomery); err != nil {
+			t.Fatal(err)
+		}
+	}
+	domain := fft.NewDomain(n)
+	for i := 0; i < 2; i++ { // the second run reuses the stream's events
+		gpu, ok, err := tm.Time(func() error { return st.ComputeH(context.Background(), vs[0], vs[1], vs[2], domain) })
+		if err != nil || !ok || gpu <= 0 {
+			t.Fatalf("run %d: Time = %v, %v, %v; want a positive device time", i, gpu, ok, err)
+		}
+		t.Logf("run %d: compute h of 2^16 took %v on the device", i, gpu)
+	}
+	wantErr := errors.New("step failed")
+	if _, ok, err := tm.Time(func() error { return wantErr }); err != wantErr || ok {
+		t.Errorf("Time of a failing step = %v, %v; want its error, not timed", ok, err)
+	}
+}
