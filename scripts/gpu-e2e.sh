@@ -1,0 +1,147 @@
+#!/usr/bin/env bash
+# gpu-e2e.sh PART: the Groth16 end-to-end run on the GPU machine (issue 5),
+# from the repo root, with the binaries built here by scripts/gpu-build.sh
+# and carried in build/gpu/ (the GPU machine has no Go toolchain).
+#
+#   PART 1: the cuda-tagged tests (stages/groth16: every pipeline proves on
+#           CUDA and gnark verifies, the two-lock overlap test, the on_oom
+#           fallbacks on real streams; stages/groth16/device: CUDA against
+#           the CPU backend, event timing), then setup of sha256 at 2^20 and
+#           `prooflane bench` of sha256 (4 layouts + gnark), then sha256 with
+#           the G2 MSM on the device (groth16.yaml --set g2_on=device).
+#   PART 2: setup of chain at 2^20, `prooflane bench` of chain (4 layouts +
+#           gnark), then chain with g2_on=device.
+#   PART all: both, for a machine without the 10-minute limit per command.
+#
+# Environment: OUT (default /tmp/gpu-e2e-out), KEYS, BUDGET, SIZE, BACKEND.
+# Each part is self-contained (it sets up its own keys in $KEYS, a fixed
+# path, so a part run again on a warm machine reuses them).
+#
+# Device time, estimated from the H200 numbers in docs/groth16.md (setup at
+# 2^20 ~72 s; chain 2^20 groth16.yaml 0.50 proofs/s, g2_on=device 1.69/s;
+# gnark 5.2 s/proof for chain, ~2.6 s for sha256):
+#   PART 1: tests ~90 s (15 pipeline x circuit runs at 2^10, setups
+#           included; overlap and on_oom tests at 2^12) + setup sha256 ~72 s
+#           + bench sha256 ~150 s (4 x (warm-up + 30 proofs at ~1/s) + 3
+#           gnark proofs) + g2_on=device ~30 s                 = ~6 min
+#   PART 2: setup chain ~72 s + bench chain ~300 s (4 x (warm-up + 30
+#           proofs at 0.35-0.5/s) + 3 gnark proofs, 16 s) + g2_on=device
+#           ~30 s                                             = ~7 min
+# plus a cold start of 1-2 min on the first call: ~15 min of the session's
+# 30. Everything does not fit in one 10-minute call (~13 min of work), hence
+# the two parts. Each part stops starting steps once its budget (BUDGET,
+# default 570 s) is spent, skipping them with a message, so that what ran
+# comes back.
+#
+# The next session's calls (the run tool), after `bash scripts/gpu-build.sh`:
+#   run(command: "bash scripts/gpu-e2e.sh 1", carry: ["build/gpu"], timeout_s: 600)
+#   run(command: "bash scripts/gpu-e2e.sh 2", carry: ["build/gpu"], timeout_s: 600)
+#
+# Files written into $OUT (at most 8 come back): gpu.txt, tests.log (both
+# test binaries), setup.log, bench.log (bench's progress on stderr),
+# bench-<circuit>.md and bench-<circuit>-g2-device.md (the tables, also
+# printed last).
+set -u -o pipefail
+part=${1:-}
+case "$part" in
+1 | 2 | all) ;;
+*)
+	echo "usage: scripts/gpu-e2e.sh 1|2|all (see the header)" >&2
+	exit 2
+	;;
+esac
+cd "$(dirname "$0")/.."
+OUT=${OUT:-/tmp/gpu-e2e-out}
+KEYS=${KEYS:-/tmp/prooflane-keys}
+BUDGET=${BUDGET:-570}
+SIZE=${SIZE:-2^20}
+BACKEND=${BACKEND:-cuda} # BACKEND=cpu SIZE=2^8 dry-runs the script on a machine without a GPU
+bin=/tmp/prooflane-gpu-bin
+mkdir -p "$OUT" "$KEYS" "$bin"
+began=$SECONDS
+failed=0
+
+left() { echo $((BUDGET - (SECONDS - began))); }
+
+# step NAME NEED CAP LOG CMD...: runs CMD with a timeout of min(CAP, what is
+# left), appending its output to LOG; skipped when less than NEED seconds
+# are left.
+step() {
+	local name=$1 need=$2 cap=$3 log=$4
+	shift 4
+	local l
+	l=$(left)
+	if [ "$l" -lt "$need" ]; then
+		echo "== $name: skipped, ${l}s left of the ${BUDGET}s budget, needs ~${need}s" | tee -a "$log"
+		failed=1
+		return
+	fi
+	local t=$((cap < l ? cap : l)) s=$SECONDS rc=0
+	echo "== $name (timeout ${t}s)" | tee -a "$log"
+	timeout "$t" "$@" >>"$log" 2>&1 || rc=$?
+	echo "== $name: rc=$rc in $((SECONDS - s))s" | tee -a "$log"
+	if [ "$rc" -ne 0 ]; then
+		failed=1
+	fi
+	return 0
+}
+
+for f in build/gpu/prooflane.gz build/gpu/groth16-cuda.test.gz build/gpu/device-cuda.test.gz; do
+	if [ ! -f "$f" ]; then
+		echo "gpu-e2e: $f is missing: run scripts/gpu-build.sh here and carry build/gpu" >&2
+		exit 1
+	fi
+	gunzip -c "$f" >"$bin/$(basename "$f" .gz)"
+done
+chmod +x "$bin"/*
+{
+	echo "revision: $(tr '\n' ' ' <build/gpu/REVISION) libprooflane_cuda.a: $(cat build/gpu/LIBHASH)"
+	nvidia-smi --query-gpu=name,driver_version,memory.total,memory.used --format=csv,noheader
+	echo "cpus: $(nproc)"
+} | tee "$OUT/gpu.txt"
+
+pl="$bin/prooflane"
+layouts=(pipelines/groth16.yaml pipelines/groth16-single-lock.yaml pipelines/groth16-dual-worker.yaml pipelines/groth16-two-lock.yaml)
+
+tests() {
+	# The test binaries find ../../pipelines from their package directory.
+	step "groth16 cuda tests" 60 240 "$OUT/tests.log" \
+		bash -c "cd stages/groth16 && $bin/groth16-cuda.test -test.run CUDA -test.v -test.timeout 230s"
+	step "device cuda tests" 20 90 "$OUT/tests.log" \
+		bash -c "cd stages/groth16/device && $bin/device-cuda.test -test.run CUDA -test.v -test.timeout 80s"
+	grep -E "^(== |--- |FAIL|ok|PASS|panic)|overlapping pairs|took .* on the device" "$OUT/tests.log"
+}
+
+# bench CIRCUIT NEED CAP: setup, the four layouts with gnark, then g2_on=device.
+bench() {
+	local c=$1 need=$2 cap=$3
+	step "setup $c $SIZE" 90 150 "$OUT/setup.log" "$pl" setup --circuit "$c" --size "$SIZE" --keys "$KEYS"
+	step "bench $c $SIZE" "$need" "$cap" "$OUT/bench.log" bash -c \
+		"$pl bench --backend $BACKEND --circuit $c --size '$SIZE' --keys $KEYS --partitions 10 --jobs 3 --inflight 3 --gnark 3 ${layouts[*]} >$OUT/bench-$c.md"
+	step "bench $c $SIZE g2_on=device" 30 90 "$OUT/bench.log" bash -c \
+		"$pl bench --backend $BACKEND --circuit $c --size '$SIZE' --keys $KEYS --partitions 10 --jobs 3 --inflight 3 --set g2_on=device pipelines/groth16.yaml >$OUT/bench-$c-g2-device.md"
+}
+
+case "$part" in
+1)
+	tests
+	bench sha256 120 300
+	;;
+2)
+	bench chain 240 420
+	;;
+all)
+	tests
+	bench sha256 120 300
+	bench chain 240 420
+	;;
+esac
+
+echo "gpu-e2e part $part: $((SECONDS - began))s; logs in $OUT"
+for f in "$OUT"/bench-sha256.md "$OUT"/bench-sha256-g2-device.md "$OUT"/bench-chain.md "$OUT"/bench-chain-g2-device.md; do
+	[ -s "$f" ] || continue
+	echo
+	echo "### $(basename "$f" .md) ($SIZE, 10 partitions x 3 jobs, 3 in flight)"
+	cat "$f"
+done
+exit "$failed"
