@@ -40,6 +40,8 @@ type fakeMem struct {
 	mu                           sync.Mutex
 	calls, allocs, failed, frees int
 	opened, closed, loadCalls    int
+	// peakLive is the most vectors one stream held at once.
+	peakLive int
 }
 
 func (m *fakeMem) Device(i int) (device.Device, error) {
@@ -50,12 +52,17 @@ func (m *fakeMem) Device(i int) (device.Device, error) {
 	return &fakeMemDevice{Device: d, m: m}, nil
 }
 
-// leaks reports vectors allocated and not freed and streams not closed.
+// leaks reports vectors allocated and not freed, streams not closed, and
+// a stream that held more than one partition's six vectors at once (a
+// failed upload must free what it allocated before the next one).
 func (m *fakeMem) leaks() error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.allocs != m.frees || m.opened != m.closed {
 		return fmt.Errorf("%d vectors allocated, %d freed; %d streams opened, %d closed", m.allocs, m.frees, m.opened, m.closed)
+	}
+	if m.peakLive > 6 {
+		return fmt.Errorf("a stream held %d vectors at once, want at most a partition's 6", m.peakLive)
 	}
 	return nil
 }
@@ -107,8 +114,8 @@ func (d *fakeMemDevice) NewStream() (device.Stream, error) {
 
 type fakeMemStream struct {
 	device.Stream
-	m     *fakeMem
-	calls int // guarded by m.mu
+	m           *fakeMem
+	calls, live int // guarded by m.mu
 }
 
 func (s *fakeMemStream) Alloc(n int) (device.Vector, error) {
@@ -128,6 +135,8 @@ func (s *fakeMemStream) Alloc(n int) (device.Vector, error) {
 	if err == nil {
 		m.mu.Lock()
 		m.allocs++
+		s.live++
+		m.peakLive = max(m.peakLive, s.live)
 		m.mu.Unlock()
 	}
 	return v, err
@@ -136,6 +145,7 @@ func (s *fakeMemStream) Alloc(n int) (device.Vector, error) {
 func (s *fakeMemStream) Free(v device.Vector) {
 	s.m.mu.Lock()
 	s.m.frees++
+	s.live--
 	s.m.mu.Unlock()
 	s.Stream.Free(v)
 }
