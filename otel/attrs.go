@@ -49,6 +49,9 @@ const (
 	KeyHoldMS     = attribute.Key("prooflane.hold_ms")     // time the stage ran with its locks held
 	KeyAttempt    = attribute.Key("prooflane.attempt")     // 1 for the first run
 	KeyKernel     = attribute.Key("prooflane.kernel")      // on kernel spans: ntt_h, msm_a, ...
-	KeyGPUTimeMS  = attribute.Key("prooflane.gpu_time_ms") // on kernel spans: device-timed duration
-	KeyBackend    = attribute.Key("prooflane.backend")     // resource attribute: cpu or cuda
+	KeyGPUTimeMS  = attribute.Key("prooflane.gpu_time_ms") // on kernel spans: the operation's duration
+	// KeyGPUTimeSource says how gpu_time_ms was measured: "device" (CUDA
+	// events on the stream) or "wall" (host clock; the CPU backend).
+	KeyGPUTimeSource = attribute.Key("prooflane.gpu_time_source")
+	KeyBackend       = attribute.Key("prooflane.backend") // resource attribute: cpu or cuda
 )

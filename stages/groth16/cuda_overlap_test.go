@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/runtime"
@@ -95,7 +94,7 @@ func TestCUDATwoLockUploadsOverlapOtherPartitionsKernels(t *testing.T) {
 			continue
 		}
 		n++
-		if src, _ := stagetest.Attr(s, attribute.Key("prooflane.gpu_time_source")); src.AsString() != "device" {
+		if src, _ := stagetest.Attr(s, pl.KeyGPUTimeSource); src.AsString() != "device" {
 			untimed[s.Name()+" ("+src.AsString()+")"]++
 		}
 	}

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
@@ -19,11 +18,6 @@ import (
 type gpuCompute struct{}
 
 const tracerName = "github.com/prooflane/prooflane/stages/groth16"
-
-// keyGPUTimeSource says how a kernel span's prooflane.gpu_time_ms was
-// measured: "device" (on the device, CUDA events: device.Timer) or "wall"
-// (wall time around the call: the CPU backend, whose work is synchronous).
-const keyGPUTimeSource = attribute.Key("prooflane.gpu_time_source")
 
 // kernel runs f, which queues work on st, under a kernel span named name,
 // and records the work's device time (wall time when st cannot time it).
@@ -48,7 +42,7 @@ func kernel(ctx context.Context, st device.Stream, dev int, name string, f func(
 	if !timed {
 		gpu, source = time.Since(start), "wall"
 	}
-	span.SetAttributes(pl.KeyGPUTimeMS.Float64(float64(gpu.Microseconds())/1000), keyGPUTimeSource.String(source))
+	span.SetAttributes(pl.KeyGPUTimeMS.Float64(float64(gpu.Microseconds())/1000), pl.KeyGPUTimeSource.String(source))
 	if err != nil {
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())

@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/stages/groth16/device"
@@ -72,7 +71,7 @@ func TestKernelSpansReportDeviceTimeWhenTheStreamTimesItElseWallTime(t *testing.
 					continue
 				}
 				seen[s.Name()]++
-				src, _ := stagetest.Attr(s, attribute.Key("prooflane.gpu_time_source"))
+				src, _ := stagetest.Attr(s, pl.KeyGPUTimeSource)
 				ms, ok := stagetest.Attr(s, pl.KeyGPUTimeMS)
 				if src.AsString() != c.source || !ok {
 					t.Errorf("kernel %s: gpu_time_source %q (gpu_time_ms set: %v), want %q", s.Name(), src.AsString(), ok, c.source)
