@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/groth16"

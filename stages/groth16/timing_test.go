@@ -4,7 +4,6 @@ import (
 	"testing"
 	"time"
 
-
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/stagetest"
