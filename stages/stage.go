@@ -67,6 +67,11 @@ type Factory struct {
 	// for some settings leaves this false and gives its config a
 	// NeedsDevice method (DeviceConfig).
 	Device bool
+	// Payload describes the job payload Run reads from Input.Job, for
+	// people: what it is and which command builds it. Empty when the stage
+	// reads none. `prooflane run`, which gives jobs no payload, refuses
+	// pipelines with such stages before starting.
+	Payload string
 	// NewConfig returns the default config. Nil means the stage takes no
 	// options.
 	NewConfig func() Config

@@ -116,3 +116,11 @@ stages:
 		t.Errorf("exit %d, stderr:\n%s\nwant %s", rc, stderr, want)
 	}
 }
+
+func TestRunRefusesStagesThatNeedAJobPayload(t *testing.T) {
+	rc, _, stderr := prooflane(t, "run", "--trace", "none", "--progress", "off", "../../pipelines/groth16.yaml")
+	want := `prooflane run: ../../pipelines/groth16.yaml: stage "synthesize" (groth16.synthesize) needs a job payload, a *groth16.Job (circuit, keys, one witness per partition): prove with ` + "`prooflane prove`"
+	if rc != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, stderr:\n%s\nwant %s", rc, stderr, want)
+	}
+}

@@ -47,6 +47,11 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	for _, s := range p.Stages {
+		if pay := s.Factory().Payload; pay != "" {
+			return fmt.Errorf("%s: stage %q (%s) needs a job payload, %s; run gives jobs none", p.File, s.Name, s.Type, pay)
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 

@@ -16,8 +16,19 @@ const (
 	TypeNameEpilogue   = "groth16.epilogue"
 )
 
+// jobPayload is what every Groth16 stage reads from Input.Job.
+const jobPayload = "a *groth16.Job (circuit, keys, one witness per partition): prove with `prooflane prove` or `prooflane bench`"
+
 // Factories returns the six Groth16 stage types.
 func Factories() []stages.Factory {
+	fs := factories()
+	for i := range fs {
+		fs[i].Payload = jobPayload
+	}
+	return fs
+}
+
+func factories() []stages.Factory {
 	return []stages.Factory{
 		{
 			Type:   TypeNameSynthesize,

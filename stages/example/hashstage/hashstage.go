@@ -32,6 +32,7 @@ func Factory() stages.Factory {
 		Type:      "hash.sha256",
 		Doc:       "hashes the job's input for its partition",
 		Output:    Digest,
+		Payload:   "[][]byte, one input per partition",
 		NewConfig: func() stages.Config { return &Config{Rounds: 1} },
 		New: func(c stages.Config) (stages.Stage, error) {
 			return &stage{rounds: c.(*Config).Rounds}, nil
