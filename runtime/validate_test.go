@@ -76,3 +76,24 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// The lock-order check must not reject what cannot deadlock: a branch
+// beside a span that takes only later locks, stages that end before the
+// span starts, and a branch the span's last stage does not wait for.
+func TestLockOrderAcceptsBranchesThatCannotDeadlock(t *testing.T) {
+	mustParse(t, `
+pipeline: safe
+resources:
+  early: {}
+  gpu.{gpu}.mem: {capacity: 2}
+  late: {}
+stages:
+  prep: {type: sim.sleep, locks: [early, late]}
+  upload: {type: sim.sleep, needs: [prep], locks: [early, {"gpu.{gpu}.mem": 1}]}
+  host: {type: sim.sleep, needs: [prep], locks: [late]}
+  report: {type: sim.sleep, needs: [prep], locks: [early]}
+  finish: {type: sim.sleep, needs: [upload, host]}
+spans:
+  - {lock: "gpu.{gpu}.mem", from: upload, to: finish}
+`)
+}
