@@ -120,9 +120,20 @@ func CheckKeys(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verify
 		return fmt.Errorf("circuit %q: proving key's domain (%d) does not fit %d constraints", circuit, pk.Domain.Cardinality, r1cs.GetNbConstraints())
 	case len(vk.G1.K) != nbPublic:
 		return fmt.Errorf("circuit %q: verifying key has %d public bases, want %d", circuit, len(vk.G1.K), nbPublic)
+	case !vk.G1.Alpha.Equal(&pk.G1.Alpha) || !vk.G2.Beta.Equal(&pk.G2.Beta) || !vk.G2.Delta.Equal(&pk.G2.Delta):
+		// Same shapes, another setup (two setups of one circuit raced on
+		// a cache, or a key file copied from elsewhere): every proof would
+		// fail to verify.
+		return fmt.Errorf("circuit %q: %w", circuit, ErrKeysFromDifferentSetups)
 	}
 	return nil
 }
+
+// ErrKeysFromDifferentSetups is wrapped by CheckKeys when the proving and
+// verifying keys fit the constraint system but come from two different
+// setups (their α, β or δ differ): no proof made with the proving key
+// would verify with the verifying key.
+var ErrKeysFromDifferentSetups = errors.New("proving and verifying keys come from different setups (α, β or δ differ)")
 
 // job returns in's payload as a *Job and checks the partition.
 func job(in *stages.Input) (*Job, error) {

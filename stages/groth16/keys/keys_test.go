@@ -5,6 +5,9 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 func TestSavedKeysLoadBackAndProve(t *testing.T) {
@@ -89,5 +92,49 @@ func TestTrailingBytesMakeAKeyFileCorrupt(t *testing.T) {
 func TestCompileRefusesAnUnknownCircuit(t *testing.T) {
 	if _, _, err := Compile("nope", 64); err == nil || !strings.Contains(err.Error(), `unknown circuit "nope"`) {
 		t.Errorf("error %v", err)
+	}
+}
+
+// Two setups of one circuit have the same shapes; a cache holding the
+// proving key of one and the verifying key of the other (two setups that
+// raced on the directory, or a file copied in) would make proofs that
+// never verify. Load and NewJob refuse such a pair.
+func TestProvingAndVerifyingKeysOfDifferentSetupsAreRefused(t *testing.T) {
+	a, err := Setup("chain", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Setup("chain", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cache{Dir: t.TempDir()}
+	if err := c.Save(a); err != nil {
+		t.Fatal(err)
+	}
+	other := Cache{Dir: t.TempDir()}
+	if err := other.Save(b); err != nil {
+		t.Fatal(err)
+	}
+	_, _, vkA := c.Paths("chain", 64)
+	_, _, vkB := other.Paths("chain", 64)
+	if err := os.Rename(vkB, vkA); err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Load("chain", 64)
+	if !errors.Is(err, groth16.ErrKeysFromDifferentSetups) || !strings.Contains(err.Error(), "do not belong together") {
+		t.Errorf("Load: error %v, want keys from different setups", err)
+	}
+	mixed := &Set{Circuit: "chain", Size: 64, R1CS: a.R1CS, PK: a.PK, VK: b.VK}
+	be, err := device.NewCPU(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mixed.NewJob(1, 1, be); !errors.Is(err, groth16.ErrKeysFromDifferentSetups) {
+		t.Errorf("NewJob: error %v, want keys from different setups", err)
+	}
+	// The matching pair still makes a job.
+	if _, err := a.NewJob(1, 1, be); err != nil {
+		t.Errorf("NewJob with a matching pair: %v", err)
 	}
 }
