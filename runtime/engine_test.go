@@ -421,3 +421,34 @@ stages:
 		t.Errorf("devices of successive jobs %v, want %v", got, want)
 	}
 }
+
+// A stage that needs another only for ordering does not read its output:
+// that output is freed when it is produced, not kept for the rest of the
+// partition and then dropped without Release.
+func TestOutputNobodyReadsIsReleasedOnSuccess(t *testing.T) {
+	drainHeld()
+	p := mustParse(t, `
+pipeline: ordering
+params: {partitions: 1}
+stages:
+  upload: {type: test.hold}
+  after: {type: sim.sleep, needs: [upload], config: {duration: 0s}}
+`)
+	if _, err := mustEngine(t, p, Options{}).Run(context.Background(), Job{}); err != nil {
+		t.Fatal(err)
+	}
+	h := <-heldOut
+	if n := h.released.Load(); n != 1 {
+		t.Errorf("upload's output released %d times, want 1", n)
+	}
+}
+
+func drainHeld() {
+	for {
+		select {
+		case <-heldOut:
+		default:
+			return
+		}
+	}
+}

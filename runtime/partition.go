@@ -104,6 +104,12 @@ func (js *jobState) runPartition(i int, res *PartitionResult) {
 			continue
 		}
 		outputs[d.s.index] = d.out
+		if readers[d.s.index] == 0 && len(d.s.dependents) > 0 {
+			// Needed only for ordering: no stage reads this output and it
+			// is not a result, so free it now rather than at the end.
+			release(d.out)
+			outputs[d.s.index] = nil
+		}
 		for _, from := range d.s.inputs {
 			if readers[from.index]--; readers[from.index] == 0 && len(from.dependents) > 0 {
 				outputs[from.index] = nil // last reader done: let it be collected
@@ -122,9 +128,7 @@ func (js *jobState) runPartition(i int, res *PartitionResult) {
 	if failed {
 		// Nothing will read what is left: free what lives outside the heap.
 		for _, out := range outputs {
-			if r, ok := out.(stages.Releaser); ok {
-				r.Release()
-			}
+			release(out)
 		}
 		return
 	}
@@ -135,6 +139,14 @@ func (js *jobState) runPartition(i int, res *PartitionResult) {
 		}
 	}
 	e.emit(Event{Kind: PartitionDone, Job: js.job.ID, Partition: i, Device: pt.device})
+}
+
+// release frees an output that nobody will read, if it holds anything
+// outside Go's heap (stages.Releaser).
+func release(out any) {
+	if r, ok := out.(stages.Releaser); ok {
+		r.Release()
+	}
 }
 
 // runStage runs one stage instance, retrying as its policy allows.
