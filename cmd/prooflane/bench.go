@@ -60,6 +60,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := checkCounts(fs, "devices"); err != nil {
+		return err
+	}
 	if fs.NArg() == 0 && *gnarkN == 0 {
 		fs.Usage()
 		return errors.New("no pipeline files given")

@@ -124,3 +124,30 @@ func TestRunRefusesStagesThatNeedAJobPayload(t *testing.T) {
 		t.Errorf("exit %d, stderr:\n%s\nwant %s", rc, stderr, want)
 	}
 }
+
+// A count flag whose default 0 means "the pipeline's" must not read an
+// explicit 0 or negative value as that default: the user asked for
+// something impossible and is told so, naming the flag, before any work.
+func TestExplicitCountsBelowOneAreRefusedNamingTheFlag(t *testing.T) {
+	sim := "../../pipelines/sim-groth16.yaml"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"prove", "--out", t.TempDir(), "--keys", t.TempDir(), "--partitions", "0"}, "--partitions 0: want at least 1 (leave the flag out for the default: the pipeline's partitions parameter)"},
+		{[]string{"prove", "--out", t.TempDir(), "--keys", t.TempDir(), "--devices", "-1"}, "--devices -1: want at least 1"},
+		{[]string{"run", "--devices", "0", sim}, "--devices 0: want at least 1"},
+		{[]string{"run", "--partitions", "-2", sim}, "--partitions -2: want at least 1"},
+		{[]string{"bench", "--keys", t.TempDir(), "--devices", "0", "../../pipelines/groth16.yaml"}, "--devices 0: want at least 1 (leave the flag out for the default: each pipeline's devices)"},
+		{[]string{"simulate", "--from", "x.jsonl", "--pipeline", sim, "--in-flight", "0"}, "--in-flight 0: want at least 1"},
+		{[]string{"simulate", "--from", "x.jsonl", "--pipeline", sim, "--devices", "0"}, "--devices 0: want at least 1 (leave the flag out for the default: the pipeline's devices)"},
+	} {
+		rc, out, stderr := prooflane(t, c.args...)
+		if rc != 1 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want exit 1 and %q", c.args, rc, stderr, c.want)
+		}
+		if out != "" || strings.Contains(stderr, "setup") {
+			t.Errorf("%v: did work before refusing: stdout %q stderr %q", c.args, out, stderr)
+		}
+	}
+}

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"errors"
+	"flag"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/prooflane/prooflane/runtime"
@@ -31,4 +35,29 @@ func (s setFlags) Set(kv string) error {
 // loadPipeline loads a pipeline file against the shipped stage types.
 func loadPipeline(path string, params map[string]string) (*runtime.Pipeline, error) {
 	return runtime.Load(path, builtin.Registry(), params)
+}
+
+// checkCounts rejects a value below 1 given explicitly to one of the named
+// count flags, whose default 0 means "the pipeline's" (or the trace's):
+// --partitions 0 or --devices -1 is a mistake, not a request for the
+// default.
+func checkCounts(fs *flag.FlagSet, names ...string) error {
+	var errs []error
+	fs.Visit(func(f *flag.Flag) {
+		if !slices.Contains(names, f.Name) {
+			return
+		}
+		if n, err := strconv.Atoi(f.Value.String()); err == nil && n < 1 {
+			errs = append(errs, fmt.Errorf("--%s %d: want at least 1 (leave the flag out for the default: %s)", f.Name, n, defaultOf(f)))
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// defaultOf returns what a count flag's usage says its default is.
+func defaultOf(f *flag.Flag) string {
+	if _, d, ok := strings.Cut(f.Usage, "(default: "); ok {
+		return strings.TrimSuffix(d, ")")
+	}
+	return f.DefValue
 }

@@ -68,6 +68,9 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := checkCounts(fs, "partitions", "devices"); err != nil {
+		return err
+	}
 	if fs.NArg() != 0 {
 		fs.Usage()
 		return errors.New("prove takes no arguments")

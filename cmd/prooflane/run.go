@@ -36,6 +36,9 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := checkCounts(fs, "partitions", "devices"); err != nil {
+		return err
+	}
 	if fs.NArg() != 1 {
 		fs.Usage()
 		return errors.New("want exactly one pipeline file")

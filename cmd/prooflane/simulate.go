@@ -55,7 +55,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	jobs := fs.Int("jobs", 0, "jobs to run (default: as many as the trace has)")
 	inFlight := fs.Int("in-flight", 0, "jobs run at once (default: the most the trace ran at once)")
 	partitions := fs.Int("partitions", 0, "partitions per job (default: the trace's)")
-	devices := fs.Int("devices", 0, "override the pipeline's device count")
+	devices := fs.Int("devices", 0, "devices {gpu} expands to (default: the pipeline's devices)")
 	seed := fs.Uint64("seed", 1, "seed for shuffling recorded durations")
 	busy := fs.String("busy-stage", "gpu_compute", "stage name or type suffix whose runs count as device busy")
 	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this (with -v)")
@@ -63,6 +63,9 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	traceOut := fs.String("trace-file", "", "write the simulated run's spans (in real time) to this JSON-lines `file`")
 	html := fs.String("html", "", "write an HTML timeline of the simulated run to this `file`")
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := checkCounts(fs, "jobs", "in-flight", "partitions", "devices"); err != nil {
 		return err
 	}
 	if *pipeline == "" && fs.NArg() == 1 {
