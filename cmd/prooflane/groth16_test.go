@@ -77,6 +77,43 @@ func TestProveCreatesKeysOnFirstUseAndVerifyAcceptsEveryProof(t *testing.T) {
 	}
 }
 
+// gnark's decoders allocate what a file's length prefix says before
+// reading: a corrupt public input or proof file must be a FAIL line naming
+// the file, not a fatal out-of-memory error that kills verify.
+func TestVerifySaysWhichFileIsCorruptInsteadOfRunningOutOfMemory(t *testing.T) {
+	out, keysDir, _ := proveSmall(t, "chain")
+	// A public witness declaring 2^32-1 inputs (128 GiB) in 44 bytes.
+	pub, err := os.ReadFile(filepath.Join(out, "public-1.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(pub[8:12], []byte{0xff, 0xff, 0xff, 0xff})
+	writeFile(t, out, "public-1.bin", string(pub))
+	// A proof declaring 2^31 commitments.
+	proof, err := os.ReadFile(filepath.Join(out, "proof-2.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	copy(proof[192:196], []byte{0x80, 0, 0, 0})
+	writeFile(t, out, "proof-2.bin", string(proof))
+	rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out)
+	if rc != 1 {
+		t.Fatalf("verify exited %d, want 1: %s%s", rc, stdout, stderr)
+	}
+	for _, want := range []string{
+		"ok   proof-0.bin",
+		"FAIL proof-1.bin: read " + filepath.Join(out, "public-1.bin") + ": corrupt: declares 4294967295 public inputs",
+		"FAIL proof-2.bin: read " + filepath.Join(out, "proof-2.bin") + ": corrupt: declares 2147483648 commitments",
+	} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if !strings.Contains(stderr, "2 of 3 proofs") {
+		t.Errorf("stderr %q", stderr)
+	}
+}
+
 func TestVerifyFailsOnATamperedProof(t *testing.T) {
 	out, keysDir, _ := proveSmall(t, "chain")
 	// Partition 1's proof in partition 0's place: a valid proof, of another statement.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -111,27 +112,84 @@ func sameVK(vk *g16.VerifyingKey, path string) bool {
 
 func verifyFile(vk *g16.VerifyingKey, proofPath, publicPath string) error {
 	var proof g16.Proof
-	if err := readFrom(proofPath, proof.ReadFrom); err != nil {
+	if err := readChecked(proofPath, checkProofLengths, proof.ReadFrom); err != nil {
 		return err
 	}
 	pub, err := witness.New(ecc.BLS12_381.ScalarField())
 	if err != nil {
 		return err
 	}
-	if err := readFrom(publicPath, pub.ReadFrom); err != nil {
+	if err := readChecked(publicPath, checkPublicLengths, pub.ReadFrom); err != nil {
 		return err
 	}
 	return groth16.VerifyProof(vk, &proof, pub)
 }
 
-func readFrom(path string, read func(io.Reader) (int64, error)) error {
+// maxProofFile bounds what verify reads of a proof or public input file:
+// both are a few hundred bytes for any circuit prove makes (the public
+// inputs take 32 bytes each).
+const maxProofFile = 64 << 20
+
+// readChecked reads the file at path whole, checks the lengths its
+// encoding declares against its size, and only then decodes it. gnark's
+// decoders allocate whatever a length prefix says before reading the
+// elements: a corrupt file claiming 2^32 elements would kill the process
+// with an out-of-memory error that no recover can catch.
+func readChecked(path string, check func([]byte) error, read func(io.Reader) (int64, error)) error {
 	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
 	defer f.Close()
-	if _, err := read(f); err != nil {
+	data, err := io.ReadAll(io.LimitReader(f, maxProofFile+1))
+	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(data) > maxProofFile {
+		return fmt.Errorf("read %s: corrupt: larger than %d MiB", path, maxProofFile>>20)
+	}
+	if err := check(data); err != nil {
+		return fmt.Errorf("read %s: corrupt: %w", path, err)
+	}
+	r := bytes.NewReader(data)
+	if _, err := read(r); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	if r.Len() != 0 {
+		return fmt.Errorf("read %s: corrupt: %d trailing bytes", path, r.Len())
+	}
+	return nil
+}
+
+// checkPublicLengths checks a public witness in gnark's binary form: the
+// public and secret counts (4 bytes each), the vector's length (4 bytes),
+// then 32 bytes per element.
+func checkPublicLengths(b []byte) error {
+	if len(b) < 12 {
+		return fmt.Errorf("%d bytes, shorter than a witness header (12)", len(b))
+	}
+	n := uint64(binary.BigEndian.Uint32(b[8:12]))
+	if want := 12 + 32*n; uint64(len(b)) != want {
+		return fmt.Errorf("declares %d public inputs (%d bytes), has %d bytes", n, want, len(b))
+	}
+	return nil
+}
+
+// checkProofLengths checks the commitment count of a gnark proof (Ar, Bs,
+// Krs, then a 4-byte count of G1 commitments, then their proof of
+// knowledge) against the bytes left for them.
+func checkProofLengths(b []byte) error {
+	g1, g2 := 48, 96 // compressed points, as Proof.WriteTo writes them
+	if len(b) > 0 && b[0]&0x80 == 0 {
+		g1, g2 = 96, 192 // uncompressed (WriteRawTo)
+	}
+	at := 2*g1 + g2
+	if len(b) < at+4 {
+		return fmt.Errorf("%d bytes, shorter than a proof (%d)", len(b), at+4+g1)
+	}
+	n := uint64(binary.BigEndian.Uint32(b[at : at+4]))
+	if left := uint64(len(b) - at - 4); n*uint64(g1) > left {
+		return fmt.Errorf("declares %d commitments, %d bytes left for them", n, left)
 	}
 	return nil
 }
