@@ -12,6 +12,8 @@ package keys
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -111,14 +113,15 @@ func (c Cache) Paths(circuit string, size int) (r1csPath, pkPath, vkPath string)
 // Load reads circuit's keys at size from the cache.
 func (c Cache) Load(circuit string, size int) (*Set, error) {
 	rp, pp, vp := c.Paths(circuit, size)
-	s := &Set{Circuit: circuit, Size: size, R1CS: new(cs.R1CS), PK: new(g16.ProvingKey), VK: new(g16.VerifyingKey)}
+	s := &Set{Circuit: circuit, Size: size, R1CS: new(cs.R1CS), PK: new(g16.ProvingKey)}
+	var err error
 	if err := readFile(rp, s.R1CS.ReadFrom); err != nil {
 		return nil, err
 	}
 	if err := readFile(pp, s.PK.UnsafeReadFrom); err != nil {
 		return nil, err
 	}
-	if err := readFile(vp, s.VK.ReadFrom); err != nil {
+	if s.VK, err = ReadVK(vp); err != nil {
 		return nil, err
 	}
 	if err := groth16.CheckSupported(circuit, s.R1CS); err != nil {
@@ -136,13 +139,75 @@ func (c Cache) LoadVK(circuit string, size int) (*g16.VerifyingKey, error) {
 	return ReadVK(vp)
 }
 
-// ReadVK reads a verifying key file.
+// ReadVK reads a verifying key file. Before decoding, it checks the
+// lengths the file declares against its size: gnark's decoder allocates
+// what a length prefix says before reading the elements, so one flipped
+// byte there would be a fatal out-of-memory error, not an error.
 func ReadVK(path string) (*g16.VerifyingKey, error) {
 	vk := new(g16.VerifyingKey)
-	if err := readFile(path, vk.ReadFrom); err != nil {
+	if err := readFile(path, func(r io.Reader) (int64, error) {
+		data, err := io.ReadAll(io.LimitReader(r, maxVKFile+1))
+		if err != nil {
+			return 0, err
+		}
+		if err := checkVKLengths(data); err != nil {
+			return 0, err
+		}
+		br := bytes.NewReader(data)
+		n, err := vk.ReadFrom(br)
+		if err == nil && br.Len() != 0 {
+			err = errors.New("trailing data")
+		}
+		return n, err
+	}); err != nil {
 		return nil, err
 	}
 	return vk, nil
+}
+
+// maxVKFile bounds a verifying key file: 48 bytes per public input.
+const maxVKFile = 256 << 20
+
+// checkVKLengths checks the slice lengths of a verifying key in gnark's
+// encoding ([α]₁ [β]₁ [β]₂ [γ]₂ [δ]₁ [δ]₂, then the public bases K, then
+// the lists of committed public inputs) against the bytes that follow.
+func checkVKLengths(b []byte) error {
+	if len(b) > maxVKFile {
+		return fmt.Errorf("larger than %d MiB", maxVKFile>>20)
+	}
+	g1, g2 := 48, 96 // compressed, as WriteTo writes them
+	if len(b) > 0 && b[0]&0x80 == 0 {
+		g1, g2 = 96, 192 // uncompressed (WriteRawTo)
+	}
+	at := 3*g1 + 3*g2
+	count := func(what string, elem int) (int, error) {
+		if len(b)-at < 4 {
+			return 0, fmt.Errorf("truncated before %s", what)
+		}
+		n := int(binary.BigEndian.Uint32(b[at : at+4]))
+		at += 4
+		if uint64(n)*uint64(elem) > uint64(len(b)-at) {
+			return 0, fmt.Errorf("declares %d %s, %d bytes left for them", n, what, len(b)-at)
+		}
+		return n, nil
+	}
+	k, err := count("public bases", g1)
+	if err != nil {
+		return err
+	}
+	at += k * g1
+	lists, err := count("committed input lists", 4)
+	if err != nil {
+		return err
+	}
+	for range lists {
+		m, err := count("committed inputs", 8)
+		if err != nil {
+			return err
+		}
+		at += m * 8
+	}
+	return nil
 }
 
 // Save writes s to the cache, creating the directory.

@@ -138,3 +138,37 @@ func TestProvingAndVerifyingKeysOfDifferentSetupsAreRefused(t *testing.T) {
 		t.Errorf("NewJob with a matching pair: %v", err)
 	}
 }
+
+// gnark's decoder allocates what a length prefix says before reading: a
+// verifying key whose count of public bases is flipped to 2^31 must be a
+// corrupt file named in the error, not a fatal out-of-memory crash.
+func TestVerifyingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
+	s, err := Setup("chain", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cache{Dir: t.TempDir()}
+	if err := c.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	_, _, vk := c.Paths("chain", 64)
+	if _, err := ReadVK(vk); err != nil {
+		t.Fatalf("intact key: %v", err)
+	}
+	b, err := os.ReadFile(vk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const kAt = 3*48 + 3*96 // after α₁ β₁ β₂ γ₂ δ₁ δ₂, compressed
+	copy(b[kAt:kAt+4], []byte{0x80, 0, 0, 0})
+	if err := os.WriteFile(vk, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `key file "` + vk + `" is corrupt (delete it and run prooflane setup): declares 2147483648 public bases`
+	if _, err := ReadVK(vk); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("ReadVK: error %v, want %q", err, want)
+	}
+	if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("Load: error %v, want %q", err, want)
+	}
+}
