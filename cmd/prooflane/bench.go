@@ -82,6 +82,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
+		if err := checkMakesProofs(p); err != nil {
+			return err
+		}
 		ps = append(ps, p)
 		if *devices == 0 {
 			nDev = max(nDev, p.Devices)

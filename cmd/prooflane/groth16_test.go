@@ -218,3 +218,29 @@ func TestVerifyWithKeysSetUpAgainSaysWhichKeyTheProverUsed(t *testing.T) {
 		t.Errorf("with the prover's key: exit %d\n%s%s", rc, stdout, stderr)
 	}
 }
+
+// A pipeline that makes no proof (sim stages here) is refused before the
+// key setup and the job run, which at production sizes take minutes, not
+// after them.
+func TestProveAndBenchRefuseAPipelineThatMakesNoProofBeforeAnyWork(t *testing.T) {
+	keysDir, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	want := `pipeline "sim-groth16" makes no Groth16 proof: none of its final stages outputs groth16.proof`
+	for _, args := range [][]string{
+		{"prove", "--pipeline", "../../pipelines/sim-groth16.yaml", "--size", "2^7", "--keys", keysDir, "--out", out},
+		{"bench", "--size", "2^7", "--keys", keysDir, "../../pipelines/groth16.yaml", "../../pipelines/sim-groth16.yaml"},
+	} {
+		rc, stdout, stderr := prooflane(t, args...)
+		if rc != 1 || !strings.Contains(stderr, want) {
+			t.Errorf("%s: exit %d, stderr %q, want exit 1 and %q", args[0], rc, stderr, want)
+		}
+		if stdout != "" || strings.Contains(stderr, "setup") {
+			t.Errorf("%s: did work before refusing: stdout %q, stderr %q", args[0], stdout, stderr)
+		}
+	}
+	if files, _ := os.ReadDir(keysDir); len(files) != 0 {
+		t.Errorf("key setup ran: %d files in the key cache", len(files))
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("prove created --out")
+	}
+}

@@ -17,6 +17,7 @@ import (
 
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
@@ -93,6 +94,9 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	}
 	p, err := loadPipeline(*pipeline, set)
 	if err != nil {
+		return err
+	}
+	if err := checkMakesProofs(p); err != nil {
 		return err
 	}
 	nParts := p.Partitions
@@ -213,6 +217,26 @@ func openBackend(name string, n int, stderr io.Writer) (device.Backend, error) {
 		return device.NewCPU(n)
 	}
 	return be, nil
+}
+
+// checkMakesProofs refuses, before any key setup or proving, a pipeline
+// with no final stage that outputs a Groth16 proof (a sim.* pipeline, or
+// one whose epilogue feeds another stage): prove and bench would run the
+// whole job only to find no proof in its outputs.
+func checkMakesProofs(p *runtime.Pipeline) error {
+	needed := map[*runtime.Stage]bool{}
+	for _, s := range p.Stages {
+		for _, n := range s.Needs {
+			needed[n] = true
+		}
+	}
+	for _, s := range p.Stages {
+		if !needed[s] && s.Factory().Output == groth16.TypeProof {
+			return nil
+		}
+	}
+	return fmt.Errorf("%s: pipeline %q makes no Groth16 proof: none of its final stages outputs %s (a stage of type %s); use a groth16 pipeline such as pipelines/groth16.yaml",
+		p.File, p.Name, groth16.TypeProof, groth16.TypeNameEpilogue)
 }
 
 // findProof returns the one groth16 proof among a partition's outputs, for
