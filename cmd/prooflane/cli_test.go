@@ -151,3 +151,19 @@ func TestExplicitCountsBelowOneAreRefusedNamingTheFlag(t *testing.T) {
 		}
 	}
 }
+
+// A size below the circuit's minimum is a flag error naming --size, given
+// before prove announces a key setup it cannot run.
+func TestSizeBelowTheCircuitsMinimumIsAFlagError(t *testing.T) {
+	keysDir := t.TempDir()
+	for _, args := range [][]string{
+		{"setup", "--circuit", "chain", "--size", "2^0", "--keys", keysDir},
+		{"prove", "--circuit", "chain", "--size", "1", "--keys", keysDir, "--out", filepath.Join(t.TempDir(), "out")},
+	} {
+		rc, _, stderr := prooflane(t, args...)
+		want := `--size ` + args[4] + `: circuit "chain" needs a size of at least 2`
+		if rc != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "running setup") {
+			t.Errorf("%s: exit %d, stderr %q, want exit 1 and %q", args[0], rc, stderr, want)
+		}
+	}
+}

@@ -37,12 +37,16 @@ func (c *circuitFlags) register(fs interface {
 }
 
 func (c *circuitFlags) parse() (int, error) {
-	if _, err := circuits.Lookup(c.circuit); err != nil {
+	f, err := circuits.Lookup(c.circuit)
+	if err != nil {
 		return 0, fmt.Errorf("--circuit: %w", err)
 	}
 	n, err := parseSize(c.size)
 	if err != nil {
 		return 0, fmt.Errorf("--size: %w", err)
+	}
+	if n < f.MinSize {
+		return 0, fmt.Errorf("--size %s: circuit %q needs a size of at least %d", c.size, c.circuit, f.MinSize)
 	}
 	return n, nil
 }
