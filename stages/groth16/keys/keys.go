@@ -110,8 +110,21 @@ func (c Cache) Paths(circuit string, size int) (r1csPath, pkPath, vkPath string)
 	return base + ".r1cs", base + ".pk", base + ".vk"
 }
 
+// lockPath is the lock file ordering setups and loads of circuit at size:
+// a setup writes three files, and a load between two of them, or a
+// second setup interleaved with the first, would pair the proving key of
+// one setup with the verifying key of another.
+func (c Cache) lockPath(circuit string, size int) string {
+	return filepath.Join(c.Dir, fmt.Sprintf("%s-%d.lock", circuit, size))
+}
+
 // Load reads circuit's keys at size from the cache.
 func (c Cache) Load(circuit string, size int) (*Set, error) {
+	defer lockFile(c.lockPath(circuit, size), false)()
+	return c.load(circuit, size)
+}
+
+func (c Cache) load(circuit string, size int) (*Set, error) {
 	rp, pp, vp := c.Paths(circuit, size)
 	s := &Set{Circuit: circuit, Size: size, R1CS: new(cs.R1CS), PK: new(g16.ProvingKey)}
 	var err error
@@ -215,6 +228,11 @@ func (c Cache) Save(s *Set) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return fmt.Errorf("key cache: %w", err)
 	}
+	defer lockFile(c.lockPath(s.Circuit, s.Size), true)()
+	return c.save(s)
+}
+
+func (c Cache) save(s *Set) error {
 	rp, pp, vp := c.Paths(s.Circuit, s.Size)
 	if err := writeFile(rp, s.R1CS.WriteTo); err != nil {
 		return err
@@ -236,6 +254,16 @@ func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Set, error
 	if err == nil || !errors.Is(err, ErrNotCached) {
 		return s, err
 	}
+	// Set up under the exclusive lock, after loading again: another
+	// process may have set the keys up while this one waited.
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("key cache: %w", err)
+	}
+	defer lockFile(c.lockPath(circuit, size), true)()
+	s, err = c.load(circuit, size)
+	if err == nil || !errors.Is(err, ErrNotCached) {
+		return s, err
+	}
 	rp, _, _ := c.Paths(circuit, size)
 	if _, statErr := os.Stat(rp); statErr == nil {
 		// Some files are there, some are not: don't overwrite silently.
@@ -247,7 +275,7 @@ func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Set, error
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Save(s); err != nil {
+	if err := c.save(s); err != nil {
 		return nil, err
 	}
 	fmt.Fprintf(log, "setup done in %.1fs: %d constraints, keys in %s\n", time.Since(start).Seconds(), s.R1CS.GetNbConstraints(), c.Dir)

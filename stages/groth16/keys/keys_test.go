@@ -1,9 +1,11 @@
 package keys
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/prooflane/prooflane/stages/groth16"
@@ -170,5 +172,55 @@ func TestVerifyingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
 	}
 	if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Load: error %v, want %q", err, want)
+	}
+}
+
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// Several provers starting at once on an empty cache (one process each in
+// real life; goroutines with their own lock file descriptors here) run the
+// setup once: the others wait for it and load its keys, so the cache never
+// ends up with one setup's proving key next to another's verifying key.
+func TestConcurrentLoadOrSetupRunsOneSetupAndEveryoneGetsItsKeys(t *testing.T) {
+	c := Cache{Dir: t.TempDir()}
+	var log syncBuffer
+	sets := make([]*Set, 4)
+	var wg sync.WaitGroup
+	for i := range sets {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := c.LoadOrSetup("chain", 64, &log)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			sets[i] = s
+		}()
+	}
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	if n := strings.Count(log.buf.String(), "running setup"); n != 1 {
+		t.Errorf("%d setups ran, want 1:\n%s", n, log.buf.String())
+	}
+	cached, err := c.Load("chain", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, s := range sets {
+		if !s.VK.G1.Alpha.Equal(&cached.VK.G1.Alpha) || !s.PK.G1.Delta.Equal(&cached.PK.G1.Delta) {
+			t.Errorf("prover %d got keys other than the cached ones", i)
+		}
 	}
 }
