@@ -167,3 +167,22 @@ func TestSizeBelowTheCircuitsMinimumIsAFlagError(t *testing.T) {
 		}
 	}
 }
+
+// -h says where prove writes its trace (next to the proofs, not the
+// working directory's trace.jsonl that otel's flag defaults to), usage
+// lines carry no trailing blank, and stray arguments are refused.
+func TestHelpShowsProvesTraceDefaultAndStrayArgumentsAreRefused(t *testing.T) {
+	rc, _, stderr := prooflane(t, "prove", "-h")
+	if rc != 0 {
+		t.Fatalf("prove -h exited %d", rc)
+	}
+	if !strings.HasPrefix(stderr, "usage: prooflane prove [flags]\n") {
+		t.Errorf("usage line %q", strings.SplitN(stderr, "\n", 2)[0])
+	}
+	if !strings.Contains(stderr, "(default: trace.jsonl in the --out directory)") || strings.Contains(stderr, `(default "trace.jsonl")`) {
+		t.Errorf("prove -h misstates the trace file default:\n%s", stderr)
+	}
+	if rc, _, stderr := prooflane(t, "stages", "extra"); rc != 1 || !strings.Contains(stderr, `stages takes no arguments, got ["extra"]`) {
+		t.Errorf("stages extra: exit %d, stderr %q", rc, stderr)
+	}
+}

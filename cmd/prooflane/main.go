@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"sort"
+	"strings"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand
@@ -81,7 +82,7 @@ func newFlags(name, argsUsage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("prooflane "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: prooflane %s [flags] %s\n", name, argsUsage)
+		fmt.Fprintln(stderr, strings.TrimSpace(fmt.Sprintf("usage: prooflane %s [flags] %s", name, argsUsage)))
 		fs.PrintDefaults()
 	}
 	return fs

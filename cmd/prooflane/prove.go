@@ -66,6 +66,10 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
 	var tc pl.Config
 	tc.RegisterFlags(fs)
+	if f := fs.Lookup("trace-file"); f != nil {
+		// prove writes the trace next to the proofs unless told otherwise.
+		f.Usage, f.DefValue = "JSON-lines trace file of --trace file (default: trace.jsonl in the --out directory)", ""
+	}
 	if err := fs.Parse(args); err != nil {
 		return err
 	}

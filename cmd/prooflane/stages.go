@@ -16,6 +16,10 @@ func runStages(args []string, stdout, stderr io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return fmt.Errorf("stages takes no arguments, got %q", fs.Args())
+	}
 	reg := builtin.Registry()
 	for _, t := range reg.Types() {
 		f, _ := reg.Lookup(t)
