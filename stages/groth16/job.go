@@ -141,6 +141,12 @@ func job(in *stages.Input) (*Job, error) {
 	if err != nil {
 		return nil, err
 	}
+	if j == nil || j.nbPublic == 0 {
+		// A literal Job has no count of public wires (there is always at
+		// least the constant one): prep_msm would misalign K, and an empty
+		// BasesKey would share resident bases between key sets.
+		return nil, fmt.Errorf("stage %q: the job payload was not built by groth16.NewJob, which checks the keys and names their resident bases; build it with NewJob (or keys.Set.NewJob)", in.Stage)
+	}
 	if in.Partition < 0 || in.Partition >= len(j.Witnesses) {
 		return nil, fmt.Errorf("stage %q: partition %d out of the job's %d witnesses", in.Stage, in.Partition, len(j.Witnesses))
 	}

@@ -403,3 +403,28 @@ func TestJobsShareResidentBasesOnlyForTheSameKeys(t *testing.T) {
 		}
 	}
 }
+
+// A Job written as a struct literal (exported fields, no NewJob) lacks
+// the count of public wires and may lack the bases key: every stage
+// refuses it with an error saying to use NewJob, instead of prep_msm
+// indexing past the K vector or two key sets sharing resident bases.
+func TestAJobNotBuiltByNewJobIsRefusedByEveryStage(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	good, err := set.NewJob(1, 1, cpuBackend(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	literal := &groth16.Job{Circuit: good.Circuit, R1CS: good.R1CS, PK: good.PK, VK: good.VK,
+		Witnesses: good.Witnesses, Backend: good.Backend}
+	_, err = runSequential(t, literal, nil)
+	if err == nil || !strings.Contains(err.Error(), "not built by groth16.NewJob") {
+		t.Fatalf("error %v, want a job not built by NewJob", err)
+	}
+	proofs, err := runSequential(t, good, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := good.Verify(0, proofs[0]); err != nil {
+		t.Error(err)
+	}
+}
