@@ -31,6 +31,9 @@ type fakeMem struct {
 	// failOnStream, when set, fails a stream's call-th allocation (1-based,
 	// counted per stream; failed calls count).
 	failOnStream func(call int) bool
+	// failAlloc, when set, fails a stream's call-th allocation (1-based,
+	// per stream) of n scalars when it returns true.
+	failAlloc func(call, n int) bool
 	// failLoad, when set, fails LoadG1 and LoadG2 of the keys it picks
 	// (bases that do not fit).
 	failLoad func(key string) bool
@@ -123,7 +126,8 @@ func (s *fakeMemStream) Alloc(n int) (device.Vector, error) {
 	m.mu.Lock()
 	m.calls++
 	s.calls++
-	fail := m.calls <= m.failFirst || m.failOnStream != nil && m.failOnStream(s.calls)
+	fail := m.calls <= m.failFirst || m.failOnStream != nil && m.failOnStream(s.calls) ||
+		m.failAlloc != nil && m.failAlloc(s.calls, n)
 	if fail {
 		m.failed++
 	}
@@ -375,4 +379,50 @@ func TestBasesThatDoNotFitFailAtOnceSayingWhatAndHowMuch(t *testing.T) {
 			}
 		}
 	})
+}
+
+// With b_g2_msm on the device (groth16.yaml --set g2_on=device), its
+// allocation and MSM can run out of device memory like vram_stage's: the
+// error is Retryable, and the shipped pipeline retries it instead of
+// failing the job.
+func TestOutOfMemoryInG2OnDeviceIsRetriedByTheRecommendedPipeline(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	nB, n := len(set.PK.G1.B), int(set.PK.Domain.Cardinality)
+	if nB == n {
+		t.Fatalf("the G2 scalars (%d) cannot be told from vram_stage's a (%d) by size", nB, n)
+	}
+	var g2Fails int
+	mem := &fakeMem{Backend: cpuBackend(t, 1)}
+	mem.failAlloc = func(call, size int) bool {
+		// The first allocation of b_g2_msm's stream, twice in all.
+		if call == 1 && size == nB && g2Fails < 2 {
+			g2Fails++
+			return true
+		}
+		return false
+	}
+	job, err := set.NewJob(2, 5, mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": "device", "partitions": "2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := stagetest.NewRecorder()
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run(context.Background(), runtime.Job{ID: "g2-oom", Partitions: 2, Payload: job})
+	if err != nil {
+		t.Fatalf("job failed on a retryable out-of-memory error in b_g2_msm: %v", err)
+	}
+	verifyAll(t, job, res)
+	if all, failed := runs(rec, "b_g2_msm"); failed != 2 || all != 4 {
+		t.Errorf("b_g2_msm ran %d times, %d failed; want 4 and 2", all, failed)
+	}
+	if err := mem.leaks(); err != nil {
+		t.Error(err)
+	}
 }
