@@ -244,3 +244,26 @@ func TestProveAndBenchRefuseAPipelineThatMakesNoProofBeforeAnyWork(t *testing.T)
 		t.Error("prove created --out")
 	}
 }
+
+// A bad --out or --progress is reported before the key setup (minutes at
+// production sizes), not after it.
+func TestProveChecksOutAndProgressBeforeTheKeySetup(t *testing.T) {
+	keysDir := t.TempDir()
+	notDir := writeFile(t, t.TempDir(), "file", "")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", filepath.Join(notDir, "out")}, "--out: mkdir " + notDir + ": not a directory"},
+		{[]string{"--out", filepath.Join(t.TempDir(), "out"), "--progress", "maybe"}, `--progress "maybe": want auto, on or off`},
+	} {
+		args := append([]string{"prove", "--pipeline", "../../pipelines/groth16.yaml", "--size", "2^7", "--keys", keysDir}, c.args...)
+		rc, _, stderr := prooflane(t, args...)
+		if rc != 1 || !strings.Contains(stderr, c.want) || strings.Contains(stderr, "setup") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and %q before any setup", c.args, rc, stderr, c.want)
+		}
+	}
+	if files, _ := os.ReadDir(keysDir); len(files) != 0 {
+		t.Errorf("the key setup ran: %d files in the cache", len(files))
+	}
+}

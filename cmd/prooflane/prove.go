@@ -109,14 +109,20 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		nDev = *devices
 	}
 
+	// Cheap checks first: the key setup below can take minutes.
+	show, err := progressEnabled(*progressMode, stderr)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*out, 0o755); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+
 	ks, be, job, err := openJob(cf, size, nParts, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -142,10 +148,6 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "prooflane prove: warning: %v\n", err)
 		}
 	}()
-	show, err := progressEnabled(*progressMode, stderr)
-	if err != nil {
-		return err
-	}
 	pr := startProgress(stderr, p, nParts, show)
 	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: nDev, OnEvent: pr.Event})
 	if err != nil {
