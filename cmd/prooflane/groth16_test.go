@@ -112,6 +112,14 @@ func TestVerifySaysWhichFileIsCorruptInsteadOfRunningOutOfMemory(t *testing.T) {
 	if !strings.Contains(stderr, "2 of 3 proofs") {
 		t.Errorf("stderr %q", stderr)
 	}
+	// Without the prover's copy of the key there is nothing to say about
+	// it: no note claiming the keys were set up again.
+	if err := os.Remove(filepath.Join(out, "vk.bin")); err != nil {
+		t.Fatal(err)
+	}
+	if rc, _, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 1 || strings.Contains(stderr, "note:") {
+		t.Errorf("verify without vk.bin: exit %d, stderr %q; want exit 1 and no note about another key", rc, stderr)
+	}
 }
 
 func TestVerifyFailsOnATamperedProof(t *testing.T) {

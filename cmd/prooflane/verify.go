@@ -63,7 +63,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	if failed > 0 {
 		fmt.Fprintf(stderr, "prooflane verify: %d of %d proofs in %s do not verify\n", failed, len(m.Proofs), dir)
-		if m.VK != "" && *vkPath == "" && !sameVK(vk, filepath.Join(dir, m.VK)) {
+		if m.VK != "" && *vkPath == "" && differentVK(vk, filepath.Join(dir, m.VK)) {
 			fmt.Fprintf(stderr, "prooflane verify: note: %s is not the verifying key the prover wrote to %s: the keys were set up again since, or proved with another --keys directory; to check against the prover's key, pass --vk %s\n",
 				from, filepath.Join(dir, m.VK), filepath.Join(dir, m.VK))
 		}
@@ -96,9 +96,10 @@ func verifyingKey(path string, cache keys.Cache, m manifest, dir string) (*g16.V
 	return vk, p + " (no cached key: the copy written by prove)", nil
 }
 
-// sameVK reports whether vk serializes to the same bytes as the key file
-// at path (false when the file cannot be read).
-func sameVK(vk *g16.VerifyingKey, path string) bool {
+// differentVK reports whether the key file at path exists and serializes
+// to other bytes than vk (false when it cannot be read: a missing copy is
+// no evidence that the keys were set up again).
+func differentVK(vk *g16.VerifyingKey, path string) bool {
 	want, err := os.ReadFile(path)
 	if err != nil {
 		return false
@@ -107,7 +108,7 @@ func sameVK(vk *g16.VerifyingKey, path string) bool {
 	if _, err := vk.WriteTo(&got); err != nil {
 		return false
 	}
-	return bytes.Equal(got.Bytes(), want)
+	return !bytes.Equal(got.Bytes(), want)
 }
 
 func verifyFile(vk *g16.VerifyingKey, proofPath, publicPath string) error {
