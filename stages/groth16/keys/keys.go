@@ -134,7 +134,7 @@ func (c Cache) load(circuit string, size int) (*Set, error) {
 	if err := readFile(pp, s.PK.UnsafeReadFrom); err != nil {
 		return nil, err
 	}
-	if s.VK, err = ReadVK(vp); err != nil {
+	if s.VK, err = readVK(vp, true); err != nil {
 		return nil, err
 	}
 	if err := groth16.CheckSupported(circuit, s.R1CS); err != nil {
@@ -149,16 +149,20 @@ func (c Cache) load(circuit string, size int) (*Set, error) {
 // LoadVK reads only the verifying key of circuit at size.
 func (c Cache) LoadVK(circuit string, size int) (*g16.VerifyingKey, error) {
 	_, _, vp := c.Paths(circuit, size)
-	return ReadVK(vp)
+	return readVK(vp, true)
 }
 
 // ReadVK reads a verifying key file. Before decoding, it checks the
 // lengths the file declares against its size: gnark's decoder allocates
 // what a length prefix says before reading the elements, so one flipped
 // byte there would be a fatal out-of-memory error, not an error.
-func ReadVK(path string) (*g16.VerifyingKey, error) {
+func ReadVK(path string) (*g16.VerifyingKey, error) { return readVK(path, false) }
+
+// readVK reads a verifying key; inCache says the file is the key cache's
+// (a missing one is ErrNotCached, a corrupt one is to be set up again).
+func readVK(path string, inCache bool) (*g16.VerifyingKey, error) {
 	vk := new(g16.VerifyingKey)
-	if err := readFile(path, func(r io.Reader) (int64, error) {
+	if err := readKeyFile(path, inCache, func(r io.Reader) (int64, error) {
 		data, err := io.ReadAll(io.LimitReader(r, maxVKFile+1))
 		if err != nil {
 			return 0, err
@@ -283,8 +287,20 @@ func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Set, error
 }
 
 func readFile(path string, read func(io.Reader) (int64, error)) error {
+	return readKeyFile(path, true, read)
+}
+
+// readKeyFile reads a key file with read. For a file of the key cache
+// (inCache) a missing file wraps ErrNotCached and a corrupt one says to
+// set the keys up again; for any other file (--vk, a proof directory's
+// copy) the error names the file without that advice.
+func readKeyFile(path string, inCache bool, read func(io.Reader) (int64, error)) error {
+	corrupt := fmt.Sprintf("key file %q is corrupt", path)
+	if inCache {
+		corrupt += " (delete it and run prooflane setup)"
+	}
 	f, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
+	if inCache && errors.Is(err, os.ErrNotExist) {
 		return fmt.Errorf("key file %q: %w (run prooflane setup)", path, ErrNotCached)
 	}
 	if err != nil {
@@ -293,10 +309,10 @@ func readFile(path string, read func(io.Reader) (int64, error)) error {
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
 	if _, err := readSafely(read, r); err != nil {
-		return fmt.Errorf("key file %q is corrupt (delete it and run prooflane setup): %w", path, err)
+		return fmt.Errorf("%s: %w", corrupt, err)
 	}
 	if _, err := r.ReadByte(); err != io.EOF {
-		return fmt.Errorf("key file %q is corrupt (delete it and run prooflane setup): trailing data", path)
+		return fmt.Errorf("%s: trailing data", corrupt)
 	}
 	return nil
 }
