@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
@@ -131,6 +132,9 @@ func (c Cache) load(circuit string, size int) (*Set, error) {
 	if err := readFile(rp, s.R1CS.ReadFrom); err != nil {
 		return nil, err
 	}
+	if err := checkPKFile(pp); err != nil {
+		return nil, err
+	}
 	if err := readFile(pp, s.PK.UnsafeReadFrom); err != nil {
 		return nil, err
 	}
@@ -180,6 +184,80 @@ func readVK(path string, inCache bool) (*g16.VerifyingKey, error) {
 		return nil, err
 	}
 	return vk, nil
+}
+
+// checkPKFile checks the lengths a raw proving key file (WriteRawTo)
+// declares against the file's size before gnark decodes it: the decoder
+// allocates what each length says before reading the elements, so one
+// flipped byte in a length would be a fatal out-of-memory error. The
+// layout: the domain, α₁ β₁ δ₁, the G1 vectors A B Z K (a 4-byte count,
+// then 96 bytes a point), β₂ δ₂, G2 B (192 bytes a point), the wire count
+// and the two infinity counts (8 bytes each), one byte per wire for each
+// infinity vector, then the commitment count.
+func checkPKFile(path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil // readFile names a missing or unreadable file
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil
+	}
+	if err := checkPKLengths(f, st.Size()); err != nil {
+		return fmt.Errorf("key file %q is corrupt (delete it and run prooflane setup): %w", path, err)
+	}
+	return nil
+}
+
+func checkPKLengths(r io.ReaderAt, size int64) error {
+	const (
+		domain = 8 + 5*fr.Bytes + 1
+		g1, g2 = 96, 192 // uncompressed, as WriteRawTo writes them
+	)
+	at := int64(domain + 3*g1)
+	var buf [8]byte
+	read := func(n int, what string) ([]byte, error) {
+		if size-at < int64(n) {
+			return nil, fmt.Errorf("truncated before %s (%d bytes)", what, size)
+		}
+		if _, err := r.ReadAt(buf[:n], at); err != nil {
+			return nil, err
+		}
+		at += int64(n)
+		return buf[:n], nil
+	}
+	vector := func(what string, elem int64) error {
+		b, err := read(4, what)
+		if err != nil {
+			return err
+		}
+		n := int64(binary.BigEndian.Uint32(b))
+		if n*elem > size-at {
+			return fmt.Errorf("declares %d %s points, %d bytes left for them", n, what, size-at)
+		}
+		at += n * elem
+		return nil
+	}
+	for _, what := range []string{"g1.a", "g1.b", "g1.z", "g1.k"} {
+		if err := vector(what, g1); err != nil {
+			return err
+		}
+	}
+	at += 2 * g2
+	if err := vector("g2.b", g2); err != nil {
+		return err
+	}
+	b, err := read(8, "the wire count")
+	if err != nil {
+		return err
+	}
+	wires := binary.BigEndian.Uint64(b)
+	at += 16 // the infinity counts
+	if left := size - at; left < 0 || wires > uint64(left)/2 {
+		return fmt.Errorf("declares %d wires, %d bytes left for their infinity flags", wires, max(left, 0))
+	}
+	return nil
 }
 
 // maxVKFile bounds a verifying key file: 48 bytes per public input.

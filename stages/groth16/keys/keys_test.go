@@ -226,3 +226,52 @@ func TestConcurrentLoadOrSetupRunsOneSetupAndEveryoneGetsItsKeys(t *testing.T) {
 		}
 	}
 }
+
+// The same for the proving key: a flipped byte in the count of G1.A
+// points or in the wire count is a corrupt file named in the error, not
+// a fatal out-of-memory crash while loading the cache.
+func TestProvingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
+	s, err := Setup("chain", 64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cache{Dir: t.TempDir()}
+	if err := c.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	_, pk, _ := c.Paths("chain", 64)
+	intact, err := os.ReadFile(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const aAt = 8 + 5*32 + 1 + 3*96 // after the domain and α₁ β₁ δ₁
+	wiresAt := aAt
+	for _, n := range []int{len(s.PK.G1.A), len(s.PK.G1.B), len(s.PK.G1.Z), len(s.PK.G1.K)} {
+		wiresAt += 4 + 96*n
+	}
+	wiresAt += 2*192 + 4 + 192*len(s.PK.G2.B)
+	for _, c2 := range []struct {
+		at    int
+		bytes []byte
+		want  string
+	}{
+		{aAt, []byte{0x40, 0, 0, 0}, "declares 1073741824 g1.a points"},
+		{wiresAt, []byte{0, 0, 0, 0x10, 0, 0, 0, 0}, "declares 68719476736 wires"},
+	} {
+		b := append([]byte(nil), intact...)
+		copy(b[c2.at:], c2.bytes)
+		if err := os.WriteFile(pk, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		want := `key file "` + pk + `" is corrupt (delete it and run prooflane setup): ` + c2.want
+		if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load: error %v, want %q", err, want)
+		}
+	}
+	if err := os.WriteFile(pk, intact, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Load("chain", 64); err != nil {
+		t.Errorf("intact key: %v", err)
+	}
+}
