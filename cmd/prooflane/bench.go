@@ -74,6 +74,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := checkBackend(*backend); err != nil {
+		return err
+	}
 	set["partitions"] = strconv.Itoa(*partitions)
 	var ps []*runtime.Pipeline
 	nDev := *devices
@@ -92,7 +95,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	nDev = max(nDev, 1)
 
-	ks, be, job, err := openJob(cf, size, *partitions, *seed, *backend, nDev, stderr)
+	ks, be, job, err := openJob("bench", cf, size, *partitions, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err
 	}

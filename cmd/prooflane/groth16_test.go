@@ -206,6 +206,18 @@ func TestProveBackendCUDAWithoutSupportIsAClearErrorAndAutoFallsBack(t *testing.
 	if rc, _, stderr := prooflane(t, args("tpu")...); rc == 0 || !strings.Contains(stderr, `--backend "tpu"`) {
 		t.Errorf("--backend tpu: exit %d, stderr %q", rc, stderr)
 	}
+	// bench: the same checks, and its own name in the fall-back message
+	// (it used to fall back to the CPU for any unknown backend).
+	bench := func(backend string) []string {
+		return []string{"bench", "--circuit", "chain", "--size", "2^8", "--partitions", "1", "--jobs", "1", "--inflight", "1",
+			"--keys", keysDir, "--backend", backend, "../../pipelines/groth16.yaml"}
+	}
+	if rc, _, stderr := prooflane(t, bench("tpu")...); rc != 1 || !strings.Contains(stderr, `prooflane bench: --backend "tpu": want cpu, cuda or auto`) {
+		t.Errorf("bench --backend tpu: exit %d, stderr %q", rc, stderr)
+	}
+	if rc, _, stderr := prooflane(t, bench("auto")...); rc != 0 || !strings.Contains(stderr, "prooflane bench: cuda backend") || !strings.Contains(stderr, "using the cpu backend") {
+		t.Errorf("bench --backend auto: exit %d, stderr %q", rc, stderr)
+	}
 }
 
 func TestVerifyWithKeysSetUpAgainSaysWhichKeyTheProverUsed(t *testing.T) {

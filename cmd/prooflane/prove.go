@@ -88,10 +88,8 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	switch *backend {
-	case "cpu", "cuda", "auto":
-	default:
-		return fmt.Errorf("--backend %q: want cpu, cuda or auto", *backend)
+	if err := checkBackend(*backend); err != nil {
+		return err
 	}
 	if *partitions > 0 {
 		set["partitions"] = fmt.Sprint(*partitions)
@@ -118,7 +116,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 
-	ks, be, job, err := openJob(cf, size, nParts, *seed, *backend, nDev, stderr)
+	ks, be, job, err := openJob("prove", cf, size, nParts, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err
 	}
@@ -205,8 +203,18 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// openBackend opens the device backend for n devices.
-func openBackend(name string, n int, stderr io.Writer) (device.Backend, error) {
+// checkBackend checks a --backend value.
+func checkBackend(name string) error {
+	switch name {
+	case "cpu", "cuda", "auto":
+		return nil
+	}
+	return fmt.Errorf("--backend %q: want cpu, cuda or auto", name)
+}
+
+// openBackend opens the device backend for n devices; cmd names the
+// command in the message of an auto fall back to the CPU.
+func openBackend(cmd, name string, n int, stderr io.Writer) (device.Backend, error) {
 	if name == "cpu" {
 		return device.NewCPU(n)
 	}
@@ -219,7 +227,7 @@ func openBackend(name string, n int, stderr io.Writer) (device.Backend, error) {
 		if name == "cuda" {
 			return nil, err
 		}
-		fmt.Fprintf(stderr, "prooflane prove: %v; using the cpu backend\n", err)
+		fmt.Fprintf(stderr, "prooflane %s: %v; using the cpu backend\n", cmd, err)
 		return device.NewCPU(n)
 	}
 	return be, nil

@@ -114,13 +114,14 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 }
 
 // openJob loads (or sets up) the circuit's keys, opens the device backend
-// and builds a job of n partitions. The caller closes the backend.
-func openJob(cf circuitFlags, size, n int, seed uint64, backend string, devices int, stderr io.Writer) (*keys.Set, device.Backend, *groth16.Job, error) {
+// and builds a job of n partitions for command cmd. The caller closes the
+// backend.
+func openJob(cmd string, cf circuitFlags, size, n int, seed uint64, backend string, devices int, stderr io.Writer) (*keys.Set, device.Backend, *groth16.Job, error) {
 	ks, err := keys.Cache{Dir: cf.keys}.LoadOrSetup(cf.circuit, size, stderr)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	be, err := openBackend(backend, devices, stderr)
+	be, err := openBackend(cmd, backend, devices, stderr)
 	if err != nil {
 		return nil, nil, nil, err
 	}
