@@ -112,7 +112,10 @@ func CheckKeys(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verify
 	switch {
 	case len(pk.InfinityA) != nbWires || len(pk.InfinityB) != nbWires:
 		return fmt.Errorf("circuit %q: proving key is for %d wires, the constraint system has %d", circuit, len(pk.InfinityA), nbWires)
-	case len(pk.G1.A)+int(pk.NbInfinityA) != nbWires || len(pk.G1.B)+int(pk.NbInfinityB) != nbWires || len(pk.G2.B) != len(pk.G1.B):
+	case len(pk.G1.A)+int(pk.NbInfinityA) != nbWires || len(pk.G1.B)+int(pk.NbInfinityB) != nbWires || len(pk.G2.B) != len(pk.G1.B) ||
+		countTrue(pk.InfinityA) != len(pk.InfinityA)-len(pk.G1.A) || countTrue(pk.InfinityB) != len(pk.InfinityB)-len(pk.G1.B):
+		// prep_msm keeps one scalar per wire whose flag is false: a flag
+		// count other than the bases' would index past them.
 		return fmt.Errorf("circuit %q: proving key's A/B bases do not match its infinity flags", circuit)
 	case len(pk.G1.K) != nbWires-nbPublic:
 		return fmt.Errorf("circuit %q: proving key has %d K bases, want %d", circuit, len(pk.G1.K), nbWires-nbPublic)
@@ -134,6 +137,16 @@ func CheckKeys(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verify
 // setups (their α, β or δ differ): no proof made with the proving key
 // would verify with the verifying key.
 var ErrKeysFromDifferentSetups = errors.New("proving and verifying keys come from different setups (α, β or δ differ)")
+
+func countTrue(flags []bool) int {
+	n := 0
+	for _, f := range flags {
+		if f {
+			n++
+		}
+	}
+	return n
+}
 
 // job returns in's payload as a *Job and checks the partition.
 func job(in *stages.Input) (*Job, error) {

@@ -428,3 +428,42 @@ func TestAJobNotBuiltByNewJobIsRefusedByEveryStage(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A proving key whose infinity flags disagree with its bases (a flipped
+// flag in a corrupt cache file, read back unchecked) is refused by
+// NewJob; prep_msm would otherwise index past the bases' scalar vector in
+// one of its goroutines, a panic that kills the process.
+func TestProvingKeyWithInfinityFlagsThatDisagreeWithItsBasesIsRefused(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	pk := *set.PK
+	pk.InfinityA = append([]bool(nil), set.PK.InfinityA...)
+	flipped := -1
+	for i, inf := range pk.InfinityA {
+		if inf {
+			pk.InfinityA[i], flipped = false, i
+			break
+		}
+	}
+	if flipped < 0 {
+		t.Fatal("no wire with an infinite A base to flip")
+	}
+	ws, err := set.Witnesses(1, 1, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = groth16.NewJob(set.Circuit, set.R1CS, &pk, set.VK, ws, cpuBackend(t, 1))
+	if err == nil || !strings.Contains(err.Error(), "do not match its infinity flags") {
+		t.Fatalf("error %v, want the infinity flags refused", err)
+	}
+	job, err := set.NewJob(1, 1, cpuBackend(t, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := runSequential(t, job, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Verify(0, proofs[0]); err != nil {
+		t.Error(err)
+	}
+}
