@@ -78,8 +78,10 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		fs.Usage()
 		return fmt.Errorf("want --from TRACE and --pipeline NEW.yaml")
 	}
-	if *speed <= 0 {
-		return fmt.Errorf("--speed %v: want a positive factor", *speed)
+	// NaN passed the old "> 0" check and hung the replay; a factor near 0
+	// makes every stage sleep for ages.
+	if !(*speed >= 1e-3 && *speed <= 1e6) {
+		return fmt.Errorf("--speed %v: want a factor between 0.001 and 1e6", *speed)
 	}
 	spans, err := tracefile.Read(*from)
 	if err != nil {

@@ -69,7 +69,10 @@ func TestSimulateCommandErrors(t *testing.T) {
 		want string
 	}{
 		{"no trace", []string{"simulate", "--pipeline", "x.yaml"}, "want --from TRACE and --pipeline NEW.yaml"},
-		{"bad speed", []string{"simulate", "--from", trace, "--pipeline", "x.yaml", "--speed", "0"}, "--speed 0: want a positive factor"},
+		{"bad speed", []string{"simulate", "--from", trace, "--pipeline", "x.yaml", "--speed", "0"}, "--speed 0: want a factor between 0.001 and 1e6"},
+		// NaN used to pass the check and hang the replay.
+		{"NaN speed", []string{"simulate", "--from", trace, "--pipeline", "x.yaml", "--speed", "NaN"}, "--speed NaN: want a factor between 0.001 and 1e6"},
+		{"infinite speed", []string{"simulate", "--from", trace, "--pipeline", "x.yaml", "--speed", "Inf"}, "--speed +Inf: want a factor between 0.001 and 1e6"},
 		{"bad set", []string{"simulate", "--set", "novalue"}, `want name=value, got "novalue"`},
 		{"missing pipeline", []string{"simulate", "--from", trace, "--pipeline", filepath.Join(t.TempDir(), "nope.yaml")}, "nope.yaml"},
 	} {
