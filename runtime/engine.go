@@ -253,6 +253,13 @@ func (e *Engine) Run(ctx context.Context, job Job) (*Result, error) {
 		err = fmt.Errorf("job %q cancelled: %w", job.ID, context.Cause(ctx))
 	}
 	if err != nil {
+		// The results of partitions that finished will not be returned:
+		// nobody will read them.
+		for _, pr := range res.Partitions {
+			for _, out := range pr.Outputs {
+				release(out)
+			}
+		}
 		span.RecordError(err)
 		span.SetStatus(codesError, err.Error())
 		e.emit(Event{Kind: JobFailed, Job: job.ID, Partition: -1, Device: -1, Err: err})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/sim"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
@@ -450,5 +451,64 @@ func drainHeld() {
 		default:
 			return
 		}
+	}
+}
+
+// When one partition fails after another has finished, the job returns no
+// Result: the finished partition's outputs are released too.
+func TestFailedJobReleasesOutputsOfFinishedPartitions(t *testing.T) {
+	drainHeld()
+	reg := testRegistry(t)
+	firstDone := make(chan struct{})
+	err := reg.Register(stages.Factory{Type: "test.fail_after_first", Doc: "partition 1 fails once partition 0 is done", Output: "test.b",
+		New: func(stages.Config) (stages.Stage, error) {
+			return stageFunc(func(ctx context.Context, in *stages.Input) (any, error) {
+				if in.Partition == 0 {
+					return nil, nil
+				}
+				select {
+				case <-firstDone:
+					return nil, errors.New("injected")
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				}
+			}), nil
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Parse("test.yaml", []byte(`
+pipeline: late_failure
+params: {partitions: 2}
+stages:
+  result: {type: test.hold}
+  check: {type: test.fail_after_first, workers: 2}
+`), reg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := mustEngine(t, p, Options{OnEvent: func(ev Event) {
+		if ev.Kind == PartitionDone && ev.Partition == 0 {
+			close(firstDone)
+		}
+	}})
+	if _, err := e.Run(context.Background(), Job{}); err == nil || !strings.Contains(err.Error(), "injected") {
+		t.Fatalf("Run = %v, want the injected failure", err)
+	}
+	// Partition 0's result for sure; partition 1's if it ran before the
+	// failure cancelled it.
+	for i := 0; ; i++ {
+		select {
+		case h := <-heldOut:
+			if n := h.released.Load(); n != 1 {
+				t.Errorf("a result released %d times, want 1", n)
+			}
+			continue
+		default:
+		}
+		if i == 0 {
+			t.Error("no result was produced")
+		}
+		break
 	}
 }
