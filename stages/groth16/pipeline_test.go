@@ -3,6 +3,7 @@ package groth16_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"regexp"
 	"sort"
@@ -10,11 +11,13 @@ import (
 	"testing"
 
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"golang.org/x/sync/errgroup"
 
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
 
@@ -149,5 +152,53 @@ func TestUnsatisfiedWitnessFailsTheJobNamingPartitionAndConstraint(t *testing.T)
 	}
 	if !regexp.MustCompile(`constraint #\d+ is not satisfied`).MatchString(err.Error()) {
 		t.Errorf("error %q does not name the failing constraint", err)
+	}
+}
+
+// Jobs in flight at once on one engine and one backend share the resident
+// bases of their key set and keep apart those of another key set of the
+// same circuit and size, with the G2 MSM on the devices too: every proof
+// of every job verifies with its own keys.
+func TestConcurrentJobsOfTwoKeySetsOnOneBackendEachProveWithTheirOwnBases(t *testing.T) {
+	const partitions = 2
+	a := setupKeys(t, "chain", 1<<8)
+	b, err := keys.Setup("chain", 1<<8) // same circuit and size, other keys
+	if err != nil {
+		t.Fatal(err)
+	}
+	be := cpuBackend(t, 2)
+	p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": "device"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := runtime.NewEngine(p, runtime.Options{Devices: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var jobs []*groth16.Job
+	for i, set := range []*keys.Set{a, b, a, b} {
+		j, err := set.NewJob(partitions, uint64(i+1), be)
+		if err != nil {
+			t.Fatal(err)
+		}
+		jobs = append(jobs, j)
+	}
+	results := make([]*runtime.Result, len(jobs))
+	var g errgroup.Group
+	for i, j := range jobs {
+		g.Go(func() (err error) {
+			results[i], err = e.Run(context.Background(), runtime.Job{ID: fmt.Sprint("job-", i), Partitions: partitions, Payload: j})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	for i, res := range results {
+		for p, proof := range proofs(t, res) {
+			if err := jobs[i].Verify(p, proof); err != nil {
+				t.Errorf("job %d partition %d: %v", i, p, err)
+			}
+		}
 	}
 }
