@@ -163,6 +163,7 @@ type loader struct {
 func (l *loader) params(root *yaml.Node, overrides map[string]string) {
 	p, ps := l.p, l.ps
 	p.Params = map[string]string{"partitions": "1"}
+	var partitionsNode *yaml.Node // where the file sets it, for the problem's position
 	if root.Kind == yaml.MappingNode {
 		for i := 0; i+1 < len(root.Content); i += 2 {
 			if root.Content[i].Value != "params" {
@@ -184,6 +185,9 @@ func (l *loader) params(root *yaml.Node, overrides map[string]string) {
 					continue
 				}
 				p.Params[k.Value] = val.Value
+				if k.Value == "partitions" {
+					partitionsNode = val
+				}
 			}
 		}
 	}
@@ -197,9 +201,16 @@ func (l *loader) params(root *yaml.Node, overrides map[string]string) {
 			continue
 		}
 		p.Params[k] = v
+		if k == "partitions" {
+			partitionsNode = nil
+		}
 	}
 	if n, err := strconv.Atoi(p.Params["partitions"]); err != nil || n < 1 {
-		ps.at(nil, "parameter partitions: want a whole number of at least 1, got %q", p.Params["partitions"])
+		what := "parameter partitions"
+		if _, set := overrides["partitions"]; set {
+			what = "--set partitions"
+		}
+		ps.at(partitionsNode, "%s: want a whole number of at least 1, got %q", what, p.Params["partitions"])
 	} else {
 		p.Partitions = n
 	}
