@@ -512,3 +512,22 @@ stages:
 		break
 	}
 }
+
+// retry.max is the ceiling of every wait, jitter included.
+func TestRetryBackoffNeverExceedsMax(t *testing.T) {
+	r := Retry{Attempts: 50, Initial: 100 * time.Millisecond, Max: 400 * time.Millisecond}
+	next := r.backoff()
+	atMax := 0
+	for i := 0; i < 200; i++ {
+		d := next()
+		if d > r.Max || d < 0 {
+			t.Fatalf("wait %d is %s, want within [0, %s]", i, d, r.Max)
+		}
+		if d == r.Max {
+			atMax++
+		}
+	}
+	if atMax == 0 {
+		t.Errorf("no wait reached max %s in 200 draws, want the ceiling to be reached", r.Max)
+	}
+}

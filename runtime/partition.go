@@ -152,7 +152,7 @@ func release(out any) {
 // runStage runs one stage instance, retrying as its policy allows.
 func (pt *partition) runStage(s *Stage, in *stages.Input) (any, error) {
 	e := pt.js.e
-	var bo *backoff.ExponentialBackOff
+	var next func() time.Duration
 	for attempt := 1; ; attempt++ {
 		in.Attempt = attempt
 		out, err := pt.attempt(s, in)
@@ -166,12 +166,10 @@ func (pt *partition) runStage(s *Stage, in *stages.Input) (any, error) {
 			}
 			return nil, &StageError{Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Type: s.Type, Device: in.Device, Attempts: attempt, Err: err}
 		}
-		if bo == nil {
-			bo = backoff.NewExponentialBackOff()
-			bo.InitialInterval, bo.MaxInterval, bo.MaxElapsedTime = s.Retry.Initial, s.Retry.Max, 0
-			bo.Reset()
+		if next == nil {
+			next = s.Retry.backoff()
 		}
-		wait := bo.NextBackOff()
+		wait := next()
 		e.emit(Event{Kind: StageRetry, Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Device: in.Device, Err: err})
 		t := time.NewTimer(wait)
 		select {
@@ -181,6 +179,16 @@ func (pt *partition) runStage(s *Stage, in *stages.Input) (any, error) {
 		case <-t.C:
 		}
 	}
+}
+
+// backoff returns the waits between attempts: exponential from Initial,
+// jittered, and never above Max (the jitter of cenkalti/backoff alone goes
+// up to half above its ceiling).
+func (r Retry) backoff() func() time.Duration {
+	bo := backoff.NewExponentialBackOff()
+	bo.InitialInterval, bo.MaxInterval, bo.MaxElapsedTime = r.Initial, r.Max, 0
+	bo.Reset()
+	return func() time.Duration { return min(bo.NextBackOff(), r.Max) }
 }
 
 // attempt takes a worker slot and the stage's locks, runs the stage once
