@@ -92,6 +92,7 @@ func Parse(file string, src []byte, reg *stages.Registry, params map[string]stri
 		}
 		return nil, ps.err()
 	}
+	l.expansionClashes()
 	l.stages(stagesNode)
 	l.resolveNeeds()
 	if !l.topoSort() {
@@ -246,6 +247,40 @@ func (l *loader) resources(n *yaml.Node) {
 		l.resByName[name] = len(l.p.Resources)
 		l.p.Resources = append(l.p.Resources, d)
 		l.resNodes = append(l.resNodes, k)
+	}
+}
+
+// expansionClashes reports a plain resource whose name is one a template
+// expands to ("gpu.1.mem" beside "gpu.{gpu}.mem"): on that device the two
+// would be one name, and the engine could not be built.
+func (l *loader) expansionClashes() {
+	for _, t := range l.p.Resources {
+		if !isTemplate(t.Name) {
+			continue
+		}
+		tseg := strings.Split(t.Name, ".")
+		for j, r := range l.p.Resources {
+			rseg := strings.Split(r.Name, ".")
+			if isTemplate(r.Name) || len(rseg) != len(tseg) {
+				continue
+			}
+			device := -1
+			for k := range tseg {
+				if tseg[k] == resources.GPUPlaceholder {
+					if d, err := strconv.Atoi(rseg[k]); err == nil && d >= 0 && strconv.Itoa(d) == rseg[k] {
+						device = d
+						continue
+					}
+				}
+				if tseg[k] != rseg[k] {
+					device = -1
+					break
+				}
+			}
+			if device >= 0 {
+				l.ps.at(l.resNodes[j], "resource %q is the name %q takes on device %d: rename it (the two would clash with %d or more devices)", r.Name, t.Name, device, device+1)
+			}
+		}
 	}
 }
 
