@@ -531,3 +531,57 @@ func TestRetryBackoffNeverExceedsMax(t *testing.T) {
 		t.Errorf("no wait reached max %s in 200 draws, want the ceiling to be reached", r.Max)
 	}
 }
+
+// Cancelling a job while a stage waits out its retry backoff ends the wait
+// at once and releases the span lock the partition holds across it.
+func TestCancellationDuringRetryBackoffReleasesSpanLocks(t *testing.T) {
+	p := mustParse(t, `
+pipeline: backoff
+params: {partitions: 2}
+resources:
+  gpu.{gpu}.mem: {}
+stages:
+  upload: {type: sim.device, config: {duration: 0s}}
+  compute:
+    type: sim.sleep
+    needs: [upload]
+    retry: {attempts: 5, initial: 1h, max: 1h}
+    config: {duration: 0s, fail: {retryable: true, message: out of memory}}
+spans:
+  - {lock: "gpu.{gpu}.mem", from: upload, to: compute}
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e := mustEngine(t, p, Options{OnEvent: func(ev Event) {
+		if ev.Kind == StageRetry {
+			cancel() // the stage is about to wait an hour
+		}
+	}})
+	_, err := e.Run(ctx, Job{ID: "b"})
+	if err == nil || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want job cancelled", err)
+	}
+	assertNothingHeld(t, e)
+}
+
+// A failure inside a span releases the span's lock with the partition, and
+// the other partitions waiting for it are cancelled, not left queued.
+func TestFailureInsideASpanReleasesItsLock(t *testing.T) {
+	p := mustParse(t, `
+pipeline: span_failure
+params: {partitions: 3}
+resources:
+  gpu.{gpu}.compute: {}
+stages:
+  upload: {type: sim.device, config: {duration: 0s}}
+  compute: {type: sim.sleep, needs: [upload], config: {duration: 0s, fail: {message: kernel failed}}}
+  epilogue: {type: sim.sleep, needs: [compute], config: {duration: 0s}}
+spans:
+  - {lock: "gpu.{gpu}.compute", from: upload, to: epilogue}
+`)
+	e := mustEngine(t, p, Options{})
+	if _, err := e.Run(context.Background(), Job{ID: "f"}); err == nil || !strings.Contains(err.Error(), "kernel failed") {
+		t.Fatalf("err = %v, want the kernel failure", err)
+	}
+	assertNothingHeld(t, e)
+}
