@@ -185,6 +185,11 @@ func (l *loader) params(root *yaml.Node, overrides map[string]string) {
 					ps.at(val, "params.%s: want a single value, got %s", k.Value, kindName(val))
 					continue
 				}
+				if strings.Contains(val.Value, "${") {
+					// Substitution is one pass: the reference would stay
+					// as text, and a number read from it would be skipped.
+					ps.at(val, "params.%s: a default cannot refer to another parameter (%q); give the value itself", k.Value, val.Value)
+				}
 				p.Params[k.Value] = val.Value
 				if k.Value == "partitions" {
 					partitionsNode = val
@@ -200,6 +205,9 @@ func (l *loader) params(root *yaml.Node, overrides map[string]string) {
 			}
 			ps.at(nil, "%s", msg)
 			continue
+		}
+		if strings.Contains(v, "${") {
+			ps.at(nil, "--set %s=%s: a value cannot refer to a parameter; give the value itself", k, v)
 		}
 		p.Params[k] = v
 		if k == "partitions" {
