@@ -175,8 +175,14 @@ func (l *loader) params(root *yaml.Node, overrides map[string]string) {
 				ps.at(v, "params: want a mapping of name: default value, got %s", kindName(v))
 				break
 			}
+			seen := map[string]bool{}
 			for j := 0; j+1 < len(v.Content); j += 2 {
 				k, val := v.Content[j], v.Content[j+1]
+				if seen[k.Value] {
+					ps.at(k, "params: %q given twice", k.Value)
+					continue
+				}
+				seen[k.Value] = true
 				if !paramNameRe.MatchString(k.Value) {
 					ps.at(k, "params: name %q: want lower_snake_case", k.Value)
 					continue
