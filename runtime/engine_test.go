@@ -585,3 +585,17 @@ spans:
 	}
 	assertNothingHeld(t, e)
 }
+
+// workers: is a bound, not an allocation: a huge value (a typo, or "no
+// limit") must not make the engine allocate a slot per worker up front.
+func TestHugeWorkerCountCostsNothingUpFront(t *testing.T) {
+	p := mustParse(t, `
+pipeline: wide
+params: {partitions: 3}
+stages:
+  a: {type: sim.sleep, workers: 1000000000000, config: {duration: 0s}}
+`)
+	if _, err := mustEngine(t, p, Options{}).Run(context.Background(), Job{}); err != nil {
+		t.Fatal(err)
+	}
+}
