@@ -272,30 +272,37 @@ func (l *loader) expansionClashes() {
 		if !isTemplate(t.Name) {
 			continue
 		}
-		tseg := strings.Split(t.Name, ".")
 		for j, r := range l.p.Resources {
-			rseg := strings.Split(r.Name, ".")
-			if isTemplate(r.Name) || len(rseg) != len(tseg) {
-				continue
-			}
-			device := -1
-			for k := range tseg {
-				if tseg[k] == resources.GPUPlaceholder {
-					if d, err := strconv.Atoi(rseg[k]); err == nil && d >= 0 && strconv.Itoa(d) == rseg[k] {
-						device = d
-						continue
-					}
-				}
-				if tseg[k] != rseg[k] {
-					device = -1
-					break
-				}
-			}
-			if device >= 0 {
+			if device, ok := expansionOf(t.Name, r.Name); ok {
 				l.ps.at(l.resNodes[j], "resource %q is the name %q takes on device %d: rename it (the two would clash with %d or more devices)", r.Name, t.Name, device, device+1)
 			}
 		}
 	}
+}
+
+// expansionOf reports whether name is what template expands to on some
+// device, and which.
+func expansionOf(template, name string) (device int, ok bool) {
+	if !isTemplate(template) || isTemplate(name) {
+		return 0, false
+	}
+	tseg, nseg := strings.Split(template, "."), strings.Split(name, ".")
+	if len(tseg) != len(nseg) {
+		return 0, false
+	}
+	device = -1
+	for k := range tseg {
+		if tseg[k] == resources.GPUPlaceholder {
+			d, err := strconv.Atoi(nseg[k])
+			if err != nil || d < 0 || strconv.Itoa(d) != nseg[k] {
+				return 0, false
+			}
+			device = d
+		} else if tseg[k] != nseg[k] {
+			return 0, false
+		}
+	}
+	return device, device >= 0
 }
 
 func (l *loader) stages(n *yaml.Node) {
@@ -437,7 +444,15 @@ func (l *loader) resolveLock(lk *Lock, what string) bool {
 		}
 		sort.Strings(names)
 		msg := fmt.Sprintf("%s: lock on unknown resource %q", what, lk.Resource)
-		if s := suggest.Closest(lk.Resource, names); s != "" {
+		template := ""
+		for _, n := range names {
+			if _, ok := expansionOf(n, lk.Resource); ok {
+				template = n
+			}
+		}
+		if template != "" {
+			msg += fmt.Sprintf(" (lock %q: {gpu} stands for the device the partition is placed on)", template)
+		} else if s := suggest.Closest(lk.Resource, names); s != "" {
 			msg += fmt.Sprintf(" (did you mean %q?)", s)
 		} else if len(names) == 0 {
 			msg += " (the pipeline declares no resources)"
