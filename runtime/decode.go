@@ -41,6 +41,9 @@ func fields(ps *problems, n *yaml.Node, what string, known []string, fn func(key
 
 func unknownField(what, key string, known []string) string {
 	msg := fmt.Sprintf("%s: field %q not recognised", what, key)
+	if key == "<<" {
+		return msg + " (YAML merge keys are not expanded here: write the fields out)"
+	}
 	if s := suggest.Closest(key, known); s != "" {
 		return msg + fmt.Sprintf(" (did you mean %q?)", s)
 	}
@@ -68,7 +71,7 @@ func kindName(n *yaml.Node) string {
 		}
 		return fmt.Sprintf("%q", n.Value)
 	case yaml.AliasNode:
-		return "an alias"
+		return fmt.Sprintf("the alias *%s (YAML aliases are not expanded here: write the value out)", n.Value)
 	}
 	return "a document"
 }
