@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -215,21 +216,7 @@ func checkKeys(ps *problems, n *yaml.Node, t reflect.Type, what string) {
 	case t.Kind() == reflect.Struct && n.Kind == yaml.MappingNode:
 		known := map[string]reflect.Type{}
 		var names []string
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-			if name == "-" {
-				continue
-			}
-			if name == "" {
-				name = strings.ToLower(f.Name)
-			}
-			known[name] = f.Type
-			names = append(names, name)
-		}
+		structFields(t, known, &names)
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			ft, ok := known[k.Value]
@@ -247,5 +234,35 @@ func checkKeys(ps *problems, n *yaml.Node, t reflect.Type, what string) {
 		for i := 1; i < len(n.Content); i += 2 {
 			checkKeys(ps, n.Content[i], t.Elem(), what)
 		}
+	}
+}
+
+// structFields adds the YAML keys of struct t and their types, as yaml.v3
+// names them: the tag's name, or the lowercased field name; fields of an
+// ",inline" struct are t's own.
+func structFields(t reflect.Type, known map[string]reflect.Type, names *[]string) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name, opts, _ := strings.Cut(f.Tag.Get("yaml"), ",")
+		if name == "-" {
+			continue
+		}
+		if ft := f.Type; slices.Contains(strings.Split(opts, ","), "inline") {
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				structFields(ft, known, names)
+			}
+			continue
+		}
+		if !f.IsExported() {
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		known[name] = f.Type
+		*names = append(*names, name)
 	}
 }

@@ -5,8 +5,12 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"gopkg.in/yaml.v3"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/invalid/*.err from the loader's output")
@@ -96,4 +100,33 @@ stages:
 spans:
   - {lock: "gpu.{gpu}.mem", from: upload, to: finish}
 `)
+}
+
+type inlineBase struct {
+	Duration time.Duration `yaml:"duration"`
+}
+
+type inlineConfig struct {
+	inlineBase `yaml:",inline"`
+	Extra      int `yaml:"extra"`
+}
+
+// A stage config that embeds shared options with yaml ",inline" takes their
+// keys (yaml.v3 decodes them); only keys of no field are rejected.
+func TestConfigKeysOfAnInlineStructAreKnown(t *testing.T) {
+	var doc yaml.Node
+	if err := yaml.Unmarshal([]byte("{duration: 1s, extra: 2, bogus: 3}"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	ps := &problems{file: "x.yaml"}
+	var cfg inlineConfig
+	checkKeys(ps, doc.Content[0], reflect.TypeOf(&cfg), "config")
+	if len(ps.list) != 1 || !strings.Contains(ps.list[0].Msg, `field "bogus" not recognised`) {
+		t.Fatalf("problems %v, want only bogus rejected", ps.list)
+	}
+	doc.Content[0].Content = doc.Content[0].Content[:4] // drop bogus
+	ps = &problems{file: "x.yaml"}
+	if !decodeConfig(ps, doc.Content[0], &cfg, "config") || cfg.Duration != time.Second || cfg.Extra != 2 {
+		t.Fatalf("decode: %v, cfg %+v", ps.list, cfg)
+	}
 }
