@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -249,7 +250,9 @@ func (e *Engine) Run(ctx context.Context, job Job) (*Result, error) {
 	wg.Wait()
 	res.Elapsed = time.Since(began)
 	err := js.failure()
-	if ctx.Err() != nil {
+	// A stage that failed on its own before ctx was done keeps its error:
+	// the cancellation that followed is not why the job failed.
+	if ctx.Err() != nil && (err == nil || errors.Is(err, ctx.Err())) {
 		err = fmt.Errorf("job %q cancelled: %w", job.ID, context.Cause(ctx))
 	}
 	if err != nil {

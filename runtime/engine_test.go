@@ -599,3 +599,26 @@ stages:
 		t.Fatal(err)
 	}
 }
+
+// A job whose stage failed keeps that failure as its error when the
+// caller's context is cancelled afterwards (say Ctrl-C while it winds down).
+func TestStageFailureIsNotHiddenByALaterCancellation(t *testing.T) {
+	p := mustParse(t, `
+pipeline: fail_then_cancel
+params: {partitions: 1}
+stages:
+  synth: {type: sim.sleep, config: {duration: 0s, fail: {message: bad witness}}}
+  wait: {type: test.block}
+`)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e := mustEngine(t, p, Options{OnEvent: func(ev Event) {
+		if ev.Kind == StageDone && ev.Stage == "wait" {
+			cancel() // wait ends when synth's failure cancels the job
+		}
+	}})
+	_, err := e.Run(ctx, Job{ID: "j"})
+	if err == nil || !strings.Contains(err.Error(), `stage "synth"`) || !errors.Is(err, sim.ErrInjected) {
+		t.Fatalf("err = %v, want the stage's failure", err)
+	}
+}

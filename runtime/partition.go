@@ -164,7 +164,7 @@ func (pt *partition) runStage(s *Stage, in *stages.Input) (any, error) {
 			if errors.As(err, &se) {
 				return nil, err
 			}
-			return nil, &StageError{Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Type: s.Type, Device: in.Device, Attempts: attempt, Err: err}
+			return nil, pt.stageError(s, in, attempt, err)
 		}
 		if next == nil {
 			next = s.Retry.backoff()
@@ -175,10 +175,20 @@ func (pt *partition) runStage(s *Stage, in *stages.Input) (any, error) {
 		select {
 		case <-pt.js.ctx.Done():
 			t.Stop()
-			return nil, &StageError{Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Type: s.Type, Device: in.Device, Attempts: attempt, Err: err}
+			return nil, pt.stageError(s, in, attempt, err)
 		case <-t.C:
 		}
 	}
+}
+
+// stageError is a failed stage instance's error. When the job was being
+// cancelled as it failed, the error also wraps the cancellation (unless it
+// does already), so that Run can tell a cancelled job from a failed one.
+func (pt *partition) stageError(s *Stage, in *stages.Input, attempts int, err error) *StageError {
+	if cerr := pt.js.ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+		err = fmt.Errorf("%w (while the job was cancelled: %w)", err, cerr)
+	}
+	return &StageError{Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Type: s.Type, Device: in.Device, Attempts: attempts, Err: err}
 }
 
 // backoff returns the waits between attempts: exponential from Initial,
