@@ -26,6 +26,9 @@ func TestProveOnEmulatedDevicesSpreadsPartitionsWithPerDeviceLocks(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if names, _ := spans[0].Resource["prooflane.device_names"].([]any); len(names) != 3 {
+		t.Errorf("resource prooflane.device_names = %v, want the 3 devices' names", spans[0].Resource["prooflane.device_names"])
+	}
 	perDevice := map[int64]int{}
 	for _, s := range spans {
 		switch s.Str(string(pl.KeyKind)) {

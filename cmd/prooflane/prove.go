@@ -135,6 +135,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		attribute.String("prooflane.pipeline_sha256", p.Hash),
 		pl.KeyBackend.String(be.Name()),
 		attribute.Int("prooflane.devices", nDev),
+		attribute.StringSlice("prooflane.device_names", deviceNames(be, nDev)),
 		attribute.String("prooflane.circuit", cf.circuit),
 		attribute.Int("prooflane.size", size))
 	prov, err := pl.Setup(ctx, tc)
@@ -289,4 +290,16 @@ func writeTo(path string, write func(io.Writer) (int64, error)) error {
 		return fmt.Errorf("write %s: %w", path, err)
 	}
 	return nil
+}
+
+// deviceNames names the first n devices of a backend, for traces.
+func deviceNames(be device.Backend, n int) []string {
+	var names []string
+	for _, d := range be.Devices() {
+		if len(names) == n {
+			break
+		}
+		names = append(names, d.Name)
+	}
+	return names
 }
