@@ -25,7 +25,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	busy := fs.String("busy-stage", "gpu_compute", "stage name or type suffix whose runs count as device busy")
 	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this")
 	quiet := fs.Bool("q", false, "print no text report (with --html or --perfetto)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

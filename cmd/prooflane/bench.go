@@ -57,7 +57,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "witness seed")
 	set := setFlags{}
 	fs.Var(set, "set", "override a parameter of every pipeline, name=value (repeatable)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := checkCounts(fs, "devices"); err != nil {

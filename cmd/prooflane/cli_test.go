@@ -186,3 +186,19 @@ func TestHelpShowsProvesTraceDefaultAndStrayArgumentsAreRefused(t *testing.T) {
 		t.Errorf("stages extra: exit %d, stderr %q", rc, stderr)
 	}
 }
+
+func TestFlagMistakesArePrintedOnceAndExitTwo(t *testing.T) {
+	rc, _, stderr := prooflane(t, "validate", "--bogus", "x.yaml")
+	if rc != 2 {
+		t.Errorf("exit %d, want 2", rc)
+	}
+	if n := strings.Count(stderr, "flag provided but not defined: -bogus"); n != 1 {
+		t.Errorf("the mistake is printed %d times, want once:\n%s", n, stderr)
+	}
+	if !strings.Contains(stderr, "usage: prooflane validate") {
+		t.Errorf("no usage after the mistake:\n%s", stderr)
+	}
+	if rc, _, _ := prooflane(t, "validate", "-h"); rc != 0 {
+		t.Errorf("-h exits %d, want 0", rc)
+	}
+}

@@ -18,7 +18,7 @@ func runGraph(args []string, stdout, stderr io.Writer) error {
 	format := fs.String("format", "dot", "output format: dot or mermaid")
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

@@ -50,7 +50,10 @@ func mainRC(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := c.run(args[1:], stdout, stderr); err != nil {
+		var ue usageError
 		switch {
+		case errors.As(err, &ue):
+			return 2 // the flag package has printed the mistake and the usage
 		case errors.Is(err, errSilent):
 		case errors.Is(err, flag.ErrHelp):
 			return 0
@@ -86,4 +89,21 @@ func newFlags(name, argsUsage string, stderr io.Writer) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// usageError is a command-line mistake that the flag package has already
+// reported, with the command's usage, on stderr.
+type usageError struct{ err error }
+
+func (u usageError) Error() string { return u.err.Error() }
+func (u usageError) Unwrap() error { return u.err }
+
+// parseFlags parses a subcommand's flags; a mistake becomes a usageError
+// (exit 2, printed once), -h stays flag.ErrHelp (exit 0).
+func parseFlags(fs *flag.FlagSet, args []string) error {
+	err := fs.Parse(args)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return usageError{err}
+	}
+	return err
 }

@@ -70,7 +70,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		// prove writes the trace next to the proofs unless told otherwise.
 		f.Usage, f.DefValue = "JSON-lines trace file of --trace file (default: trace.jsonl in the --out directory)", ""
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := checkCounts(fs, "partitions", "devices"); err != nil {

@@ -33,7 +33,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	progressMode := fs.String("progress", "auto", "progress line on stderr: auto (when a terminal), on, off")
 	var tc pl.Config
 	tc.RegisterFlags(fs)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := checkCounts(fs, "partitions", "devices"); err != nil {

@@ -78,7 +78,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	var cf circuitFlags
 	cf.register(fs)
 	force := fs.Bool("force", false, "run the setup again even when keys are cached")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {

@@ -62,7 +62,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "also print the full analysis of the simulated run")
 	traceOut := fs.String("trace-file", "", "write the simulated run's spans (in real time) to this JSON-lines `file`")
 	html := fs.String("html", "", "write an HTML timeline of the simulated run to this `file`")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := checkCounts(fs, "jobs", "in-flight", "partitions", "devices"); err != nil {

@@ -13,7 +13,7 @@ func init() {
 
 func runStages(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("stages", "", stderr)
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {

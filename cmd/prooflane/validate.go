@@ -16,7 +16,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("validate", "FILE...", stderr)
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {

@@ -27,7 +27,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("verify", "DIR", stderr)
 	keysDir := fs.String("keys", keys.DefaultDir(), "key cache directory holding the verifying key")
 	vkPath := fs.String("vk", "", "verifying key file (default: the key cache's for the manifest's circuit and size, else DIR's copy)")
-	if err := fs.Parse(args); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
