@@ -144,20 +144,7 @@ func TestNTT(t *testing.T) {
 			for _, dif := range []bool{false, true} {
 				for _, coset := range []bool{false, true} {
 					x := ref.Fr(r, n)
-					want := append([]fr.Element(nil), x...)
-					dec := fft.DIT
-					if dif {
-						dec = fft.DIF
-					}
-					var opts []fft.Option
-					if coset {
-						opts = append(opts, fft.OnCoset())
-					}
-					if inverse {
-						d.FFTInverse(want, dec, opts...)
-					} else {
-						d.FFT(want, dec, opts...)
-					}
+					want := ref.NTT(x, d, inverse, dif, coset)
 					NTT(x, d, inverse, dif, coset)
 					for i := range x {
 						if !x[i].Equal(&want[i]) {

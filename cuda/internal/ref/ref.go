@@ -37,6 +37,27 @@ func ComputeH(a, b, c []fr.Element, domain *fft.Domain) []fr.Element {
 	return a
 }
 
+// NTT returns gnark-crypto's transform of x (x is left as it is): forward
+// or inverse, DIF (natural in, bit-reversed out) or DIT, on the coset or
+// not, exactly the fft.Domain calls the kernels must match.
+func NTT(x []fr.Element, d *fft.Domain, inverse, dif, coset bool) []fr.Element {
+	out := append([]fr.Element(nil), x...)
+	dec := fft.DIT
+	if dif {
+		dec = fft.DIF
+	}
+	var opts []fft.Option
+	if coset {
+		opts = append(opts, fft.OnCoset())
+	}
+	if inverse {
+		d.FFTInverse(out, dec, opts...)
+	} else {
+		d.FFT(out, dec, opts...)
+	}
+	return out
+}
+
 // Fr returns n random field elements.
 func Fr(rng *rand.Rand, n int) []fr.Element {
 	v := make([]fr.Element, n)
