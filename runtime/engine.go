@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -264,7 +265,7 @@ func (e *Engine) Run(ctx context.Context, job Job) (*Result, error) {
 			}
 		}
 		span.RecordError(err)
-		span.SetStatus(codesError, err.Error())
+		span.SetStatus(codes.Error, err.Error())
 		e.emit(Event{Kind: JobFailed, Job: job.ID, Partition: -1, Device: -1, Err: err})
 		return nil, err
 	}

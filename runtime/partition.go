@@ -16,7 +16,6 @@ import (
 	"github.com/prooflane/prooflane/stages"
 )
 
-const codesError = codes.Error
 
 // partition is one instance of the DAG. Its fields are owned by the
 // partition's goroutine; stage goroutines read the device from their Input
@@ -100,7 +99,7 @@ func (js *jobState) runPartition(i int, res *PartitionResult) {
 			failed = true
 			js.fail(d.err) // only the first failure counts; later ones are its cancellations
 			span.RecordError(d.err)
-			span.SetStatus(codesError, d.err.Error())
+			span.SetStatus(codes.Error, d.err.Error())
 			continue
 		}
 		outputs[d.s.index] = d.out
@@ -249,7 +248,7 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 	}
 	if err != nil {
 		span.RecordError(err)
-		span.SetStatus(codesError, err.Error())
+		span.SetStatus(codes.Error, err.Error())
 	}
 	span.End()
 
