@@ -16,7 +16,6 @@ import (
 	"github.com/prooflane/prooflane/stages"
 )
 
-
 // partition is one instance of the DAG. Its fields are owned by the
 // partition's goroutine; stage goroutines read the device from their Input
 // (fixed at launch), never from here. The exception is spanGrants: a span's
