@@ -298,8 +298,8 @@ params: {partitions: 3}
 resources:
   gpu.{gpu}.compute: {}
 stages:
-  a: {type: sim.sleep, workers: 3, config: {duration: 1ms}}
-  b: {type: sim.sleep, needs: [a], workers: 3, locks: ["gpu.{gpu}.compute"], config: {duration: 2ms}}
+  a: {type: test.barrier, workers: 3, config: {n: 3}}
+  b: {type: sim.sleep, needs: [a], workers: 3, locks: ["gpu.{gpu}.compute"], config: {duration: 20ms}}
 `)
 	rec := stagetest.NewRecorder()
 	if _, err := mustEngine(t, p, Options{Tracer: rec.TracerProvider()}).Run(context.Background(), Job{}); err != nil {
