@@ -69,18 +69,62 @@ struct FpParams {
   }
 };
 
-#if defined(PL_PTX)
-// Single PTX instructions. The carry flag lives between consecutive asm
-// statements; nvcc keeps volatile asm in order and inserts nothing that
-// touches CC between them (the same pattern ICICLE and others rely on).
-__device__ __forceinline__ uint32_t ptx_add_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("add.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
-__device__ __forceinline__ uint32_t ptx_addc_cc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
-__device__ __forceinline__ uint32_t ptx_addc(uint32_t a, uint32_t b) { uint32_t r; asm volatile("addc.u32 %0, %1, %2;" : "=r"(r) : "r"(a), "r"(b)); return r; }
-__device__ __forceinline__ uint32_t ptx_mad_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("mad.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
-__device__ __forceinline__ uint32_t ptx_madc_lo_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.lo.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
-__device__ __forceinline__ uint32_t ptx_mad_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("mad.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
-__device__ __forceinline__ uint32_t ptx_madc_hi_cc(uint32_t a, uint32_t b, uint32_t c) { uint32_t r; asm volatile("madc.hi.cc.u32 %0, %1, %2, %3;" : "=r"(r) : "r"(a), "r"(b), "r"(c)); return r; }
+// Carry chains for the multiplication. A chain is a run of additions whose
+// carry flows from one step to the next. On the device each step is one
+// PTX instruction and the carry is the CC flag (nvcc keeps volatile asm in
+// order; ptxas fuses a mad.lo.cc / madc.hi.cc pair on the same operands
+// into one IMAD.WIDE.U32.X). On the host the same steps keep the carry in
+// `cc`, so the host check runs the very algorithm the device runs.
+struct Chain {
+#if !defined(PL_PTX)
+  uint32_t cc = 0;
+  PL_HD uint32_t step(uint32_t x, uint32_t y, uint32_t cin) {
+    uint64_t t = (uint64_t)x + y + cin;
+    cc = (uint32_t)(t >> 32);
+    return (uint32_t)t;
+  }
 #endif
+  // (hi:lo) += a*b, no carry in; carry out.
+  PL_HD void mad(uint32_t& lo, uint32_t& hi, uint32_t a, uint32_t b) {
+#if defined(PL_PTX)
+    asm volatile("mad.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                 : "+r"(lo), "+r"(hi) : "r"(a), "r"(b));
+#else
+    uint64_t p = (uint64_t)a * b;
+    lo = step(lo, (uint32_t)p, 0);
+    hi = step(hi, (uint32_t)(p >> 32), cc);
+#endif
+  }
+  // (hi:lo) += a*b + carry; carry out.
+  PL_HD void madc(uint32_t& lo, uint32_t& hi, uint32_t a, uint32_t b) {
+#if defined(PL_PTX)
+    asm volatile("madc.lo.cc.u32 %0, %2, %3, %0; madc.hi.cc.u32 %1, %2, %3, %1;"
+                 : "+r"(lo), "+r"(hi) : "r"(a), "r"(b));
+#else
+    uint64_t p = (uint64_t)a * b;
+    lo = step(lo, (uint32_t)p, cc);
+    hi = step(hi, (uint32_t)(p >> 32), cc);
+#endif
+  }
+  // x += y, no carry in; carry out.
+  PL_HD void add(uint32_t& x, uint32_t y) {
+#if defined(PL_PTX)
+    asm volatile("add.cc.u32 %0, %0, %1;" : "+r"(x) : "r"(y));
+#else
+    x = step(x, y, 0);
+#endif
+  }
+  // x + y + carry; carry out.
+  PL_HD uint32_t addc(uint32_t x, uint32_t y) {
+#if defined(PL_PTX)
+    uint32_t r;
+    asm volatile("addc.cc.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(y));
+    return r;
+#else
+    return step(x, y, cc);
+#endif
+  }
+};
 
 template <class P>
 struct Field {
@@ -163,44 +207,54 @@ struct Field {
 
   PL_HD Field dbl() const { return *this + *this; }
 
-#if defined(PL_PTX)
-  // CIOS Montgomery multiplication with madc chains.
-  __device__ __forceinline__ static Field mont_mul(const Field& a, const Field& b) {
-    uint32_t t[N + 2];
-    PL_UNROLL for (int i = 0; i < N + 2; i++) t[i] = 0;
+  // Montgomery multiplication (CIOS) with the running sum held as two
+  // arrays, T = E + 2^32 O: the products a_j*b_i of even j land on limbs
+  // (j, j+1) of E and those of odd j on limbs (j-1, j) of O, so each array
+  // takes a row of products as one carry chain of (lo, hi) pairs, one
+  // IMAD.WIDE.U32.X each on sm_90. The round's shift by one limb is a
+  // renaming: the new E is O, the new O is E's limbs 2.. plus E's carry
+  // limb, and E's limb 1, which has no place in O, is added at the start
+  // of the next round (its carry goes into O's first pair). T < 2p after
+  // every round and p < 2^(32N-1), so O's chains never carry out.
+  PL_HD static Field mont_mul(const Field& a, const Field& b) {
+    uint32_t e[N], o[N], pend = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
     PL_UNROLL for (int i = 0; i < N; i++) {
       const uint32_t bi = b.v[i];
-      // t += a * bi: low halves into t[0..N-1], carry into t[N], t[N+1]
-      t[0] = ptx_mad_lo_cc(a.v[0], bi, t[0]);
-      PL_UNROLL for (int j = 1; j < N; j++) t[j] = ptx_madc_lo_cc(a.v[j], bi, t[j]);
-      t[N] = ptx_addc_cc(t[N], 0);
-      t[N + 1] = ptx_addc(t[N + 1], 0);
-      t[1] = ptx_mad_hi_cc(a.v[0], bi, t[1]);
-      PL_UNROLL for (int j = 1; j < N; j++) t[j + 1] = ptx_madc_hi_cc(a.v[j], bi, t[j + 1]);
-      t[N + 1] = ptx_addc(t[N + 1], 0);
-      // m = t0 * inv; t += m * p; shift down one limb
-      const uint32_t m = t[0] * P::INV;
-      t[0] = ptx_mad_lo_cc(m, P::mod(0), t[0]);
-      PL_UNROLL for (int j = 1; j < N; j++) t[j] = ptx_madc_lo_cc(m, P::mod(j), t[j]);
-      t[N] = ptx_addc_cc(t[N], 0);
-      t[N + 1] = ptx_addc(t[N + 1], 0);
-      t[1] = ptx_mad_hi_cc(m, P::mod(0), t[1]);
-      PL_UNROLL for (int j = 1; j < N; j++) t[j + 1] = ptx_madc_hi_cc(m, P::mod(j), t[j + 1]);
-      t[N + 1] = ptx_addc(t[N + 1], 0);
-      PL_UNROLL for (int j = 0; j < N + 1; j++) t[j] = t[j + 1];
-      t[N + 1] = 0;
+      Chain k;
+      k.add(e[0], pend);
+      PL_UNROLL for (int j = 1; j < N; j += 2) k.madc(o[j - 1], o[j], a.v[j], bi);
+      Chain ke;
+      ke.mad(e[0], e[1], a.v[0], bi);
+      PL_UNROLL for (int j = 2; j < N; j += 2) ke.madc(e[j], e[j + 1], a.v[j], bi);
+      uint32_t top = ke.addc(0, 0);
+      const uint32_t m = e[0] * P::INV;
+      Chain kp;
+      kp.mad(e[0], e[1], P::mod(0), m);
+      PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
+      top = kp.addc(top, 0);
+      Chain ko;
+      ko.mad(o[0], o[1], P::mod(1), m);
+      PL_UNROLL for (int j = 3; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
+      // shift down one limb (e[0] is zero now)
+      pend = e[1];
+      PL_UNROLL for (int j = 0; j < N; j++) {
+        const uint32_t next_o = j < N - 2 ? e[j + 2] : (j == N - 2 ? top : 0);
+        e[j] = o[j];
+        o[j] = next_o;
+      }
     }
     Field r;
-    PL_UNROLL for (int i = 0; i < N; i++) r.v[i] = t[i];
+    Chain k;
+    r.v[0] = e[0];
+    k.add(r.v[0], pend);
+    PL_UNROLL for (int j = 1; j < N; j++) r.v[j] = k.addc(e[j], o[j - 1]);
     reduce_once(r.v);
     return r;
   }
-#else
-  PL_HD static Field mont_mul(const Field& a, const Field& b) { return mont_mul_portable(a, b); }
-#endif
 
-  // CIOS Montgomery multiplication, portable (64-bit accumulators). The
-  // device self-test checks the PTX version against it.
+  // CIOS Montgomery multiplication, plain (64-bit accumulators): the
+  // reference the device self-test checks mont_mul against.
   PL_HD static Field mont_mul_portable(const Field& a, const Field& b) {
     uint32_t t[N + 2];
     PL_UNROLL for (int i = 0; i < N + 2; i++) t[i] = 0;

@@ -28,13 +28,14 @@ import (
 )
 
 var (
-	cpu     = flag.Bool("cpu", true, "also time gnark-crypto on the host")
-	reps    = flag.Int("reps", 5, "timed repetitions (median reported)")
-	g1Logs  = flag.String("g1", "20,22,24", "G1 MSM sizes (log2)")
-	g2Logs  = flag.String("g2", "20,22", "G2 MSM sizes (log2)")
-	nttLogs = flag.String("ntt", "20,22,24", "NTT and H sizes (log2)")
-	windows = flag.String("c", "", "extra G1 MSM window sizes to try at each size")
-	out     = flag.String("o", "", "also write the table to this file")
+	cpu      = flag.Bool("cpu", true, "also time gnark-crypto on the host")
+	reps     = flag.Int("reps", 5, "timed repetitions (median reported)")
+	g1Logs   = flag.String("g1", "20,22,24", "G1 MSM sizes (log2)")
+	g2Logs   = flag.String("g2", "20,22", "G2 MSM sizes (log2)")
+	nttLogs  = flag.String("ntt", "20,22,24", "NTT and H sizes (log2)")
+	windows  = flag.String("c", "", "extra G1 MSM window sizes to try at each size")
+	windows2 = flag.String("c2", "", "extra G2 MSM window sizes to try at each size")
+	out      = flag.String("o", "", "also write the table to this file")
 )
 
 type row struct {
@@ -229,27 +230,29 @@ func main() {
 		v, err := s.Alloc(n)
 		must(err)
 		must(s.Upload(v, sc, false))
-		_, err = s.MSMG2(ctx, b, v, n)
-		must(err)
 		var got curve.G2Jac
-		t, err := median(max(*reps/2, 1), func() error {
-			var err error
-			got, err = s.MSMG2(ctx, b, v, n)
-			return err
-		})
-		must(err)
-		var tc time.Duration
-		note := fmt.Sprintf("c=%d", cuda.Window(n))
-		if *cpu {
-			var want curve.G2Jac
-			t0 := time.Now()
-			want.MultiExp(pts, sc, ecc.MultiExpConfig{})
-			tc = time.Since(t0)
-			if !want.Equal(&got) {
-				note += " MISMATCH"
+		for _, c := range append([]int{cuda.Window(n)}, logs(*windows2)...) {
+			_, err = s.MSMG2Window(ctx, b, v, n, c) // warm-up
+			must(err)
+			t, err := median(max(*reps/2, 1), func() error {
+				var err error
+				got, err = s.MSMG2Window(ctx, b, v, n, c)
+				return err
+			})
+			must(err)
+			var tc time.Duration
+			note := fmt.Sprintf("c=%d", c)
+			if *cpu && c == cuda.Window(n) {
+				var want curve.G2Jac
+				t0 := time.Now()
+				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
+				tc = time.Since(t0)
+				if !want.Equal(&got) {
+					note += " MISMATCH"
+				}
 			}
+			add("msm G2", l, t, tc, note)
 		}
-		add("msm G2", l, t, tc, note)
 		s.Free(v)
 		must(s.Sync())
 	}
