@@ -103,8 +103,10 @@ func Window(n int) int {
 	if windowOverride >= 4 && windowOverride <= 24 {
 		return windowOverride
 	}
+	// log2(n) - 3, at most 16: c = 16 was the fastest of 14..20 for
+	// G1 and G2 at 2^20, 2^22 and 2^24 on the H200 (docs/cuda-perf-notes.md, v4).
 	l := bits.Len(uint(n))
-	return min(max(l-4, 8), 20)
+	return min(max(l-4, 8), 16)
 }
 
 // MSMG1 returns sum_i scalars[i]*bases[i] for i < n (scalars in Montgomery form).

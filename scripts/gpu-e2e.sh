@@ -8,38 +8,32 @@
 #           fallbacks on real streams; stages/groth16/device: CUDA against
 #           the CPU backend, event timing), then setup of sha256 at 2^20 and
 #           `prooflane bench` of sha256 (4 layouts + gnark), then sha256 with
-#           the G2 MSM on the device (groth16.yaml --set g2_on=device).
+#           the G2 MSM on the host cores (groth16.yaml --set g2_on=cpu).
 #   PART 2: setup of chain at 2^20, `prooflane bench` of chain (4 layouts +
-#           gnark), then chain with g2_on=device.
-#   PART all: both, for a machine without the 10-minute limit per command.
+#           gnark), then chain with g2_on=cpu.
+#   PART all: both, as far as BUDGET allows.
 #
 # Environment: OUT (default /tmp/gpu-e2e-out), KEYS, BUDGET, SIZE, BACKEND.
 # Each part is self-contained (it sets up its own keys in $KEYS, a fixed
 # path, so a part run again on a warm machine reuses them).
 #
-# Device time, estimated from the H200 numbers in docs/groth16.md (setup at
-# 2^20 ~72 s; chain 2^20 groth16.yaml 0.50 proofs/s, g2_on=device 1.69/s;
-# gnark 5.2 s/proof for chain, ~2.6 s for sha256):
-#   PART 1: tests ~90 s (15 pipeline x circuit runs at 2^10, setups
-#           included; overlap and on_oom tests at 2^12) + setup sha256 ~72 s
-#           + bench sha256 ~150 s (4 x (warm-up + 30 proofs at ~1/s) + 3
-#           gnark proofs) + g2_on=device ~30 s                 = ~6 min
-#   PART 2: setup chain ~72 s + bench chain ~300 s (4 x (warm-up + 30
-#           proofs at 0.35-0.5/s) + 3 gnark proofs, 16 s) + g2_on=device
-#           ~30 s                                             = ~7 min
-# plus a cold start of 1-2 min on the first call: ~15 min of the session's
-# 30. Everything does not fit in one 10-minute call (~13 min of work), hence
-# the two parts. Each part stops starting steps once its budget (BUDGET,
-# default 570 s) is spent, skipping them with a message, so that what ran
-# comes back.
+# Device time (H200; setup at 2^20 ~72 s; gnark 5.1 s/proof for chain,
+# ~2.6 s for sha256; the layouts at 1-4 proofs/s; g2_on=cpu ~0.5 proofs/s,
+# one job of 10 partitions):
+#   PART 1: tests ~90 s + setup ~72 s + 4 layouts x (warm-up + 30 proofs)
+#           ~90 s + 3 gnark proofs ~8 s + g2_on=cpu ~25 s      = ~5 min
+#   PART 2: setup ~72 s + layouts ~90 s + gnark ~16 s + g2_on=cpu ~25 s
+#                                                             = ~3.5 min
+# plus a cold start of 1-2 min. Each part stops starting steps once its
+# budget (BUDGET, default 570 s) is spent, skipping them with a message, so
+# that what ran comes back. After `bash scripts/gpu-build.sh` here:
 #
-# The next session's calls (the run tool), after `bash scripts/gpu-build.sh`:
 #   run(command: "bash scripts/gpu-e2e.sh 1", carry: ["build/gpu"], timeout_s: 600)
 #   run(command: "bash scripts/gpu-e2e.sh 2", carry: ["build/gpu"], timeout_s: 600)
 #
 # Files written into $OUT (at most 8 come back): gpu.txt, tests.log (both
 # test binaries), setup.log, bench.log (bench's progress on stderr),
-# bench-<circuit>.md and bench-<circuit>-g2-device.md (the tables, also
+# bench-<circuit>.md and bench-<circuit>-g2-cpu.md (the tables, also
 # printed last).
 set -u -o pipefail
 part=${1:-}
@@ -112,14 +106,15 @@ tests() {
 	grep -E "^(--- |FAIL|ok|PASS|panic)|overlapping pairs|took .* on the device" "$OUT/tests.log"
 }
 
-# bench CIRCUIT NEED CAP: setup, the four layouts with gnark, then g2_on=device.
+# bench CIRCUIT NEED CAP: setup, the four layouts with gnark, then the
+# recommended layout with the G2 MSM on the host cores (g2_on=cpu).
 bench() {
 	local c=$1 need=$2 cap=$3
 	step "setup $c $SIZE" 90 150 "$OUT/setup.log" "$pl" setup --circuit "$c" --size "$SIZE" --keys "$KEYS"
 	step "bench $c $SIZE" "$need" "$cap" "$OUT/bench.log" bash -c \
 		"$pl bench --backend $BACKEND --circuit $c --size '$SIZE' --keys $KEYS --partitions 10 --jobs 3 --inflight 3 --gnark 3 ${layouts[*]} >$OUT/bench-$c.md"
-	step "bench $c $SIZE g2_on=device" 30 90 "$OUT/bench.log" bash -c \
-		"$pl bench --backend $BACKEND --circuit $c --size '$SIZE' --keys $KEYS --partitions 10 --jobs 3 --inflight 3 --set g2_on=device pipelines/groth16.yaml >$OUT/bench-$c-g2-device.md"
+	step "bench $c $SIZE g2_on=cpu" 40 90 "$OUT/bench.log" bash -c \
+		"$pl bench --backend $BACKEND --circuit $c --size '$SIZE' --keys $KEYS --partitions 10 --jobs 1 --inflight 1 --set g2_on=cpu pipelines/groth16.yaml >$OUT/bench-$c-g2-cpu.md"
 }
 
 case "$part" in
@@ -138,7 +133,7 @@ all)
 esac
 
 echo "gpu-e2e part $part: $((SECONDS - began))s; logs in $OUT"
-for f in "$OUT"/bench-sha256.md "$OUT"/bench-sha256-g2-device.md "$OUT"/bench-chain.md "$OUT"/bench-chain-g2-device.md; do
+for f in "$OUT"/bench-sha256.md "$OUT"/bench-sha256-g2-cpu.md "$OUT"/bench-chain.md "$OUT"/bench-chain-g2-cpu.md; do
 	[ -s "$f" ] || continue
 	echo
 	echo "### $(basename "$f" .md) ($SIZE, 10 partitions x 3 jobs, 3 in flight)"

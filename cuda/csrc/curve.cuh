@@ -101,13 +101,13 @@ struct XYZZ {
     zzz = zzz * ppp;
   }
 
+  // One call site for the addition: with two (one per sign) the MSM's
+  // accumulation ran 1.5-1.8x slower on the H200 (docs/cuda-perf-notes.md,
+  // v4).
   PL_HD void add_affine(const Affine<F>& a, bool negate) {
     if (a.is_inf()) return;
-    if (negate) {
-      add_affine(a.x, a.y.neg());
-    } else {
-      add_affine(a.x, a.y);
-    }
+    const F y = negate ? a.y.neg() : a.y;
+    add_affine(a.x, y);
   }
 
   // add-2008-s

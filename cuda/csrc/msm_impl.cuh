@@ -2,7 +2,6 @@
 // coordinate field; instantiated by msm_g1.cu and msm_g2.cu.
 #pragma once
 #include <cub/cub.cuh>
-#include <type_traits>
 #include "common.cuh"
 #include "msm.cuh"
 
@@ -42,12 +41,14 @@ __global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t 
     cnt[b] = (end[b] - start[b] + SEG - 1) / SEG;
 }
 
+// The accumulation kernel: each thread sums one segment of a bucket. At
+// the compiler's register count: capping it (more warps per SM) spilled
+// and ran slower for both curves (docs/cuda-perf-notes.md, v3 and v4).
 template <class F>
-__device__ __forceinline__ void segments_body(const Affine<F>* bases, const uint32_t* vals,
-                                                    const uint32_t* start, const uint32_t* end,
-                                                    const uint32_t* off, const uint32_t* cnt,
-                                                    uint32_t nb, uint32_t maxseg,
-                                                    XYZZ<F>* partial) {
+__global__ void __launch_bounds__(HEAVY)
+    k_segments(const Affine<F>* bases, const uint32_t* vals, const uint32_t* start,
+               const uint32_t* end, const uint32_t* off, const uint32_t* cnt, uint32_t nb,
+               uint32_t maxseg, XYZZ<F>* partial) {
   const uint32_t total = off[nb - 1] + cnt[nb - 1];
   for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < total && g < maxseg;
        g += gridDim.x * blockDim.x) {
@@ -58,22 +59,6 @@ __device__ __forceinline__ void segments_body(const Affine<F>* bases, const uint
     if (stop > end[b]) stop = end[b];
     partial[g] = msm_accumulate<F>(bases, vals, begin, stop);
   }
-}
-
-// The accumulation kernel. Occupancy per curve (measured,
-// docs/cuda-perf-notes.md v3): G2 runs faster capped at 4 blocks of HEAVY
-// threads per SM (<= 128 registers), G1 slower (spills), so G1 keeps the
-// compiler's choice.
-template <class F>
-__global__ void __launch_bounds__(HEAVY) k_segments(const Affine<F>* bases, const uint32_t* vals, const uint32_t* start, const uint32_t* end,
-    const uint32_t* off, const uint32_t* cnt, uint32_t nb, uint32_t maxseg, XYZZ<F>* partial) {
-  segments_body<F>(bases, vals, start, end, off, cnt, nb, maxseg, partial);
-}
-
-template <class F>
-__global__ void __launch_bounds__(HEAVY, 4) k_segments_capped(const Affine<F>* bases, const uint32_t* vals, const uint32_t* start, const uint32_t* end,
-    const uint32_t* off, const uint32_t* cnt, uint32_t nb, uint32_t maxseg, XYZZ<F>* partial) {
-  segments_body<F>(bases, vals, start, end, off, cnt, nb, maxseg, partial);
 }
 
 // Round r of the per-bucket tree over segment partials: bucket b's live
@@ -213,12 +198,8 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   const uint32_t maxseg = (uint32_t)(total / SEG + nb);
   XYZZ<F>* partial;
   PL_TRY(sc.alloc(&partial, maxseg));
-  if constexpr (std::is_same<F, Fp2>::value)
-    k_segments_capped<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end,
-                                                                      off, cnt, nb, maxseg, partial);
-  else
-    k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end, off,
-                                                               cnt, nb, maxseg, partial);
+  k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end, off, cnt,
+                                                             nb, maxseg, partial);
   PL_LAUNCHED();
   prof.mark(s, "accumulate");
   XYZZ<F>* buckets;

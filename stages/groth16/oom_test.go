@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"regexp"
 	"strings"
 	"sync"
@@ -162,10 +163,14 @@ func (s *fakeMemStream) Close() error {
 }
 
 // runTwoLock proves job with pipelines/groth16-two-lock.yaml, recording the
-// spans.
+// spans. b_g2_msm runs on the host cores (g2_on=cpu) unless params say
+// otherwise: these tests count and fail the G1 path's device allocations,
+// and G2's would shift the count (G2 on the device has its own test).
 func runTwoLock(t *testing.T, job *groth16.Job, params map[string]string) (*runtime.Result, *stagetest.Recorder, error) {
 	t.Helper()
-	p, err := runtime.Load("../../pipelines/groth16-two-lock.yaml", registry(t), params)
+	set := map[string]string{"g2_on": "cpu"}
+	maps.Copy(set, params)
+	p, err := runtime.Load("../../pipelines/groth16-two-lock.yaml", registry(t), set)
 	if err != nil {
 		t.Fatal(err)
 	}
