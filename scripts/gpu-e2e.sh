@@ -136,7 +136,9 @@ echo "gpu-e2e part $part: $((SECONDS - began))s; logs in $OUT"
 for f in "$OUT"/bench-sha256.md "$OUT"/bench-sha256-g2-cpu.md "$OUT"/bench-chain.md "$OUT"/bench-chain-g2-cpu.md; do
 	[ -s "$f" ] || continue
 	echo
-	echo "### $(basename "$f" .md) ($SIZE, 10 partitions x 3 jobs, 3 in flight)"
+	shape="10 partitions x 3 jobs, 3 in flight"
+	case "$f" in *-g2-cpu.md) shape="10 partitions x 1 job" ;; esac
+	echo "### $(basename "$f" .md) ($SIZE, $shape)"
 	cat "$f"
 done
 exit "$failed"
