@@ -3,6 +3,7 @@
 package hostcheck
 
 import (
+	"math/big"
 	"math/rand/v2"
 	"testing"
 
@@ -59,6 +60,76 @@ func TestField(t *testing.T) {
 		if got := Fp2Sqr(&e); !got.Equal(g.Square(&e)) {
 			t.Fatalf("fp2 sqr")
 		}
+	}
+}
+
+// TestFieldEdges multiplies every pair of raw Montgomery limb patterns at
+// the edges (0, 1, p-1, p-2, (p-1)/2, 2^64-1 in the low limb, high limb
+// only), where the multiplication's carry chains and its final subtraction
+// are stressed.
+func TestFieldEdges(t *testing.T) {
+	frs := frEdges()
+	for _, a := range frs {
+		for _, b := range frs {
+			var w fr.Element
+			if got := FrMul(&a, &b); !got.Equal(w.Mul(&a, &b)) {
+				t.Fatalf("fr mul of raw %x and %x", a, b)
+			}
+		}
+	}
+	fps := fpEdges()
+	for _, a := range fps {
+		for _, b := range fps {
+			var w fp.Element
+			if got := FpMul(&a, &b); !got.Equal(w.Mul(&a, &b)) {
+				t.Fatalf("fp mul of raw %x and %x", a, b)
+			}
+		}
+	}
+}
+
+func frEdges() []fr.Element {
+	q := fr.Modulus()
+	return []fr.Element{
+		{}, {1, 0, 0, 0}, {^uint64(0), 0, 0, 0}, {0, 0, 0, 1},
+		fr.Element(rawLimbs4(q, -1)), fr.Element(rawLimbs4(q, -2)), fr.Element(rawHalf4(q)),
+	}
+}
+
+func fpEdges() []fp.Element {
+	q := fp.Modulus()
+	return []fp.Element{
+		{}, {1, 0, 0, 0, 0, 0}, {^uint64(0), 0, 0, 0, 0, 0}, {0, 0, 0, 0, 0, 1},
+		fp.Element(rawLimbs6(q, -1)), fp.Element(rawLimbs6(q, -2)), fp.Element(rawHalf6(q)),
+	}
+}
+
+// rawLimbs4 returns the little-endian limbs of q+d.
+func rawLimbs4(q *big.Int, d int64) (l [4]uint64) {
+	limbs(new(big.Int).Add(q, big.NewInt(d)), l[:])
+	return l
+}
+
+func rawHalf4(q *big.Int) (l [4]uint64) {
+	limbs(new(big.Int).Rsh(q, 1), l[:])
+	return l
+}
+
+func rawLimbs6(q *big.Int, d int64) (l [6]uint64) {
+	limbs(new(big.Int).Add(q, big.NewInt(d)), l[:])
+	return l
+}
+
+func rawHalf6(q *big.Int) (l [6]uint64) {
+	limbs(new(big.Int).Rsh(q, 1), l[:])
+	return l
+}
+
+func limbs(v *big.Int, out []uint64) {
+	m := new(big.Int).SetUint64(^uint64(0))
+	for i := range out {
+		out[i] = new(big.Int).And(v, m).Uint64()
+		v = new(big.Int).Rsh(v, 64)
 	}
 }
 
