@@ -82,8 +82,8 @@ func (d *Device) Index() int { return d.index }
 // Info returns the device's name and current memory.
 func (d *Device) Info() (DeviceInfo, error) { return deviceInfo(d.index) }
 
-// SelfTest checks the device's PTX field multiplication against the
-// portable one on random inputs.
+// SelfTest checks the device's field multiplication (PTX carry chains)
+// against the plain CIOS reference on random inputs.
 func (d *Device) SelfTest(seed uint64) error {
 	var bad C.int
 	if err := check(C.pl_selftest(C.int(d.index), C.uint64_t(seed), &bad)); err != nil {

@@ -75,8 +75,9 @@ int pl_msm_g2(pl_stream* s, const void* bases, const void* scalars, size_t n, in
 int pl_sum_g1(pl_stream* s, const void* bases, const int32_t* idx, size_t count, void* out);
 int pl_sum_g2(pl_stream* s, const void* bases, const int32_t* idx, size_t count, void* out);
 
-/* compares the PTX Montgomery multiplication with the portable one on
- * random inputs; mismatches counts the differences. */
+/* compares the device's Montgomery multiplication with the plain CIOS
+ * reference (mont_mul_ref) on random inputs; mismatches counts the
+ * differences. */
 int pl_selftest(int dev, uint64_t seed, int* mismatches);
 
 #ifdef __cplusplus

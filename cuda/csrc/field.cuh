@@ -20,7 +20,9 @@
 #define PL_UNROLL
 #endif
 
-#if defined(__CUDA_ARCH__) && !defined(PL_PORTABLE_MUL)
+// PL_PTX: the carry chains as PTX instructions (device code). Without it
+// (host code, or -DPL_NO_PTX on the device) they run with an explicit carry.
+#if defined(__CUDA_ARCH__) && !defined(PL_NO_PTX)
 #define PL_PTX 1
 #endif
 
@@ -255,7 +257,7 @@ struct Field {
 
   // CIOS Montgomery multiplication, plain (64-bit accumulators): the
   // reference the device self-test checks mont_mul against.
-  PL_HD static Field mont_mul_portable(const Field& a, const Field& b) {
+  PL_HD static Field mont_mul_ref(const Field& a, const Field& b) {
     uint32_t t[N + 2];
     PL_UNROLL for (int i = 0; i < N + 2; i++) t[i] = 0;
     PL_UNROLL for (int i = 0; i < N; i++) {

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "bbafa41df8fa9fe3589ca1e4e3c7149c2fbe1d51f55c46e42e6bc563e7a662c3"
+const csrcHash = "5e8cf9d4dca74a10e3629be0c3ca85fb878169a79d5fdb0311459ca96dc86507"
