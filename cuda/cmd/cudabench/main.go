@@ -35,6 +35,7 @@ var (
 	nttLogs  = flag.String("ntt", "20,22,24", "NTT and H sizes (log2)")
 	windows  = flag.String("c", "", "extra G1 MSM window sizes to try at each size")
 	windows2 = flag.String("c2", "", "extra G2 MSM window sizes to try at each size")
+	distinct = flag.Int("distinct", ref.Distinct, "distinct MSM base points, repeated to the size (0: all distinct, slow to make at 2^24)")
 	out      = flag.String("o", "", "also write the table to this file")
 )
 
@@ -188,7 +189,7 @@ func main() {
 	extra := logs(*windows)
 	for _, l := range logs(*g1Logs) {
 		n := 1 << l
-		pts := ref.G1(r, n)
+		pts := ref.G1N(r, n, *distinct)
 		sc := ref.Fr(r, n)
 		b, err := d.LoadG1(fmt.Sprintf("bench-%d", l), pts)
 		must(err)
@@ -223,7 +224,7 @@ func main() {
 	}
 	for _, l := range logs(*g2Logs) {
 		n := 1 << l
-		pts := ref.G2(r, n)
+		pts := ref.G2N(r, n, *distinct)
 		sc := ref.Fr(r, n)
 		b, err := d.LoadG2(fmt.Sprintf("bench-%d", l), pts)
 		must(err)
