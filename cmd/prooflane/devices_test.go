@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	pl "github.com/prooflane/prooflane/otel"
@@ -51,5 +52,15 @@ func TestProveOnEmulatedDevicesSpreadsPartitionsWithPerDeviceLocks(t *testing.T)
 	// the first three partitions placed land on three different devices.
 	if len(perDevice) != 3 || perDevice[0] == 0 || perDevice[1] == 0 || perDevice[2] == 0 {
 		t.Errorf("partitions per device %v, want all of devices 0, 1, 2 used", perDevice)
+	}
+}
+
+func TestDevicesListsTheBackendsDevices(t *testing.T) {
+	rc, stdout, stderr := prooflane(t, "devices", "--backend", "cpu", "--devices", "2")
+	if rc != 0 || !strings.Contains(stdout, "backend cpu: 2 device(s)") || strings.Count(stdout, "\n  ") != 2 {
+		t.Fatalf("devices --backend cpu --devices 2: rc %d\n%s%s", rc, stdout, stderr)
+	}
+	if rc, _, stderr := prooflane(t, "devices", "--backend", "gpu"); rc == 0 || !strings.Contains(stderr, `--backend "gpu"`) {
+		t.Errorf("devices --backend gpu: rc %d, stderr %q; want a failure naming the bad value", rc, stderr)
 	}
 }

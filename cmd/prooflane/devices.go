@@ -1,0 +1,48 @@
+package main
+
+import (
+	"fmt"
+	"io"
+)
+
+func init() {
+	register("devices", command{summary: "list the devices a backend sees, with their memory (or why it sees none)", run: runDevices})
+}
+
+func runDevices(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("devices", "", stderr)
+	backend := fs.String("backend", "auto", "cpu, cuda, or auto (cuda when it has a device, else cpu)")
+	n := fs.Int("devices", 1, "emulated devices of the cpu backend")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		fs.Usage()
+		return fmt.Errorf("devices takes no arguments, got %q", fs.Args())
+	}
+	if err := checkBackend(*backend); err != nil {
+		return err
+	}
+	if *n < 1 {
+		return fmt.Errorf("--devices %d: want at least 1", *n)
+	}
+	want := 1
+	if *backend == "cpu" {
+		want = *n
+	}
+	be, err := openBackend("devices", *backend, want, stderr)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	infos := be.Devices()
+	fmt.Fprintf(stdout, "backend %s: %d device(s)\n", be.Name(), len(infos))
+	for _, d := range infos {
+		mem := "memory unknown"
+		if d.MemTotal > 0 {
+			mem = fmt.Sprintf("%s total, %s free", humanBytes(d.MemTotal), humanBytes(d.MemFree))
+		}
+		fmt.Fprintf(stdout, "  %d  %s  %s\n", d.Index, d.Name, mem)
+	}
+	return nil
+}
