@@ -77,6 +77,28 @@ func median(n int, f func() error) (time.Duration, error) {
 	return ts[len(ts)/2], nil
 }
 
+// benchWindows times an MSM of 2^l terms (gpu, median of reps after a
+// warm-up) at the default window and each extra one; at the default window
+// it also times gnark-crypto on the host (host, which says whether its
+// result equals the GPU's last one) when -cpu is set.
+func benchWindows(op string, l int, extra []int, reps int, gpu func(c int) error, host func() (time.Duration, bool)) {
+	def := cuda.Window(1 << l)
+	for _, c := range append([]int{def}, extra...) {
+		must(gpu(c)) // warm-up
+		t, err := median(reps, func() error { return gpu(c) })
+		must(err)
+		var tc time.Duration
+		note := fmt.Sprintf("c=%d", c)
+		if *cpu && c == def {
+			var same bool
+			if tc, same = host(); !same {
+				note += " MISMATCH"
+			}
+		}
+		add(op, l, t, tc, note)
+	}
+}
+
 func logs(s string) []int {
 	var out []int
 	for _, f := range strings.Split(s, ",") {
@@ -186,7 +208,6 @@ func main() {
 		must(s.Sync())
 	}
 
-	extra := logs(*windows)
 	for _, l := range logs(*g1Logs) {
 		n := 1 << l
 		pts := ref.G1N(r, n, *distinct)
@@ -197,28 +218,14 @@ func main() {
 		must(err)
 		must(s.Upload(v, sc, false))
 		var got curve.G1Jac
-		for _, c := range append([]int{cuda.Window(n)}, extra...) {
-			_, err = s.MSMG1Window(ctx, b, v, n, c) // warm-up
-			must(err)
-			t, err := median(*reps, func() error {
-				var err error
-				got, err = s.MSMG1Window(ctx, b, v, n, c)
-				return err
-			})
-			must(err)
-			var tc time.Duration
-			note := fmt.Sprintf("c=%d", c)
-			if *cpu && c == cuda.Window(n) {
+		benchWindows("msm G1", l, logs(*windows), *reps,
+			func(c int) (err error) { got, err = s.MSMG1Window(ctx, b, v, n, c); return err },
+			func() (time.Duration, bool) {
 				var want curve.G1Jac
 				t0 := time.Now()
 				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
-				tc = time.Since(t0)
-				if !want.Equal(&got) {
-					note += " MISMATCH"
-				}
-			}
-			add("msm G1", l, t, tc, note)
-		}
+				return time.Since(t0), want.Equal(&got)
+			})
 		s.Free(v)
 		must(s.Sync())
 	}
@@ -232,28 +239,14 @@ func main() {
 		must(err)
 		must(s.Upload(v, sc, false))
 		var got curve.G2Jac
-		for _, c := range append([]int{cuda.Window(n)}, logs(*windows2)...) {
-			_, err = s.MSMG2Window(ctx, b, v, n, c) // warm-up
-			must(err)
-			t, err := median(max(*reps/2, 1), func() error {
-				var err error
-				got, err = s.MSMG2Window(ctx, b, v, n, c)
-				return err
-			})
-			must(err)
-			var tc time.Duration
-			note := fmt.Sprintf("c=%d", c)
-			if *cpu && c == cuda.Window(n) {
+		benchWindows("msm G2", l, logs(*windows2), max(*reps/2, 1),
+			func(c int) (err error) { got, err = s.MSMG2Window(ctx, b, v, n, c); return err },
+			func() (time.Duration, bool) {
 				var want curve.G2Jac
 				t0 := time.Now()
 				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
-				tc = time.Since(t0)
-				if !want.Equal(&got) {
-					note += " MISMATCH"
-				}
-			}
-			add("msm G2", l, t, tc, note)
-		}
+				return time.Since(t0), want.Equal(&got)
+			})
 		s.Free(v)
 		must(s.Sync())
 	}
