@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-func TestG1NMakesValidDistinctPoints(t *testing.T) {
+func TestG1NAndG2NMakeValidDistinctPoints(t *testing.T) {
 	r := rand.New(rand.NewPCG(Seed(), 1))
 	n := 3*Distinct + 5
 	pts := G1N(r, n, 0)
@@ -19,6 +19,18 @@ func TestG1NMakesValidDistinctPoints(t *testing.T) {
 			t.Fatalf("point %d repeats an earlier one", i)
 		}
 		seen[b] = true
+	}
+	g2 := G2N(r, 2*Distinct+3, 0)
+	seen2 := make(map[[96]byte]bool, len(g2))
+	for i := range g2 {
+		if !g2[i].IsOnCurve() || !g2[i].IsInSubGroup() {
+			t.Fatalf("g2 point %d is not in G2", i)
+		}
+		b := g2[i].Bytes()
+		if seen2[b] {
+			t.Fatalf("g2 point %d repeats an earlier one", i)
+		}
+		seen2[b] = true
 	}
 	rep := G1N(r, 10, 4)
 	if rep[1] != rep[5] || rep[1] == rep[2] {

@@ -107,31 +107,53 @@ func G1N(rng *rand.Rand, n, m int) []curve.G1Affine {
 	a := curve.BatchScalarMultiplicationG1(&g1, Fr(rng, Distinct))
 	b := curve.BatchScalarMultiplicationG1(&g1, Fr(rng, (d+Distinct-1)/Distinct))
 	pts := make([]curve.G1Affine, d)
-	const chunk = 1 << 14
-	var wg sync.WaitGroup
-	sem := make(chan struct{}, goruntime.NumCPU())
-	for lo := 0; lo < d; lo += chunk {
-		hi := min(lo+chunk, d)
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			jac := make([]curve.G1Jac, hi-lo)
-			for i := range jac {
-				jac[i].FromAffine(&b[(lo+i)/Distinct])
-				jac[i].AddMixed(&a[(lo+i)%Distinct])
-			}
-			copy(pts[lo:hi], curve.BatchJacobianToAffineG1(jac))
-		}()
-	}
-	wg.Wait()
+	inChunks(d, func(lo, hi int) {
+		jac := make([]curve.G1Jac, hi-lo)
+		for i := range jac {
+			jac[i].FromAffine(&b[(lo+i)/Distinct])
+			jac[i].AddMixed(&a[(lo+i)%Distinct])
+		}
+		copy(pts[lo:hi], curve.BatchJacobianToAffineG1(jac))
+	})
 	return repeat(pts, n)
 }
 
 // G2N is G1N over G2.
 func G2N(rng *rand.Rand, n, m int) []curve.G2Affine {
 	_, _, _, g2 := curve.Generators()
-	return repeat(curve.BatchScalarMultiplicationG2(&g2, Fr(rng, distinctOf(n, m))), n)
+	d := distinctOf(n, m)
+	if d <= Distinct {
+		return repeat(curve.BatchScalarMultiplicationG2(&g2, Fr(rng, d)), n)
+	}
+	a := curve.BatchScalarMultiplicationG2(&g2, Fr(rng, Distinct))
+	b := curve.BatchScalarMultiplicationG2(&g2, Fr(rng, (d+Distinct-1)/Distinct))
+	pts := make([]curve.G2Affine, d)
+	inChunks(d, func(lo, hi int) {
+		var jac curve.G2Jac
+		for i := lo; i < hi; i++ {
+			jac.FromAffine(&b[i/Distinct])
+			jac.AddMixed(&a[i%Distinct])
+			pts[i].FromJacobian(&jac)
+		}
+	})
+	return repeat(pts, n)
+}
+
+// inChunks runs f over [0, n) in chunks, on every core.
+func inChunks(n int, f func(lo, hi int)) {
+	const chunk = 1 << 14
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, goruntime.NumCPU())
+	for lo := 0; lo < n; lo += chunk {
+		hi := min(lo+chunk, n)
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			f(lo, hi)
+		}()
+	}
+	wg.Wait()
 }
 
 func distinctOf(n, m int) int {
