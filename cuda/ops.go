@@ -103,8 +103,10 @@ func Window(n int) int {
 	if windowOverride >= 4 && windowOverride <= 24 {
 		return windowOverride
 	}
-	// log2(n) - 3, at most 16: c = 16 was the fastest of 14..20 for
-	// G1 and G2 at 2^20, 2^22 and 2^24 on the H200 (docs/cuda-perf-notes.md, v4).
+	// log2(n) - 3, at most 16: on the H200, c = 16 was the fastest of the
+	// sizes tried (14..20) for G1 at 2^20 and 2^24 and for G2 at 2^20 and
+	// 2^22, and within a few percent of c = 18 for G1 at 2^22
+	// (docs/cuda-perf-notes.md, v4).
 	l := bits.Len(uint(n))
 	return min(max(l-4, 8), 16)
 }
