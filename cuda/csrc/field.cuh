@@ -128,8 +128,12 @@ struct Chain {
   }
 };
 
+// 16-byte alignment (sizes unchanged: 32 and 48 bytes) lets loads and
+// stores of elements use 128-bit instructions instead of 32-bit ones:
+// NTT 2^24 5.80 -> 4.92 ms, G2 MSM 2^20 63 -> 58 ms (v5). Device buffers
+// come from cudaMalloc (256-byte aligned) at offsets of whole elements.
 template <class P>
-struct Field {
+struct alignas(16) Field {
   static constexpr int N = P::N;
   uint32_t v[N];
 
@@ -289,8 +293,10 @@ struct Field {
 
 #if defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
   // A translation unit that defines PL_MUL_CALL gets its multiplications
-  // as calls to one copy instead of inlined (see msm_g1.cu).
-  __device__ __noinline__ static Field mont_mul_call(const Field& a, const Field& b) { return mont_mul(a, b); }
+  // as calls to one copy instead of inlined (see msm_g1.cu). The operands
+  // go by value: by reference they went through the stack (an 816-byte
+  // frame, 24 loads per call), and G1 MSM 2^24 took 158 ms instead of 144.
+  __device__ __noinline__ static Field mont_mul_call(Field a, Field b) { return mont_mul(a, b); }
   PL_HD friend Field operator*(const Field& a, const Field& b) { return mont_mul_call(a, b); }
 #else
   PL_HD friend Field operator*(const Field& a, const Field& b) { return mont_mul(a, b); }

@@ -41,11 +41,22 @@ __global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t 
     cnt[b] = (end[b] - start[b] + SEG - 1) / SEG;
 }
 
-// The accumulation kernel: each thread sums one segment of a bucket. At
-// the compiler's register count: capping it (more warps per SM) spilled
-// and ran slower for both curves (docs/cuda-perf-notes.md, v3 and v4).
+// Blocks per SM the accumulation kernel is built for. G1 (the
+// multiplication a call, ptxas -O1): 5, i.e. at most 96 registers, 20
+// warps per SM; G2 (inlined Fp2 arithmetic, ~250 registers): 1, as a cap
+// spills there (docs/cuda-perf-notes.md, v3 to v5).
 template <class F>
-__global__ void __launch_bounds__(HEAVY)
+struct SegBlocks {
+  static constexpr int value = 1;
+};
+template <>
+struct SegBlocks<Fp> {
+  static constexpr int value = 5;
+};
+
+// The accumulation kernel: each thread sums one segment of a bucket.
+template <class F>
+__global__ void __launch_bounds__(HEAVY, SegBlocks<F>::value)
     k_segments(const Affine<F>* bases, const uint32_t* vals, const uint32_t* start,
                const uint32_t* end, const uint32_t* off, const uint32_t* cnt, uint32_t nb,
                uint32_t maxseg, XYZZ<F>* partial) {

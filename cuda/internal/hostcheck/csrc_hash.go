@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "5e8cf9d4dca74a10e3629be0c3ca85fb878169a79d5fdb0311459ca96dc86507"
+const csrcHash = "b86be33f0017c1c22a948d518a9a3dc09003a9af10477739a1a01869a8c1630e"

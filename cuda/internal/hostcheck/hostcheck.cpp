@@ -58,6 +58,15 @@ void hc_fp2_sqr(uint64_t* o, const uint64_t* a) {
 
 }  // extern "C"
 
+// Go memory is only 8-byte aligned; the field types are 16-byte aligned
+// (field.cuh), so arrays from Go are copied into vectors before use.
+template <class T>
+static std::vector<T> copy_in(const void* p, size_t n) {
+  std::vector<T> v(n);
+  memcpy((void*)v.data(), p, n * sizeof(T));
+  return v;
+}
+
 template <class F>
 static void emu_reduce(std::vector<XYZZ<F>>& pts, uint32_t groups, uint32_t stride, uint32_t len) {
   while (len > 1) {
@@ -72,7 +81,8 @@ static void emu_reduce(std::vector<XYZZ<F>>& pts, uint32_t groups, uint32_t stri
 template <class F>
 static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int mont, int c, int seg,
                     int chunk, void* out) {
-  const Affine<F>* bases = (const Affine<F>*)bases_;
+  const std::vector<Affine<F>> bases_v = copy_in<Affine<F>>(bases_, n);
+  const Affine<F>* bases = bases_v.data();
   const uint32_t W = msm_windows(c), half = 1u << (c - 1), nb = W * half, sentinel = nb;
   const size_t total = n * W;
   std::vector<uint32_t> keys(total), vals(total);
@@ -138,7 +148,10 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
 
 template <class F>
 static void emu_sum(const void* bases_, const int32_t* idx, size_t count, uint32_t threads, void* out) {
-  const Affine<F>* bases = (const Affine<F>*)bases_;
+  int32_t top = -1;
+  for (size_t i = 0; i < count; i++) top = std::max(top, idx[i]);
+  const std::vector<Affine<F>> bases_v = copy_in<Affine<F>>(bases_, (size_t)(top + 1));
+  const Affine<F>* bases = bases_v.data();
   std::vector<XYZZ<F>> part(threads);
   for (uint32_t t = 0; t < threads; t++) {
     XYZZ<F> a = XYZZ<F>::inf();
@@ -227,7 +240,8 @@ void hc_ntt(uint64_t* data, int L, const uint64_t* dom, int inverse, int dif, in
   load(&gi, dom + 12);
   load(&ninv, dom + 16);
   const size_t n = 1ull << L;
-  Fr* x = (Fr*)data;
+  std::vector<Fr> xv = copy_in<Fr>(data, n);
+  Fr* x = xv.data();
   std::vector<Fr> tw, tab;
   pow_full(tw, inverse ? omi : om, Fr::one(), n / 2 ? n / 2 : 1);
   if (!inverse && coset) {
@@ -242,6 +256,7 @@ void hc_ntt(uint64_t* data, int L, const uint64_t* dom, int inverse, int dif, in
       tab.assign(n, ninv);
     emu_scale(x, L, tab, coset && dif);
   }
+  memcpy(data, (const void*)x, n * sizeof(Fr));
 }
 
 void hc_compute_h(uint64_t* a, uint64_t* b, uint64_t* c, int L, const uint64_t* dom) {
@@ -258,7 +273,8 @@ void hc_compute_h(uint64_t* a, uint64_t* b, uint64_t* c, int L, const uint64_t* 
   pow_full(twi, omi, Fr::one(), n / 2 ? n / 2 : 1);
   pow_full(gn, g, ninv, n);
   pow_full(ginvn, gi, ninv, n);
-  Fr* v[3] = {(Fr*)a, (Fr*)b, (Fr*)c};
+  std::vector<Fr> av = copy_in<Fr>(a, n), bv = copy_in<Fr>(b, n), cv = copy_in<Fr>(c, n);
+  Fr* v[3] = {av.data(), bv.data(), cv.data()};
   for (int i = 0; i < 3; i++) {
     emu_passes(v[i], twi, L, true);
     emu_scale(v[i], L, gn, true);
@@ -267,6 +283,7 @@ void hc_compute_h(uint64_t* a, uint64_t* b, uint64_t* c, int L, const uint64_t* 
   for (size_t i = 0; i < n; i++) v[0][i] = (v[0][i] * v[1][i] - v[2][i]) * den;
   emu_passes(v[0], twi, L, true);
   emu_scale(v[0], L, ginvn, true);
+  memcpy(a, (const void*)v[0], n * sizeof(Fr));
 }
 
 }  // extern "C"
