@@ -104,9 +104,10 @@ func Window(n int) int {
 		return windowOverride
 	}
 	// log2(n) - 3, at most 16: on the H200, c = 16 was the fastest of the
-	// sizes tried (14..20) for G1 at 2^20 and 2^24 and for G2 at 2^20 and
-	// 2^22, and within a few percent of c = 18 for G1 at 2^22
-	// (docs/cuda-perf-notes.md, v4).
+	// sizes tried (14..20) for G1 at 2^20 and 2^24 (v4 and v5 kernels).
+	// With the v5 kernels c = 17 is 12-15% faster at 2^22 (G1 and G2) but
+	// 12% slower at 2^23, so 16 stays until that is understood
+	// (docs/cuda-perf-notes.md, v5).
 	l := bits.Len(uint(n))
 	return min(max(l-4, 8), 16)
 }
