@@ -293,7 +293,7 @@ struct alignas(16) Field {
 
 #if defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
   // A translation unit that defines PL_MUL_CALL gets its multiplications
-  // as calls to one copy instead of inlined (see msm_g1.cu). The operands
+  // as calls to one copy instead of inlined (see msm_impl.cuh). The operands
   // go by value: by reference they went through the stack (an 816-byte
   // frame, 24 loads per call), and G1 MSM 2^24 took 158 ms instead of 144.
   __device__ __noinline__ static Field mont_mul_call(Field a, Field b) { return mont_mul(a, b); }

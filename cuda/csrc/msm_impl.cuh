@@ -1,6 +1,13 @@
 // msm_impl.cuh: the MSM and batch-addition kernels, templated over the
 // coordinate field; instantiated by msm_g1.cu and msm_g2.cu.
+//
+// The kernels call one copy of the Fp multiplication instead of inlining
+// it (PL_MUL_CALL): an inlined mixed addition is ~10 multiplications of
+// ~350 instructions. On the H200 the calls were faster for G1 in v4 and
+// v5 (2^24: 158 ms against 172 inlined) and, once the operands went by
+// value, for G2 too (2^20: 50.8 ms against 54.4; docs/cuda-perf-notes.md).
 #pragma once
+#define PL_MUL_CALL 1
 #include <cub/cub.cuh>
 #include "common.cuh"
 #include "msm.cuh"
@@ -41,10 +48,10 @@ __global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t 
     cnt[b] = (end[b] - start[b] + SEG - 1) / SEG;
 }
 
-// Blocks per SM the accumulation kernel is built for. G1 (the
-// multiplication a call, ptxas -O1): 5, i.e. at most 96 registers, 20
-// warps per SM; G2 (inlined Fp2 arithmetic, ~250 registers): 1, as a cap
-// spills there (docs/cuda-perf-notes.md, v3 to v5).
+// Blocks per SM the accumulation kernel is built for. G1: 5, i.e. at
+// most 96 registers, 20 warps per SM; G2 (Fp2 values, ~220 registers): 1,
+// as caps of 168 or 128 registers ran slower (docs/cuda-perf-notes.md,
+// v3 to v5).
 template <class F>
 struct SegBlocks {
   static constexpr int value = 1;

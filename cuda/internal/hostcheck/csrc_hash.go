@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "b86be33f0017c1c22a948d518a9a3dc09003a9af10477739a1a01869a8c1630e"
+const csrcHash = "3d81fca3febc48cdbde3af8f9649dd926c1f8e5e7d6e063c15dbc1409f72c59c"
