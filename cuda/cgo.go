@@ -3,7 +3,7 @@
 package cuda
 
 /*
-#cgo CFLAGS: -I${SRCDIR}/csrc
+#cgo CFLAGS: -I${SRCDIR}
 #cgo LDFLAGS: -L${SRCDIR}/build -lprooflane_cuda -lcudart_static -lstdc++ -ldl -lpthread -lrt -lm
 #include "api.h"
 */

@@ -15,16 +15,14 @@ import (
 
 var update = flag.Bool("update", false, "rewrite csrc_hash.go from cuda/csrc's headers")
 
-// headersHash hashes the cuda/csrc headers that hostcheck.cpp compiles.
+// headersHash hashes the headers that hostcheck.cpp compiles: cuda/csrc's
+// and cuda/api.h.
 func headersHash() (string, error) {
-	var files []string
-	for _, pat := range []string{"*.cuh", "*.h"} {
-		m, err := filepath.Glob(filepath.Join("..", "..", "csrc", pat))
-		if err != nil {
-			return "", err
-		}
-		files = append(files, m...)
+	files, err := filepath.Glob(filepath.Join("..", "..", "csrc", "*.cuh"))
+	if err != nil {
+		return "", err
 	}
+	files = append(files, filepath.Join("..", "..", "api.h"))
 	slices.Sort(files)
 	h := sha256.New()
 	for _, f := range files {

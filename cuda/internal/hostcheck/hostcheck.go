@@ -6,7 +6,7 @@
 package hostcheck
 
 /*
-#cgo CXXFLAGS: -O2 -std=c++17 -I${SRCDIR}/../../csrc
+#cgo CXXFLAGS: -O2 -std=c++17 -I${SRCDIR}/../.. -I${SRCDIR}/../../csrc
 #include <stdint.h>
 #include <stddef.h>
 void hc_fr_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
