@@ -12,7 +12,10 @@ import (
 	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
-func TestSavedKeysLoadBackAndProve(t *testing.T) {
+// savedChain runs the setup of chain at 64 constraints and saves its keys
+// to a fresh cache.
+func savedChain(t *testing.T) (*Set, Cache) {
+	t.Helper()
 	s, err := Setup("chain", 64)
 	if err != nil {
 		t.Fatal(err)
@@ -21,6 +24,11 @@ func TestSavedKeysLoadBackAndProve(t *testing.T) {
 	if err := c.Save(s); err != nil {
 		t.Fatal(err)
 	}
+	return s, c
+}
+
+func TestSavedKeysLoadBackAndProve(t *testing.T) {
+	s, c := savedChain(t)
 	got, err := c.Load("chain", 64)
 	if err != nil {
 		t.Fatal(err)
@@ -67,14 +75,7 @@ func TestKeysOfAnotherCircuitAreRefused(t *testing.T) {
 }
 
 func TestTrailingBytesMakeAKeyFileCorrupt(t *testing.T) {
-	s, err := Setup("chain", 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := Cache{Dir: t.TempDir()}
-	if err := c.Save(s); err != nil {
-		t.Fatal(err)
-	}
+	_, c := savedChain(t)
 	_, _, vk := c.Paths("chain", 64)
 	f, err := os.OpenFile(vk, os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -145,14 +146,7 @@ func TestProvingAndVerifyingKeysOfDifferentSetupsAreRefused(t *testing.T) {
 // verifying key whose count of public bases is flipped to 2^31 must be a
 // corrupt file named in the error, not a fatal out-of-memory crash.
 func TestVerifyingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
-	s, err := Setup("chain", 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := Cache{Dir: t.TempDir()}
-	if err := c.Save(s); err != nil {
-		t.Fatal(err)
-	}
+	_, c := savedChain(t)
 	_, _, vk := c.Paths("chain", 64)
 	if _, err := ReadVK(vk); err != nil {
 		t.Fatalf("intact key: %v", err)
@@ -231,14 +225,7 @@ func TestConcurrentLoadOrSetupRunsOneSetupAndEveryoneGetsItsKeys(t *testing.T) {
 // points or in the wire count is a corrupt file named in the error, not
 // a fatal out-of-memory crash while loading the cache.
 func TestProvingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
-	s, err := Setup("chain", 64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := Cache{Dir: t.TempDir()}
-	if err := c.Save(s); err != nil {
-		t.Fatal(err)
-	}
+	s, c := savedChain(t)
 	_, pk, _ := c.Paths("chain", 64)
 	intact, err := os.ReadFile(pk)
 	if err != nil {
