@@ -158,8 +158,11 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 			pg.Legend = append(pg.Legend, legendItem{s.Name, stageColor(s.Name)})
 		}
 	}
+	// Counting ticks rather than adding steps: near the longest Duration
+	// (a trace whose timestamps are centuries apart) t += step overflows.
 	step := tickStep(span)
-	for t := time.Duration(0); t <= span; t += step {
+	for i := range int64(span/step) + 1 {
+		t := time.Duration(i) * step
 		pg.Ticks = append(pg.Ticks, svgTick{X: x(origin.Add(t)), Label: fmtDur(t)})
 	}
 	tmpl, err := pageTmpl.Clone()

@@ -96,7 +96,7 @@ func smallTrace() []tracefile.Span {
 
 // writeJSONL writes spans in prooflane's format, going through the
 // documented line layout rather than the exporter.
-func writeJSONL(t *testing.T, spans []tracefile.Span) string {
+func writeJSONL(t testing.TB, spans []tracefile.Span) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
 	f, err := os.Create(path)
@@ -120,7 +120,7 @@ func writeJSONL(t *testing.T, spans []tracefile.Span) string {
 
 // writeJaeger writes spans as Jaeger's v1 JSON, with array attributes as
 // JSON strings the way Jaeger stores them.
-func writeJaeger(t *testing.T, spans []tracefile.Span) string {
+func writeJaeger(t testing.TB, spans []tracefile.Span) string {
 	t.Helper()
 	type kv struct {
 		Key   string `json:"key"`
