@@ -329,6 +329,10 @@ func (l *loader) stages(n *yaml.Node) {
 		fields(ps, v, what, stageFields, func(key string, fk, fv *yaml.Node) {
 			switch key {
 			case "type":
+				if fv.Kind == yaml.ScalarNode && fv.Tag != "!!null" && fv.Value == "" {
+					ps.at(fv, "%s: type is empty (list the types: prooflane stages)", what)
+					return
+				}
 				s.Type = str(ps, fv, what+": type")
 				if s.Type == "" {
 					return
