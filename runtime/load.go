@@ -2,6 +2,7 @@ package runtime
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"regexp"
 	"slices"
@@ -252,9 +253,13 @@ func (l *loader) resources(n *yaml.Node) {
 		if v.Tag != "!!null" {
 			fields(ps, v, "resource "+strconv.Quote(name), resFields, func(key string, _, fv *yaml.Node) {
 				if key == "capacity" {
-					if c, ok := integer(ps, fv, "resource "+strconv.Quote(name)+": capacity", 1); ok {
-						d.Capacity = c
+					c, ok := integer(ps, fv, "resource "+strconv.Quote(name)+": capacity", 1)
+					if !ok {
+						// Already reported; no weight is over an unknown
+						// capacity, so nothing piles on that error.
+						c = math.MaxInt64
 					}
+					d.Capacity = c
 				}
 			})
 		}
