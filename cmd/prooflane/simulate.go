@@ -92,6 +92,11 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", *from, err)
 	}
+	// The replay runs in compressed real time: say so when it is long.
+	if est := time.Duration(float64(before.Makespan) / *speed); est > 5*time.Second {
+		fmt.Fprintf(stderr, "replaying at speed %g: about %v (the recorded run took %v; Ctrl-C stops, a higher --speed compresses more)\n",
+			*speed, est.Round(time.Second), before.Makespan.Round(time.Second))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	pred, err := simulate.Predict(ctx, spans, *pipeline, simulate.Options{

@@ -85,6 +85,9 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	if err := checkLongest(trace, opts.Speed); err != nil {
+		return nil, err
+	}
 	rec := recorded(trace, opts.Seed)
 	rp := &replay{pools: map[string]*pool{}, speed: opts.Speed}
 	rp.late.Store(int64(timerOvershoot()))
@@ -143,6 +146,35 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 		return nil, fmt.Errorf("simulate: %w", err)
 	}
 	return pred, nil
+}
+
+// maxReplaySleep bounds one replayed stage's sleep: a longer one is almost
+// always a broken span (a clock jump, a hand-edited end) and would make the
+// simulation sleep for as long, silently.
+const maxReplaySleep = time.Hour
+
+// checkLongest refuses a trace whose longest replayable stage run would
+// sleep longer than maxReplaySleep at speed, naming that span.
+func checkLongest(trace []tracefile.Span, speed float64) error {
+	var longest *tracefile.Span
+	for i := range trace {
+		s := &trace[i]
+		if s.Str(string(pl.KeyKind)) == pl.KindStage && s.Status != tracefile.StatusError &&
+			(longest == nil || s.Duration() > longest.Duration()) {
+			longest = s
+		}
+	}
+	if longest == nil {
+		return nil
+	}
+	d := longest.Duration()
+	if float64(d)/speed <= float64(maxReplaySleep) {
+		return nil
+	}
+	return fmt.Errorf("simulate: stage %q of job %q partition %d ran %v in the trace (%s to %s): replaying it would sleep %v at speed %v, over the %v limit; is that span's end wrong? (--speed compresses time)",
+		longest.Name, longest.Str(string(pl.KeyJob)), longest.IntOr(string(pl.KeyPartition), -1), d,
+		longest.Start.Format(time.RFC3339Nano), longest.End.Format(time.RFC3339Nano),
+		time.Duration(float64(d)/speed).Round(time.Second), speed, maxReplaySleep)
 }
 
 func pick(vals ...int) int {

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -127,5 +128,32 @@ func TestPredictNamesStagesMissingFromTheTrace(t *testing.T) {
 	_, err := Predict(context.Background(), recorded, "testdata/renamed.yaml", Options{Registry: builtin.Registry()})
 	if err == nil || !strings.Contains(err.Error(), `stage "synthesise" (did you mean "synthesize"?)`) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// A stage span whose end is centuries off would make the replay sleep for
+// centuries; Predict refuses it at once and names the span.
+func TestPredictRefusesAStageRunLongerThanItCanReplay(t *testing.T) {
+	recorded, _ := realRun(t, "testdata/dual-worker.yaml")
+	broken := -1
+	for i, s := range recorded {
+		if s.Str("prooflane.kind") == "stage" && s.Name == "vram_stage" {
+			broken = i
+			break
+		}
+	}
+	if broken < 0 {
+		t.Fatal("no vram_stage span in the recorded run")
+	}
+	recorded[broken].End = recorded[broken].Start.Add(20 * time.Hour)
+	_, err := Predict(context.Background(), recorded, "testdata/dual-worker.yaml", Options{Registry: builtin.Registry(), Speed: 10})
+	want := fmt.Sprintf(`stage "vram_stage" of job %q partition %d ran 20h0m0s in the trace`,
+		recorded[broken].Str("prooflane.job"), recorded[broken].IntOr("prooflane.partition", -1))
+	if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "would sleep 2h0m0s at speed 10") {
+		t.Fatalf("err = %v, want %q", err, want)
+	}
+	// At speed 100 the same run sleeps 12 minutes: allowed (not run here).
+	if err := checkLongest(recorded, 100); err != nil {
+		t.Errorf("at speed 100: %v", err)
 	}
 }
