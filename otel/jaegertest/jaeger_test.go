@@ -367,6 +367,22 @@ func TestJaegerShowsGroth16SpanTree(t *testing.T) {
 	}
 }
 
+// runToJaeger runs the pipeline src with its traces going to j under a
+// service name of its own, and returns that name, the run's stderr and its
+// error.
+func runToJaeger(t *testing.T, j *jaeger, src string) (service, stderr string, err error) {
+	t.Helper()
+	service = fmt.Sprintf("prooflane-it-%d", time.Now().UnixNano())
+	pipeline := filepath.Join(t.TempDir(), "pipeline.yaml")
+	if err := os.WriteFile(pipeline, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, err = runProoflane(t,
+		[]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + j.otlpGRPC, "OTEL_SERVICE_NAME=" + service},
+		"run", "--trace", "otlp", "--progress", "off", pipeline)
+	return service, stderr, err
+}
+
 // checkLockWaits checks that each lock_wait span names its resource, hangs
 // under its partition's span and says how long it waited, matching its own
 // duration; it returns the waits per resource.
@@ -411,14 +427,7 @@ stages:
 
 func TestJaegerShowsLockWait(t *testing.T) {
 	j := startJaeger(t)
-	service := fmt.Sprintf("prooflane-it-wait-%d", time.Now().UnixNano())
-	pipeline := filepath.Join(t.TempDir(), "contended.yaml")
-	if err := os.WriteFile(pipeline, []byte(contended), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, stderr, err := runProoflane(t,
-		[]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + j.otlpGRPC, "OTEL_SERVICE_NAME=" + service},
-		"run", "--trace", "otlp", "--progress", "off", pipeline)
+	service, stderr, err := runToJaeger(t, j, contended)
 	if err != nil {
 		t.Fatalf("run: %v\n%s", err, stderr)
 	}
@@ -466,14 +475,7 @@ stages:
 
 func TestJaegerShowsFailedStageAsError(t *testing.T) {
 	j := startJaeger(t)
-	service := fmt.Sprintf("prooflane-it-fail-%d", time.Now().UnixNano())
-	pipeline := filepath.Join(t.TempDir(), "failing.yaml")
-	if err := os.WriteFile(pipeline, []byte(failing), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	_, stderr, err := runProoflane(t,
-		[]string{"OTEL_EXPORTER_OTLP_ENDPOINT=http://" + j.otlpGRPC, "OTEL_SERVICE_NAME=" + service},
-		"run", "--trace", "otlp", "--progress", "off", pipeline)
+	service, stderr, err := runToJaeger(t, j, failing)
 	if err == nil {
 		t.Fatalf("run of a failing pipeline succeeded:\n%s", stderr)
 	}
