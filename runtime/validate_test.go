@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/prooflane/prooflane/stages"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/invalid/*.err from the loader's output")
@@ -68,17 +70,37 @@ func FuzzParse(f *testing.F) {
 	}
 	reg := testRegistry(f)
 	f.Fuzz(func(t *testing.T, src []byte) {
-		p, err := Parse("fuzz.yaml", src, reg, nil)
-		var ve *ValidationError
-		switch {
-		case err == nil && p == nil:
-			t.Fatal("nil pipeline without an error")
-		case err != nil && !errors.As(err, &ve):
-			t.Fatalf("error is %T, want *ValidationError: %v", err, err)
-		case err != nil && len(ve.Problems) == 0:
-			t.Fatal("validation error with no problems")
-		}
+		checkParse(t, src, reg, nil)
 	})
+}
+
+// The same with one --set override, as the commands pass them.
+func FuzzParseWithOverride(f *testing.F) {
+	seeds, _ := filepath.Glob("../pipelines/sim-*.yaml")
+	for _, s := range seeds {
+		b, _ := os.ReadFile(s)
+		f.Add(b, "partitions", "3")
+		f.Add(b, "synth_workers", "${partitions}")
+	}
+	reg := testRegistry(f)
+	f.Fuzz(func(t *testing.T, src []byte, name, value string) {
+		checkParse(t, src, reg, map[string]string{name: value})
+	})
+}
+
+// checkParse fails t unless Parse returns a pipeline or a validation error
+// with at least one problem.
+func checkParse(t *testing.T, src []byte, reg *stages.Registry, overrides map[string]string) {
+	p, err := Parse("fuzz.yaml", src, reg, overrides)
+	var ve *ValidationError
+	switch {
+	case err == nil && p == nil:
+		t.Fatal("nil pipeline without an error")
+	case err != nil && !errors.As(err, &ve):
+		t.Fatalf("error is %T, want *ValidationError: %v", err, err)
+	case err != nil && len(ve.Problems) == 0:
+		t.Fatal("validation error with no problems")
+	}
 }
 
 // The lock-order check must not reject what cannot deadlock: a branch
