@@ -113,16 +113,19 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// openJob loads (or sets up) the circuit's keys, opens the device backend
+// openJob opens the device backend, loads (or sets up) the circuit's keys
 // and builds a job of n partitions for command cmd. The caller closes the
 // backend.
 func openJob(cmd string, cf circuitFlags, size, n int, seed uint64, backend string, devices int, stderr io.Writer) (*keys.Set, device.Backend, *groth16.Job, error) {
-	ks, err := keys.Cache{Dir: cf.keys}.LoadOrSetup(cf.circuit, size, stderr)
+	// The backend first: a missing GPU should not wait for a key setup
+	// that can take minutes at large sizes.
+	be, err := openBackend(cmd, backend, devices, stderr)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	be, err := openBackend(cmd, backend, devices, stderr)
+	ks, err := keys.Cache{Dir: cf.keys}.LoadOrSetup(cf.circuit, size, stderr)
 	if err != nil {
+		be.Close()
 		return nil, nil, nil, err
 	}
 	job, err := ks.NewJob(n, seed, be)
