@@ -71,6 +71,9 @@ func parseLines(name string, r io.Reader) ([]Span, error) {
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.UseNumber()
 		if err := dec.Decode(&l); err != nil {
+			if len(spans) == 0 && b[0] != '{' {
+				return nil, fmt.Errorf("%s:%d: not a trace file: want prooflane's JSON lines (trace.jsonl) or a Jaeger JSON export (%w)", name, n, err)
+			}
 			return nil, fmt.Errorf("%s:%d: %w", name, n, err)
 		}
 		if l.SpanID == "" {

@@ -69,6 +69,15 @@ func TestParseLinesReportsLineNumbers(t *testing.T) {
 	}
 }
 
+// A pipeline file or other non-JSON passed as a trace says what a trace is.
+func TestParseOfANonTraceFileSaysWhatATraceIs(t *testing.T) {
+	_, err := Parse("groth16.yaml", []byte("pipeline: groth16\nstages: {}\n"))
+	want := "groth16.yaml:1: not a trace file: want prooflane's JSON lines (trace.jsonl) or a Jaeger JSON export"
+	if err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("err = %v, want prefix %q", err, want)
+	}
+}
+
 func TestParseRejectsSpanWithoutID(t *testing.T) {
 	_, err := Parse("t.jsonl", []byte(`{"name":"x"}`))
 	if err == nil || !strings.Contains(err.Error(), `t.jsonl:1: span has no "span_id"`) {
