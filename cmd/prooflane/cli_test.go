@@ -9,7 +9,7 @@ import (
 )
 
 // prooflane runs the CLI in-process and returns its exit code and output.
-func prooflane(t *testing.T, args ...string) (int, string, string) {
+func prooflane(t testing.TB, args ...string) (int, string, string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	rc := mainRC(args, &out, &errb)

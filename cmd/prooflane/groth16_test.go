@@ -35,7 +35,7 @@ func TestParseSizeAcceptsNumbersAndPowersOfTwo(t *testing.T) {
 
 // proveSmall proves a small job into a fresh directory with a fresh key
 // cache and returns both.
-func proveSmall(t *testing.T, circuit string) (out, keysDir string, stderr string) {
+func proveSmall(t testing.TB, circuit string) (out, keysDir string, stderr string) {
 	t.Helper()
 	out, keysDir = filepath.Join(t.TempDir(), "out"), t.TempDir()
 	rc, stdout, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", circuit,

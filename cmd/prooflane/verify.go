@@ -146,18 +146,26 @@ func readChecked(path string, check func([]byte) error, read func(io.Reader) (in
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, err)
 	}
+	if err := decodeChecked(data, check, read); err != nil {
+		return fmt.Errorf("read %s: %w", path, err)
+	}
+	return nil
+}
+
+// decodeChecked is readChecked on the file's bytes.
+func decodeChecked(data []byte, check func([]byte) error, read func(io.Reader) (int64, error)) error {
 	if len(data) > maxProofFile {
-		return fmt.Errorf("read %s: corrupt: larger than %d MiB", path, maxProofFile>>20)
+		return fmt.Errorf("corrupt: larger than %d MiB", maxProofFile>>20)
 	}
 	if err := check(data); err != nil {
-		return fmt.Errorf("read %s: corrupt: %w", path, err)
+		return fmt.Errorf("corrupt: %w", err)
 	}
 	r := bytes.NewReader(data)
 	if _, err := read(r); err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
+		return err
 	}
 	if r.Len() != 0 {
-		return fmt.Errorf("read %s: corrupt: %d trailing bytes", path, r.Len())
+		return fmt.Errorf("corrupt: %d trailing bytes", r.Len())
 	}
 	return nil
 }
