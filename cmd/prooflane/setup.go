@@ -101,7 +101,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	start := time.Now()
-	s, err := keys.Setup(cf.circuit, size)
+	s, err := keys.SetupLogged(cf.circuit, size, stderr)
 	if err != nil {
 		return err
 	}

@@ -121,8 +121,22 @@ func (c Cache) lockPath(circuit string, size int) string {
 
 // Load reads circuit's keys at size from the cache.
 func (c Cache) Load(circuit string, size int) (*Set, error) {
-	defer lockFile(c.lockPath(circuit, size), false)()
+	return c.loadLogged(circuit, size, io.Discard)
+}
+
+// loadLogged is Load, saying on log when it waits for another process that
+// is setting the keys up.
+func (c Cache) loadLogged(circuit string, size int, log io.Writer) (*Set, error) {
+	defer lockFile(c.lockPath(circuit, size), false, c.waiting(circuit, size, log))()
 	return c.load(circuit, size)
+}
+
+// waiting returns the message lockFile gives when another process holds
+// the keys' lock: one that is setting them up, which can take minutes.
+func (c Cache) waiting(circuit string, size int, log io.Writer) func() {
+	return func() {
+		fmt.Fprintf(log, "waiting for another process setting up circuit %q size %d (lock %s)\n", circuit, size, c.lockPath(circuit, size))
+	}
 }
 
 func (c Cache) load(circuit string, size int) (*Set, error) {
@@ -310,7 +324,7 @@ func (c Cache) Save(s *Set) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return fmt.Errorf("key cache: %w", err)
 	}
-	defer lockFile(c.lockPath(s.Circuit, s.Size), true)()
+	defer lockFile(c.lockPath(s.Circuit, s.Size), true, nil)()
 	return c.save(s)
 }
 
@@ -332,7 +346,7 @@ func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Set, error
 	if log == nil {
 		log = io.Discard
 	}
-	s, err := c.Load(circuit, size)
+	s, err := c.loadLogged(circuit, size, log)
 	if err == nil || !errors.Is(err, ErrNotCached) {
 		return s, err
 	}
@@ -341,7 +355,7 @@ func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Set, error
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, fmt.Errorf("key cache: %w", err)
 	}
-	defer lockFile(c.lockPath(circuit, size), true)()
+	defer lockFile(c.lockPath(circuit, size), true, c.waiting(circuit, size, log))()
 	s, err = c.load(circuit, size)
 	if err == nil || !errors.Is(err, ErrNotCached) {
 		return s, err
@@ -353,7 +367,7 @@ func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Set, error
 	}
 	fmt.Fprintf(log, "no keys cached for circuit %q size %d in %s: running setup (once)\n", circuit, size, c.Dir)
 	start := time.Now()
-	s, err = Setup(circuit, size)
+	s, err = SetupLogged(circuit, size, log)
 	if err != nil {
 		return nil, err
 	}
@@ -362,6 +376,41 @@ func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Set, error
 	}
 	fmt.Fprintf(log, "setup done in %.1fs: %d constraints, keys in %s\n", time.Since(start).Seconds(), s.R1CS.GetNbConstraints(), c.Dir)
 	return s, nil
+}
+
+// SetupLogged is Setup, saying on log how long it has been running every
+// heartbeatEvery (a 2^24 setup takes many minutes).
+func SetupLogged(circuit string, size int, log io.Writer) (*Set, error) {
+	stop := heartbeat(log, heartbeatEvery, fmt.Sprintf("setup of circuit %q size %d", circuit, size))
+	defer stop()
+	return Setup(circuit, size)
+}
+
+// heartbeatEvery is how often SetupLogged reports; tests shorten it.
+var heartbeatEvery = 30 * time.Second
+
+// heartbeat writes "what: still running after D" to log every interval
+// until stop is called; stop returns once nothing more will be written.
+func heartbeat(log io.Writer, every time.Duration, what string) (stop func()) {
+	done, exited := make(chan struct{}), make(chan struct{})
+	start := time.Now()
+	go func() {
+		defer close(exited)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				fmt.Fprintf(log, "%s: still running after %v\n", what, time.Since(start).Round(time.Second))
+			}
+		}
+	}()
+	return func() {
+		close(done)
+		<-exited
+	}
 }
 
 func readFile(path string, read func(io.Reader) (int64, error)) error {

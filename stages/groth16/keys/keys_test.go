@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/device"
@@ -182,6 +183,12 @@ func (b *syncBuffer) Write(p []byte) (int, error) {
 	return b.buf.Write(p)
 }
 
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
 // Several provers starting at once on an empty cache (one process each in
 // real life; goroutines with their own lock file descriptors here) run the
 // setup once: the others wait for it and load its keys, so the cache never
@@ -207,8 +214,8 @@ func TestConcurrentLoadOrSetupRunsOneSetupAndEveryoneGetsItsKeys(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	if n := strings.Count(log.buf.String(), "running setup"); n != 1 {
-		t.Errorf("%d setups ran, want 1:\n%s", n, log.buf.String())
+	if n := strings.Count(log.String(), "running setup"); n != 1 {
+		t.Errorf("%d setups ran, want 1:\n%s", n, log.String())
 	}
 	cached, err := c.Load("chain", 64)
 	if err != nil {
@@ -260,5 +267,50 @@ func TestProvingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
 	}
 	if _, err := c.Load("chain", 64); err != nil {
 		t.Errorf("intact key: %v", err)
+	}
+}
+
+// A prover that finds the keys' lock held by another process's setup says
+// so before blocking, instead of hanging silently for minutes; once the
+// lock is free it goes on.
+func TestLoadOrSetupSaysWhenItWaitsForAnotherProcess(t *testing.T) {
+	c := Cache{Dir: t.TempDir()}
+	release := lockFile(c.lockPath("chain", 64), true, func() { t.Error("the test's own lock had to wait") })
+	var log syncBuffer
+	done := make(chan error, 1)
+	go func() {
+		_, err := c.LoadOrSetup("chain", 64, &log)
+		done <- err
+	}()
+	want := `waiting for another process setting up circuit "chain" size 64 (lock ` + c.lockPath("chain", 64) + ")"
+	waitFor(t, &log, want)
+	release()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "running setup") {
+		t.Errorf("no setup after the lock was released:\n%s", log.String())
+	}
+}
+
+func TestHeartbeatReportsUntilStopped(t *testing.T) {
+	var log syncBuffer
+	stop := heartbeat(&log, time.Millisecond, "setup of circuit \"chain\" size 64")
+	waitFor(t, &log, `setup of circuit "chain" size 64: still running after `)
+	stop()
+	n := len(log.String())
+	time.Sleep(20 * time.Millisecond)
+	if len(log.String()) != n {
+		t.Error("heartbeat wrote after stop returned")
+	}
+}
+
+// waitFor polls log until it contains want, failing after a minute.
+func waitFor(t *testing.T, log *syncBuffer, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(time.Minute); !strings.Contains(log.String(), want); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("log never said %q:\n%s", want, log.String())
+		}
 	}
 }

@@ -3,4 +3,4 @@
 package keys
 
 // lockFile is a no-op where flock is not available.
-func lockFile(path string, exclusive bool) func() { return func() {} }
+func lockFile(path string, exclusive bool, waiting func()) func() { return func() {} }

@@ -8,10 +8,11 @@ import (
 )
 
 // lockFile takes an advisory lock on path (created if need be), shared or
-// exclusive, and returns its release. When the lock file cannot be opened
-// (a read-only cache, a missing directory) it returns a no-op: the lock
-// only orders processes that can write the cache.
-func lockFile(path string, exclusive bool) func() {
+// exclusive, and returns its release. When another process holds the lock
+// it calls waiting (when not nil) before blocking. When the lock file
+// cannot be opened (a read-only cache, a missing directory) it returns a
+// no-op: the lock only orders processes that can write the cache.
+func lockFile(path string, exclusive bool, waiting func()) func() {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return func() {}
@@ -20,11 +21,12 @@ func lockFile(path string, exclusive bool) func() {
 	if exclusive {
 		how = syscall.LOCK_EX
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), how)
-		if err != syscall.EINTR {
-			break
+	err = flock(f, how|syscall.LOCK_NB)
+	if err == syscall.EWOULDBLOCK {
+		if waiting != nil {
+			waiting()
 		}
+		err = flock(f, how)
 	}
 	if err != nil {
 		f.Close()
@@ -33,5 +35,15 @@ func lockFile(path string, exclusive bool) func() {
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
+	}
+}
+
+// flock is syscall.Flock, retried when a signal interrupts it.
+func flock(f *os.File, how int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), how)
+		if err != syscall.EINTR {
+			return err
+		}
 	}
 }
