@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strconv"
 	"strings"
 	"sync"
@@ -100,7 +99,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer be.Close()
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 
 	fmt.Fprintf(stderr, "bench: %s at size %d (%d constraints), %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",

@@ -2,13 +2,16 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"sort"
 	"strings"
+	"syscall"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand
@@ -106,4 +109,10 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		return usageError{err}
 	}
 	return err
+}
+
+// signalContext is cancelled by Ctrl-C or SIGTERM (what systemd and
+// Kubernetes send): the running job stops, and its trace is still written.
+func signalContext() (context.Context, context.CancelFunc) {
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 }

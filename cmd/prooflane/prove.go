@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"time"
 
@@ -122,7 +121,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	}
 	defer be.Close()
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	traceFileSet := false
 	fs.Visit(func(f *flag.Flag) { traceFileSet = traceFileSet || f.Name == "trace-file" })

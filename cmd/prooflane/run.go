@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sync"
 	"text/tabwriter"
 	"time"
@@ -55,7 +53,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("%s: stage %q (%s) needs a job payload, %s; run gives jobs none", p.File, s.Name, s.Type, pay)
 		}
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 
 	tc.Attributes = append(tc.Attributes, attribute.String("prooflane.pipeline", p.Name),

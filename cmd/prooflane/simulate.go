@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
-	"os"
-	"os/signal"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -97,7 +94,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "replaying at speed %g: about %v (the recorded run took %v; Ctrl-C stops, a higher --speed compresses more)\n",
 			*speed, est.Round(time.Second), before.Makespan.Round(time.Second))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := signalContext()
 	defer stop()
 	pred, err := simulate.Predict(ctx, spans, *pipeline, simulate.Options{
 		Registry: builtin.Registry(), Params: params, Speed: *speed, Jobs: *jobs, InFlight: *inFlight,
