@@ -289,3 +289,33 @@ func TestProveChecksOutAndProgressBeforeTheKeySetup(t *testing.T) {
 		t.Errorf("the key setup ran: %d files in the cache", len(files))
 	}
 }
+
+// A second prove into the same directory with fewer partitions removes the
+// first run's extra proofs, says so, and leaves files of other names alone:
+// the directory holds one run, and verify checks all of it.
+func TestProveIntoAnEarlierRunsDirectoryRemovesItsExtraProofs(t *testing.T) {
+	out, keysDir, _ := proveSmall(t, "chain")
+	other := filepath.Join(out, "proof-notes.bin")
+	if err := os.WriteFile(other, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, stdout, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain",
+		"--size", "2^8", "--partitions", "1", "--out", out, "--keys", keysDir, "--progress", "off")
+	if rc != 0 {
+		t.Fatalf("prove exited %d: %s%s", rc, stdout, stderr)
+	}
+	if want := "removed 4 files an earlier run with more partitions left in " + out + ": proof-1.bin proof-2.bin public-1.bin public-2.bin"; !strings.Contains(stderr, want) {
+		t.Errorf("stderr %q, want %q", stderr, want)
+	}
+	for _, name := range []string{"proof-1.bin", "proof-2.bin", "public-1.bin", "public-2.bin"} {
+		if _, err := os.Stat(filepath.Join(out, name)); !os.IsNotExist(err) {
+			t.Errorf("%s of the earlier run is still there (%v)", name, err)
+		}
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("a file prove did not write was touched: %v", err)
+	}
+	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 0 || !strings.Contains(stdout, "all 1 proofs verify") {
+		t.Errorf("verify: exit %d\n%s%s", rc, stdout, stderr)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
@@ -56,7 +57,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	cf.register(fs)
 	pipeline := fs.String("pipeline", "pipelines/groth16.yaml", "pipeline file")
 	partitions := fs.Int("partitions", 0, "partitions, each with its own witness (default: the pipeline's partitions parameter)")
-	out := fs.String("out", "", "directory for the proofs, public inputs, manifest and trace (required)")
+	out := fs.String("out", "", "directory for the proofs, public inputs, manifest and trace (required; proofs an earlier run left there beyond this run's partitions are removed)")
 	seed := fs.Uint64("seed", 1, "witness seed; partition p proves the witness of a seed derived from it and p")
 	devices := fs.Int("devices", 0, "devices to run on (default: the pipeline's devices)")
 	backend := fs.String("backend", "cpu", "device backend: cpu (gnark-crypto, emulated devices), cuda (needs a -tags cuda build and a GPU), or auto (cuda when available, else cpu)")
@@ -200,6 +201,36 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "%d proofs of %s (size %d, %d constraints) with pipeline %q in %.2fs: %.1f proofs/min; written to %s\n",
 		nParts, cf.circuit, size, m.Constraints, p.Name, el.Seconds(), float64(nParts)/el.Minutes(), *out)
+	return removeStale(*out, nParts, stderr)
+}
+
+// removeStale deletes the proof and public-input files that an earlier run
+// with more partitions left in dir (proof-N.bin, public-N.bin for N from
+// n up), so the directory holds this run's files only, and says so.
+func removeStale(dir string, n int, stderr io.Writer) error {
+	var removed []string
+	for _, pat := range []string{"proof-*.bin", "public-*.bin"} {
+		names, err := filepath.Glob(filepath.Join(dir, pat))
+		if err != nil {
+			return err
+		}
+		for _, path := range names {
+			base := filepath.Base(path)
+			var i int
+			if _, err := fmt.Sscanf(base, strings.TrimSuffix(pat, "*.bin")+"%d.bin", &i); err != nil || i < n ||
+				(base != proofFile(i) && base != publicFile(i)) {
+				continue
+			}
+			if err := os.Remove(path); err != nil {
+				return fmt.Errorf("removing %s of an earlier run: %w", path, err)
+			}
+			removed = append(removed, base)
+		}
+	}
+	if len(removed) > 0 {
+		fmt.Fprintf(stderr, "prooflane prove: removed %d files an earlier run with more partitions left in %s: %s\n",
+			len(removed), dir, strings.Join(removed, " "))
+	}
 	return nil
 }
 
