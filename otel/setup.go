@@ -82,6 +82,7 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 	rep := &reportingExporter{next: exp}
 	sdk := sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
+		sdktrace.WithSpanProcessor(rep.ended()),
 		sdktrace.WithBatcher(rep, bsp...),
 	)
 	return &Provider{tp: sdk, sdk: sdk, exp: rep, where: where, probe: probe}, nil
@@ -140,8 +141,10 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 		switch {
 		case down != nil:
 			p.err = fmt.Errorf("spans not delivered to %s: %w (is the collector running?)", p.where, down)
-		case failed > 0:
+		case failed > 0 && first != nil:
 			p.err = fmt.Errorf("%d of %d spans not delivered to %s: %w (is the collector running?)", failed, total, p.where, first)
+		case failed > 0:
+			p.err = fmt.Errorf("%d of %d spans not delivered to %s: the flush gave up after %s: %v (is the collector running?)", failed, total, p.where, timeout, err)
 		case err != nil && errors.Is(err, context.DeadlineExceeded):
 			p.err = fmt.Errorf("flushing spans to %s: gave up after %s: %w (is the collector running?)", p.where, timeout, err)
 		case err != nil:
@@ -151,33 +154,48 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 	return p.err
 }
 
-// reportingExporter counts what its exporter failed to deliver. It
-// returns nil to the batch processor so a dead collector yields one
-// warning at Shutdown, not a log line per batch.
+// reportingExporter counts the spans that ended and those its exporter
+// delivered; the difference is what a warning reports, including spans
+// still queued or in an export when Shutdown gave up. It returns nil to
+// the batch processor so a dead collector yields one warning at Shutdown,
+// not a log line per batch.
 type reportingExporter struct {
-	next          sdktrace.SpanExporter
-	total, failed atomic.Int64
-	mu            sync.Mutex
-	first         error
+	next            sdktrace.SpanExporter
+	ends, delivered atomic.Int64
+	mu              sync.Mutex
+	first           error
 }
 
 func (r *reportingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
-	r.total.Add(int64(len(spans)))
 	if err := r.next.ExportSpans(ctx, spans); err != nil {
-		r.failed.Add(int64(len(spans)))
 		r.mu.Lock()
 		if r.first == nil {
 			r.first = err
 		}
 		r.mu.Unlock()
+		return nil
 	}
+	r.delivered.Add(int64(len(spans)))
 	return nil
 }
 
 func (r *reportingExporter) Shutdown(ctx context.Context) error { return r.next.Shutdown(ctx) }
 
+// report returns how many ended spans were not delivered, of how many, and
+// the first export error.
 func (r *reportingExporter) report() (failed, total int64, first error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return r.failed.Load(), r.total.Load(), r.first
+	total = r.ends.Load()
+	return total - r.delivered.Load(), total, r.first
 }
+
+// ended returns the span processor that counts ended spans for r.
+func (r *reportingExporter) ended() sdktrace.SpanProcessor { return endCounter{&r.ends} }
+
+type endCounter struct{ n *atomic.Int64 }
+
+func (endCounter) OnStart(context.Context, sdktrace.ReadWriteSpan) {}
+func (c endCounter) OnEnd(sdktrace.ReadOnlySpan)                   { c.n.Add(1) }
+func (endCounter) Shutdown(context.Context) error                  { return nil }
+func (endCounter) ForceFlush(context.Context) error                { return nil }
