@@ -378,16 +378,17 @@ func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Set, error
 	return s, nil
 }
 
-// SetupLogged is Setup, saying on log how long it has been running every
-// heartbeatEvery (a 2^24 setup takes many minutes).
+// SetupLogged is Setup, saying on log (when not nil) how long it has been
+// running every heartbeatEvery: a 2^24 setup takes many minutes.
 func SetupLogged(circuit string, size int, log io.Writer) (*Set, error) {
-	stop := heartbeat(log, heartbeatEvery, fmt.Sprintf("setup of circuit %q size %d", circuit, size))
-	defer stop()
+	if log != nil {
+		stop := heartbeat(log, heartbeatEvery, fmt.Sprintf("setup of circuit %q size %d", circuit, size))
+		defer stop()
+	}
 	return Setup(circuit, size)
 }
 
-// heartbeatEvery is how often SetupLogged reports; tests shorten it.
-var heartbeatEvery = 30 * time.Second
+const heartbeatEvery = 30 * time.Second
 
 // heartbeat writes "what: still running after D" to log every interval
 // until stop is called; stop returns once nothing more will be written.
