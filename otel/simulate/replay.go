@@ -29,6 +29,8 @@ const Token stages.DataType = "replay.token"
 type durations struct {
 	byName map[string]*pool
 	byType map[string]*pool
+	// longest is the longest stage span replayed, for checkLongest.
+	longest *tracefile.Span
 }
 
 type pool struct {
@@ -44,10 +46,14 @@ func (p *pool) take() time.Duration {
 func recorded(spans []tracefile.Span, seed uint64) *durations {
 	byName := map[string][]time.Duration{}
 	byType := map[string][]time.Duration{}
+	var longest *tracefile.Span
 	for i := range spans {
 		s := &spans[i]
 		if s.Str(string(pl.KeyKind)) != pl.KindStage || s.Status == tracefile.StatusError {
 			continue
+		}
+		if longest == nil || s.Duration() > longest.Duration() {
+			longest = s
 		}
 		name := s.Str(string(pl.KeyStage))
 		if name == "" {
@@ -74,7 +80,7 @@ func recorded(spans []tracefile.Span, seed uint64) *durations {
 		}
 		return out
 	}
-	return &durations{byName: mk(byName), byType: mk(byType)}
+	return &durations{byName: mk(byName), byType: mk(byType), longest: longest}
 }
 
 // replay is the stage every simulated stage runs.

@@ -85,10 +85,10 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := checkLongest(trace, opts.Speed); err != nil {
+	rec := recorded(trace, opts.Seed)
+	if err := checkLongest(rec.longest, opts.Speed); err != nil {
 		return nil, err
 	}
-	rec := recorded(trace, opts.Seed)
 	rp := &replay{pools: map[string]*pool{}, speed: opts.Speed}
 	rp.late.Store(int64(timerOvershoot()))
 	pred := &Prediction{Pipeline: orig.Name, Speed: opts.Speed}
@@ -153,17 +153,9 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 // simulation sleep for as long, silently.
 const maxReplaySleep = time.Hour
 
-// checkLongest refuses a trace whose longest replayable stage run would
-// sleep longer than maxReplaySleep at speed, naming that span.
-func checkLongest(trace []tracefile.Span, speed float64) error {
-	var longest *tracefile.Span
-	for i := range trace {
-		s := &trace[i]
-		if s.Str(string(pl.KeyKind)) == pl.KindStage && s.Status != tracefile.StatusError &&
-			(longest == nil || s.Duration() > longest.Duration()) {
-			longest = s
-		}
-	}
+// checkLongest refuses the longest replayed stage span (nil when there is
+// none) when it would sleep longer than maxReplaySleep at speed.
+func checkLongest(longest *tracefile.Span, speed float64) error {
 	if longest == nil {
 		return nil
 	}

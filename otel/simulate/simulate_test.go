@@ -153,7 +153,7 @@ func TestPredictRefusesAStageRunLongerThanItCanReplay(t *testing.T) {
 		t.Fatalf("err = %v, want %q", err, want)
 	}
 	// At speed 100 the same run sleeps 12 minutes: allowed (not run here).
-	if err := checkLongest(recorded, 100); err != nil {
+	if err := checkLongest(&recorded[broken], 100); err != nil {
 		t.Errorf("at speed 100: %v", err)
 	}
 }
