@@ -24,6 +24,21 @@ var dagOrder = []string{
 	groth16.TypeNameEpilogue,
 }
 
+// proveAndVerify runs job through the stages (runSequential), fails t on
+// an error, and checks every partition's proof with gnark's verifier.
+func proveAndVerify(t testing.TB, job *groth16.Job, configure func(typ string, c stages.Config)) {
+	t.Helper()
+	proofs, err := runSequential(t, job, configure)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for p, proof := range proofs {
+		if err := job.Verify(p, proof); err != nil {
+			t.Errorf("partition %d: %v", p, err)
+		}
+	}
+}
+
 // runSequential proves every partition of job by building each stage from
 // its factory and calling Run in DAG order, without the runtime.
 func runSequential(t testing.TB, job *groth16.Job, configure func(typ string, c stages.Config)) ([]*g16.Proof, error) {
@@ -111,19 +126,11 @@ func TestSequentialStagesProveEveryCircuitAndGnarkVerifies(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				proofs, err := runSequential(t, job, func(typ string, c stages.Config) {
+				proveAndVerify(t, job, func(typ string, c stages.Config) {
 					if pc, ok := c.(*groth16.PrepConfig); ok {
 						pc.SplitOnes = split
 					}
 				})
-				if err != nil {
-					t.Fatal(err)
-				}
-				for p, proof := range proofs {
-					if err := job.Verify(p, proof); err != nil {
-						t.Errorf("partition %d: %v", p, err)
-					}
-				}
 			})
 		}
 	}

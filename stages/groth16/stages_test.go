@@ -115,19 +115,11 @@ func TestG2MSMOnDeviceMatchesCPU(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	proofs, err := runSequential(t, job, func(typ string, c stages.Config) {
+	proveAndVerify(t, job, func(typ string, c stages.Config) {
 		if gc, ok := c.(*groth16.G2Config); ok {
 			gc.On = "device"
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for p, proof := range proofs {
-		if err := job.Verify(p, proof); err != nil {
-			t.Errorf("partition %d: %v", p, err)
-		}
-	}
 }
 
 // canonicalBackend is the CPU backend posing as a device that wants
@@ -150,19 +142,13 @@ func TestCanonicalDevicePathProvesValidProofs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, on := range []string{"cpu", "device"} {
-		proofs, err := runSequential(t, job, func(typ string, c stages.Config) {
-			if gc, ok := c.(*groth16.G2Config); ok {
-				gc.On = on
-			}
+		t.Run("b_g2_msm on "+on, func(t *testing.T) {
+			proveAndVerify(t, job, func(typ string, c stages.Config) {
+				if gc, ok := c.(*groth16.G2Config); ok {
+					gc.On = on
+				}
+			})
 		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		for p, proof := range proofs {
-			if err := job.Verify(p, proof); err != nil {
-				t.Errorf("b_g2_msm on %s, partition %d: %v", on, p, err)
-			}
-		}
 	}
 }
 
@@ -394,13 +380,7 @@ func TestJobsShareResidentBasesOnlyForTheSameKeys(t *testing.T) {
 		t.Errorf("two key sets share the bases key %q", jb.BasesKey)
 	}
 	for _, j := range []*groth16.Job{ja1, jb} {
-		ps, err := runSequential(t, j, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := j.Verify(0, ps[0]); err != nil {
-			t.Error(err)
-		}
+		proveAndVerify(t, j, nil)
 	}
 }
 
@@ -420,13 +400,7 @@ func TestAJobNotBuiltByNewJobIsRefusedByEveryStage(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "not built by groth16.NewJob") {
 		t.Fatalf("error %v, want a job not built by NewJob", err)
 	}
-	proofs, err := runSequential(t, good, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := good.Verify(0, proofs[0]); err != nil {
-		t.Error(err)
-	}
+	proveAndVerify(t, good, nil)
 }
 
 // A proving key whose infinity flags disagree with its bases (a flipped
@@ -459,11 +433,5 @@ func TestProvingKeyWithInfinityFlagsThatDisagreeWithItsBasesIsRefused(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	proofs, err := runSequential(t, job, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := job.Verify(0, proofs[0]); err != nil {
-		t.Error(err)
-	}
+	proveAndVerify(t, job, nil)
 }
