@@ -83,23 +83,24 @@ func (d *fakeMemDevice) Info() device.Info {
 	return d.Device.Info()
 }
 
+// loadFails counts a LoadG1 or LoadG2 call and says whether failLoad
+// fails it.
+func (m *fakeMem) loadFails(key string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.loadCalls++
+	return m.failLoad != nil && m.failLoad(key)
+}
+
 func (d *fakeMemDevice) LoadG1(key string, points []curve.G1Affine) (device.G1Bases, error) {
-	d.m.mu.Lock()
-	d.m.loadCalls++
-	fail := d.m.failLoad != nil && d.m.failLoad(key)
-	d.m.mu.Unlock()
-	if fail {
+	if d.m.loadFails(key) {
 		return nil, fmt.Errorf("fake: load g1 %s: %w", key, device.ErrOutOfMemory)
 	}
 	return d.Device.LoadG1(key, points)
 }
 
 func (d *fakeMemDevice) LoadG2(key string, points []curve.G2Affine) (device.G2Bases, error) {
-	d.m.mu.Lock()
-	d.m.loadCalls++
-	fail := d.m.failLoad != nil && d.m.failLoad(key)
-	d.m.mu.Unlock()
-	if fail {
+	if d.m.loadFails(key) {
 		return nil, fmt.Errorf("fake: load g2 %s: %w", key, device.ErrOutOfMemory)
 	}
 	return d.Device.LoadG2(key, points)
