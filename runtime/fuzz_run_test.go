@@ -33,8 +33,7 @@ func quickSimRegistry(t testing.TB) *stages.Registry {
 // Any pipeline that validates runs to an end: every job returns, with a
 // result or an error, and never deadlocks on its locks, spans or worker
 // pools. Sizes are capped (partitions, workers, devices, retries and
-// their backoff) so each
-// run is short; what remains is the scheduling.
+// their backoff) so each run is short; what remains is the scheduling.
 func FuzzValidPipelinesRunToAnEnd(f *testing.F) {
 	files, _ := filepath.Glob("../pipelines/sim-*.yaml")
 	for _, s := range files {

@@ -9,6 +9,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"time"
 
@@ -204,28 +206,30 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	return removeStale(*out, nParts, stderr)
 }
 
+// runFile matches the names prove gives proof and public-input files.
+var runFile = regexp.MustCompile(`^(?:proof|public)-(0|[1-9][0-9]*)\.bin$`)
+
 // removeStale deletes the proof and public-input files that an earlier run
 // with more partitions left in dir (proof-N.bin, public-N.bin for N from
 // n up), so the directory holds this run's files only, and says so.
 func removeStale(dir string, n int, stderr io.Writer) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return err
+	}
 	var removed []string
-	for _, pat := range []string{"proof-*.bin", "public-*.bin"} {
-		names, err := filepath.Glob(filepath.Join(dir, pat))
-		if err != nil {
-			return err
+	for _, e := range entries {
+		m := runFile.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
 		}
-		for _, path := range names {
-			base := filepath.Base(path)
-			var i int
-			if _, err := fmt.Sscanf(base, strings.TrimSuffix(pat, "*.bin")+"%d.bin", &i); err != nil || i < n ||
-				(base != proofFile(i) && base != publicFile(i)) {
-				continue
-			}
-			if err := os.Remove(path); err != nil {
-				return fmt.Errorf("removing %s of an earlier run: %w", path, err)
-			}
-			removed = append(removed, base)
+		if i, err := strconv.Atoi(m[1]); err != nil || i < n {
+			continue
 		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
+			return fmt.Errorf("removing %s of an earlier run: %w", e.Name(), err)
+		}
+		removed = append(removed, e.Name())
 	}
 	if len(removed) > 0 {
 		fmt.Fprintf(stderr, "prooflane prove: removed %d files an earlier run with more partitions left in %s: %s\n",
