@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,11 +62,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 && *gnarkN == 0 {
-		fs.Usage()
-		return errors.New("no pipeline files given")
+		return usageErrorf(fs, "no pipeline given (a file or an embedded name) and no --gnark")
 	}
 	if *partitions < 1 || *jobs < 1 || *inflight < 1 {
-		return errors.New("--partitions, --jobs and --inflight must be at least 1")
+		return usageErrorf(fs, "--partitions, --jobs and --inflight must be at least 1")
 	}
 	size, err := cf.parse()
 	if err != nil {

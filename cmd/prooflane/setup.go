@@ -39,14 +39,14 @@ func (c *circuitFlags) register(fs interface {
 func (c *circuitFlags) parse() (int, error) {
 	f, err := circuits.Lookup(c.circuit)
 	if err != nil {
-		return 0, fmt.Errorf("--circuit: %w", err)
+		return 0, usageErrorf(nil, "--circuit: %w", err)
 	}
 	n, err := parseSize(c.size)
 	if err != nil {
-		return 0, fmt.Errorf("--size: %w", err)
+		return 0, usageErrorf(nil, "--size: %w", err)
 	}
 	if n < f.MinSize {
-		return 0, fmt.Errorf("--size %s: circuit %q needs a size of at least %d", c.size, c.circuit, f.MinSize)
+		return 0, usageErrorf(nil, "--size %s: circuit %q needs a size of at least %d", c.size, c.circuit, f.MinSize)
 	}
 	return n, nil
 }
@@ -82,8 +82,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return errors.New("setup takes no arguments")
+		return usageErrorf(fs, "setup takes no arguments, got %q", fs.Args())
 	}
 	size, err := cf.parse()
 	if err != nil {

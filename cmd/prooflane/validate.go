@@ -20,8 +20,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("no pipeline file given")
+		return usageErrorf(fs, "no pipeline given (a file or an embedded name)")
 	}
 	bad := 0
 	for _, f := range fs.Args() {
@@ -35,7 +34,7 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 			bad++
 			fmt.Fprintf(stderr, "%s: %v\n", f, err)
 		default:
-			fmt.Fprintf(stdout, "%s: ok (pipeline %q: %d stages, %d resources, %d spans)\n", f, p.Name, len(p.Stages), len(p.Resources), len(p.Spans))
+			fmt.Fprintf(stdout, "%s: ok (pipeline %q: %d stages, %d resources, %d spans)\n", p.File, p.Name, len(p.Stages), len(p.Resources), len(p.Spans))
 		}
 	}
 	if bad > 0 {
