@@ -61,6 +61,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "also print the full analysis of the simulated run")
 	traceOut := fs.String("trace-file", "", "write the simulated run's spans (in real time) to this JSON-lines `file`")
 	html := fs.String("html", "", "write an HTML timeline of the simulated run to this `file`")
+	asJSON := fs.Bool("json", false, "print the prediction as one JSON document on stdout (schema in docs/json.md); -v is ignored")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -107,8 +108,14 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	writePrediction(stdout, *from, *pipeline, before, pred)
-	if *verbose {
+	if *asJSON {
+		if err := writeJSON(stdout, predictionJSON(*from, pfile, before, pred)); err != nil {
+			return err
+		}
+	} else {
+		writePrediction(stdout, *from, *pipeline, before, pred)
+	}
+	if *verbose && !*asJSON {
 		fmt.Fprintln(stdout, "\nsimulated run:")
 		if err := pred.Report.WriteText(stdout); err != nil {
 			return err
@@ -196,4 +203,53 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// simulateOutput is simulate --json (docs/json.md).
+type simulateOutput struct {
+	Trace        string     `json:"trace"`
+	PipelineFile string     `json:"pipeline_file"`
+	Pipeline     string     `json:"pipeline"`
+	Speed        float64    `json:"speed"`
+	Jobs         int        `json:"jobs"`
+	Partitions   int        `json:"partitions"`
+	InFlight     int        `json:"inflight"`
+	Sources      []string   `json:"sources"`
+	Recorded     runFigures `json:"recorded"`
+	Predicted    runFigures `json:"predicted"`
+	Warnings     []string   `json:"warnings"`
+}
+
+// runFigures are the figures simulate compares, for the recorded or the
+// predicted run.
+type runFigures struct {
+	MakespanS     float64            `json:"makespan_s"`
+	ProofsPerMin  float64            `json:"proofs_per_min"`
+	JobsPerMin    float64            `json:"jobs_per_min"`
+	DeviceBusyPct map[string]float64 `json:"device_busy_pct"`
+	// LockWaitS is the total wait per lock that had any, in seconds.
+	LockWaitS map[string]float64 `json:"lock_wait_s"`
+}
+
+func figuresOf(r *analyze.Report) runFigures {
+	f := runFigures{MakespanS: r.Makespan.Seconds(), ProofsPerMin: r.ProofsPerMinute, JobsPerMin: r.JobsPerMinute,
+		DeviceBusyPct: map[string]float64{}, LockWaitS: map[string]float64{}}
+	for _, d := range r.Devices {
+		f.DeviceBusyPct[fmt.Sprint(d.Device)] = d.BusyPct
+	}
+	for _, x := range r.Resources {
+		if x.Waits > 0 {
+			f.LockWaitS[x.Name] = x.WaitTotal.Seconds()
+		}
+	}
+	return f
+}
+
+func predictionJSON(from, file string, before *analyze.Report, pred *simulate.Prediction) simulateOutput {
+	return simulateOutput{
+		Trace: from, PipelineFile: file, Pipeline: pred.Pipeline, Speed: pred.Speed,
+		Jobs: pred.Jobs, Partitions: pred.Partitions, InFlight: pred.InFlight,
+		Sources: append([]string{}, pred.Sources...), Recorded: figuresOf(before), Predicted: figuresOf(pred.Report),
+		Warnings: append([]string{}, pred.Report.Warnings...),
+	}
 }
