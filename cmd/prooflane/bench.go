@@ -93,6 +93,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	nDev = max(nDev, 1)
 
+	if err := checkHostMemory(stderr, "bench", cf, size, *partitions**inflight, false); err != nil {
+		return err
+	}
 	ks, be, job, err := openJob("bench", cf, size, *partitions, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err

@@ -115,6 +115,9 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 
+	if err := checkHostMemory(stderr, "prove", cf, size, nParts, false); err != nil {
+		return err
+	}
 	ks, be, job, err := openJob("prove", cf, size, nParts, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err

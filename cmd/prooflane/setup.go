@@ -99,6 +99,9 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "prooflane setup: %v; running the setup again\n", err)
 		}
 	}
+	if err := checkHostMemory(stderr, "setup", cf, size, 0, true); err != nil {
+		return err
+	}
 	start := time.Now()
 	s, err := keys.SetupLogged(cf.circuit, size, stderr)
 	if err != nil {
