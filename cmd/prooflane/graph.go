@@ -13,7 +13,7 @@ func init() {
 }
 
 func runGraph(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("graph", "FILE", stderr)
+	fs := newFlags("graph", "PIPELINE", stderr)
 	format := fs.String("format", "dot", "output format: dot or mermaid")
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")

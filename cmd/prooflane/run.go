@@ -20,7 +20,7 @@ func init() {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", "FILE", stderr)
+	fs := newFlags("run", "PIPELINE", stderr)
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
 	partitions := fs.Int("partitions", 0, "partitions per job (default: the pipeline's partitions parameter)")

@@ -9,11 +9,11 @@ import (
 )
 
 func init() {
-	register("validate", command{summary: "check pipeline files; print every problem as file:line:col", run: runValidate})
+	register("validate", command{summary: "check pipelines (files or embedded names); print every problem as file:line:col", run: runValidate})
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("validate", "FILE...", stderr)
+	fs := newFlags("validate", "PIPELINE...", stderr)
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
 	asJSON := fs.Bool("json", false, "print one JSON document on stdout (schema in docs/json.md) instead of lines")
