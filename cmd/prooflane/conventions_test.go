@@ -65,7 +65,7 @@ func TestSimulateInFlightIsADeprecatedAliasOfInflight(t *testing.T) {
 		t.Errorf("simulate help should list --inflight only:\n%s", help)
 	}
 	rc, _, stderr := prooflane(t, "simulate", "--from", "x.jsonl", "--pipeline", "sim-groth16", "--in-flight", "0")
-	if rc != 2 || !strings.Contains(stderr, "--in-flight is deprecated, use --inflight") || !strings.Contains(stderr, "--in-flight 0: want at least 1") {
+	if rc != 2 || !strings.Contains(stderr, "--in-flight is deprecated, use --inflight") || !strings.Contains(stderr, "--in-flight 0: want at least 1 (leave the flag out for the default: the most the trace ran at once)") {
 		t.Errorf("exit %d, stderr %q; want the deprecation warning and the value checked", rc, stderr)
 	}
 }

@@ -255,7 +255,7 @@ func deprecatedAlias(fs *flag.FlagSet, old, name string, stderr io.Writer) {
 	f := fs.Lookup(name)
 	fs.Var(aliasValue{f.Value, func() {
 		fmt.Fprintf(stderr, "prooflane: warning: --%s is deprecated, use --%s\n", old, name)
-	}}, old, hiddenPrefix+"use --"+name)
+	}}, old, hiddenPrefix+"use --"+name+"; "+f.Usage)
 }
 
 type aliasValue struct {
