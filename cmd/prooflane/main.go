@@ -115,6 +115,10 @@ func help(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "prooflane help: want one command, got %q\nsee 'prooflane help'\n", args)
 		return exitUsage
 	}
+	if args[0] == "help" {
+		usage(stdout)
+		return exitOK
+	}
 	c, ok := commands[args[0]]
 	if !ok {
 		fmt.Fprintf(stderr, "prooflane help: unknown command %q%s\nsee 'prooflane help' for the commands\n", args[0], suggestCommand(args[0]))
