@@ -76,6 +76,8 @@ func report(r io.Reader, w io.Writer) (failed bool, err error) {
 			}
 		case ev.Test == "" && ev.Action == "fail":
 			failed = true
+		case ev.Test == "" && ev.Action == "skip":
+			// A package with no test files; its "?" line said so.
 		case ev.Action == "output":
 			b := outputs[k]
 			if b == nil {

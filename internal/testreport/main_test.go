@@ -19,6 +19,8 @@ const sample = `{"Action":"start","Package":"github.com/prooflane/prooflane/otel
 {"Action":"output","Package":"github.com/prooflane/prooflane/otel/analyze","Output":"PASS\n"}
 {"Action":"output","Package":"github.com/prooflane/prooflane/otel/analyze","Output":"ok  \tgithub.com/prooflane/prooflane/otel/analyze\t0.5s\n"}
 {"Action":"pass","Package":"github.com/prooflane/prooflane/otel/analyze","Elapsed":0.5}
+{"Action":"output","Package":"github.com/prooflane/prooflane/stages","Output":"?   \tgithub.com/prooflane/prooflane/stages\t[no test files]\n"}
+{"Action":"skip","Package":"github.com/prooflane/prooflane/stages","Elapsed":0}
 `
 
 const failing = `{"Action":"run","Package":"example.com/p","Test":"TestBroken"}
@@ -36,7 +38,7 @@ func TestReportListsSkipsWithTheirReasons(t *testing.T) {
 	if err != nil || failed {
 		t.Fatalf("failed %v, err %v", failed, err)
 	}
-	want := "ok  \tgithub.com/prooflane/prooflane/otel/analyze\t0.5s\n\n1 tests skipped:\n" +
+	want := "ok  \tgithub.com/prooflane/prooflane/otel/analyze\t0.5s\n?   \tgithub.com/prooflane/prooflane/stages\t[no test files]\n\n1 tests skipped:\n" +
 		"  otel/analyze TestHTMLRendersInChromium: chromium_test.go:27: no chromium on PATH (apt-get install chromium, or set PROOFLANE_CHROMIUM): HTML rendering not checked\n"
 	if out.String() != want {
 		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
