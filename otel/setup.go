@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
+	otelsemconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -89,7 +89,7 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 }
 
 func newResource(ctx context.Context, cfg Config) (*resource.Resource, error) {
-	attrs := append([]attribute.KeyValue{semconv.ServiceName(cfg.ServiceName)}, cfg.Attributes...)
+	attrs := append([]attribute.KeyValue{otelsemconv.ServiceName(cfg.ServiceName)}, cfg.Attributes...)
 	// Later options win: the env (OTEL_SERVICE_NAME,
 	// OTEL_RESOURCE_ATTRIBUTES) overrides the config.
 	res, err := resource.New(ctx,

@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	pl "github.com/prooflane/prooflane/otel"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/resources"
 	"github.com/prooflane/prooflane/stages"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	pl "github.com/prooflane/prooflane/otel"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
 

@@ -16,7 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/prooflane/prooflane/internal/suggest"
-	pl "github.com/prooflane/prooflane/otel"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/analyze"
 	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/runtime"
