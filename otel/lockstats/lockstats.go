@@ -52,18 +52,18 @@ type Hold struct {
 
 // Stats are one resource's figures; the package doc defines each.
 type Stats struct {
-	Resource    string        `json:"resource"`
-	Capacity    int64         `json:"capacity"` // 0 when unknown
-	Holds       int           `json:"holds"`
-	Held        time.Duration `json:"held_ns"`
-	Utilization float64       `json:"utilization"` // 0 to 1
-	MeanHolders float64       `json:"mean_holders"`
-	MaxHolders  int           `json:"max_holders"`
-	Waits       int           `json:"waits"`
-	Contention  float64       `json:"contention"` // 0 to 1
-	WaitTotal   time.Duration `json:"wait_total_ns"`
-	WaitMean    time.Duration `json:"wait_mean_ns"`
-	WaitMax     time.Duration `json:"wait_max_ns"`
+	Resource    string
+	Capacity    int64 // 0 when unknown
+	Holds       int
+	Held        time.Duration
+	Utilization float64 // 0 to 1
+	MeanHolders float64
+	MaxHolders  int
+	Waits       int
+	Contention  float64 // 0 to 1
+	WaitTotal   time.Duration
+	WaitMean    time.Duration
+	WaitMax     time.Duration
 }
 
 // Compute returns the figures of every resource in holds, sorted by name.
