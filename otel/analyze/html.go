@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/lockstats"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
 

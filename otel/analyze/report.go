@@ -66,7 +66,7 @@ type Report struct {
 	t     *trace
 	holds []lockstats.Hold
 	busy  map[int][]interval // merged busy intervals by device
-	opts Options
+	opts  Options
 }
 
 // StageStats summarises the runs of one stage.
