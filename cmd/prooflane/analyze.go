@@ -25,6 +25,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	busy := fs.String("busy-stage", "gpu_compute", "stage name or type suffix whose runs count as device busy")
 	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this")
 	quiet := fs.Bool("q", false, "print no text report (with --html or --perfetto)")
+	asJSON := fs.Bool("json", false, "print the report as JSON (schema "+analyze.JSONSchema+", docs/observability.md) instead of text")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -41,7 +42,12 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if !*quiet {
+	switch {
+	case *asJSON:
+		if err := rep.WriteJSON(stdout); err != nil {
+			return err
+		}
+	case !*quiet:
 		if err := rep.WriteText(stdout); err != nil {
 			return err
 		}
