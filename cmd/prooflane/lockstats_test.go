@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"math"
 	"os"
@@ -285,5 +287,30 @@ func TestSpanLockChangesMeanHoldersOnRealGroth16Runs(t *testing.T) {
 			}
 			t.Logf("%s: gpu.0.mem mean holders %.2f (stage spans %.2f)", tc.name, jsonMean, want)
 		})
+	}
+}
+
+// The HTML report's subtitle shows the pipeline's sha256, which run and
+// prove record as a resource attribute (it once read another key and
+// showed nothing).
+func TestHTMLReportShowsThePipelineHash(t *testing.T) {
+	dir := t.TempDir()
+	src := "pipeline: hashed\nstages:\n  a: {type: sim.sleep, config: {duration: 1ms}}\n"
+	p := writeFile(t, dir, "hashed.yaml", src)
+	trace := filepath.Join(dir, "t.jsonl")
+	if rc, _, stderr := prooflane(t, "run", "--trace-file", trace, "--progress", "off", p); rc != 0 {
+		t.Fatalf("run exited %d: %s", rc, stderr)
+	}
+	page := filepath.Join(dir, "r.html")
+	if rc, _, stderr := prooflane(t, "analyze", "-q", "--html", page, trace); rc != 0 {
+		t.Fatalf("analyze exited %d: %s", rc, stderr)
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256([]byte(src))
+	if want := "prooflane.pipeline_sha256 " + hex.EncodeToString(sum[:]); !strings.Contains(string(b), want) {
+		t.Errorf("the HTML report does not show %q", want)
 	}
 }
