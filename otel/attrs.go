@@ -36,4 +36,9 @@ const (
 	KeyGPUTimeMS     = semconv.KeyGPUTimeMS
 	KeyGPUTimeSource = semconv.KeyGPUTimeSource
 	KeyBackend       = semconv.KeyBackend
+	KeyPipelineFile  = semconv.KeyPipelineFile
+	KeyPipelineHash  = semconv.KeyPipelineHash
+	KeyDevices       = semconv.KeyDevices
+	KeyCircuit       = semconv.KeyCircuit
+	KeySize          = semconv.KeySize
 )

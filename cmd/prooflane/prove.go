@@ -134,7 +134,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	tc.Attributes = append(tc.Attributes,
 		attribute.String("prooflane.pipeline", p.Name),
 		attribute.String("prooflane.pipeline_file", p.File),
-		attribute.String("prooflane.pipeline_sha256", p.Hash),
+		pl.KeyPipelineHash.String(p.Hash),
 		pl.KeyBackend.String(be.Name()),
 		attribute.Int("prooflane.devices", nDev),
 		attribute.StringSlice("prooflane.device_names", deviceNames(be, nDev)),
