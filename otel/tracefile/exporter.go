@@ -129,8 +129,6 @@ func (e *Exporter) Shutdown(context.Context) error {
 	return err
 }
 
-
-
 func attrValue(v attribute.Value) any {
 	switch v.Type() {
 	case attribute.BOOL:
@@ -159,8 +157,6 @@ func attrValue(v attribute.Value) any {
 func FromSDK(spans []sdktrace.ReadOnlySpan) []Span {
 	return spansOf(fromSDK(spans))
 }
-
-
 
 // writeChunk is how many spans Write puts on one line.
 const writeChunk = 1000

@@ -253,7 +253,6 @@ func (r repeat) Read(p []byte) (int, error) {
 	return len(p), nil
 }
 
-
 // A trace in the JSON-lines format prooflane wrote before OTLP JSON
 // (testdata/old-format.jsonl: `run` of a two-partition sim pipeline) still
 // reads.
