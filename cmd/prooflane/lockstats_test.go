@@ -314,3 +314,17 @@ func TestHTMLReportShowsThePipelineHash(t *testing.T) {
 		t.Errorf("the HTML report does not show %q", want)
 	}
 }
+
+// A trace that cannot be written (a full disk) fails the command with an
+// error naming the file; it used to exit 0 with a hint about a collector.
+func TestRunFailsWhenItsTraceCannotBeWritten(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	p := writeFile(t, t.TempDir(), "tiny.yaml", "pipeline: tiny\nstages:\n  a: {type: sim.sleep, config: {duration: 1ms}}\n")
+	rc, _, stderr := prooflane(t, "run", "--trace-file", "/dev/full", "--progress", "off", p)
+	if rc != 1 || !strings.Contains(stderr, `prooflane run: trace file "/dev/full"`) || !strings.Contains(stderr, "no space left on device") ||
+		strings.Contains(stderr, "collector") {
+		t.Errorf("exit %d, stderr %q; want 1 and an error naming /dev/full", rc, stderr)
+	}
+}

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -52,7 +51,7 @@ const manifestFile = "manifest.json"
 func proofFile(p int) string  { return fmt.Sprintf("proof-%d.bin", p) }
 func publicFile(p int) string { return fmt.Sprintf("public-%d.bin", p) }
 
-func runProve(args []string, stdout, stderr io.Writer) error {
+func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	quietGnark()
 	fs := newFlags("prove", "", stderr)
 	var cf circuitFlags
@@ -144,11 +143,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := prov.Shutdown(context.Background()); err != nil {
-			fmt.Fprintf(stderr, "prooflane prove: warning: %v\n", err)
-		}
-	}()
+	defer finishTracing("prove", prov, stderr, &err)
 	pr := startProgress(stderr, p, nParts, show)
 	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: nDev, OnEvent: pr.Event})
 	if err != nil {

@@ -20,7 +20,7 @@ func init() {
 	register("run", command{summary: "run jobs of a pipeline (sim.* stages need no payload)", run: runRun})
 }
 
-func runRun(args []string, stdout, stderr io.Writer) error {
+func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("run", "FILE", stderr)
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
@@ -63,11 +63,7 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := prov.Shutdown(context.Background()); err != nil {
-			fmt.Fprintf(stderr, "prooflane run: warning: %v\n", err)
-		}
-	}()
+	defer finishTracing("run", prov, stderr, &err)
 
 	perJob := p.Partitions
 	if *partitions > 0 {
@@ -119,6 +115,23 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "trace: %s\n", w)
 	}
 	return nil
+}
+
+// finishTracing shuts tracing down at the end of a command. A trace file
+// that could not be written whole fails the command (its output is
+// incomplete), unless it failed already; a collector that did not take the
+// spans is a warning.
+func finishTracing(cmd string, prov *pl.Provider, stderr io.Writer, errp *error) {
+	err := prov.Shutdown(context.Background())
+	if err == nil {
+		return
+	}
+	var tfe *pl.TraceFileError
+	if errors.As(err, &tfe) && *errp == nil {
+		*errp = err
+		return
+	}
+	fmt.Fprintf(stderr, "prooflane %s: warning: %v\n", cmd, err)
 }
 
 // holdLog keeps the lock holds a running engine reports, for the table
