@@ -312,3 +312,34 @@ func TestKernelSpansAreSummarisedAndCountedPerDevice(t *testing.T) {
 		t.Errorf("device: kernels %v%%, busy %v%%; want 30%% (2×15 of 100 ms) and 60%%", d.KernelPct, d.BusyPct)
 	}
 }
+
+// A trace with stage spans but no job span (a run cut off before its job
+// ended) says so instead of reporting "0 jobs" silently.
+func TestTraceWithoutAJobSpanIsWarned(t *testing.T) {
+	var spans []tracefile.Span
+	for _, s := range smallTrace() {
+		if s.Str("prooflane.kind") != "job" {
+			spans = append(spans, s)
+		}
+	}
+	r, err := Analyze(spans, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range r.Warnings {
+		found = found || strings.HasPrefix(w, "the trace has no job span")
+	}
+	if r.Jobs != 0 || !found {
+		t.Errorf("jobs %d, warnings %q; want 0 and one saying the trace has no job span", r.Jobs, r.Warnings)
+	}
+	full, err := Analyze(smallTrace(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range full.Warnings {
+		if strings.HasPrefix(w, "the trace has no job span") {
+			t.Errorf("a trace with its job span warned: %q", w)
+		}
+	}
+}

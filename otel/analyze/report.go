@@ -470,6 +470,10 @@ func running(t *trace, g interval, dev int) []string {
 }
 
 func (r *Report) warnings(t *trace) {
+	if len(t.jobs) == 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the trace has no job span (was the run cut off before its job ended?): "+
+			"%d partition(s) and %d stage run(s) are analysed, but there is no job count, throughput or critical path", len(t.parts), len(t.stages)))
+	}
 	// Hidden serialization: two resources of one device, both waited
 	// for, never held at the same time.
 	for i := range r.Resources {
