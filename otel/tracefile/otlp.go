@@ -421,3 +421,21 @@ func isOTLPLine(b []byte) bool {
 	b = bytes.TrimSpace(b)
 	return bytes.HasPrefix(b, []byte("{")) && bytes.Contains(b[:min(len(b), 64)], []byte(`"resourceSpans"`))
 }
+
+// OTLPRequests returns the trace as OTLP requests: an OTLP JSON file's
+// requests as they were written, or the spans of another format converted
+// (at most 1000 spans a request), with their ids and timestamps.
+func (t *Trace) OTLPRequests() ([]*Request, error) {
+	if t.Requests != nil {
+		return t.Requests, nil
+	}
+	var out []*Request
+	for i := 0; i < len(t.Spans); i += writeChunk {
+		req, err := requestOf(t.Spans[i:min(i+writeChunk, len(t.Spans))])
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, req)
+	}
+	return out, nil
+}
