@@ -69,7 +69,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	tc.RegisterFlags(fs)
 	if f := fs.Lookup("trace-file"); f != nil {
 		// prove writes the trace next to the proofs unless told otherwise.
-		f.Usage, f.DefValue = "JSON-lines trace file of --trace file (default: trace.jsonl in the --out directory)", ""
+		f.Usage, f.DefValue = "trace file of --trace file, OTLP JSON lines (default: trace.jsonl in the --out directory)", ""
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
