@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -153,8 +154,13 @@ func memFromReports(t *testing.T, trace string) (jsonMean float64, jsonHolds int
 func memOf(t *testing.T, data []byte) (float64, int) {
 	t.Helper()
 	var rep analyze.JSONReport
-	if err := json.Unmarshal(data, &rep); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields() // every field the output has is in the documented type
+	if err := dec.Decode(&rep); err != nil {
 		t.Fatalf("decoding the report: %v", err)
+	}
+	if rep.Schema != analyze.JSONSchema || rep.Jobs != 1 || rep.Partitions != 4 || len(rep.Stages) != 6 || rep.Critical == nil {
+		t.Errorf("report: schema %q, %d jobs, %d partitions, %d stages, critical path %v", rep.Schema, rep.Jobs, rep.Partitions, len(rep.Stages), rep.Critical)
 	}
 	for _, r := range rep.Resources {
 		if r.Resource == "gpu.0.mem" {
