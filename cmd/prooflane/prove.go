@@ -118,14 +118,13 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 
-	ks, be, job, err := openJob("prove", cf, size, nParts, *seed, *backend, nDev, stderr)
+	ctx, stop := signalContext()
+	defer stop()
+	ks, be, job, err := openJob(ctx, "prove", cf, size, nParts, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-
-	ctx, stop := signalContext()
-	defer stop()
 	traceFileSet := false
 	fs.Visit(func(f *flag.Flag) { traceFileSet = traceFileSet || f.Name == "trace-file" })
 	if !traceFileSet {
