@@ -7,11 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
+	"sync"
 	"time"
 
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
@@ -27,31 +24,6 @@ func init() {
 	register("prove", command{summary: "prove a Groth16 job with a pipeline and write the proofs", run: runProve})
 }
 
-// manifest describes a directory of proofs written by prove.
-type manifest struct {
-	Circuit        string  `json:"circuit"`
-	Size           int     `json:"size"`
-	Constraints    int     `json:"constraints"`
-	Partitions     int     `json:"partitions"`
-	Seed           uint64  `json:"seed"`
-	Pipeline       string  `json:"pipeline"`
-	PipelineFile   string  `json:"pipeline_file"`
-	PipelineSHA256 string  `json:"pipeline_sha256"`
-	Backend        string  `json:"backend"`
-	Devices        int     `json:"devices"`
-	Seconds        float64 `json:"seconds"`
-	// VK is the verifying key copied next to the proofs, relative to the
-	// directory.
-	VK     string   `json:"vk"`
-	Proofs []string `json:"proofs"`
-	Public []string `json:"public"`
-}
-
-const manifestFile = "manifest.json"
-
-func proofFile(p int) string  { return fmt.Sprintf("proof-%d.bin", p) }
-func publicFile(p int) string { return fmt.Sprintf("public-%d.bin", p) }
-
 func runProve(args []string, stdout, stderr io.Writer) error {
 	quietGnark()
 	fs := newFlags("prove", "", stderr)
@@ -59,7 +31,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	cf.register(fs)
 	pipeline := fs.String("pipeline", "pipelines/groth16.yaml", "pipeline file")
 	partitions := fs.Int("partitions", 0, "partitions, each with its own witness (default: the pipeline's partitions parameter)")
-	out := fs.String("out", "", "directory for the proofs, public inputs, manifest and trace (required; proofs an earlier run left there beyond this run's partitions are removed)")
+	out := fs.String("out", "", "directory for the proofs, public inputs, manifest and trace (required); it is replaced as a whole once the run has succeeded, so it holds one complete run")
 	seed := fs.Uint64("seed", 1, "witness seed; partition p proves the witness of a seed derived from it and p")
 	devices := fs.Int("devices", 0, "devices to run on (default: the pipeline's devices)")
 	backend := fs.String("backend", "cpu", "device backend: cpu (gnark-crypto, emulated devices), cuda (needs a -tags cuda build and a GPU), or auto (cuda when available, else cpu)")
@@ -114,9 +86,11 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	od, err := openOut(*out, stderr)
+	if err != nil {
+		return err
 	}
+	defer od.close(stderr)
 
 	ctx, stop := signalContext()
 	defer stop()
@@ -128,7 +102,9 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	traceFileSet := false
 	fs.Visit(func(f *flag.Flag) { traceFileSet = traceFileSet || f.Name == "trace-file" })
 	if !traceFileSet {
-		tc.File = filepath.Join(*out, pl.DefaultFile)
+		tc.File = od.path(pl.DefaultFile)
+	} else if rel, err := filepath.Rel(od.final, filepath.Clean(tc.File)); err == nil && filepath.IsLocal(rel) {
+		tc.File = od.path(rel) // inside --out: it goes with the run
 	}
 	tc.Attributes = append(tc.Attributes,
 		attribute.String("prooflane.pipeline", p.Name),
@@ -143,11 +119,14 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
+	// The trace is flushed before the run is committed (it is part of
+	// it), or on the way out of a failed run.
+	shutdown := sync.OnceFunc(func() {
 		if err := prov.Shutdown(context.Background()); err != nil {
 			fmt.Fprintf(stderr, "prooflane prove: warning: %v\n", err)
 		}
-	}()
+	})
+	defer shutdown()
 	pr := startProgress(stderr, p, nParts, show)
 	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: nDev, OnEvent: pr.Event})
 	if err != nil {
@@ -165,9 +144,9 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	m := manifest{
 		Circuit: cf.circuit, Size: size, Constraints: ks.R1CS.GetNbConstraints(), Partitions: nParts, Seed: *seed,
 		Pipeline: p.Name, PipelineFile: p.File, PipelineSHA256: p.Hash, Backend: be.Name(), Devices: nDev,
-		Seconds: el.Seconds(), VK: "vk.bin",
+		Seconds: el.Seconds(), VK: vkFile,
 	}
-	if err := writeTo(filepath.Join(*out, m.VK), ks.VK.WriteTo); err != nil {
+	if err := od.writeFile(vkFile, ks.VK.WriteTo); err != nil {
 		return err
 	}
 	for _, r := range res.Partitions {
@@ -182,10 +161,10 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return err
 		}
-		if err := writeTo(filepath.Join(*out, proofFile(r.Index)), proof.WriteTo); err != nil {
+		if err := od.writeFile(proofFile(r.Index), proof.WriteTo); err != nil {
 			return err
 		}
-		if err := writeTo(filepath.Join(*out, publicFile(r.Index)), pub.WriteTo); err != nil {
+		if err := od.writeFile(publicFile(r.Index), pub.WriteTo); err != nil {
 			return err
 		}
 	}
@@ -197,43 +176,18 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(*out, manifestFile), append(mb, '\n'), 0o644); err != nil {
+	if err := od.writeFile(manifestFile, func(w io.Writer) (int64, error) {
+		n, err := w.Write(append(mb, '\n'))
+		return int64(n), err
+	}); err != nil {
 		return fmt.Errorf("write manifest: %w", err)
+	}
+	shutdown()
+	if err := od.commit(); err != nil {
+		return fmt.Errorf("--out %q: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "%d proofs of %s (size %d, %d constraints) with pipeline %q in %.2fs: %.1f proofs/min; written to %s\n",
 		nParts, cf.circuit, size, m.Constraints, p.Name, el.Seconds(), float64(nParts)/el.Minutes(), *out)
-	return removeStale(*out, nParts, stderr)
-}
-
-// runFile matches the names prove gives proof and public-input files.
-var runFile = regexp.MustCompile(`^(?:proof|public)-(0|[1-9][0-9]*)\.bin$`)
-
-// removeStale deletes the proof and public-input files that an earlier run
-// with more partitions left in dir (proof-N.bin, public-N.bin for N from
-// n up), so the directory holds this run's files only, and says so.
-func removeStale(dir string, n int, stderr io.Writer) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	var removed []string
-	for _, e := range entries {
-		m := runFile.FindStringSubmatch(e.Name())
-		if m == nil {
-			continue
-		}
-		if i, err := strconv.Atoi(m[1]); err != nil || i < n {
-			continue
-		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-			return fmt.Errorf("removing %s of an earlier run: %w", e.Name(), err)
-		}
-		removed = append(removed, e.Name())
-	}
-	if len(removed) > 0 {
-		fmt.Fprintf(stderr, "prooflane prove: removed %d files an earlier run with more partitions left in %s: %s\n",
-			len(removed), dir, strings.Join(removed, " "))
-	}
 	return nil
 }
 
@@ -308,21 +262,6 @@ func keysOf(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-func writeTo(path string, write func(io.Writer) (int64, error)) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // deviceNames names the first n devices of a backend, for traces.
