@@ -78,7 +78,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("setup", "", stderr)
 	var cf circuitFlags
 	cf.register(fs)
-	force := fs.Bool("force", false, "run the setup again even when keys are cached")
+	force := fs.Bool("force", false, "run the setup again even when keys are cached, replacing their files (the fix for a corrupt key file)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -105,6 +105,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	// nothing written to the cache.
 	ctx, stop := signalContext()
 	defer stop()
+	fmt.Fprintf(stderr, "prooflane setup: setting up circuit %q size %d (Ctrl-C stops it, writing nothing)\n", cf.circuit, size)
 	start := time.Now()
 	s, err := keys.SetupLogged(ctx, cf.circuit, size, stderr)
 	if err != nil {

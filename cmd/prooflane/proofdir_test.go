@@ -1,0 +1,212 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// copyDir copies the regular files of dir into a fresh directory.
+func copyDir(t testing.TB, dir string) string {
+	t.Helper()
+	to := filepath.Join(t.TempDir(), filepath.Base(dir))
+	if err := os.Mkdir(to, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(to, e.Name()), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return to
+}
+
+// editManifest sets field to value in dir's manifest.
+func editManifest(t testing.TB, dir, field string, value any) {
+	t.Helper()
+	path := filepath.Join(dir, manifestFile)
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]any{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	m[field] = value
+	if b, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// verify trusts nothing in the directory: each of the issue's
+// reproductions is refused with an error naming the field or file. Before,
+// each of them passed or read what the manifest named.
+func TestVerifyRefusesWhatTheDirectoryClaims(t *testing.T) {
+	good, keysDir, _ := proveSmall(t, "chain")
+	for _, c := range []struct {
+		name   string
+		mutate func(t *testing.T, dir string)
+		stderr string // the error, after "prooflane verify: " and DIR/manifest.json
+		stdout string // a FAIL line, after "FAIL "
+	}{
+		{
+			name:   "circuit with a path",
+			mutate: func(t *testing.T, dir string) { editManifest(t, dir, "circuit", "../../x") },
+			stderr: `circuit "../../x" is not one of the shipped circuits (chain, mimc, sha256)`,
+		},
+		{
+			name: "a file outside the directory",
+			mutate: func(t *testing.T, dir string) {
+				editManifest(t, dir, "proofs", []string{"../../../../etc/passwd", "proof-1.bin", "proof-2.bin"})
+			},
+			stderr: `proofs[0] is "../../../../etc/passwd", want "proof-0.bin" (prove names them proof-0.bin to proof-2.bin, in order)`,
+		},
+		{
+			name: "a duplicate entry",
+			mutate: func(t *testing.T, dir string) {
+				editManifest(t, dir, "public", []string{"public-0.bin", "public-0.bin", "public-2.bin"})
+			},
+			stderr: `public[1] is "public-0.bin", want "public-1.bin" (prove names them public-0.bin to public-2.bin, in order)`,
+		},
+		{
+			name:   "a false partition count",
+			mutate: func(t *testing.T, dir string) { editManifest(t, dir, "partitions", 5) },
+			stderr: `partitions is 5, but 3 proofs and 3 public inputs are listed`,
+		},
+		{
+			name:   "a false constraint count",
+			mutate: func(t *testing.T, dir string) { editManifest(t, dir, "constraints", 999) },
+			stderr: `constraints is 999, but circuit "chain" size 256 has 256 (the key cache's constraint system)`,
+		},
+		{
+			name:   "a false seed",
+			mutate: func(t *testing.T, dir string) { editManifest(t, dir, "seed", 7) },
+			stdout: `proof-1.bin: DIR/public-1.bin: not the public inputs of circuit "chain" size 256 seed 7 partition 1`,
+		},
+		{
+			name: "a manifest linked to /dev/zero",
+			mutate: func(t *testing.T, dir string) {
+				os.Remove(filepath.Join(dir, manifestFile))
+				if err := os.Symlink("/dev/zero", filepath.Join(dir, manifestFile)); err != nil {
+					t.Fatal(err)
+				}
+			},
+			stderr: `: not a regular file (L---------); verify reads no links or devices from a proof directory`,
+		},
+		{
+			name: "a manifest over the cap",
+			mutate: func(t *testing.T, dir string) {
+				if err := os.Truncate(filepath.Join(dir, manifestFile), maxManifestFile+1); err != nil {
+					t.Fatal(err)
+				}
+			},
+			stderr: `: 16777217 bytes, more than the 16 MiB verify reads`,
+		},
+		{
+			name: "a proof linked elsewhere",
+			mutate: func(t *testing.T, dir string) {
+				p := filepath.Join(dir, "proof-2.bin")
+				elsewhere := filepath.Join(t.TempDir(), "proof.bin")
+				if err := os.Rename(p, elsewhere); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Symlink(elsewhere, p); err != nil {
+					t.Fatal(err)
+				}
+			},
+			stdout: `proof-2.bin: DIR/proof-2.bin: not a regular file (L---------)`,
+		},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := copyDir(t, good)
+			c.mutate(t, dir)
+			rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, dir)
+			if rc != 1 {
+				t.Errorf("exit %d, want 1:\n%s%s", rc, stdout, stderr)
+			}
+			if c.stderr != "" {
+				want := "prooflane verify: " + filepath.Join(dir, manifestFile)
+				if !strings.HasPrefix(stderr, want) || !strings.Contains(stderr, c.stderr) || stdout != "" {
+					t.Errorf("stdout %q, stderr %q; want %q ... %q", stdout, stderr, want, c.stderr)
+				}
+			}
+			if c.stdout != "" {
+				want := "FAIL " + strings.ReplaceAll(c.stdout, "DIR", dir)
+				if !strings.Contains(stdout, want) {
+					t.Errorf("stdout lacks %q:\n%s", want, stdout)
+				}
+			}
+		})
+	}
+	// The intact directory verifies.
+	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, good); rc != 0 {
+		t.Errorf("intact: exit %d\n%s%s", rc, stdout, stderr)
+	}
+}
+
+// With no cached key for the manifest's circuit and size, verify does not
+// fall back to the directory's own vk.bin (a directory could bring its own
+// setup): it says so, and uses that key only when it is named with --vk,
+// saying whose it is.
+func TestVerifyUsesTheDirectorysKeyOnlyWhenNamed(t *testing.T) {
+	out, _, _ := proveSmall(t, "chain")
+	empty := t.TempDir()
+	rc, stdout, stderr := prooflane(t, "verify", "--keys", empty, out)
+	want := `prooflane verify: no verifying key for circuit "chain" size 256 in the key cache ` + empty +
+		`: give --keys the cache the proofs were made with, or --vk FILE (the directory's own key only if you trust it: --vk ` + filepath.Join(out, "vk.bin") + ")\n"
+	if rc != 1 || stderr != want || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", rc, stdout, stderr, want)
+	}
+	rc, stdout, stderr = prooflane(t, "verify", "--keys", empty, "--vk", filepath.Join(out, "vk.bin"), out)
+	if rc != 0 || !strings.Contains(stdout, "with "+filepath.Join(out, "vk.bin")+" (the directory's own key, named with --vk)") {
+		t.Errorf("--vk DIR/vk.bin: exit %d\n%s%s", rc, stdout, stderr)
+	}
+}
+
+// A symbolic link planted in an earlier run's directory is not written
+// through: its target is untouched, and the new run's file is a regular
+// file of its own.
+func TestProveDoesNotWriteThroughALinkInOut(t *testing.T) {
+	out, keysDir, _ := proveSmall(t, "chain")
+	target := writeFile(t, t.TempDir(), "precious", "keep me")
+	p := filepath.Join(out, "proof-0.bin")
+	os.Remove(p)
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+	rc, stdout, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain",
+		"--size", "2^8", "--partitions", "2", "--out", out, "--keys", keysDir, "--progress", "off")
+	if rc != 0 {
+		t.Fatalf("prove exited %d: %s%s", rc, stdout, stderr)
+	}
+	if b, err := os.ReadFile(target); err != nil || string(b) != "keep me" {
+		t.Errorf("the link's target: %q, %v", b, err)
+	}
+	if st, err := os.Lstat(p); err != nil || !st.Mode().IsRegular() {
+		t.Errorf("%s: %v, %v; want the new run's regular file", p, st.Mode(), err)
+	}
+	// --out itself a link: refused, not followed.
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(out, link); err != nil {
+		t.Fatal(err)
+	}
+	rc, _, stderr = prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--size", "2^8",
+		"--out", link, "--keys", keysDir, "--progress", "off")
+	if want := `--out "` + link + `": is a symbolic link`; rc != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("--out a link: exit %d, stderr %q, want %q", rc, stderr, want)
+	}
+}
