@@ -42,28 +42,6 @@ func buildCLI(t *testing.T) func(args ...string) *exec.Cmd {
 	return func(args ...string) *exec.Cmd { return exec.Command(bin, args...) }
 }
 
-// snapshot returns the contents of dir's files by name, nil when dir is
-// missing.
-func snapshot(t testing.TB, dir string) map[string]string {
-	t.Helper()
-	entries, err := os.ReadDir(dir)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]string{}
-	for _, e := range entries {
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		files[e.Name()] = string(b)
-	}
-	return files
-}
-
 // checkCompleteRun checks that out holds exactly the files of a run of n
 // partitions, that they verify, and that the trace is whole.
 func checkCompleteRun(t testing.TB, out, keysDir string, n int) {
