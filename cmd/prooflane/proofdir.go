@@ -176,9 +176,10 @@ type outDir struct {
 }
 
 // openOut prepares --out for a run: it refuses a symbolic link, a file, or
-// a directory holding files prove did not write; takes the lock; recovers
-// from a prove killed mid-swap; and creates the empty temporary directory.
-func openOut(out string, stderr io.Writer) (*outDir, error) {
+// a directory holding files prove did not write (trace, when not empty, is
+// the name of the trace file in it); takes the lock; recovers from a prove
+// killed mid-swap; and creates the empty temporary directory.
+func openOut(out, trace string, stderr io.Writer) (*outDir, error) {
 	final := filepath.Clean(out)
 	parent, base := filepath.Dir(final), filepath.Base(final)
 	if base == "." || base == ".." || base == string(filepath.Separator) {
@@ -197,7 +198,7 @@ func openOut(out string, stderr io.Writer) (*outDir, error) {
 		unlock()
 		return nil, fmt.Errorf("--out %q: %w", out, err)
 	}
-	if err := checkReplaceable(final); err != nil {
+	if err := checkReplaceable(final, trace); err != nil {
 		unlock()
 		return nil, fmt.Errorf("--out %q: %w", out, err)
 	}
@@ -238,8 +239,8 @@ func (o *outDir) recover(stderr io.Writer) error {
 }
 
 // checkReplaceable refuses to replace path unless it is missing, or a
-// directory holding only names prove writes.
-func checkReplaceable(path string) error {
+// directory holding only names prove writes (with trace, the trace file's).
+func checkReplaceable(path, trace string) error {
 	st, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -260,7 +261,7 @@ func checkReplaceable(path string) error {
 	var other []string
 	for _, e := range entries {
 		name := e.Name()
-		ours := name == manifestFile || name == vkFile || name == pl.DefaultFile || runFile.MatchString(name)
+		ours := name == manifestFile || name == vkFile || name == pl.DefaultFile || name == trace || runFile.MatchString(name)
 		if !ours || e.IsDir() {
 			other = append(other, name)
 		}

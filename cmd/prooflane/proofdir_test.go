@@ -233,3 +233,20 @@ func TestProveDoesNotWriteThroughALinkInOut(t *testing.T) {
 		t.Errorf("--out a link: exit %d, stderr %q, want %q", rc, stderr, want)
 	}
 }
+
+// A --trace-file inside --out goes with the run (it would vanish with the
+// old directory otherwise), and does not make the next run refuse --out.
+func TestProveKeepsATraceFileNamedInsideOut(t *testing.T) {
+	out, keysDir, _ := proveSmall(t, "chain")
+	for range 2 {
+		rc, stdout, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain",
+			"--size", "2^8", "--partitions", "1", "--out", out, "--keys", keysDir, "--progress", "off",
+			"--trace-file", filepath.Join(out, "mine.jsonl"))
+		if rc != 0 {
+			t.Fatalf("prove exited %d: %s%s", rc, stdout, stderr)
+		}
+		if got, want := dirNames(t, out), "manifest.json mine.jsonl proof-0.bin public-0.bin vk.bin"; got != want {
+			t.Errorf("--out holds %s, want %s", got, want)
+		}
+	}
+}

@@ -86,7 +86,19 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	od, err := openOut(*out, stderr)
+	// The trace goes with the run when it is inside --out (by default).
+	traceIn := pl.DefaultFile
+	traceFileSet := false
+	fs.Visit(func(f *flag.Flag) { traceFileSet = traceFileSet || f.Name == "trace-file" })
+	if traceFileSet {
+		traceIn = ""
+		absOut, err1 := filepath.Abs(*out)
+		absTrace, err2 := filepath.Abs(tc.File)
+		if err1 == nil && err2 == nil && filepath.Dir(absTrace) == absOut {
+			traceIn = filepath.Base(absTrace)
+		}
+	}
+	od, err := openOut(*out, traceIn, stderr)
 	if err != nil {
 		return err
 	}
@@ -99,12 +111,8 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer be.Close()
-	traceFileSet := false
-	fs.Visit(func(f *flag.Flag) { traceFileSet = traceFileSet || f.Name == "trace-file" })
-	if !traceFileSet {
-		tc.File = od.path(pl.DefaultFile)
-	} else if rel, err := filepath.Rel(od.final, filepath.Clean(tc.File)); err == nil && filepath.IsLocal(rel) {
-		tc.File = od.path(rel) // inside --out: it goes with the run
+	if traceIn != "" {
+		tc.File = od.path(traceIn)
 	}
 	tc.Attributes = append(tc.Attributes,
 		attribute.String("prooflane.pipeline", p.Name),
