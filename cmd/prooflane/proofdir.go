@@ -326,12 +326,8 @@ func (o *outDir) commit() error {
 	default:
 		previous = o.tmp
 		if err := exchange(o.tmp, o.final); err != nil {
-			// No atomic exchange here: set the previous run aside, then
-			// rename the new one in (recover handles a crash between).
-			if err := os.Rename(o.final, o.old()); err != nil {
-				return err
-			}
-			if err := os.Rename(o.tmp, o.final); err != nil {
+			// No atomic exchange here.
+			if err := o.swapByRenames(); err != nil {
 				return err
 			}
 			previous = o.old()
@@ -347,6 +343,17 @@ func (o *outDir) commit() error {
 		}
 	}
 	return os.RemoveAll(o.failed())
+}
+
+// swapByRenames puts the new run in place where exchange is not
+// available: it sets the previous run aside as .NAME.old, then renames the
+// new one in. A crash between the two leaves no --out and a complete
+// .NAME.old, which recover puts back.
+func (o *outDir) swapByRenames() error {
+	if err := os.Rename(o.final, o.old()); err != nil {
+		return err
+	}
+	return os.Rename(o.tmp, o.final)
 }
 
 // close releases the lock. A run that was not committed leaves what it

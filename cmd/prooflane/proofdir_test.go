@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -248,5 +249,80 @@ func TestProveKeepsATraceFileNamedInsideOut(t *testing.T) {
 		if got, want := dirNames(t, out), "manifest.json mine.jsonl proof-0.bin public-0.bin vk.bin"; got != want {
 			t.Errorf("--out holds %s, want %s", got, want)
 		}
+	}
+}
+
+// Where the atomic exchange is not available, the swap is two renames; a
+// prove killed between them leaves no --out and the previous run set
+// aside whole, and the next prove into --out puts it back first.
+func TestTheFallBackSwapAndACrashInItsWindowAreRecovered(t *testing.T) {
+	parent := t.TempDir()
+	out := filepath.Join(parent, "out")
+	run := func(body string) func(w io.Writer) (int64, error) {
+		return func(w io.Writer) (int64, error) {
+			n, err := io.WriteString(w, body)
+			return int64(n), err
+		}
+	}
+	var log strings.Builder
+	o, err := openOut(out, "", &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.writeFile(manifestFile, run("first")); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.commit(); err != nil {
+		t.Fatal(err)
+	}
+	o.close(&log)
+
+	// The second run is killed between the two renames.
+	o, err = openOut(out, "", &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := o.writeFile(manifestFile, run("second")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(o.final, o.old()); err != nil {
+		t.Fatal(err)
+	}
+	o.unlock() // the kernel releases a killed process's lock
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Fatalf("--out after the first rename: %v", err)
+	}
+
+	o, err = openOut(out, "", &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "prooflane prove: put back " + out + ", which a prove killed while replacing it had set aside as " + filepath.Join(parent, ".out.old") + "\n"
+	if log.String() != want {
+		t.Errorf("said %q, want %q", log.String(), want)
+	}
+	if got := snapshot(t, out); got[manifestFile] != "first" || len(got) != 1 {
+		t.Errorf("--out after the recovery: %v, want the first run", got)
+	}
+	// The fall-back swap itself, to its end.
+	if err := o.writeFile(manifestFile, run("third")); err != nil {
+		t.Fatal(err)
+	}
+	if err := o.swapByRenames(); err != nil {
+		t.Fatal(err)
+	}
+	if got := snapshot(t, out); got[manifestFile] != "third" {
+		t.Errorf("--out after the swap: %v, want the third run", got)
+	}
+	o.done = true
+	o.close(&log)
+	// What the swap set aside goes at the next run's start.
+	o, err = openOut(out, "", &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.close(&log)
+	if got := dirNames(t, parent); got != ".out.lock .out.new out" {
+		t.Errorf("%s holds %s, want the lock, the new run's directory and out", parent, got)
 	}
 }
