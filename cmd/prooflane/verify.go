@@ -88,7 +88,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 func verifyingKey(path string, cache keys.Cache, m manifest, dir string) (*g16.VerifyingKey, string, error) {
 	if path != "" {
 		vk, err := keys.ReadVK(path)
-		if rel, rerr := filepath.Rel(dir, path); rerr == nil && filepath.IsLocal(rel) {
+		absDir, err1 := filepath.Abs(dir)
+		absPath, err2 := filepath.Abs(path)
+		if rel, rerr := filepath.Rel(absDir, absPath); err1 == nil && err2 == nil && rerr == nil && filepath.IsLocal(rel) {
 			return vk, path + " (the directory's own key, named with --vk)", err
 		}
 		return vk, path, err
