@@ -96,13 +96,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := checkHostMemory(stderr, "bench", cf, size, *partitions**inflight, false); err != nil {
 		return err
 	}
-	ks, be, job, err := openJob("bench", cf, size, *partitions, *seed, *backend, nDev, stderr)
+	ctx, stop := signalContext()
+	defer stop()
+	ks, be, job, err := openJob(ctx, "bench", cf, size, *partitions, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	ctx, stop := signalContext()
-	defer stop()
 
 	fmt.Fprintf(stderr, "bench: %s at size %d (%d constraints), %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
 		cf.circuit, size, ks.R1CS.GetNbConstraints(), *jobs, *partitions, *inflight, be.Name(), nDev)

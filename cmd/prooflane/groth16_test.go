@@ -290,32 +290,45 @@ func TestProveChecksOutAndProgressBeforeTheKeySetup(t *testing.T) {
 	}
 }
 
-// A second prove into the same directory with fewer partitions removes the
-// first run's extra proofs, says so, and leaves files of other names alone:
-// the directory holds one run, and verify checks all of it.
-func TestProveIntoAnEarlierRunsDirectoryRemovesItsExtraProofs(t *testing.T) {
+// A second prove into the same directory with fewer partitions replaces
+// the first run as a whole: none of its extra proofs stay beside the new
+// run, and verify checks all of it. A directory holding files prove did
+// not write is refused before any work, not replaced.
+func TestProveReplacesAnEarlierRunWholeAndRefusesADirectoryWithOtherFiles(t *testing.T) {
 	out, keysDir, _ := proveSmall(t, "chain")
-	other := filepath.Join(out, "proof-notes.bin")
-	if err := os.WriteFile(other, []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	rc, stdout, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain",
-		"--size", "2^8", "--partitions", "1", "--out", out, "--keys", keysDir, "--progress", "off")
+	args := []string{"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain",
+		"--size", "2^8", "--partitions", "1", "--out", out, "--keys", keysDir, "--progress", "off"}
+	rc, stdout, stderr := prooflane(t, args...)
 	if rc != 0 {
 		t.Fatalf("prove exited %d: %s%s", rc, stdout, stderr)
 	}
-	if want := "removed 4 files an earlier run with more partitions left in " + out + ": proof-1.bin proof-2.bin public-1.bin public-2.bin"; !strings.Contains(stderr, want) {
-		t.Errorf("stderr %q, want %q", stderr, want)
-	}
-	for _, name := range []string{"proof-1.bin", "proof-2.bin", "public-1.bin", "public-2.bin"} {
-		if _, err := os.Stat(filepath.Join(out, name)); !os.IsNotExist(err) {
-			t.Errorf("%s of the earlier run is still there (%v)", name, err)
-		}
-	}
-	if _, err := os.Stat(other); err != nil {
-		t.Errorf("a file prove did not write was touched: %v", err)
+	if got, want := dirNames(t, out), "manifest.json proof-0.bin public-0.bin trace.jsonl vk.bin"; got != want {
+		t.Errorf("--out holds %s, want %s", got, want)
 	}
 	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 0 || !strings.Contains(stdout, "all 1 proofs verify") {
 		t.Errorf("verify: exit %d\n%s%s", rc, stdout, stderr)
 	}
+	writeFile(t, out, "notes.txt", "mine")
+	rc, stdout, stderr = prooflane(t, args...)
+	want := `--out "` + out + `": holds files prove did not write (notes.txt): prove replaces --out as a whole, so give a new directory, or move them out`
+	if rc != 1 || !strings.Contains(stderr, want) || stdout != "" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want exit 1 and %q", rc, stdout, stderr, want)
+	}
+	if _, err := os.Stat(filepath.Join(out, "notes.txt")); err != nil {
+		t.Errorf("the user's file: %v", err)
+	}
+}
+
+// dirNames lists the names in dir, sorted, space separated.
+func dirNames(t testing.TB, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	return strings.Join(names, " ")
 }

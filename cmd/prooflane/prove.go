@@ -5,11 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
-	"strings"
 	"time"
 
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
@@ -25,31 +21,6 @@ func init() {
 	register("prove", command{summary: "prove a Groth16 job with a pipeline and write the proofs", run: runProve})
 }
 
-// manifest describes a directory of proofs written by prove.
-type manifest struct {
-	Circuit        string  `json:"circuit"`
-	Size           int     `json:"size"`
-	Constraints    int     `json:"constraints"`
-	Partitions     int     `json:"partitions"`
-	Seed           uint64  `json:"seed"`
-	Pipeline       string  `json:"pipeline"`
-	PipelineFile   string  `json:"pipeline_file"`
-	PipelineSHA256 string  `json:"pipeline_sha256"`
-	Backend        string  `json:"backend"`
-	Devices        int     `json:"devices"`
-	Seconds        float64 `json:"seconds"`
-	// VK is the verifying key copied next to the proofs, relative to the
-	// directory.
-	VK     string   `json:"vk"`
-	Proofs []string `json:"proofs"`
-	Public []string `json:"public"`
-}
-
-const manifestFile = "manifest.json"
-
-func proofFile(p int) string  { return fmt.Sprintf("proof-%d.bin", p) }
-func publicFile(p int) string { return fmt.Sprintf("public-%d.bin", p) }
-
 func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	quietGnark()
 	fs := newFlags("prove", "", stderr)
@@ -57,7 +28,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	cf.register(fs)
 	pipeline := fs.String("pipeline", "groth16", pipelineArgHelp)
 	partitions := fs.Int("partitions", 0, "partitions, each with its own witness (default: the pipeline's partitions parameter)")
-	out := fs.String("out", "", "directory for the proofs, public inputs, manifest and trace (required; proofs an earlier run left there beyond this run's partitions are removed)")
+	out := fs.String("out", "", "directory for the proofs, public inputs, manifest and trace (required); it is replaced as a whole once the run has succeeded, so it holds one complete run")
 	seed := fs.Uint64("seed", 1, "witness seed; partition p proves the witness of a seed derived from it and p")
 	devices := fs.Int("devices", 0, "devices to run on (default: the pipeline's devices)")
 	backend := fs.String("backend", "cpu", "device backend: cpu (gnark-crypto, emulated devices), cuda (needs a -tags cuda build and a GPU), or auto (cuda when available, else cpu)")
@@ -110,25 +81,36 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*out, 0o755); err != nil {
-		return fmt.Errorf("--out: %w", err)
+	// The trace goes with the run when it is inside --out (by default).
+	traceIn := pl.DefaultFile
+	traceFileSet := false
+	fs.Visit(func(f *flag.Flag) { traceFileSet = traceFileSet || f.Name == "trace-file" })
+	if traceFileSet {
+		traceIn = ""
+		absOut, err1 := filepath.Abs(*out)
+		absTrace, err2 := filepath.Abs(tc.File)
+		if err1 == nil && err2 == nil && filepath.Dir(absTrace) == absOut {
+			traceIn = filepath.Base(absTrace)
+		}
 	}
+	od, err := openOut(*out, traceIn, stderr)
+	if err != nil {
+		return err
+	}
+	defer od.close(stderr)
 
 	if err := checkHostMemory(stderr, "prove", cf, size, nParts, false); err != nil {
 		return err
 	}
-	ks, be, job, err := openJob("prove", cf, size, nParts, *seed, *backend, nDev, stderr)
+	ctx, stop := signalContext()
+	defer stop()
+	ks, be, job, err := openJob(ctx, "prove", cf, size, nParts, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-
-	ctx, stop := signalContext()
-	defer stop()
-	traceFileSet := false
-	fs.Visit(func(f *flag.Flag) { traceFileSet = traceFileSet || f.Name == "trace-file" })
-	if !traceFileSet {
-		tc.File = filepath.Join(*out, pl.DefaultFile)
+	if traceIn != "" {
+		tc.File = od.path(traceIn)
 	}
 	tc.Attributes = append(tc.Attributes,
 		attribute.String("prooflane.pipeline", p.Name),
@@ -143,7 +125,22 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	defer finishTracing("prove", prov, stderr, &err)
+	// The trace is flushed before the run is committed (it is part of
+	// it: a trace file that could not be written fails the run), or on
+	// the way out of a failed run.
+	var flushed bool
+	flush := func() error {
+		if flushed {
+			return nil
+		}
+		flushed = true
+		return shutdownTracing("prove", prov, stderr)
+	}
+	defer func() {
+		if ferr := flush(); ferr != nil && err == nil {
+			err = ferr
+		}
+	}()
 	pr := startProgress(stderr, p, nParts, show)
 	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: nDev, OnEvent: pr.Event})
 	if err != nil {
@@ -161,9 +158,9 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	m := manifest{
 		Circuit: cf.circuit, Size: size, Constraints: ks.R1CS.GetNbConstraints(), Partitions: nParts, Seed: *seed,
 		Pipeline: p.Name, PipelineFile: p.File, PipelineSHA256: p.Hash, Backend: be.Name(), Devices: nDev,
-		Seconds: el.Seconds(), VK: "vk.bin",
+		Seconds: el.Seconds(), VK: vkFile,
 	}
-	if err := writeTo(filepath.Join(*out, m.VK), ks.VK.WriteTo); err != nil {
+	if err := od.writeFile(vkFile, ks.VK.WriteTo); err != nil {
 		return err
 	}
 	for _, r := range res.Partitions {
@@ -178,10 +175,10 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		if err != nil {
 			return err
 		}
-		if err := writeTo(filepath.Join(*out, proofFile(r.Index)), proof.WriteTo); err != nil {
+		if err := od.writeFile(proofFile(r.Index), proof.WriteTo); err != nil {
 			return err
 		}
-		if err := writeTo(filepath.Join(*out, publicFile(r.Index)), pub.WriteTo); err != nil {
+		if err := od.writeFile(publicFile(r.Index), pub.WriteTo); err != nil {
 			return err
 		}
 	}
@@ -193,43 +190,20 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(*out, manifestFile), append(mb, '\n'), 0o644); err != nil {
+	if err := od.writeFile(manifestFile, func(w io.Writer) (int64, error) {
+		n, err := w.Write(append(mb, '\n'))
+		return int64(n), err
+	}); err != nil {
 		return fmt.Errorf("write manifest: %w", err)
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if err := od.commit(); err != nil {
+		return fmt.Errorf("--out %q: %w", *out, err)
 	}
 	fmt.Fprintf(stdout, "%d proofs of %s (size %d, %d constraints) with pipeline %q in %.2fs: %.1f proofs/min; written to %s\n",
 		nParts, cf.circuit, size, m.Constraints, p.Name, el.Seconds(), float64(nParts)/el.Minutes(), *out)
-	return removeStale(*out, nParts, stderr)
-}
-
-// runFile matches the names prove gives proof and public-input files.
-var runFile = regexp.MustCompile(`^(?:proof|public)-(0|[1-9][0-9]*)\.bin$`)
-
-// removeStale deletes the proof and public-input files that an earlier run
-// with more partitions left in dir (proof-N.bin, public-N.bin for N from
-// n up), so the directory holds this run's files only, and says so.
-func removeStale(dir string, n int, stderr io.Writer) error {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	var removed []string
-	for _, e := range entries {
-		m := runFile.FindStringSubmatch(e.Name())
-		if m == nil {
-			continue
-		}
-		if i, err := strconv.Atoi(m[1]); err != nil || i < n {
-			continue
-		}
-		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil {
-			return fmt.Errorf("removing %s of an earlier run: %w", e.Name(), err)
-		}
-		removed = append(removed, e.Name())
-	}
-	if len(removed) > 0 {
-		fmt.Fprintf(stderr, "prooflane prove: removed %d files an earlier run with more partitions left in %s: %s\n",
-			len(removed), dir, strings.Join(removed, " "))
-	}
 	return nil
 }
 
@@ -304,21 +278,6 @@ func keysOf(m map[string]any) []string {
 		out = append(out, k)
 	}
 	return out
-}
-
-func writeTo(path string, write func(io.Writer) (int64, error)) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if _, err := write(f); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := f.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
 }
 
 // deviceNames names the first n devices of a backend, for traces.

@@ -121,16 +121,24 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 // incomplete), unless it failed already; a collector that did not take the
 // spans is a warning.
 func finishTracing(cmd string, prov *pl.Provider, stderr io.Writer, errp *error) {
+	if err := shutdownTracing(cmd, prov, stderr); err != nil && *errp == nil {
+		*errp = err
+	}
+}
+
+// shutdownTracing flushes and stops tracing: it returns the error of a
+// trace file that could not be written whole and warns of any other.
+func shutdownTracing(cmd string, prov *pl.Provider, stderr io.Writer) error {
 	err := prov.Shutdown(context.Background())
 	if err == nil {
-		return
+		return nil
 	}
 	var tfe *pl.TraceFileError
-	if errors.As(err, &tfe) && *errp == nil {
-		*errp = err
-		return
+	if errors.As(err, &tfe) {
+		return err
 	}
 	fmt.Fprintf(stderr, "prooflane %s: warning: %v\n", cmd, err)
+	return nil
 }
 
 // holdLog keeps the lock holds a running engine reports, for the table

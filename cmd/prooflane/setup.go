@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -77,7 +78,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("setup", "", stderr)
 	var cf circuitFlags
 	cf.register(fs)
-	force := fs.Bool("force", false, "run the setup again even when keys are cached")
+	force := fs.Bool("force", false, "run the setup again even when keys are cached, replacing their files (the fix for a corrupt key file)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -102,8 +103,13 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	if err := checkHostMemory(stderr, "setup", cf, size, 0, true); err != nil {
 		return err
 	}
+	// Ctrl-C or SIGTERM during a setup of minutes: exit 1 saying so, with
+	// nothing written to the cache.
+	ctx, stop := signalContext()
+	defer stop()
+	fmt.Fprintf(stderr, "prooflane setup: setting up circuit %q size %d (Ctrl-C stops it, writing nothing)\n", cf.circuit, size)
 	start := time.Now()
-	s, err := keys.SetupLogged(cf.circuit, size, stderr)
+	s, err := keys.SetupLogged(ctx, cf.circuit, size, stderr)
 	if err != nil {
 		return err
 	}
@@ -115,17 +121,17 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// openJob opens the device backend, loads (or sets up) the circuit's keys
-// and builds a job of n partitions for command cmd. The caller closes the
-// backend.
-func openJob(cmd string, cf circuitFlags, size, n int, seed uint64, backend string, devices int, stderr io.Writer) (*keys.Set, device.Backend, *groth16.Job, error) {
+// openJob opens the device backend, loads (or sets up, until ctx is
+// cancelled) the circuit's keys and builds a job of n partitions for
+// command cmd. The caller closes the backend.
+func openJob(ctx context.Context, cmd string, cf circuitFlags, size, n int, seed uint64, backend string, devices int, stderr io.Writer) (*keys.Set, device.Backend, *groth16.Job, error) {
 	// The backend first: a missing GPU should not wait for a key setup
 	// that can take minutes at large sizes.
 	be, err := openBackend(cmd, backend, devices, stderr)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	ks, err := keys.Cache{Dir: cf.keys}.LoadOrSetup(cf.circuit, size, stderr)
+	ks, err := keys.Cache{Dir: cf.keys}.LoadOrSetup(ctx, cf.circuit, size, stderr)
 	if err != nil {
 		be.Close()
 		return nil, nil, nil, err

@@ -3,11 +3,9 @@ package main
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -15,6 +13,7 @@ import (
 	"github.com/consensys/gnark/backend/witness"
 
 	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -26,7 +25,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	quietGnark()
 	fs := newFlags("verify", "DIR", stderr)
 	keysDir := fs.String("keys", keys.DefaultDir(), "key cache directory holding the verifying key")
-	vkPath := fs.String("vk", "", "verifying key file (default: the key cache's for the manifest's circuit and size, else DIR's copy)")
+	vkPath := fs.String("vk", "", "verifying key file (default: the key cache's for the manifest's circuit and size; DIR's own vk.bin is used only when named here, as --vk DIR/vk.bin)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -34,26 +33,35 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return usageErrorf(fs, "want exactly one proof directory, got %d arguments", fs.NArg())
 	}
 	dir := fs.Arg(0)
-	mb, err := os.ReadFile(filepath.Join(dir, manifestFile))
-	if err != nil {
-		return fmt.Errorf("%s: not a directory written by prooflane prove: %w", dir, err)
-	}
-	var m manifest
-	if err := json.Unmarshal(mb, &m); err != nil {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, manifestFile), err)
-	}
-	if len(m.Proofs) == 0 || len(m.Proofs) != len(m.Public) {
-		return fmt.Errorf("%s: lists %d proofs and %d public inputs", filepath.Join(dir, manifestFile), len(m.Proofs), len(m.Public))
-	}
-	vk, from, err := verifyingKey(*vkPath, keys.Cache{Dir: *keysDir}, m, dir)
+	m, err := readManifest(dir)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "verifying %d proofs of %s (size %d) with %s\n", len(m.Proofs), m.Circuit, m.Size, from)
+	cache := keys.Cache{Dir: *keysDir}
+	vk, from, err := verifyingKey(*vkPath, cache, m, dir)
+	if err != nil {
+		return err
+	}
+	if *vkPath == "" {
+		// The key's own constraint system says how many constraints
+		// the manifest should claim.
+		r1cs, err := cache.LoadR1CS(m.Circuit, m.Size)
+		if err != nil {
+			return err
+		}
+		if n := r1cs.GetNbConstraints(); n != m.Constraints {
+			return fmt.Errorf("%s: constraints is %d, but circuit %q size %d has %d (the key cache's constraint system)",
+				filepath.Join(dir, manifestFile), m.Constraints, m.Circuit, m.Size, n)
+		}
+	}
+	inst, err := circuits.New(m.Circuit, m.Size)
+	if err != nil {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, manifestFile), err)
+	}
+	fmt.Fprintf(stdout, "verifying %d proofs of %s (size %d, seed %d) with %s\n", m.Partitions, m.Circuit, m.Size, m.Seed, from)
 	failed := 0
-	for i := range m.Proofs {
-		pf, pubf := filepath.Join(dir, m.Proofs[i]), filepath.Join(dir, m.Public[i])
-		if err := verifyFile(vk, pf, pubf); err != nil {
+	for i := range m.Partitions {
+		if err := verifyPartition(vk, inst, dir, m, i); err != nil {
 			failed++
 			fmt.Fprintf(stdout, "FAIL %s: %v\n", m.Proofs[i], err)
 			continue
@@ -61,45 +69,48 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stdout, "ok   %s\n", m.Proofs[i])
 	}
 	if failed > 0 {
-		fmt.Fprintf(stderr, "prooflane verify: %d of %d proofs in %s do not verify\n", failed, len(m.Proofs), dir)
-		if m.VK != "" && *vkPath == "" && differentVK(vk, filepath.Join(dir, m.VK)) {
-			fmt.Fprintf(stderr, "prooflane verify: note: %s is not the verifying key the prover wrote to %s: the keys were set up again since, or proved with another --keys directory; to check against the prover's key, pass --vk %s\n",
-				from, filepath.Join(dir, m.VK), filepath.Join(dir, m.VK))
+		fmt.Fprintf(stderr, "prooflane verify: %d of %d proofs in %s do not verify\n", failed, m.Partitions, dir)
+		if *vkPath == "" && differentVK(vk, filepath.Join(dir, vkFile)) {
+			fmt.Fprintf(stderr, "prooflane verify: note: %s is not the verifying key the prover wrote to %s: the keys were set up again since, or proved with another --keys directory; if you trust the directory, check against the prover's key with --vk %s\n",
+				from, filepath.Join(dir, vkFile), filepath.Join(dir, vkFile))
 		}
 		return errSilent
 	}
-	fmt.Fprintf(stdout, "all %d proofs verify\n", len(m.Proofs))
+	fmt.Fprintf(stdout, "all %d proofs verify\n", m.Partitions)
 	return nil
 }
 
 // verifyingKey picks the key: --vk, else the cache's for the manifest's
-// circuit and size, else the copy prove left in dir.
+// circuit and size. The directory's own copy is never a fall-back: a
+// directory that brings its own key proves only that it agrees with
+// itself.
 func verifyingKey(path string, cache keys.Cache, m manifest, dir string) (*g16.VerifyingKey, string, error) {
 	if path != "" {
 		vk, err := keys.ReadVK(path)
+		absDir, err1 := filepath.Abs(dir)
+		absPath, err2 := filepath.Abs(path)
+		if rel, rerr := filepath.Rel(absDir, absPath); err1 == nil && err2 == nil && rerr == nil && filepath.IsLocal(rel) {
+			return vk, path + " (the directory's own key, named with --vk)", err
+		}
 		return vk, path, err
 	}
 	vk, err := cache.LoadVK(m.Circuit, m.Size)
-	if err == nil {
-		_, _, p := cache.Paths(m.Circuit, m.Size)
-		return vk, p, nil
+	if errors.Is(err, keys.ErrNotCached) {
+		return nil, "", fmt.Errorf("no verifying key for circuit %q size %d in the key cache %s: give --keys the cache the proofs were made with, or --vk FILE (the directory's own key only if you trust it: --vk %s)",
+			m.Circuit, m.Size, cache.Dir, filepath.Join(dir, vkFile))
 	}
-	if !errors.Is(err, keys.ErrNotCached) || m.VK == "" {
-		return nil, "", err
-	}
-	p := filepath.Join(dir, m.VK)
-	vk, err = keys.ReadVK(p)
 	if err != nil {
 		return nil, "", err
 	}
-	return vk, p + " (no cached key: the copy written by prove)", nil
+	_, _, p := cache.Paths(m.Circuit, m.Size)
+	return vk, p, nil
 }
 
-// differentVK reports whether the key file at path exists and serializes
-// to other bytes than vk (false when it cannot be read: a missing copy is
-// no evidence that the keys were set up again).
+// differentVK reports whether the key file at path is a regular file
+// whose bytes differ from vk's serialization (false when it cannot be
+// read: a missing copy is no evidence that the keys were set up again).
 func differentVK(vk *g16.VerifyingKey, path string) bool {
-	want, err := os.ReadFile(path)
+	want, err := readRegular(path, maxProofFile)
 	if err != nil {
 		return false
 	}
@@ -108,6 +119,36 @@ func differentVK(vk *g16.VerifyingKey, path string) bool {
 		return false
 	}
 	return !bytes.Equal(got.Bytes(), want)
+}
+
+// verifyPartition checks partition i: its proof verifies with vk against
+// its public inputs, and those are the ones the manifest's circuit, size
+// and seed give the partition.
+func verifyPartition(vk *g16.VerifyingKey, inst circuits.Instance, dir string, m manifest, i int) error {
+	pubPath := filepath.Join(dir, m.Public[i])
+	if err := verifyFile(vk, filepath.Join(dir, m.Proofs[i]), pubPath); err != nil {
+		return err
+	}
+	w, err := circuits.Witness(inst.Assignment(circuits.PartitionSeed(m.Seed, i)))
+	if err != nil {
+		return err
+	}
+	pub, err := w.Public()
+	if err != nil {
+		return err
+	}
+	want, err := pub.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	data, err := readRegular(pubPath, maxProofFile)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(data, want) {
+		return fmt.Errorf("%s: not the public inputs of circuit %q size %d seed %d partition %d", pubPath, m.Circuit, m.Size, m.Seed, i)
+	}
+	return nil
 }
 
 func verifyFile(vk *g16.VerifyingKey, proofPath, publicPath string) error {
@@ -125,25 +166,15 @@ func verifyFile(vk *g16.VerifyingKey, proofPath, publicPath string) error {
 	return groth16.VerifyProof(vk, &proof, pub)
 }
 
-// maxProofFile bounds what verify reads of a proof or public input file:
-// both are a few hundred bytes for any circuit prove makes (the public
-// inputs take 32 bytes each).
-const maxProofFile = 64 << 20
-
-// readChecked reads the file at path whole, checks the lengths its
+// readChecked reads the file at path whole (readRegular), checks the lengths its
 // encoding declares against its size, and only then decodes it. gnark's
 // decoders allocate whatever a length prefix says before reading the
 // elements: a corrupt file claiming 2^32 elements would kill the process
 // with an out-of-memory error that no recover can catch.
 func readChecked(path string, check func([]byte) error, read func(io.Reader) (int64, error)) error {
-	f, err := os.Open(path)
+	data, err := readRegular(path, maxProofFile)
 	if err != nil {
 		return err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxProofFile+1))
-	if err != nil {
-		return fmt.Errorf("read %s: %w", path, err)
 	}
 	if err := decodeChecked(data, check, read); err != nil {
 		return fmt.Errorf("read %s: %w", path, err)

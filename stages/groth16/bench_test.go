@@ -27,7 +27,7 @@ func benchKeys(b *testing.B, circuit string, size int) *keys.Set {
 	if dir == "" {
 		dir = keys.DefaultDir()
 	}
-	s, err := keys.Cache{Dir: dir}.LoadOrSetup(circuit, size, os.Stderr)
+	s, err := keys.Cache{Dir: dir}.LoadOrSetup(context.Background(), circuit, size, os.Stderr)
 	if err != nil {
 		b.Fatal(err)
 	}

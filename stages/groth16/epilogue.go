@@ -12,7 +12,9 @@ import (
 	"github.com/prooflane/prooflane/stages"
 )
 
-// epilogue samples r and s and assembles the proof.
+// epilogue samples r and s, assembles the proof and, unless its config
+// says verify: false, checks it with the verifying key: a proof that does
+// not verify fails the partition instead of leaving the prover.
 type epilogue struct{ cfg EpilogueConfig }
 
 func (s epilogue) Run(ctx context.Context, in *stages.Input) (any, error) {
@@ -38,7 +40,7 @@ func (s epilogue) Run(ctx context.Context, in *stages.Input) (any, error) {
 	proof := Assemble(j.PK, g1, g2, r, sc)
 	if s.cfg.Verify {
 		if err := j.Verify(in.Partition, proof); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("partition %d: %w: the proving key or a stage's output is wrong, so the proof is not returned", in.Partition, err)
 		}
 	}
 	return proof, ctx.Err()

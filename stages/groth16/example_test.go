@@ -27,7 +27,7 @@ func Example_jobPayload() {
 	defer os.RemoveAll(dir)
 	ctx := context.Background()
 
-	set, err := keys.Cache{Dir: dir}.LoadOrSetup("chain", 1<<8, io.Discard) // setup on first use, then cached
+	set, err := keys.Cache{Dir: dir}.LoadOrSetup(ctx, "chain", 1<<8, io.Discard) // setup on first use, then cached
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -89,10 +89,10 @@ func factories() []stages.Factory {
 		},
 		{
 			Type:      TypeNameEpilogue,
-			Doc:       "Sample r and s and assemble the proof (Ar, Bs, Krs).",
+			Doc:       "Sample r and s, assemble the proof (Ar, Bs, Krs) and check it with the verifying key (verify: false to skip).",
 			Inputs:    []stages.DataType{TypeG1MSMs, TypeG2MSM},
 			Output:    TypeProof,
-			NewConfig: func() stages.Config { return &EpilogueConfig{} },
+			NewConfig: func() stages.Config { return &EpilogueConfig{Verify: true} },
 			New: func(c stages.Config) (stages.Stage, error) {
 				cfg, err := configAs[*EpilogueConfig](c)
 				if err != nil {

@@ -2,8 +2,13 @@ package keys
 
 import (
 	"bytes"
+	"context"
 	"errors"
+	"hash/crc32"
+	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -145,28 +150,22 @@ func TestProvingAndVerifyingKeysOfDifferentSetupsAreRefused(t *testing.T) {
 
 // gnark's decoder allocates what a length prefix says before reading: a
 // verifying key whose count of public bases is flipped to 2^31 must be a
-// corrupt file named in the error, not a fatal out-of-memory crash.
+// corrupt file named in the error, not a fatal out-of-memory crash, even
+// when its checksum matches (rewritten here: a --vk file has none).
 func TestVerifyingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
 	_, c := savedChain(t)
 	_, _, vk := c.Paths("chain", 64)
 	if _, err := ReadVK(vk); err != nil {
 		t.Fatalf("intact key: %v", err)
 	}
-	b, err := os.ReadFile(vk)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const kAt = 3*48 + 3*96 // after α₁ β₁ β₂ γ₂ δ₁ δ₂, compressed
-	copy(b[kAt:kAt+4], []byte{0x80, 0, 0, 0})
-	if err := os.WriteFile(vk, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	rewrite(t, vk, func(b []byte) { copy(b[kAt:kAt+4], []byte{0x80, 0, 0, 0}) })
 	// Read as any file (--vk): no advice to set the cache up again.
 	want := `key file "` + vk + `" is corrupt: declares 2147483648 public bases`
 	if _, err := ReadVK(vk); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("ReadVK: error %v, want %q", err, want)
 	}
-	want = `key file "` + vk + `" is corrupt (delete it and run prooflane setup): declares 2147483648 public bases`
+	want = `key file "` + vk + `" is corrupt (run prooflane setup --force to set the keys up again): declares 2147483648 public bases`
 	if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Load: error %v, want %q", err, want)
 	}
@@ -202,7 +201,7 @@ func TestConcurrentLoadOrSetupRunsOneSetupAndEveryoneGetsItsKeys(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := c.LoadOrSetup("chain", 64, &log)
+			s, err := c.LoadOrSetup(context.Background(), "chain", 64, &log)
 			if err != nil {
 				t.Error(err)
 				return
@@ -228,16 +227,13 @@ func TestConcurrentLoadOrSetupRunsOneSetupAndEveryoneGetsItsKeys(t *testing.T) {
 	}
 }
 
-// The same for the proving key: a flipped byte in the count of G1.A
+// The same for the proving key (its file's checksum rewritten to match,
+// so the lengths are what is checked): a flipped byte in the count of G1.A
 // points or in the wire count is a corrupt file named in the error, not
 // a fatal out-of-memory crash while loading the cache.
 func TestProvingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
 	s, c := savedChain(t)
 	_, pk, _ := c.Paths("chain", 64)
-	intact, err := os.ReadFile(pk)
-	if err != nil {
-		t.Fatal(err)
-	}
 	const aAt = 8 + 5*32 + 1 + 3*96 // after the domain and α₁ β₁ δ₁
 	wiresAt := aAt
 	for _, n := range []int{len(s.PK.G1.A), len(s.PK.G1.B), len(s.PK.G1.Z), len(s.PK.G1.K)} {
@@ -252,18 +248,12 @@ func TestProvingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
 		{aAt, []byte{0x40, 0, 0, 0}, "declares 1073741824 g1.a points"},
 		{wiresAt, []byte{0, 0, 0, 0x10, 0, 0, 0, 0}, "declares 68719476736 wires"},
 	} {
-		b := append([]byte(nil), intact...)
-		copy(b[c2.at:], c2.bytes)
-		if err := os.WriteFile(pk, b, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		want := `key file "` + pk + `" is corrupt (delete it and run prooflane setup): ` + c2.want
+		restore := rewrite(t, pk, func(b []byte) { copy(b[c2.at:], c2.bytes) })
+		want := `key file "` + pk + `" is corrupt (run prooflane setup --force to set the keys up again): ` + c2.want
 		if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Load: error %v, want %q", err, want)
 		}
-	}
-	if err := os.WriteFile(pk, intact, 0o644); err != nil {
-		t.Fatal(err)
+		restore()
 	}
 	if _, err := c.Load("chain", 64); err != nil {
 		t.Errorf("intact key: %v", err)
@@ -279,7 +269,7 @@ func TestLoadOrSetupSaysWhenItWaitsForAnotherProcess(t *testing.T) {
 	var log syncBuffer
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.LoadOrSetup("chain", 64, &log)
+		_, err := c.LoadOrSetup(context.Background(), "chain", 64, &log)
 		done <- err
 	}()
 	want := `waiting for another process setting up circuit "chain" size 64 (lock ` + c.lockPath("chain", 64) + ")"
@@ -311,6 +301,196 @@ func waitFor(t *testing.T, log *syncBuffer, want string) {
 	for deadline := time.Now().Add(time.Minute); !strings.Contains(log.String(), want); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("log never said %q:\n%s", want, log.String())
+		}
+	}
+}
+
+// rewrite changes the content of a cache file with mutate and writes it
+// back with a checksum that matches the new content (what a buggy writer
+// would leave), so what is tested is the check behind the checksum. It
+// returns a function putting the original file back.
+func rewrite(t *testing.T, path string, mutate func([]byte)) (restore func()) {
+	t.Helper()
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := append([]byte(nil), orig[:len(orig)-trailerLen]...)
+	mutate(b)
+	cw := &checksumWriter{w: io.Discard, crc: crc32.New(castagnoli)}
+	cw.Write(b)
+	if err := os.WriteFile(path, append(b, cw.trailer()...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return func() {
+		if err := os.WriteFile(path, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// offsets returns about n byte offsets spread over a file of size bytes,
+// with the first and last bytes and the issue's byte 600.
+func offsets(size, n int) []int {
+	out := []int{0, size - 1}
+	if size > 600 {
+		out = append(out, 600)
+	}
+	for i := 1; i < n; i++ {
+		out = append(out, i*size/n)
+	}
+	return out
+}
+
+// One flipped byte anywhere in a key file of the cache (the constraint
+// system, the proving key, the verifying key, or the trailer) fails Load
+// with the file named and setup --force as the fix: without the checksum
+// nine of ten flips in a proving key loaded and made invalid proofs, and
+// a flip in the constraint system read as an unsatisfied constraint.
+func TestAnyFlippedByteOfAKeyFileIsCaughtAtLoad(t *testing.T) {
+	_, c := savedChain(t)
+	rp, pp, vp := c.Paths("chain", 64)
+	for _, path := range []string{rp, pp, vp} {
+		orig, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, at := range offsets(len(orig), 40) {
+			b := append([]byte(nil), orig...)
+			b[at] ^= 0x5a
+			if err := os.WriteFile(path, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err := c.Load("chain", 64)
+			want := `key file "` + path + `" is corrupt (run prooflane setup --force to set the keys up again): `
+			if err == nil || !strings.Contains(err.Error(), want) || errors.Is(err, ErrNotCached) {
+				t.Errorf("%s byte %d of %d flipped: error %v, want %q", filepath.Base(path), at, len(b), err, want)
+			}
+		}
+		if err := os.WriteFile(path, orig, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.Load("chain", 64); err != nil {
+		t.Errorf("intact keys: %v", err)
+	}
+}
+
+// The issue's reproduction, at its size: byte 600 of chain-4096.pk.
+func TestIssueReproductionByte600OfChain4096PK(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 2^12 setup")
+	}
+	s, err := Setup("chain", 4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Cache{Dir: t.TempDir()}
+	if err := c.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	_, pk, _ := c.Paths("chain", 4096)
+	b, err := os.ReadFile(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[600] ^= 0x5a
+	if err := os.WriteFile(pk, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `key file "` + pk + `" is corrupt (run prooflane setup --force to set the keys up again): checksum mismatch`
+	if _, err := c.Load("chain", 4096); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// A cache written before key files had a checksum is refused with the
+// same advice, not read unchecked.
+func TestAKeyFileWithoutAChecksumIsRefused(t *testing.T) {
+	_, c := savedChain(t)
+	_, pk, _ := c.Paths("chain", 64)
+	b, err := os.ReadFile(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pk, b[:len(b)-trailerLen], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	want := `key file "` + pk + `" is corrupt (run prooflane setup --force to set the keys up again): no checksum trailer (written by a prooflane from before key files had one`
+	if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}
+
+// A --vk file may be the cache's own (with a trailer, checked) or plain
+// gnark serialization (a proof directory's vk.bin).
+func TestReadVKReadsPlainAndChecksummedFiles(t *testing.T) {
+	s, c := savedChain(t)
+	_, _, vk := c.Paths("chain", 64)
+	if _, err := ReadVK(vk); err != nil {
+		t.Errorf("the cache's file: %v", err)
+	}
+	var plain bytes.Buffer
+	if _, err := s.VK.WriteTo(&plain); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "vk.bin")
+	if err := os.WriteFile(p, plain.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadVK(p); err != nil {
+		t.Errorf("a plain file: %v", err)
+	}
+	b, _ := os.ReadFile(vk)
+	b[100] ^= 1
+	os.WriteFile(vk, b, 0o644)
+	if _, err := ReadVK(vk); err == nil || !strings.Contains(err.Error(), `key file "`+vk+`" is corrupt: checksum mismatch`) {
+		t.Errorf("a flipped bit in the cache's file: %v", err)
+	}
+}
+
+// The temporary files of a setup killed while writing are removed by the
+// next save, which holds the lock; other files are left alone.
+func TestSaveRemovesTheTemporaryFilesOfAKilledSetup(t *testing.T) {
+	s, c := savedChain(t)
+	rp, pp, vp := c.Paths("chain", 64)
+	left := []string{pp + ".tmp123", vp + ".tmp9", rp + ".tmp77"}
+	keep := []string{filepath.Join(c.Dir, "chain-640.pk.tmp1"), filepath.Join(c.Dir, "notes.tmp1")}
+	for _, f := range append(slices.Clone(left), keep...) {
+		if err := os.WriteFile(f, []byte("half a key"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range left {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s is still there (%v)", filepath.Base(f), err)
+		}
+	}
+	for _, f := range keep {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s of another circuit or size was touched: %v", filepath.Base(f), err)
+		}
+	}
+}
+
+// A cancelled context stops waiting for a setup at once, and the cache
+// stays empty.
+func TestLoadOrSetupStopsWhenCancelled(t *testing.T) {
+	c := Cache{Dir: t.TempDir()}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupt signal received"))
+	_, err := c.LoadOrSetup(ctx, "chain", 64, io.Discard)
+	want := `setup of circuit "chain" size 64 stopped, no keys written: interrupt signal received`
+	if err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	rp, pp, vp := c.Paths("chain", 64)
+	for _, f := range []string{rp, pp, vp} {
+		if _, err := os.Stat(f); !os.IsNotExist(err) {
+			t.Errorf("%s written after a cancel (%v)", filepath.Base(f), err)
 		}
 	}
 }

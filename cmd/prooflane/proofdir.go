@@ -1,0 +1,401 @@
+package main
+
+// The proof directory: what prove writes and verify reads.
+//
+// prove writes a run into a temporary directory beside --out (.NAME.new
+// in the same parent, so a rename is atomic), syncs every file and the
+// directory, and then swaps it into place: on Linux with one
+// renameat2(RENAME_EXCHANGE), so --out always holds one complete run,
+// the new one or the previous one, and the previous one (now .NAME.new)
+// is removed. Where the exchange is not available (other systems, some
+// file systems) the previous run is renamed aside to .NAME.old and the
+// new one renamed into place: a crash between those two renames leaves
+// no --out and a complete .NAME.old, which the next prove into --out puts
+// back before it starts. A lock on .NAME.lock (flock) refuses a second
+// prove into the same --out while one runs; the recovery above runs under
+// it. Files are created fresh in the new directory (never through a
+// symbolic link an earlier --out held: those vanish with it), and an
+// existing --out that holds anything prove did not write is refused, not
+// replaced. A run that fails leaves what it wrote (its trace) in
+// NAME.failed.
+//
+// verify trusts nothing in the directory: the manifest and each file are
+// read only when they are regular files (not symbolic links) below a size
+// cap, and the manifest's fields are checked before any is used.
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+
+	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
+)
+
+// manifest describes a directory of proofs written by prove.
+type manifest struct {
+	Circuit        string  `json:"circuit"`
+	Size           int     `json:"size"`
+	Constraints    int     `json:"constraints"`
+	Partitions     int     `json:"partitions"`
+	Seed           uint64  `json:"seed"`
+	Pipeline       string  `json:"pipeline"`
+	PipelineFile   string  `json:"pipeline_file"`
+	PipelineSHA256 string  `json:"pipeline_sha256"`
+	Backend        string  `json:"backend"`
+	Devices        int     `json:"devices"`
+	Seconds        float64 `json:"seconds"`
+	// VK is the verifying key copied next to the proofs, relative to the
+	// directory: always vkFile. verify never uses it unless it is named
+	// with --vk.
+	VK     string   `json:"vk"`
+	Proofs []string `json:"proofs"`
+	Public []string `json:"public"`
+}
+
+const (
+	manifestFile = "manifest.json"
+	vkFile       = "vk.bin"
+)
+
+func proofFile(p int) string  { return fmt.Sprintf("proof-%d.bin", p) }
+func publicFile(p int) string { return fmt.Sprintf("public-%d.bin", p) }
+
+// runFile matches the names prove gives proof and public-input files.
+var runFile = regexp.MustCompile(`^(?:proof|public)-(0|[1-9][0-9]*)\.bin$`)
+
+// Bounds on what verify reads from a directory.
+const (
+	// maxManifestFile: a manifest lists two short names a partition.
+	maxManifestFile = 16 << 20
+	// maxProofFile: proof and public input files are a few hundred bytes
+	// for any circuit prove makes (32 bytes a public input).
+	maxProofFile = 64 << 20
+	// maxSize is the largest --size (2^30).
+	maxSize = 1 << 30
+)
+
+// readManifest reads and checks dir's manifest: the circuit is a shipped
+// one, the size is one --size accepts, and the files are proof-0.bin,
+// public-0.bin up to partitions-1, in order, one each. It does not check
+// the manifest against a key: verify does.
+func readManifest(dir string) (manifest, error) {
+	path := filepath.Join(dir, manifestFile)
+	data, err := readRegular(path, maxManifestFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return manifest{}, fmt.Errorf("%s: not a directory written by prooflane prove: %w", dir, err)
+	}
+	if err != nil {
+		return manifest{}, err
+	}
+	var m manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return manifest{}, fmt.Errorf("%s: %w", path, err)
+	}
+	if err := m.check(); err != nil {
+		return manifest{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+// check checks the manifest's fields on their own.
+func (m manifest) check() error {
+	if !slices.Contains(circuits.Names(), m.Circuit) {
+		return fmt.Errorf("circuit %q is not one of the shipped circuits (%s)", m.Circuit, strings.Join(circuits.Names(), ", "))
+	}
+	if m.Size < 1 || m.Size > maxSize {
+		return fmt.Errorf("size %d: want 1 to 2^30", m.Size)
+	}
+	if m.Partitions < 1 {
+		return fmt.Errorf("partitions %d: want at least 1", m.Partitions)
+	}
+	if len(m.Proofs) != m.Partitions || len(m.Public) != m.Partitions {
+		return fmt.Errorf("partitions is %d, but %d proofs and %d public inputs are listed", m.Partitions, len(m.Proofs), len(m.Public))
+	}
+	for i := range m.Partitions {
+		if m.Proofs[i] != proofFile(i) {
+			return fmt.Errorf("proofs[%d] is %q, want %q (prove names them proof-0.bin to proof-%d.bin, in order)", i, m.Proofs[i], proofFile(i), m.Partitions-1)
+		}
+		if m.Public[i] != publicFile(i) {
+			return fmt.Errorf("public[%d] is %q, want %q (prove names them public-0.bin to public-%d.bin, in order)", i, m.Public[i], publicFile(i), m.Partitions-1)
+		}
+	}
+	if m.VK != "" && m.VK != vkFile {
+		return fmt.Errorf("vk is %q, want %q", m.VK, vkFile)
+	}
+	if m.Constraints < 1 {
+		return fmt.Errorf("constraints %d: want at least 1", m.Constraints)
+	}
+	return nil
+}
+
+// readRegular reads the file at path when it is a regular file (a
+// symbolic link is not followed) of at most limit bytes.
+func readRegular(path string, limit int64) ([]byte, error) {
+	st, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s: not a regular file (%s); verify reads no links or devices from a proof directory", path, st.Mode().Type())
+	}
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB verify reads", path, st.Size(), limit>>20)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if st2, err := f.Stat(); err != nil || !os.SameFile(st, st2) {
+		return nil, fmt.Errorf("%s: replaced while being opened", path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", path, err)
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%s: more than the %d MiB verify reads", path, limit>>20)
+	}
+	return data, nil
+}
+
+// outDir is a run of prove being written: files go into a temporary
+// directory beside --out, which commit swaps into place.
+type outDir struct {
+	final, tmp string
+	unlock     func()
+	done       bool
+}
+
+// openOut prepares --out for a run: it refuses a symbolic link, a file, or
+// a directory holding files prove did not write (trace, when not empty, is
+// the name of the trace file in it); takes the lock; recovers from a prove
+// killed mid-swap; and creates the empty temporary directory.
+func openOut(out, trace string, stderr io.Writer) (*outDir, error) {
+	final := filepath.Clean(out)
+	parent, base := filepath.Dir(final), filepath.Base(final)
+	if base == "." || base == ".." || base == string(filepath.Separator) {
+		return nil, fmt.Errorf("--out %q: want a directory's name (prove replaces the directory as a whole)", out)
+	}
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	lock := filepath.Join(parent, "."+base+".lock")
+	unlock, err := lockOut(lock)
+	if err != nil {
+		return nil, fmt.Errorf("--out %q: %w", out, err)
+	}
+	o := &outDir{final: final, tmp: filepath.Join(parent, "."+base+".new"), unlock: unlock}
+	if err := o.recover(stderr); err != nil {
+		unlock()
+		return nil, fmt.Errorf("--out %q: %w", out, err)
+	}
+	if err := checkReplaceable(final, trace); err != nil {
+		unlock()
+		return nil, fmt.Errorf("--out %q: %w", out, err)
+	}
+	if err := os.Mkdir(o.tmp, 0o755); err != nil {
+		unlock()
+		return nil, fmt.Errorf("--out: %w", err)
+	}
+	return o, nil
+}
+
+// old is where the fall-back swap puts the previous run.
+func (o *outDir) old() string {
+	return filepath.Join(filepath.Dir(o.final), "."+filepath.Base(o.final)+".old")
+}
+
+// failed is where a failed run's files are left.
+func (o *outDir) failed() string { return o.final + ".failed" }
+
+// recover removes what a killed prove left: its temporary directory (a
+// partial run, or the previous run after a swap it did not clean up), and
+// the previous run set aside by a fall-back swap, which is put back when
+// the crash came before the new run was in place.
+func (o *outDir) recover(stderr io.Writer) error {
+	if err := os.RemoveAll(o.tmp); err != nil {
+		return err
+	}
+	if _, err := os.Lstat(o.old()); err != nil {
+		return nil
+	}
+	if _, err := os.Lstat(o.final); errors.Is(err, os.ErrNotExist) {
+		if err := os.Rename(o.old(), o.final); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "prooflane prove: put back %s, which a prove killed while replacing it had set aside as %s\n", o.final, o.old())
+		return syncDir(filepath.Dir(o.final))
+	}
+	return os.RemoveAll(o.old())
+}
+
+// checkReplaceable refuses to replace path unless it is missing, or a
+// directory holding only names prove writes (with trace, the trace file's).
+func checkReplaceable(path, trace string) error {
+	st, err := os.Lstat(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if st.Mode()&os.ModeSymlink != 0 {
+		return errors.New("is a symbolic link: give the directory itself (prove replaces --out as a whole, and does not follow links)")
+	}
+	if !st.IsDir() {
+		return errors.New("exists and is not a directory")
+	}
+	entries, err := os.ReadDir(path)
+	if err != nil {
+		return err
+	}
+	var other []string
+	for _, e := range entries {
+		name := e.Name()
+		ours := name == manifestFile || name == vkFile || name == pl.DefaultFile || name == trace || runFile.MatchString(name)
+		if !ours || e.IsDir() {
+			other = append(other, name)
+		}
+	}
+	if len(other) > 0 {
+		return fmt.Errorf("holds files prove did not write (%s): prove replaces --out as a whole, so give a new directory, or move them out", strings.Join(other, " "))
+	}
+	return nil
+}
+
+// path returns where the run's file name goes.
+func (o *outDir) path(name string) string { return filepath.Join(o.tmp, name) }
+
+// writeFile writes the run's file name with write and syncs it.
+func (o *outDir) writeFile(name string, write func(io.Writer) (int64, error)) error {
+	f, err := os.OpenFile(o.path(name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	if _, err := write(w); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return f.Close()
+}
+
+// commit syncs the run's files (the trace too) and its directory, swaps
+// it into place and removes the previous run.
+func (o *outDir) commit() error {
+	entries, err := os.ReadDir(o.tmp)
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			if err := syncFile(filepath.Join(o.tmp, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	if err := syncDir(o.tmp); err != nil {
+		return err
+	}
+	parent := filepath.Dir(o.final)
+	previous := ""
+	switch _, err := os.Lstat(o.final); {
+	case errors.Is(err, os.ErrNotExist):
+		if err := os.Rename(o.tmp, o.final); err != nil {
+			return err
+		}
+	case err != nil:
+		return err
+	default:
+		previous = o.tmp
+		if err := exchange(o.tmp, o.final); err != nil {
+			// No atomic exchange here.
+			if err := o.swapByRenames(); err != nil {
+				return err
+			}
+			previous = o.old()
+		}
+	}
+	o.done = true
+	if err := syncDir(parent); err != nil {
+		return err
+	}
+	if previous != "" {
+		if err := os.RemoveAll(previous); err != nil {
+			return fmt.Errorf("removing the previous run: %w", err)
+		}
+	}
+	return os.RemoveAll(o.failed())
+}
+
+// swapByRenames puts the new run in place where exchange is not
+// available: it sets the previous run aside as .NAME.old, then renames the
+// new one in. A crash between the two leaves no --out and a complete
+// .NAME.old, which recover puts back.
+func (o *outDir) swapByRenames() error {
+	if err := os.Rename(o.final, o.old()); err != nil {
+		return err
+	}
+	return os.Rename(o.tmp, o.final)
+}
+
+// close releases the lock. A run that was not committed leaves what it
+// wrote (its trace) in NAME.failed, replacing an earlier one, and says so.
+func (o *outDir) close(stderr io.Writer) {
+	defer o.unlock()
+	if o.done {
+		return
+	}
+	entries, err := os.ReadDir(o.tmp)
+	if err != nil || len(entries) == 0 {
+		os.RemoveAll(o.tmp)
+		return
+	}
+	if err := os.RemoveAll(o.failed()); err == nil && os.Rename(o.tmp, o.failed()) == nil {
+		fmt.Fprintf(stderr, "prooflane prove: the failed run's files (its trace) are in %s; %s is unchanged\n", o.failed(), o.final)
+		return
+	}
+	os.RemoveAll(o.tmp)
+}
+
+func syncFile(path string) error {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", path, err)
+	}
+	return nil
+}
+
+// syncDir makes the renames in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
