@@ -253,6 +253,9 @@ func TestSetupInterruptedExitsOneWithAMessage(t *testing.T) {
 	}
 	r := bufio.NewReader(stderr)
 	line, err := r.ReadString('\n')
+	if strings.Contains(line, "of host memory") { // the memory estimate comes first
+		line, err = r.ReadString('\n')
+	}
 	if err != nil || !strings.Contains(line, `setting up circuit "chain" size 1048576 (Ctrl-C stops it, writing nothing)`) {
 		cmd.Process.Kill()
 		t.Fatalf("setup said %q, %v", line, err)

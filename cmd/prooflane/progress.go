@@ -76,6 +76,9 @@ func newProgress(w io.Writer, p *runtime.Pipeline, totalPartitions int, plain bo
 	for _, s := range p.Stages {
 		pr.stages = append(pr.stages, s.Name)
 	}
+	if plain {
+		pr.draw() // a log shows at once that the job started
+	}
 	pr.wg.Add(1)
 	go func() {
 		defer pr.wg.Done()
@@ -151,7 +154,9 @@ func (pr *progress) Stop() {
 	}
 	close(pr.stop)
 	pr.wg.Wait()
-	if !pr.plain {
-		fmt.Fprint(pr.w, "\r\033[K")
+	if pr.plain {
+		pr.draw() // and where it ended
+		return
 	}
+	fmt.Fprint(pr.w, "\r\033[K")
 }
