@@ -59,7 +59,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := checkCounts(fs, "devices"); err != nil {
+	if err := checkCounts(fs, "devices", "partitions", "jobs", "inflight"); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 && *gnarkN == 0 {
