@@ -177,3 +177,20 @@ func TestEngineRefusesCountsAboveTheLimits(t *testing.T) {
 		}
 	}
 }
+
+// A Pipeline built in code rather than loaded may carry any MaxInFlight:
+// a negative one takes the default, a huge one the partition limit.
+func TestMaxInFlightOfAPipelineBuiltInCodeIsKeptInRange(t *testing.T) {
+	p := mustParse(t, "pipeline: p\nstages:\n  a: {type: sim.sleep, workers: 3, config: {duration: 0s}}\n")
+	for _, c := range []struct{ set, want int }{{-5, 3}, {0, 3}, {int(^uint(0) >> 1), MaxPartitions}, {7, 7}} {
+		q := *p
+		q.MaxInFlight = c.set
+		e := mustEngine(t, &q, Options{})
+		if e.MaxInFlight() != c.want {
+			t.Errorf("MaxInFlight %d: engine bound %d, want %d", c.set, e.MaxInFlight(), c.want)
+		}
+		if _, err := e.Run(context.Background(), Job{Partitions: 4}); err != nil {
+			t.Errorf("MaxInFlight %d: %v", c.set, err)
+		}
+	}
+}

@@ -96,8 +96,8 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 		placed:  make([]int, devices),
 		given:   make([]int, devices),
 	}
-	e.inFlight = p.MaxInFlight
-	if e.inFlight == 0 {
+	e.inFlight = min(p.MaxInFlight, MaxPartitions)
+	if e.inFlight <= 0 { // unset (or a Pipeline built in code with a bad value)
 		e.inFlight = defaultInFlight(p, devices)
 	}
 	e.plan = make([]stagePlan, len(p.Stages))
