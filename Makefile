@@ -13,10 +13,14 @@ help: ## list the targets
 build: ## build bin/prooflane (CPU backend; add TAGS=cuda after `make cuda` for GPUs)
 	$(GO) build $(if $(TAGS),-tags $(TAGS) -ldflags=-X=github.com/prooflane/prooflane/cuda.libHash=$$(sha1sum cuda/build/libprooflane_cuda.a | cut -c1-16)) -o bin/prooflane ./cmd/prooflane
 
-test: ## go vet, gofmt check, go test -race ./... (what CI runs)
+# go test -json through internal/testreport: the usual result lines, the
+# output of failing tests, and a closing list of skipped tests with their
+# reasons (the Jaeger and Chromium checks skip when their tools are absent).
+test: ## go vet, gofmt check, go test -race ./... with a list of skipped tests (what CI runs)
 	$(GO) vet $(PKGS)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
-	$(GO) test -race -timeout 20m $(PKGS)
+	$(GO) build -o bin/testreport ./internal/testreport
+	$(GO) test -race -timeout 20m -json $(PKGS) | bin/testreport
 
 lint: ## go vet and gofmt check only
 	$(GO) vet $(PKGS)

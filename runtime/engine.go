@@ -189,11 +189,18 @@ func (e *Engine) Stats() []resources.Stats {
 type Job struct {
 	// ID names the job in errors and traces; empty gets "job-<n>".
 	ID string
-	// Partitions is the number of partitions; 0 takes the pipeline's.
+	// Partitions is the number of partitions; 0 takes the payload's when
+	// it is a PartitionedPayload, else the pipeline's.
 	Partitions int
 	// Payload is handed to every stage instance as Input.Job.
 	Payload any
 }
+
+// PartitionedPayload is a job payload that knows how many partitions it
+// holds (a Groth16 job: one witness per partition). A job with such a
+// payload runs that many partitions unless Job.Partitions says otherwise,
+// and may not ask for more.
+type PartitionedPayload interface{ Partitions() int }
 
 // Result is a finished job.
 type Result struct {
@@ -250,11 +257,16 @@ func (e *Engine) Run(ctx context.Context, job Job) (*Result, error) {
 		job.ID = fmt.Sprintf("job-%d", seq)
 	}
 	n := job.Partitions
-	if n == 0 {
+	pp, hasCount := job.Payload.(PartitionedPayload)
+	switch {
+	case n == 0 && hasCount:
+		n = pp.Partitions()
+	case n == 0:
 		n = e.p.Partitions
-	}
-	if n < 0 {
+	case n < 0:
 		return nil, fmt.Errorf("job %q: %d partitions", job.ID, n)
+	case hasCount && n > pp.Partitions():
+		return nil, fmt.Errorf("job %q: %d partitions asked for, but the payload holds %d", job.ID, n, pp.Partitions())
 	}
 	if n > MaxPartitions {
 		return nil, fmt.Errorf("job %q: %d partitions is above %d, the limit on partitions per job", job.ID, n, MaxPartitions)

@@ -29,8 +29,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return fmt.Errorf("want one trace file, got %d arguments", fs.NArg())
+		return usageErrorf(fs, "want one trace file, got %d arguments", fs.NArg())
 	}
 	path := fs.Arg(0)
 	spans, err := tracefile.Read(path)

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -35,8 +34,8 @@ type benchRow struct {
 	name       string
 	proofs     int
 	seconds    float64
-	busy       float64 // mean over devices of analyze's busy fraction
-	waits      string
+	busy       float64    // mean over devices of analyze's busy fraction
+	waits      []lockWait // mean wait per grant, by lock, in the order of e.Stats
 	peakVRAM   uint64
 	peakRSS    uint64
 	isBaseline bool
@@ -56,6 +55,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	seed := fs.Uint64("seed", 1, "witness seed")
 	set := setFlags{}
 	fs.Var(set, "set", "override a parameter of every pipeline, name=value (repeatable)")
+	asJSON := fs.Bool("json", false, "print the results as one JSON document on stdout (schema in docs/json.md) instead of the table")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -63,11 +63,10 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() == 0 && *gnarkN == 0 {
-		fs.Usage()
-		return errors.New("no pipeline files given")
+		return usageErrorf(fs, "no pipeline given (a file or an embedded name) and no --gnark")
 	}
 	if *partitions < 1 || *jobs < 1 || *inflight < 1 {
-		return errors.New("--partitions, --jobs and --inflight must be at least 1")
+		return usageErrorf(fs, "--partitions, --jobs and --inflight must be at least 1")
 	}
 	size, err := cf.parse()
 	if err != nil {
@@ -94,6 +93,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	nDev = max(nDev, 1)
 
+	if err := checkHostMemory(stderr, "bench", cf, size, *partitions**inflight, false); err != nil {
+		return err
+	}
 	ks, be, job, err := openJob("bench", cf, size, *partitions, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err
@@ -119,8 +121,65 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		rows = append(rows, r)
 	}
+	if *asJSON {
+		return writeJSON(stdout, benchJSON(cf.circuit, size, ks.R1CS.GetNbConstraints(), *jobs, *partitions, *inflight, be.Name(), nDev, rows))
+	}
 	writeBenchTable(stdout, rows)
 	return nil
+}
+
+// benchOutput is bench --json (docs/json.md).
+type benchOutput struct {
+	Circuit     string         `json:"circuit"`
+	Size        int            `json:"size"`
+	Constraints int            `json:"constraints"`
+	Jobs        int            `json:"jobs"`
+	Partitions  int            `json:"partitions"`
+	InFlight    int            `json:"inflight"`
+	Backend     string         `json:"backend"`
+	Devices     int            `json:"devices"`
+	Rows        []benchRowJSON `json:"rows"`
+}
+
+type benchRowJSON struct {
+	Layout     string  `json:"layout"`
+	Baseline   bool    `json:"baseline"`
+	Proofs     int     `json:"proofs"`
+	Seconds    float64 `json:"seconds"`
+	SPerProof  float64 `json:"s_per_proof"`
+	ProofsPerS float64 `json:"proofs_per_s"`
+	// VsGnark is the baseline's time per proof over this row's; null
+	// without a --gnark row.
+	VsGnark *float64 `json:"vs_gnark"`
+	// GPUBusyPct is null for the gnark row.
+	GPUBusyPct     *float64           `json:"gpu_busy_pct"`
+	MeanLockWaitMS map[string]float64 `json:"mean_lock_wait_ms"`
+	PeakVRAMBytes  uint64             `json:"peak_vram_bytes"`
+	PeakRSSBytes   uint64             `json:"peak_rss_bytes"`
+}
+
+func benchJSON(circuit string, size, constraints, jobs, partitions, inflight int, backend string, devices int, rows []benchRow) benchOutput {
+	out := benchOutput{Circuit: circuit, Size: size, Constraints: constraints, Jobs: jobs, Partitions: partitions,
+		InFlight: inflight, Backend: backend, Devices: devices, Rows: []benchRowJSON{}}
+	base := baselineSecondsPerProof(rows)
+	for _, r := range rows {
+		spp := r.seconds / float64(r.proofs)
+		j := benchRowJSON{Layout: r.name, Baseline: r.isBaseline, Proofs: r.proofs, Seconds: r.seconds, SPerProof: spp,
+			ProofsPerS: 1 / spp, MeanLockWaitMS: map[string]float64{}, PeakVRAMBytes: r.peakVRAM, PeakRSSBytes: r.peakRSS}
+		if base > 0 {
+			vs := base / spp
+			j.VsGnark = &vs
+		}
+		if !r.isBaseline {
+			busy := 100 * r.busy
+			j.GPUBusyPct = &busy
+		}
+		for _, w := range r.waits {
+			j.MeanLockWaitMS[w.lock] = float64(w.mean) / float64(time.Millisecond)
+		}
+		out.Rows = append(out.Rows, j)
+	}
+	return out
 }
 
 // benchGnark proves n partitions' witnesses with gnark's own prover on the
@@ -212,14 +271,20 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, b
 	return row, nil
 }
 
+// lockWait is a lock's mean wait per grant.
+type lockWait struct {
+	lock string
+	mean time.Duration
+}
+
 // meanWaits lists the mean wait per grant of each lock (not worker pools)
 // during the timed jobs.
-func meanWaits(before []resources.Stats, e *runtime.Engine) string {
+func meanWaits(before []resources.Stats, e *runtime.Engine) []lockWait {
 	prev := map[string]resources.Stats{}
 	for _, s := range before {
 		prev[s.Name] = s
 	}
-	var parts []string
+	var waits []lockWait
 	for _, s := range e.Stats() {
 		if strings.HasPrefix(s.Name, "workers.") {
 			continue
@@ -228,22 +293,23 @@ func meanWaits(before []resources.Stats, e *runtime.Engine) string {
 		if n == 0 {
 			continue
 		}
-		w := (s.Wait - prev[s.Name].Wait) / time.Duration(n)
-		parts = append(parts, fmt.Sprintf("%s %s", s.Name, w.Round(time.Millisecond)))
+		waits = append(waits, lockWait{s.Name, (s.Wait - prev[s.Name].Wait) / time.Duration(n)})
 	}
-	if len(parts) == 0 {
-		return "-"
+	return waits
+}
+
+// baselineSecondsPerProof is the gnark row's time per proof, 0 without one.
+func baselineSecondsPerProof(rows []benchRow) float64 {
+	for _, r := range rows {
+		if r.isBaseline {
+			return r.seconds / float64(r.proofs)
+		}
 	}
-	return strings.Join(parts, ", ")
+	return 0
 }
 
 func writeBenchTable(w io.Writer, rows []benchRow) {
-	var base float64
-	for _, r := range rows {
-		if r.isBaseline {
-			base = r.seconds / float64(r.proofs)
-		}
-	}
+	base := baselineSecondsPerProof(rows)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "| layout\t| proofs\t| s/proof\t| proofs/s\t| vs gnark\t| GPU busy\t| mean lock wait\t| peak VRAM\t| peak RSS\t|")
 	fmt.Fprintln(tw, "|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|")
@@ -259,9 +325,13 @@ func writeBenchTable(w io.Writer, rows []benchRow) {
 				vram = humanBytes(r.peakVRAM)
 			}
 		}
-		waits := r.waits
-		if waits == "" {
-			waits = "-"
+		waits := "-"
+		if len(r.waits) > 0 {
+			var parts []string
+			for _, w := range r.waits {
+				parts = append(parts, fmt.Sprintf("%s %s", w.lock, w.mean.Round(time.Millisecond)))
+			}
+			waits = strings.Join(parts, ", ")
 		}
 		fmt.Fprintf(tw, "| %s\t| %d\t| %.3f\t| %.2f\t| %s\t| %s\t| %s\t| %s\t| %s\t|\n",
 			r.name, r.proofs, spp, 1/spp, vs, busy, waits, vram, humanBytes(r.peakRSS))

@@ -143,8 +143,8 @@ func TestExplicitCountsBelowOneAreRefusedNamingTheFlag(t *testing.T) {
 		{[]string{"simulate", "--from", "x.jsonl", "--pipeline", sim, "--devices", "0"}, "--devices 0: want at least 1 (leave the flag out for the default: the pipeline's devices)"},
 	} {
 		rc, out, stderr := prooflane(t, c.args...)
-		if rc != 1 || !strings.Contains(stderr, c.want) {
-			t.Errorf("%v: exit %d, stderr %q, want exit 1 and %q", c.args, rc, stderr, c.want)
+		if rc != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 (a usage error) and %q", c.args, rc, stderr, c.want)
 		}
 		if out != "" || strings.Contains(stderr, "setup") {
 			t.Errorf("%v: did work before refusing: stdout %q stderr %q", c.args, out, stderr)
@@ -162,8 +162,8 @@ func TestSizeBelowTheCircuitsMinimumIsAFlagError(t *testing.T) {
 	} {
 		rc, _, stderr := prooflane(t, args...)
 		want := `--size ` + args[4] + `: circuit "chain" needs a size of at least 2`
-		if rc != 1 || !strings.Contains(stderr, want) || strings.Contains(stderr, "running setup") {
-			t.Errorf("%s: exit %d, stderr %q, want exit 1 and %q", args[0], rc, stderr, want)
+		if rc != 2 || !strings.Contains(stderr, want) || strings.Contains(stderr, "running setup") {
+			t.Errorf("%s: exit %d, stderr %q, want exit 2 (a usage error) and %q", args[0], rc, stderr, want)
 		}
 	}
 }
@@ -172,17 +172,17 @@ func TestSizeBelowTheCircuitsMinimumIsAFlagError(t *testing.T) {
 // working directory's trace.jsonl that otel's flag defaults to), usage
 // lines carry no trailing blank, and stray arguments are refused.
 func TestHelpShowsProvesTraceDefaultAndStrayArgumentsAreRefused(t *testing.T) {
-	rc, _, stderr := prooflane(t, "prove", "-h")
+	rc, help, _ := prooflane(t, "prove", "-h")
 	if rc != 0 {
 		t.Fatalf("prove -h exited %d", rc)
 	}
-	if !strings.HasPrefix(stderr, "usage: prooflane prove [flags]\n") {
-		t.Errorf("usage line %q", strings.SplitN(stderr, "\n", 2)[0])
+	if !strings.HasPrefix(help, "usage: prooflane prove [flags]\n") {
+		t.Errorf("usage line %q", strings.SplitN(help, "\n", 2)[0])
 	}
-	if !strings.Contains(stderr, "(default: trace.jsonl in the --out directory)") || strings.Contains(stderr, `(default "trace.jsonl")`) {
-		t.Errorf("prove -h misstates the trace file default:\n%s", stderr)
+	if !strings.Contains(help, "(default: trace.jsonl in the --out directory)") || strings.Contains(help, `(default "trace.jsonl")`) {
+		t.Errorf("prove -h misstates the trace file default:\n%s", help)
 	}
-	if rc, _, stderr := prooflane(t, "stages", "extra"); rc != 1 || !strings.Contains(stderr, `stages takes no arguments, got ["extra"]`) {
+	if rc, _, stderr := prooflane(t, "stages", "extra"); rc != 2 || !strings.Contains(stderr, `stages takes no arguments, got ["extra"]`) {
 		t.Errorf("stages extra: exit %d, stderr %q", rc, stderr)
 	}
 }

@@ -17,14 +17,13 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("devices takes no arguments, got %q", fs.Args())
+		return usageErrorf(fs, "devices takes no arguments, got %q", fs.Args())
 	}
 	if err := checkBackend(*backend); err != nil {
 		return err
 	}
 	if *n < 1 {
-		return fmt.Errorf("--devices %d: want at least 1", *n)
+		return usageErrorf(fs, "--devices %d: want at least 1", *n)
 	}
 	if err := checkCounts(fs, "devices"); err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
 )
@@ -32,9 +33,14 @@ func (s setFlags) Set(kv string) error {
 	return nil
 }
 
-// loadPipeline loads a pipeline file against the shipped stage types.
-func loadPipeline(path string, params map[string]string) (*runtime.Pipeline, error) {
-	return runtime.Load(path, builtin.Registry(), params)
+// loadPipeline loads a pipeline file, or an embedded pipeline by name (a
+// file that exists wins), against the shipped stage types.
+func loadPipeline(arg string, params map[string]string) (*runtime.Pipeline, error) {
+	file, src, err := pipelines.Source(arg)
+	if err != nil {
+		return nil, err
+	}
+	return runtime.Parse(file, src, builtin.Registry(), params)
 }
 
 // Upper limits of the count flags that are not the runtime's own.
@@ -87,7 +93,10 @@ func checkCounts(fs *flag.FlagSet, names ...string) error {
 			errs = append(errs, fmt.Errorf("--%s %d: want at least 1 (leave the flag out for the default: %s)", f.Name, n, defaultOf(f)))
 		}
 	})
-	return errors.Join(errs...)
+	if len(errs) > 0 {
+		return usageError{err: errors.Join(errs...)}
+	}
+	return nil
 }
 
 // defaultOf returns what a count flag's usage says its default is.

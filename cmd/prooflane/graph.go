@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -14,7 +13,7 @@ func init() {
 }
 
 func runGraph(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("graph", "FILE", stderr)
+	fs := newFlags("graph", "PIPELINE", stderr)
 	format := fs.String("format", "dot", "output format: dot or mermaid")
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
@@ -22,8 +21,7 @@ func runGraph(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("want exactly one pipeline file")
+		return usageErrorf(fs, "want exactly one pipeline (a file or an embedded name), got %d arguments", fs.NArg())
 	}
 	p, err := loadPipeline(fs.Arg(0), set)
 	if err != nil {
@@ -35,7 +33,7 @@ func runGraph(args []string, stdout, stderr io.Writer) error {
 	case "mermaid":
 		writeMermaid(stdout, p)
 	default:
-		return fmt.Errorf("--format %q: want dot or mermaid", *format)
+		return usageErrorf(fs, "--format %q: want dot or mermaid", *format)
 	}
 	return nil
 }

@@ -1,7 +1,14 @@
 // Command prooflane validates, draws, runs and analyses proof pipelines.
+//
+// Conventions every subcommand follows: help asked for (-h, --help,
+// `prooflane help CMD`) goes to stdout and exits 0; a mistake on the
+// command line (an unknown flag, a bad flag value, a missing or extra
+// argument) prints the reason first, then one usage line and where the
+// help is, on stderr, and exits 2; a failure of the work itself exits 1.
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -38,34 +45,96 @@ func main() {
 	os.Exit(mainRC(os.Args[1:], os.Stdout, os.Stderr))
 }
 
+// Exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // the work failed: a bad pipeline, a failed proof, I/O
+	exitUsage   = 2 // the command line is wrong
+)
+
 func mainRC(args []string, stdout, stderr io.Writer) int {
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+	if len(args) == 0 {
 		usage(stderr)
-		if len(args) == 0 {
-			return 2
+		return exitUsage
+	}
+	switch args[0] {
+	case "-h", "-help", "--help":
+		usage(stdout)
+		return exitOK
+	case "-version", "--version":
+		return mainRC(append([]string{"version"}, args[1:]...), stdout, stderr)
+	case "help":
+		return help(args[1:], stdout, stderr)
+	}
+	name := args[0]
+	c, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "prooflane: unknown command %q%s\n", name, suggestCommand(name))
+		fmt.Fprintln(stderr, "see 'prooflane help' for the commands")
+		return exitUsage
+	}
+	return report(name, c.run(args[1:], stdout, stderr), stdout, stderr)
+}
+
+// report turns a command's error into output and an exit code.
+func report(name string, err error, stdout, stderr io.Writer) int {
+	var hr helpRequest
+	var ue usageError
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &hr):
+		hr.fs.SetOutput(stdout)
+		hr.fs.Usage()
+		return exitOK
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "prooflane %s: %v\n", name, ue.err)
+		if ue.fs != nil {
+			fmt.Fprintln(stderr, usageLine(ue.fs))
 		}
-		return 0
+		fmt.Fprintf(stderr, "see 'prooflane help %s'\n", name)
+		return exitUsage
+	case errors.Is(err, errSilent):
+		return exitFailure
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "prooflane %s: %v\n", name, err)
+		return exitFailure
+	}
+}
+
+// help prints the top-level usage, or one command's, to stdout.
+func help(args []string, stdout, stderr io.Writer) int {
+	switch len(args) {
+	case 0:
+		usage(stdout)
+		return exitOK
+	case 1:
+	default:
+		fmt.Fprintf(stderr, "prooflane help: want one command, got %q\nsee 'prooflane help'\n", args)
+		return exitUsage
+	}
+	if args[0] == "help" {
+		usage(stdout)
+		return exitOK
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(stderr, "prooflane: unknown command %q\n\n", args[0])
-		usage(stderr)
-		return 2
+		fmt.Fprintf(stderr, "prooflane help: unknown command %q%s\nsee 'prooflane help' for the commands\n", args[0], suggestCommand(args[0]))
+		return exitUsage
 	}
-	if err := c.run(args[1:], stdout, stderr); err != nil {
-		var ue usageError
-		switch {
-		case errors.As(err, &ue):
-			return 2 // the flag package has printed the mistake and the usage
-		case errors.Is(err, errSilent):
-		case errors.Is(err, flag.ErrHelp):
-			return 0
-		default:
-			fmt.Fprintf(stderr, "prooflane %s: %v\n", args[0], err)
+	// Every command answers -h with a helpRequest before doing any work.
+	return report(args[0], c.run([]string{"-h"}, io.Discard, io.Discard), stdout, stderr)
+}
+
+func suggestCommand(name string) string {
+	for n := range commands {
+		if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) {
+			return fmt.Sprintf(" (did you mean %q?)", n)
 		}
-		return 1
 	}
-	return 0
+	return ""
 }
 
 func usage(w io.Writer) {
@@ -79,36 +148,128 @@ func usage(w io.Writer) {
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
-	fmt.Fprintln(w, "\nrun 'prooflane <command> -h' for a command's flags")
+	fmt.Fprintln(w, "\nA pipeline argument is a file, or the name of a pipeline embedded in the binary")
+	fmt.Fprintln(w, "(`prooflane pipelines` lists them); a file that exists wins over a name.")
+	fmt.Fprintln(w, "gnark's own logging is silenced; prooflane prints one-line summaries.")
+	fmt.Fprintln(w, "Exit codes: 0 done, 1 the work failed, 2 a mistake on the command line.")
+	fmt.Fprintln(w, "\nrun 'prooflane help <command>' (or 'prooflane <command> -h') for a command's flags")
 }
 
 // newFlags returns a FlagSet for a subcommand that reports errors instead
-// of exiting.
+// of exiting or printing: parseFlags turns them into a usageError or a
+// helpRequest, which main prints. fs.Usage prints the full help to the
+// set's output (stderr, or stdout when help was asked for).
 func newFlags(name, argsUsage string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("prooflane "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, strings.TrimSpace(fmt.Sprintf("usage: prooflane %s [flags] %s", name, argsUsage)))
-		fs.PrintDefaults()
+		w := fs.Output()
+		fmt.Fprintln(w, strings.TrimSpace(fmt.Sprintf("usage: prooflane %s [flags] %s", name, argsUsage)))
+		if s, ok := commands[name]; ok {
+			fmt.Fprintf(w, "\n%s\n", s.summary)
+		}
+		if hasFlags(fs) {
+			fmt.Fprintln(w, "\nflags:")
+			printDefaults(fs, w)
+		}
 	}
 	return fs
 }
 
-// usageError is a command-line mistake that the flag package has already
-// reported, with the command's usage, on stderr.
-type usageError struct{ err error }
+// hiddenPrefix starts the usage of a flag kept only for old scripts; help
+// does not list it.
+const hiddenPrefix = "deprecated: "
+
+func hasFlags(fs *flag.FlagSet) bool {
+	n := 0
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.HasPrefix(f.Usage, hiddenPrefix) {
+			n++
+		}
+	})
+	return n > 0
+}
+
+// printDefaults is flag's PrintDefaults without the hidden flags.
+func printDefaults(fs *flag.FlagSet, w io.Writer) {
+	shown := flag.NewFlagSet(fs.Name(), flag.ContinueOnError)
+	shown.SetOutput(w)
+	fs.VisitAll(func(f *flag.Flag) {
+		if strings.HasPrefix(f.Usage, hiddenPrefix) {
+			return
+		}
+		shown.Var(f.Value, f.Name, f.Usage)
+		shown.Lookup(f.Name).DefValue = f.DefValue
+	})
+	shown.PrintDefaults()
+}
+
+// usageLine is the first line of a FlagSet's usage.
+func usageLine(fs *flag.FlagSet) string {
+	var b bytes.Buffer
+	out := fs.Output()
+	fs.SetOutput(&b)
+	fs.Usage()
+	fs.SetOutput(out)
+	line, _, _ := strings.Cut(b.String(), "\n")
+	return line
+}
+
+// usageError is a mistake on the command line: main prints the reason,
+// the usage line (when fs is set) and where the help is, and exits 2.
+type usageError struct {
+	err error
+	fs  *flag.FlagSet
+}
 
 func (u usageError) Error() string { return u.err.Error() }
 func (u usageError) Unwrap() error { return u.err }
 
-// parseFlags parses a subcommand's flags; a mistake becomes a usageError
-// (exit 2, printed once), -h stays flag.ErrHelp (exit 0).
+// usageErrorf returns a usageError with a formatted reason.
+func usageErrorf(fs *flag.FlagSet, format string, args ...any) error {
+	return usageError{err: fmt.Errorf(format, args...), fs: fs}
+}
+
+// helpRequest is -h or --help: main prints fs's help to stdout, exit 0.
+type helpRequest struct{ fs *flag.FlagSet }
+
+func (h helpRequest) Error() string { return "help requested" }
+func (h helpRequest) Unwrap() error { return flag.ErrHelp }
+
+// parseFlags parses a subcommand's flags: a mistake becomes a usageError
+// (exit 2, the reason printed once), -h a helpRequest (help on stdout,
+// exit 0).
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	out := fs.Output()
+	fs.SetOutput(io.Discard) // the flag package would print the reason and the whole usage
 	err := fs.Parse(args)
-	if err != nil && !errors.Is(err, flag.ErrHelp) {
-		return usageError{err}
+	fs.SetOutput(out)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		return helpRequest{fs}
+	case err != nil:
+		return usageError{err: err, fs: fs}
 	}
-	return err
+	return nil
+}
+
+// deprecatedAlias registers old as a hidden spelling of the flag now
+// called name: it sets the same value and warns on stderr.
+func deprecatedAlias(fs *flag.FlagSet, old, name string, stderr io.Writer) {
+	f := fs.Lookup(name)
+	fs.Var(aliasValue{f.Value, func() {
+		fmt.Fprintf(stderr, "prooflane: warning: --%s is deprecated, use --%s\n", old, name)
+	}}, old, hiddenPrefix+"use --"+name+"; "+f.Usage)
+}
+
+type aliasValue struct {
+	flag.Value
+	warn func()
+}
+
+func (a aliasValue) Set(s string) error {
+	a.warn()
+	return a.Value.Set(s)
 }
 
 // signalContext is cancelled by Ctrl-C or SIGTERM (what systemd and

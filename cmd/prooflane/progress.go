@@ -13,10 +13,13 @@ import (
 	"github.com/prooflane/prooflane/runtime"
 )
 
-// progress draws one status line on a terminal while jobs run: partitions
-// done out of the total, what each stage is doing now, and an ETA.
+// progress reports while jobs run: partitions done out of the total, what
+// each stage is doing now, and an ETA. On a terminal it redraws one line
+// every 200 ms; anywhere else (a pipe, a log file, CI) it writes a plain
+// line every 5 s, with no control codes.
 type progress struct {
 	w      io.Writer
+	plain  bool
 	total  int
 	stages []string
 	start  time.Time
@@ -38,25 +41,45 @@ func progressEnabled(mode string, stderr io.Writer) (bool, error) {
 	case "off":
 		return false, nil
 	case "auto":
-		f, ok := stderr.(*os.File)
-		return ok && term.IsTerminal(int(f.Fd())), nil
+		return isTerminal(stderr), nil
 	}
 	return false, fmt.Errorf("--progress %q: want auto, on or off", mode)
 }
 
-// startProgress starts redrawing; nil when disabled (its methods are no-ops).
+// Progress intervals: a terminal line is redrawn in place; a plain line
+// adds to a log, so it comes seldom.
+const (
+	redrawEvery = 200 * time.Millisecond
+	plainEvery  = 5 * time.Second
+)
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// startProgress starts reporting, redrawn on a terminal and in plain lines
+// elsewhere; nil when disabled (its methods are no-ops).
 func startProgress(w io.Writer, p *runtime.Pipeline, totalPartitions int, enabled bool) *progress {
 	if !enabled {
 		return nil
 	}
-	pr := &progress{w: w, total: totalPartitions, start: time.Now(), running: map[string]int{}, stop: make(chan struct{})}
+	every := redrawEvery
+	if !isTerminal(w) {
+		every = plainEvery
+	}
+	return newProgress(w, p, totalPartitions, !isTerminal(w), every)
+}
+
+func newProgress(w io.Writer, p *runtime.Pipeline, totalPartitions int, plain bool, every time.Duration) *progress {
+	pr := &progress{w: w, plain: plain, total: totalPartitions, start: time.Now(), running: map[string]int{}, stop: make(chan struct{})}
 	for _, s := range p.Stages {
 		pr.stages = append(pr.stages, s.Name)
 	}
 	pr.wg.Add(1)
 	go func() {
 		defer pr.wg.Done()
-		t := time.NewTicker(200 * time.Millisecond)
+		t := time.NewTicker(every)
 		defer t.Stop()
 		for {
 			select {
@@ -113,14 +136,22 @@ func (pr *progress) line() string {
 	return s
 }
 
-func (pr *progress) draw() { fmt.Fprintf(pr.w, "\r\033[K%s", pr.line()) }
+func (pr *progress) draw() {
+	if pr.plain {
+		fmt.Fprintln(pr.w, pr.line())
+		return
+	}
+	fmt.Fprintf(pr.w, "\r\033[K%s", pr.line())
+}
 
-// Stop stops redrawing and clears the line.
+// Stop stops reporting and clears a terminal's line.
 func (pr *progress) Stop() {
 	if pr == nil {
 		return
 	}
 	close(pr.stop)
 	pr.wg.Wait()
-	fmt.Fprint(pr.w, "\r\033[K")
+	if !pr.plain {
+		fmt.Fprint(pr.w, "\r\033[K")
+	}
 }

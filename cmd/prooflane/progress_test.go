@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/prooflane/prooflane/runtime"
 )
@@ -49,4 +51,58 @@ func TestProgressIsOffWhenStderrIsNotATerminal(t *testing.T) {
 	var nilProgress *progress // disabled: every method is a no-op
 	nilProgress.Event(runtime.Event{Kind: runtime.PartitionDone})
 	nilProgress.Stop()
+}
+
+// --progress on into a pipe or a file used to write "\r\x1b[K" every
+// 200 ms: it writes plain lines, seldom.
+func TestProgressIntoAPipeWritesPlainLinesSeldom(t *testing.T) {
+	p, err := loadPipeline("sim-groth16", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w lockedBuffer
+	pr := startProgress(&w, p, 4, true)
+	if !pr.plain {
+		t.Error("progress into a buffer is not plain")
+	}
+	pr.Stop()
+	if w.String() != "" {
+		t.Errorf("a run shorter than the interval wrote %q", w.String())
+	}
+	if plainEvery < time.Second {
+		t.Errorf("plain lines every %v: a log would fill up", plainEvery)
+	}
+	// Fast, to see the lines without waiting.
+	pr = newProgress(&w, p, 4, true, time.Millisecond)
+	pr.Event(runtime.Event{Kind: runtime.PartitionDone})
+	for strings.Count(w.String(), "\n") < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	pr.Stop()
+	out := w.String()
+	if strings.ContainsAny(out, "\r\x1b") {
+		t.Errorf("plain progress has control codes: %q", out)
+	}
+	for _, l := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if !strings.Contains(l, "partitions 1/4") {
+			t.Errorf("line %q", l)
+		}
+	}
+}
+
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

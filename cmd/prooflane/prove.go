@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -57,7 +56,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("prove", "", stderr)
 	var cf circuitFlags
 	cf.register(fs)
-	pipeline := fs.String("pipeline", "pipelines/groth16.yaml", "pipeline file")
+	pipeline := fs.String("pipeline", "groth16", pipelineArgHelp)
 	partitions := fs.Int("partitions", 0, "partitions, each with its own witness (default: the pipeline's partitions parameter)")
 	out := fs.String("out", "", "directory for the proofs, public inputs, manifest and trace (required; proofs an earlier run left there beyond this run's partitions are removed)")
 	seed := fs.Uint64("seed", 1, "witness seed; partition p proves the witness of a seed derived from it and p")
@@ -79,12 +78,10 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return errors.New("prove takes no arguments")
+		return usageErrorf(fs, "prove takes no arguments, got %q", fs.Args())
 	}
 	if *out == "" {
-		fs.Usage()
-		return errors.New("--out is required")
+		return usageErrorf(fs, "--out is required")
 	}
 	size, err := cf.parse()
 	if err != nil {
@@ -118,6 +115,9 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 
+	if err := checkHostMemory(stderr, "prove", cf, size, nParts, false); err != nil {
+		return err
+	}
 	ks, be, job, err := openJob("prove", cf, size, nParts, *seed, *backend, nDev, stderr)
 	if err != nil {
 		return err

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"sync"
@@ -21,7 +20,7 @@ func init() {
 }
 
 func runRun(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("run", "FILE", stderr)
+	fs := newFlags("run", "PIPELINE", stderr)
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
 	partitions := fs.Int("partitions", 0, "partitions per job (default: the pipeline's partitions parameter)")
@@ -38,11 +37,10 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("want exactly one pipeline file")
+		return usageErrorf(fs, "want exactly one pipeline (a file or an embedded name), got %d arguments", fs.NArg())
 	}
 	if *jobs < 1 || *inflight < 1 {
-		return errors.New("--jobs and --inflight must be at least 1")
+		return usageErrorf(fs, "--jobs and --inflight must be at least 1")
 	}
 	p, err := loadPipeline(fs.Arg(0), set)
 	if err != nil {

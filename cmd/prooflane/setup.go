@@ -38,14 +38,14 @@ func (c *circuitFlags) register(fs interface {
 func (c *circuitFlags) parse() (int, error) {
 	f, err := circuits.Lookup(c.circuit)
 	if err != nil {
-		return 0, fmt.Errorf("--circuit: %w", err)
+		return 0, usageErrorf(nil, "--circuit: %w", err)
 	}
 	n, err := parseSize(c.size)
 	if err != nil {
-		return 0, fmt.Errorf("--size: %w", err)
+		return 0, usageErrorf(nil, "--size: %w", err)
 	}
 	if n < f.MinSize {
-		return 0, fmt.Errorf("--size %s: circuit %q needs a size of at least %d", c.size, c.circuit, f.MinSize)
+		return 0, usageErrorf(nil, "--size %s: circuit %q needs a size of at least %d", c.size, c.circuit, f.MinSize)
 	}
 	return n, nil
 }
@@ -87,8 +87,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return errors.New("setup takes no arguments")
+		return usageErrorf(fs, "setup takes no arguments, got %q", fs.Args())
 	}
 	size, err := cf.parse()
 	if err != nil {
@@ -104,6 +103,9 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 		} else if !errors.Is(err, keys.ErrNotCached) {
 			fmt.Fprintf(stderr, "prooflane setup: %v; running the setup again\n", err)
 		}
+	}
+	if err := checkHostMemory(stderr, "setup", cf, size, 0, true); err != nil {
+		return err
 	}
 	start := time.Now()
 	s, err := keys.SetupLogged(cf.circuit, size, stderr)

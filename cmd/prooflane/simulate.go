@@ -11,6 +11,7 @@ import (
 	"github.com/prooflane/prooflane/otel/analyze"
 	"github.com/prooflane/prooflane/otel/simulate"
 	"github.com/prooflane/prooflane/otel/tracefile"
+	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/stages/builtin"
 )
 
@@ -43,14 +44,15 @@ func (p simParams) Set(s string) error {
 }
 
 func runSimulate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("simulate", "--from TRACE --pipeline NEW.yaml", stderr)
+	fs := newFlags("simulate", "--from TRACE --pipeline PIPELINE", stderr)
 	from := fs.String("from", "", "recorded `trace` (trace.jsonl or a Jaeger JSON export) whose stage run times are replayed")
-	pipeline := fs.String("pipeline", "", "pipeline `file` with the layout to predict")
+	pipeline := fs.String("pipeline", "", "the layout to predict: "+pipelineArgHelp)
 	params := simParams{}
 	fs.Var(params, "set", "override a pipeline param, `name=value` (repeatable)")
 	speed := fs.Float64("speed", 10, "time compression: stages sleep recorded/speed (results are in real time)")
 	jobs := fs.Int("jobs", 0, "jobs to run (default: as many as the trace has)")
-	inFlight := fs.Int("in-flight", 0, "jobs run at once (default: the most the trace ran at once)")
+	inFlight := fs.Int("inflight", 0, "jobs run at once (default: the most the trace ran at once)")
+	deprecatedAlias(fs, "in-flight", "inflight", stderr)
 	partitions := fs.Int("partitions", 0, "partitions per job (default: the trace's)")
 	devices := fs.Int("devices", 0, "devices {gpu} expands to (default: the pipeline's devices)")
 	seed := fs.Uint64("seed", 1, "seed for shuffling recorded durations")
@@ -59,26 +61,29 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	verbose := fs.Bool("v", false, "also print the full analysis of the simulated run")
 	traceOut := fs.String("trace-file", "", "write the simulated run's spans (in real time) to this JSON-lines `file`")
 	html := fs.String("html", "", "write an HTML timeline of the simulated run to this `file`")
+	asJSON := fs.Bool("json", false, "print the prediction as one JSON document on stdout (schema in docs/json.md); -v is ignored")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := checkCounts(fs, "jobs", "in-flight", "partitions", "devices"); err != nil {
+	if err := checkCounts(fs, "jobs", "inflight", "in-flight", "partitions", "devices"); err != nil {
 		return err
 	}
 	if *pipeline == "" && fs.NArg() == 1 {
 		*pipeline = fs.Arg(0)
 	} else if fs.NArg() > 0 {
-		fs.Usage()
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return usageErrorf(fs, "unexpected arguments %q", fs.Args())
 	}
 	if *from == "" || *pipeline == "" {
-		fs.Usage()
-		return fmt.Errorf("want --from TRACE and --pipeline NEW.yaml")
+		return usageErrorf(fs, "want --from TRACE and --pipeline PIPELINE (a file or an embedded name)")
 	}
 	// NaN passed the old "> 0" check and hung the replay; a factor near 0
 	// makes every stage sleep for ages.
 	if !(*speed >= 1e-3 && *speed <= 1e6) {
-		return fmt.Errorf("--speed %v: want a factor between 0.001 and 1e6", *speed)
+		return usageErrorf(fs, "--speed %v: want a factor between 0.001 and 1e6", *speed)
+	}
+	pfile, psrc, err := pipelines.Source(*pipeline)
+	if err != nil {
+		return err
 	}
 	spans, err := tracefile.Read(*from)
 	if err != nil {
@@ -96,15 +101,21 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	pred, err := simulate.Predict(ctx, spans, *pipeline, simulate.Options{
+	pred, err := simulate.Predict(ctx, spans, pfile, simulate.Options{
 		Registry: builtin.Registry(), Params: params, Speed: *speed, Jobs: *jobs, InFlight: *inFlight,
-		Partitions: *partitions, Devices: *devices, Seed: *seed, Analyze: aopts,
+		Partitions: *partitions, Devices: *devices, Seed: *seed, Analyze: aopts, Source: psrc,
 	})
 	if err != nil {
 		return err
 	}
-	writePrediction(stdout, *from, *pipeline, before, pred)
-	if *verbose {
+	if *asJSON {
+		if err := writeJSON(stdout, predictionJSON(*from, pfile, before, pred)); err != nil {
+			return err
+		}
+	} else {
+		writePrediction(stdout, *from, *pipeline, before, pred)
+	}
+	if *verbose && !*asJSON {
 		fmt.Fprintln(stdout, "\nsimulated run:")
 		if err := pred.Report.WriteText(stdout); err != nil {
 			return err
@@ -192,4 +203,53 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// simulateOutput is simulate --json (docs/json.md).
+type simulateOutput struct {
+	Trace        string     `json:"trace"`
+	PipelineFile string     `json:"pipeline_file"`
+	Pipeline     string     `json:"pipeline"`
+	Speed        float64    `json:"speed"`
+	Jobs         int        `json:"jobs"`
+	Partitions   int        `json:"partitions"`
+	InFlight     int        `json:"inflight"`
+	Sources      []string   `json:"sources"`
+	Recorded     runFigures `json:"recorded"`
+	Predicted    runFigures `json:"predicted"`
+	Warnings     []string   `json:"warnings"`
+}
+
+// runFigures are the figures simulate compares, for the recorded or the
+// predicted run.
+type runFigures struct {
+	MakespanS     float64            `json:"makespan_s"`
+	ProofsPerMin  float64            `json:"proofs_per_min"`
+	JobsPerMin    float64            `json:"jobs_per_min"`
+	DeviceBusyPct map[string]float64 `json:"device_busy_pct"`
+	// LockWaitS is the total wait per lock that had any, in seconds.
+	LockWaitS map[string]float64 `json:"lock_wait_s"`
+}
+
+func figuresOf(r *analyze.Report) runFigures {
+	f := runFigures{MakespanS: r.Makespan.Seconds(), ProofsPerMin: r.ProofsPerMinute, JobsPerMin: r.JobsPerMinute,
+		DeviceBusyPct: map[string]float64{}, LockWaitS: map[string]float64{}}
+	for _, d := range r.Devices {
+		f.DeviceBusyPct[fmt.Sprint(d.Device)] = d.BusyPct
+	}
+	for _, x := range r.Resources {
+		if x.Waits > 0 {
+			f.LockWaitS[x.Name] = x.WaitTotal.Seconds()
+		}
+	}
+	return f
+}
+
+func predictionJSON(from, file string, before *analyze.Report, pred *simulate.Prediction) simulateOutput {
+	return simulateOutput{
+		Trace: from, PipelineFile: file, Pipeline: pred.Pipeline, Speed: pred.Speed,
+		Jobs: pred.Jobs, Partitions: pred.Partitions, InFlight: pred.InFlight,
+		Sources: append([]string{}, pred.Sources...), Recorded: figuresOf(before), Predicted: figuresOf(pred.Report),
+		Warnings: append([]string{}, pred.Report.Warnings...),
+	}
 }

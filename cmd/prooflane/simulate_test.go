@@ -68,7 +68,7 @@ func TestSimulateCommandErrors(t *testing.T) {
 		args []string
 		want string
 	}{
-		{"no trace", []string{"simulate", "--pipeline", "x.yaml"}, "want --from TRACE and --pipeline NEW.yaml"},
+		{"no trace", []string{"simulate", "--pipeline", "x.yaml"}, "want --from TRACE and --pipeline PIPELINE"},
 		{"bad speed", []string{"simulate", "--from", trace, "--pipeline", "x.yaml", "--speed", "0"}, "--speed 0: want a factor between 0.001 and 1e6"},
 		// NaN used to pass the check and hang the replay.
 		{"NaN speed", []string{"simulate", "--from", trace, "--pipeline", "x.yaml", "--speed", "NaN"}, "--speed NaN: want a factor between 0.001 and 1e6"},

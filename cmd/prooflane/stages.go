@@ -17,8 +17,7 @@ func runStages(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 0 {
-		fs.Usage()
-		return fmt.Errorf("stages takes no arguments, got %q", fs.Args())
+		return usageErrorf(fs, "stages takes no arguments, got %q", fs.Args())
 	}
 	reg := builtin.Registry()
 	for _, t := range reg.Types() {

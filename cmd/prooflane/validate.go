@@ -9,37 +9,88 @@ import (
 )
 
 func init() {
-	register("validate", command{summary: "check pipeline files; print every problem as file:line:col", run: runValidate})
+	register("validate", command{summary: "check pipelines (files or embedded names); print every problem as file:line:col", run: runValidate})
 }
 
 func runValidate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("validate", "FILE...", stderr)
+	fs := newFlags("validate", "PIPELINE...", stderr)
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
+	asJSON := fs.Bool("json", false, "print one JSON document on stdout (schema in docs/json.md) instead of lines")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 {
-		fs.Usage()
-		return errors.New("no pipeline file given")
+		return usageErrorf(fs, "no pipeline given (a file or an embedded name)")
 	}
 	bad := 0
+	var results []validateResult
 	for _, f := range fs.Args() {
 		p, err := loadPipeline(f, set)
+		r := validateResult{Arg: f, File: f, OK: err == nil}
 		var ve *runtime.ValidationError
 		switch {
 		case errors.As(err, &ve):
 			bad++
-			fmt.Fprintln(stderr, ve.Error())
+			for _, pr := range ve.Problems {
+				r.Problems = append(r.Problems, validateProblem{File: pr.File, Line: pr.Line, Column: pr.Col, Message: pr.Msg})
+			}
+			if len(ve.Problems) > 0 {
+				r.File = ve.Problems[0].File
+			}
+			if !*asJSON {
+				fmt.Fprintln(stderr, ve.Error())
+			}
 		case err != nil:
 			bad++
-			fmt.Fprintf(stderr, "%s: %v\n", f, err)
+			r.Problems = []validateProblem{{File: f, Message: err.Error()}}
+			if !*asJSON {
+				fmt.Fprintf(stderr, "%s: %v\n", f, err)
+			}
 		default:
-			fmt.Fprintf(stdout, "%s: ok (pipeline %q: %d stages, %d resources, %d spans)\n", f, p.Name, len(p.Stages), len(p.Resources), len(p.Spans))
+			r.File, r.Pipeline = p.File, p.Name
+			r.Stages, r.Resources, r.Spans = len(p.Stages), len(p.Resources), len(p.Spans)
+			if !*asJSON {
+				fmt.Fprintf(stdout, "%s: ok (pipeline %q: %d stages, %d resources, %d spans)\n", p.File, p.Name, len(p.Stages), len(p.Resources), len(p.Spans))
+			}
+		}
+		results = append(results, r)
+	}
+	if *asJSON {
+		if err := writeJSON(stdout, validateOutput{Files: results, Invalid: bad}); err != nil {
+			return err
 		}
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d of %d files invalid: %w", bad, fs.NArg(), errSilent)
 	}
 	return nil
+}
+
+// validateOutput is validate --json (docs/json.md).
+type validateOutput struct {
+	Files   []validateResult `json:"files"`
+	Invalid int              `json:"invalid"`
+}
+
+type validateResult struct {
+	// Arg is the argument as given; File the file problems name (an
+	// embedded pipeline's is "embedded:NAME.yaml").
+	Arg       string            `json:"arg"`
+	File      string            `json:"file"`
+	OK        bool              `json:"ok"`
+	Pipeline  string            `json:"pipeline,omitempty"`
+	Stages    int               `json:"stages,omitempty"`
+	Resources int               `json:"resources,omitempty"`
+	Spans     int               `json:"spans,omitempty"`
+	Problems  []validateProblem `json:"problems,omitempty"`
+}
+
+// validateProblem is one problem; line and column are 0 when it has no
+// place in the file.
+type validateProblem struct {
+	File    string `json:"file"`
+	Line    int    `json:"line"`
+	Column  int    `json:"column"`
+	Message string `json:"message"`
 }

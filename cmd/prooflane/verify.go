@@ -31,8 +31,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if fs.NArg() != 1 {
-		fs.Usage()
-		return errors.New("want exactly one proof directory")
+		return usageErrorf(fs, "want exactly one proof directory, got %d arguments", fs.NArg())
 	}
 	dir := fs.Arg(0)
 	mb, err := os.ReadFile(filepath.Join(dir, manifestFile))

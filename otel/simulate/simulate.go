@@ -46,6 +46,9 @@ type Options struct {
 	Seed uint64
 	// Analyze tunes the analysis of the simulated run.
 	Analyze analyze.Options
+	// Source, when set, is the pipeline's YAML, and path only names it in
+	// problems (an embedded pipeline); otherwise path is read.
+	Source []byte
 }
 
 // Prediction is the analysed simulated run, in real (uncompressed) time.
@@ -73,11 +76,14 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 	}
 	// Validate the pipeline as written, so errors point into the user's
 	// file, and learn its stages.
-	orig, err := runtime.Load(path, opts.Registry, opts.Params)
-	if err != nil {
-		return nil, err
+	src := opts.Source
+	if src == nil {
+		var err error
+		if src, err = os.ReadFile(path); err != nil {
+			return nil, fmt.Errorf("load pipeline: %w", err)
+		}
 	}
-	src, err := os.ReadFile(path)
+	orig, err := runtime.Parse(path, src, opts.Registry, opts.Params)
 	if err != nil {
 		return nil, err
 	}

@@ -73,6 +73,10 @@ func NewJob(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verifying
 	}, nil
 }
 
+// Partitions is the number of partitions the job holds a witness for; a
+// runtime.Job with this payload and no Partitions runs that many.
+func (j *Job) Partitions() int { return len(j.Witnesses) }
+
 // basesKey names pk's bases on a device by content: the key's α, β and δ
 // are fresh randomness of its setup, so two key sets never share a name,
 // and two jobs of one key set share the resident bases. (A pointer would

@@ -1,0 +1,273 @@
+// Package prooflane proves a user's own gnark circuit with Groth16 on
+// BLS12-381 through one of the pipelines embedded in the module, in one
+// call:
+//
+//	proofs, err := prooflane.Prove(ctx, &MyCircuit{}, []frontend.Circuit{&a0, &a1})
+//
+// Each assignment becomes one partition of one job of the pipeline
+// (pipelines/groth16.yaml unless WithPipeline says otherwise), so several
+// assignments are proved concurrently, under the pipeline's locks. The
+// proving and verifying keys come from an on-disk cache keyed by the
+// compiled constraint system (the setup runs once per circuit, with fresh
+// randomness: for development and benchmarks, not for production keys).
+// Every proof returned has been checked by gnark's verifier.
+//
+// A Prover compiles the circuit and loads its keys once, for callers that
+// prove many batches.
+//
+// gnark's own logger (compile and solver debug lines on stdout) is left
+// as the caller set it: SilenceGnark turns it off, process-wide, as the
+// prooflane command does.
+package prooflane
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io"
+
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/constraint/solver"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/logger"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/prooflane/prooflane/pipelines"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/builtin"
+	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/stages/groth16/device"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+// Proof is one verified proof and what a verifier needs besides it.
+type Proof struct {
+	// Proof is gnark's BLS12-381 Groth16 proof; it satisfies gnark's
+	// backend/groth16.Proof, so groth16.Verify takes it.
+	Proof *g16.Proof
+	// Public is the assignment's public witness.
+	Public witness.Witness
+	// VerifyingKey is the circuit's verifying key (shared by every proof
+	// of one Prover).
+	VerifyingKey *g16.VerifyingKey
+}
+
+// Option configures Prove and NewProver.
+type Option func(*config)
+
+type config struct {
+	pipeline string
+	params   map[string]string
+	keyDir   string
+	backend  device.Backend
+	tracer   trace.TracerProvider
+	log      io.Writer
+	solver   []solver.Option
+}
+
+// WithPipeline proves with another pipeline: a file, or the name of an
+// embedded one ("groth16-dual-worker"); a file that exists wins. Default
+// "groth16".
+func WithPipeline(nameOrPath string) Option { return func(c *config) { c.pipeline = nameOrPath } }
+
+// WithParams overrides the pipeline's params (the CLI's --set).
+func WithParams(params map[string]string) Option {
+	return func(c *config) { c.params = params }
+}
+
+// WithKeyCache keeps keys in dir instead of keys.DefaultDir()
+// ($XDG_CACHE_HOME/prooflane/keys).
+func WithKeyCache(dir string) Option { return func(c *config) { c.keyDir = dir } }
+
+// WithBackend proves on b (a CUDA backend, say) instead of the CPU
+// backend with the pipeline's device count. The caller keeps b and closes
+// it after the Prover.
+func WithBackend(b device.Backend) Option { return func(c *config) { c.backend = b } }
+
+// WithTracerProvider sends the job, partition, stage and lock-wait spans
+// to tp; by default none are recorded.
+func WithTracerProvider(tp trace.TracerProvider) Option { return func(c *config) { c.tracer = tp } }
+
+// WithLog receives one-line messages about the key setup (that it runs,
+// and when it is done); by default they are dropped.
+func WithLog(w io.Writer) Option { return func(c *config) { c.log = w } }
+
+// WithSolverOptions passes options (custom hints) to gnark's solver.
+func WithSolverOptions(opts ...solver.Option) Option {
+	return func(c *config) { c.solver = append(c.solver, opts...) }
+}
+
+// SilenceGnark turns off gnark's global logger (logger.Disable), whose
+// debug lines about compiling and solving go to stdout. It affects the
+// whole process, as the prooflane command uses it.
+func SilenceGnark() Option { return func(*config) { logger.Disable() } }
+
+// Prover proves assignments of one circuit with one pipeline. It is safe
+// for concurrent use: concurrent Prove calls are jobs in flight sharing
+// the pipeline's locks.
+type Prover struct {
+	keys       *keys.Set
+	engine     *runtime.Engine
+	backend    device.Backend
+	ownBackend bool
+	solver     []solver.Option
+}
+
+// NewProver compiles circuit, loads its keys from the cache (or runs the
+// setup and caches them), and prepares the pipeline. Close it when done.
+func NewProver(circuit frontend.Circuit, opts ...Option) (*Prover, error) {
+	c := config{pipeline: "groth16", keyDir: keys.DefaultDir(), log: io.Discard}
+	for _, o := range opts {
+		o(&c)
+	}
+	if circuit == nil {
+		return nil, errors.New("prooflane: no circuit")
+	}
+	file, src, err := pipelines.Source(c.pipeline)
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	p, err := runtime.Parse(file, src, builtin.Registry(), c.params)
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	ks, err := circuitKeys(circuit, keys.Cache{Dir: c.keyDir}, c.log)
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	pr := &Prover{keys: ks, backend: c.backend, solver: c.solver}
+	if pr.backend == nil {
+		if pr.backend, err = device.NewCPU(p.Devices); err != nil {
+			return nil, fmt.Errorf("prooflane: %w", err)
+		}
+		pr.ownBackend = true
+	}
+	devices := min(p.Devices, len(pr.backend.Devices()))
+	if devices < 1 {
+		pr.Close()
+		return nil, fmt.Errorf("prooflane: backend %s has no device", pr.backend.Name())
+	}
+	pr.engine, err = runtime.NewEngine(p, runtime.Options{Tracer: c.tracer, Devices: devices})
+	if err != nil {
+		pr.Close()
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	return pr, nil
+}
+
+// VerifyingKey returns the circuit's verifying key.
+func (pr *Prover) VerifyingKey() *g16.VerifyingKey { return pr.keys.VK }
+
+// Prove proves every assignment, one partition each, in one job; proof i
+// is assignment i's. An assignment that does not satisfy the circuit
+// fails the call, naming its index.
+func (pr *Prover) Prove(ctx context.Context, assignments []frontend.Circuit) ([]*Proof, error) {
+	if len(assignments) == 0 {
+		return nil, errors.New("prooflane: no assignments to prove")
+	}
+	ws := make([]witness.Witness, len(assignments))
+	for i, a := range assignments {
+		if a == nil {
+			return nil, fmt.Errorf("prooflane: assignment %d is nil", i)
+		}
+		w, err := circuits.Witness(a)
+		if err != nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: %w", i, err)
+		}
+		ws[i] = w
+	}
+	job, err := groth16.NewJob(pr.keys.Circuit, pr.keys.R1CS, pr.keys.PK, pr.keys.VK, ws, pr.backend)
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	job.SolverOptions = pr.solver
+	res, err := pr.engine.Run(ctx, runtime.Job{Payload: job})
+	if err != nil {
+		var se *runtime.StageError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("prooflane: assignment %d: %w", se.Partition, err)
+		}
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	out := make([]*Proof, len(assignments))
+	for _, r := range res.Partitions {
+		var proof *g16.Proof
+		for _, v := range r.Outputs {
+			if p, ok := v.(*g16.Proof); ok {
+				proof = p
+			}
+		}
+		if proof == nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made no Groth16 proof (is it a groth16 pipeline?)", r.Index)
+		}
+		pub, err := job.Public(r.Index)
+		if err != nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: %w", r.Index, err)
+		}
+		if err := groth16.VerifyProof(pr.keys.VK, proof, pub); err != nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: %w", r.Index, err)
+		}
+		out[r.Index] = &Proof{Proof: proof, Public: pub, VerifyingKey: pr.keys.VK}
+	}
+	return out, nil
+}
+
+// Close releases the backend when the Prover opened it.
+func (pr *Prover) Close() error {
+	if pr.ownBackend && pr.backend != nil {
+		err := pr.backend.Close()
+		pr.backend = nil
+		return err
+	}
+	return nil
+}
+
+// Prove proves each assignment of circuit and returns the proofs, each
+// checked by gnark's verifier: NewProver, Prove and Close in one call.
+func Prove(ctx context.Context, circuit frontend.Circuit, assignments []frontend.Circuit, opts ...Option) ([]*Proof, error) {
+	pr, err := NewProver(circuit, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer pr.Close()
+	return pr.Prove(ctx, assignments)
+}
+
+// circuitKeys compiles circuit and returns its keys from the cache, under
+// a name derived from the compiled constraint system ("circuit-" and 16
+// hex digits, size = its constraint count), running the setup on a miss.
+func circuitKeys(circuit frontend.Circuit, cache keys.Cache, log io.Writer) (*keys.Set, error) {
+	sys, err := keys.CompileCircuit(fmt.Sprintf("%T", circuit), circuit)
+	if err != nil {
+		return nil, err
+	}
+	var b bytes.Buffer
+	if _, err := sys.WriteTo(&b); err != nil {
+		return nil, fmt.Errorf("hashing the constraint system: %w", err)
+	}
+	sum := sha256.Sum256(b.Bytes())
+	name, size := fmt.Sprintf("circuit-%x", sum[:8]), sys.GetNbConstraints()
+	ks, err := cache.Load(name, size)
+	if err == nil {
+		return ks, nil
+	}
+	if !errors.Is(err, keys.ErrNotCached) {
+		return nil, err
+	}
+	fmt.Fprintf(log, "no keys cached for %T (%d constraints) in %s: running setup (once)\n", circuit, size, cache.Dir)
+	var pk g16.ProvingKey
+	var vk g16.VerifyingKey
+	if err := g16.Setup(sys, &pk, &vk); err != nil {
+		return nil, fmt.Errorf("setup of %T: %w", circuit, err)
+	}
+	ks = &keys.Set{Circuit: name, Size: size, R1CS: sys, PK: &pk, VK: &vk}
+	if err := cache.Save(ks); err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(log, "setup done: keys for %T in %s\n", circuit, cache.Dir)
+	return ks, nil
+}

@@ -1,0 +1,78 @@
+package prooflane_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/frontend"
+
+	"github.com/prooflane/prooflane"
+)
+
+// The keys are set up once per circuit and found in the cache after; a
+// failing assignment is named by its index; every proof verifies.
+func TestProveCachesKeysAndNamesTheFailingAssignment(t *testing.T) {
+	dir := t.TempDir()
+	var log bytes.Buffer
+	ctx := context.Background()
+	first, err := prooflane.Prove(ctx, &Cubic{}, []frontend.Circuit{&Cubic{X: 2, Y: 15}},
+		prooflane.WithKeyCache(dir), prooflane.WithLog(&log), prooflane.SilenceGnark())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "running setup (once)") {
+		t.Errorf("first call did not say it ran the setup: %q", log.String())
+	}
+	log.Reset()
+	pr, err := prooflane.NewProver(&Cubic{}, prooflane.WithKeyCache(dir), prooflane.WithLog(&log),
+		prooflane.WithPipeline("groth16-dual-worker"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pr.Close()
+	if log.Len() != 0 {
+		t.Errorf("second prover ran the setup again: %q", log.String())
+	}
+	if !pr.VerifyingKey().G1.Alpha.Equal(&first[0].VerifyingKey.G1.Alpha) {
+		t.Error("second prover has other keys than the first")
+	}
+	proofs, err := pr.Prove(ctx, []frontend.Circuit{&Cubic{X: 1, Y: 7}, &Cubic{X: 6, Y: 227}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range proofs {
+		if err := groth16.Verify(p.Proof, p.VerifyingKey, p.Public); err != nil {
+			t.Errorf("proof %d: %v", i, err)
+		}
+	}
+	// A proof does not verify against another assignment's public input.
+	if err := groth16.Verify(proofs[0].Proof, proofs[0].VerifyingKey, proofs[1].Public); err == nil {
+		t.Error("proof 0 verifies with assignment 1's public input")
+	}
+
+	_, err = pr.Prove(ctx, []frontend.Circuit{&Cubic{X: 1, Y: 7}, &Cubic{X: 1, Y: 8}})
+	if err == nil || !strings.Contains(err.Error(), "prooflane: assignment 1: ") {
+		t.Errorf("unsatisfied assignment 1: %v", err)
+	}
+	for _, c := range []struct {
+		as   []frontend.Circuit
+		want string
+	}{
+		{nil, "prooflane: no assignments to prove"},
+		{[]frontend.Circuit{&Cubic{X: 1, Y: 7}, nil}, "prooflane: assignment 1 is nil"},
+	} {
+		if _, err := pr.Prove(ctx, c.as); err == nil || err.Error() != c.want {
+			t.Errorf("got %v, want %q", err, c.want)
+		}
+	}
+	if _, err := prooflane.Prove(ctx, &Cubic{}, []frontend.Circuit{&Cubic{X: 1, Y: 7}},
+		prooflane.WithKeyCache(dir), prooflane.WithPipeline("sim-groth16")); err == nil || !strings.Contains(err.Error(), "made no Groth16 proof") {
+		t.Errorf("a sim pipeline: %v", err)
+	}
+	if _, err := prooflane.NewProver(&Cubic{}, prooflane.WithPipeline("nope")); err == nil || !strings.Contains(err.Error(), `pipeline "nope": no such file`) {
+		t.Errorf("a missing pipeline: %v", err)
+	}
+}
