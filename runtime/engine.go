@@ -96,10 +96,7 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 		placed:  make([]int, devices),
 		given:   make([]int, devices),
 	}
-	e.inFlight = min(p.MaxInFlight, MaxPartitions)
-	if e.inFlight <= 0 { // unset (or a Pipeline built in code with a bad value)
-		e.inFlight = defaultInFlight(p, devices)
-	}
+	e.inFlight = p.InFlight(devices)
 	e.plan = make([]stagePlan, len(p.Stages))
 	for _, s := range p.Stages {
 		if err := e.planStage(s, wdecls[s.index].Name); err != nil {
@@ -167,6 +164,18 @@ func defaultInFlight(p *Pipeline, devices int) int {
 		n = satAdd(n, w)
 	}
 	return int(min(max(n, 1), MaxPartitions))
+}
+
+// InFlight returns the most partitions of one job that an engine on p
+// with the given devices runs at once: max_in_flight, or by default the
+// worker slots of every stage; always within 1..MaxPartitions (a
+// Pipeline built in code may carry any MaxInFlight). Callers that size
+// memory by the partitions in flight ask here before building an engine.
+func (p *Pipeline) InFlight(devices int) int {
+	if p.MaxInFlight > 0 {
+		return min(p.MaxInFlight, MaxPartitions)
+	}
+	return defaultInFlight(p, max(devices, 1))
 }
 
 // MaxInFlight returns the most partitions of one job that run at once:

@@ -21,8 +21,9 @@ const (
 	// Options.Devices): each device gets its own copy of every `{gpu}`
 	// resource and device-bound worker pool.
 	MaxDevices = 64
-	// MaxPipelineBytes bounds a pipeline file read by Load.
-	MaxPipelineBytes = 4 << 20
+	// MaxPipelineBytes bounds a pipeline file read by Load (the same
+	// limit as pipelines.MaxFileSize, which the commands read through).
+	MaxPipelineBytes = 1 << 20
 )
 
 // readCapped reads a whole file of at most limit bytes, without reading

@@ -224,8 +224,8 @@ func TestLoadRefusesAFileAboveTheSizeLimit(t *testing.T) {
 			continue
 		}
 		_, err := Load(f, testRegistry(t), nil)
-		if err == nil || !strings.Contains(err.Error(), f+": larger than the limit of 4 MiB for a pipeline file") {
-			t.Errorf("Load(%s) = %v, want the 4 MiB limit named", f, err)
+		if err == nil || !strings.Contains(err.Error(), f+": larger than the limit of 1 MiB for a pipeline file") {
+			t.Errorf("Load(%s) = %v, want the 1 MiB limit named", f, err)
 		}
 	}
 }

@@ -93,7 +93,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	nDev = max(nDev, 1)
 
-	if err := checkHostMemory(stderr, "bench", cf, size, *partitions**inflight, false); err != nil {
+	perJob := 0 // partitions of one job in flight: max_in_flight bounds them
+	for _, p := range ps {
+		perJob = max(perJob, min(*partitions, p.InFlight(nDev)))
+	}
+	if err := checkHostMemory(stderr, "bench", cf, size, perJob**inflight, false); err != nil {
 		return err
 	}
 	ks, be, job, err := openJob("bench", cf, size, *partitions, *seed, *backend, nDev, stderr)

@@ -77,7 +77,7 @@ var countLimits = map[string]struct {
 // before anything of that size is allocated.
 func checkCounts(fs *flag.FlagSet, names ...string) error {
 	var errs []error
-	fs.VisitAll(func(f *flag.Flag) {
+	fs.Visit(func(f *flag.Flag) { // only flags given: defaults are in range
 		if !slices.Contains(names, f.Name) {
 			return
 		}
@@ -85,11 +85,9 @@ func checkCounts(fs *flag.FlagSet, names ...string) error {
 		if err != nil {
 			return
 		}
-		set := false
-		fs.Visit(func(g *flag.Flag) { set = set || g == f })
 		if lim, ok := countLimits[f.Name]; ok && n > lim.max {
 			errs = append(errs, fmt.Errorf("--%s %d: above %d, %s", f.Name, n, lim.max, lim.name))
-		} else if set && n < 1 {
+		} else if n < 1 {
 			errs = append(errs, fmt.Errorf("--%s %d: want at least 1 (leave the flag out for the default: %s)", f.Name, n, defaultOf(f)))
 		}
 	})

@@ -115,7 +115,8 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 		return fmt.Errorf("--out: %w", err)
 	}
 
-	if err := checkHostMemory(stderr, "prove", cf, size, nParts, false); err != nil {
+	// Memory follows the partitions in flight, which max_in_flight bounds.
+	if err := checkHostMemory(stderr, "prove", cf, size, min(nParts, p.InFlight(nDev)), false); err != nil {
 		return err
 	}
 	ks, be, job, err := openJob("prove", cf, size, nParts, *seed, *backend, nDev, stderr)
