@@ -11,7 +11,7 @@ import (
 
 // Exporter names accepted by Config.Exporter and --trace.
 const (
-	ExporterFile     = "file"      // JSON lines, see package tracefile
+	ExporterFile     = "file"      // OTLP JSON lines, see package tracefile
 	ExporterOTLP     = "otlp"      // gRPC, or HTTP when OTEL_EXPORTER_OTLP_[TRACES_]PROTOCOL=http/protobuf
 	ExporterOTLPGRPC = "otlp-grpc" // OTLP over gRPC, default endpoint localhost:4317
 	ExporterOTLPHTTP = "otlp-http" // OTLP over HTTP/protobuf, default endpoint localhost:4318
@@ -33,7 +33,7 @@ type Config struct {
 	// Exporter is one of "file" (the default), "otlp", "otlp-grpc",
 	// "otlp-http" or "none".
 	Exporter string
-	// File is the JSON-lines trace file of the "file" exporter, default
+	// File is the OTLP JSON-lines trace file of the "file" exporter, default
 	// "trace.jsonl".
 	File string
 	// Endpoint overrides OTEL_EXPORTER_OTLP_ENDPOINT and
@@ -61,7 +61,7 @@ func (c *Config) RegisterFlags(fs *flag.FlagSet) {
 	}
 	fs.StringVar(&c.Exporter, "trace", c.Exporter,
 		"where spans go: "+strings.Join(exporters, ", ")+" (otlp reads the standard OTEL_EXPORTER_OTLP_* variables)")
-	fs.StringVar(&c.File, "trace-file", c.File, "JSON-lines trace file of --trace file")
+	fs.StringVar(&c.File, "trace-file", c.File, "trace file of --trace file (OTLP JSON lines)")
 	fs.StringVar(&c.Endpoint, "trace-endpoint", c.Endpoint,
 		"OTLP collector, e.g. http://127.0.0.1:4317 (default: OTEL_EXPORTER_OTLP_ENDPOINT, else localhost)")
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -90,14 +91,35 @@ func (e endpoint) loopback() bool {
 }
 
 // newOTLP builds the OTLP exporter and says where it sends, for warnings.
-//
-// The exporters read every OTEL_EXPORTER_OTLP_* variable themselves;
-// options given here override them, so only two are given: the endpoint
-// when Config.Endpoint is set, and plain text (no TLS) for a loopback
-// collector named without a scheme, or when nothing names one, since a
-// local Jaeger or collector listens without TLS. An explicit
-// OTEL_EXPORTER_OTLP_INSECURE still wins in the second case.
 func newOTLP(ctx context.Context, kind, override string) (sdktrace.SpanExporter, string, error) {
+	c, where, err := NewClient(kind, override, false)
+	if err != nil {
+		return nil, "", err
+	}
+	exp, err := otlptrace.New(ctx, c)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s exporter: %w", where, err)
+	}
+	return exp, where, nil
+}
+
+// NewClient builds an OTLP trace client (kind ExporterOTLP, ExporterOTLPGRPC
+// or ExporterOTLPHTTP) for the collector, or for the standard variables
+// when collector is "", and says where it sends ("otlp grpc 127.0.0.1:4317").
+// The trace exporter and `prooflane trace send` use it.
+//
+// The clients read every OTEL_EXPORTER_OTLP_* variable themselves;
+// options given here override them, so only two are given: the endpoint
+// when one is named, and plain text (no TLS) when insecure is set, for a
+// loopback collector named without a scheme, or when nothing names one,
+// since a local Jaeger or collector listens without TLS. An explicit
+// OTEL_EXPORTER_OTLP_INSECURE still wins in the second case.
+func NewClient(kind, collector string, insecure bool) (otlptrace.Client, string, error) {
+	kind, err := protocol(kind)
+	if err != nil {
+		return nil, "", err
+	}
+	override := collector
 	raw := override
 	if raw == "" {
 		raw = envEndpoint()
@@ -109,7 +131,7 @@ func newOTLP(ctx context.Context, kind, override string) (sdktrace.SpanExporter,
 			return nil, "", err
 		}
 	}
-	insecure := plainText(override, ep, raw, envInsecureSet())
+	insecure = insecure || plainText(override, ep, raw, envInsecureSet())
 
 	switch kind {
 	case ExporterOTLPGRPC:
@@ -132,11 +154,7 @@ func newOTLP(ctx context.Context, kind, override string) (sdktrace.SpanExporter,
 		if where == "" {
 			where = "localhost:4317"
 		}
-		exp, err := otlptracegrpc.New(ctx, opts...)
-		if err != nil {
-			return nil, "", fmt.Errorf("otlp grpc exporter for %q: %w", where, err)
-		}
-		return exp, "otlp grpc " + where, nil
+		return otlptracegrpc.NewClient(opts...), "otlp grpc " + where, nil
 	case ExporterOTLPHTTP:
 		opts := []otlptracehttp.Option{
 			otlptracehttp.WithTimeout(exportTimeout),
@@ -161,11 +179,7 @@ func newOTLP(ctx context.Context, kind, override string) (sdktrace.SpanExporter,
 		if where == "" {
 			where = "localhost:4318"
 		}
-		exp, err := otlptracehttp.New(ctx, opts...)
-		if err != nil {
-			return nil, "", fmt.Errorf("otlp http exporter for %q: %w", where, err)
-		}
-		return exp, "otlp http " + where, nil
+		return otlptracehttp.NewClient(opts...), "otlp http " + where, nil
 	}
 	return nil, "", fmt.Errorf("trace exporter %q is not an otlp exporter", kind)
 }

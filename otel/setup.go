@@ -12,7 +12,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.26.0"
+	otelsemconv "go.opentelemetry.io/otel/semconv/v1.26.0"
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
@@ -23,12 +23,29 @@ import (
 // deadline.
 const ShutdownTimeout = 5 * time.Second
 
+// TraceFileError is Shutdown's error when the trace file could not be
+// written whole (a full disk, an I/O error): unlike a collector that is
+// down, this leaves the run's own output incomplete, so a command fails on
+// it.
+type TraceFileError struct {
+	File          string
+	Lost, Written int64 // spans not written, and written
+	Err           error
+}
+
+func (e *TraceFileError) Error() string {
+	return fmt.Sprintf("%v (%d of %d spans not written)", e.Err, e.Lost, e.Lost+e.Written)
+}
+
+func (e *TraceFileError) Unwrap() error { return e.Err }
+
 // Provider owns the tracer provider and its exporter.
 type Provider struct {
 	tp    trace.TracerProvider
 	sdk   *sdktrace.TracerProvider // nil for "none"
 	exp   *reportingExporter
 	where string // "trace file trace.jsonl", "otlp grpc localhost:4317"
+	file  string // the trace file of the file exporter, else ""
 	probe string // collector host:port, dialled at Shutdown; "" for files
 	once  sync.Once
 	err   error
@@ -85,11 +102,15 @@ func Setup(ctx context.Context, cfg Config) (*Provider, error) {
 		sdktrace.WithSpanProcessor(rep.ended()),
 		sdktrace.WithBatcher(rep, bsp...),
 	)
-	return &Provider{tp: sdk, sdk: sdk, exp: rep, where: where, probe: probe}, nil
+	prov := &Provider{tp: sdk, sdk: sdk, exp: rep, where: where, probe: probe}
+	if cfg.Exporter == ExporterFile {
+		prov.file = cfg.File
+	}
+	return prov, nil
 }
 
 func newResource(ctx context.Context, cfg Config) (*resource.Resource, error) {
-	attrs := append([]attribute.KeyValue{semconv.ServiceName(cfg.ServiceName)}, cfg.Attributes...)
+	attrs := append([]attribute.KeyValue{otelsemconv.ServiceName(cfg.ServiceName)}, cfg.Attributes...)
 	// Later options win: the env (OTEL_SERVICE_NAME,
 	// OTEL_RESOURCE_ATTRIBUTES) overrides the config.
 	res, err := resource.New(ctx,
@@ -115,7 +136,8 @@ func (p *Provider) Where() string { return p.where }
 // Shutdown ends tracing: it exports the spans still queued and closes the
 // exporter, within ctx's deadline or ShutdownTimeout, whichever is
 // earlier. It never hangs on an absent collector: it returns an error
-// saying how many spans were not delivered, where to, and why. Later calls
+// saying how many spans were not delivered, where to, and why. A trace
+// file that could not be written whole is a *TraceFileError. Later calls
 // return the first call's result.
 func (p *Provider) Shutdown(ctx context.Context) error {
 	p.once.Do(func() {
@@ -138,6 +160,17 @@ func (p *Provider) Shutdown(ctx context.Context) error {
 		defer cancel()
 		err := p.sdk.Shutdown(ctx)
 		failed, total, first := p.exp.report()
+		if p.file != "" {
+			if cause := errors.Join(first, err); cause != nil || failed > 0 {
+				if first != nil {
+					cause = first // the exporter's Shutdown repeats it
+				} else if cause == nil {
+					cause = fmt.Errorf("trace file %q: the flush gave up after %s", p.file, timeout)
+				}
+				p.err = &TraceFileError{File: p.file, Lost: failed, Written: total - failed, Err: cause}
+			}
+			return
+		}
 		switch {
 		case down != nil:
 			p.err = fmt.Errorf("spans not delivered to %s: %w (is the collector running?)", p.where, down)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
@@ -88,6 +89,29 @@ func TestFileExporterWritesEverySpanReadBack(t *testing.T) {
 	}
 	if errs != 1 {
 		t.Errorf("%d error spans, want 1", errs)
+	}
+}
+
+// A trace file that cannot be written (a full disk: /dev/full) is a
+// TraceFileError naming the file, with no hint about a collector.
+func TestTraceFileWriteFailureIsATraceFileError(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	p, err := Setup(context.Background(), Config{File: "/dev/full"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, s := p.TracerProvider().Tracer("test").Start(context.Background(), "x")
+	s.End()
+	err = p.Shutdown(context.Background())
+	var tfe *TraceFileError
+	if !errors.As(err, &tfe) || tfe.File != "/dev/full" || tfe.Lost != 1 {
+		t.Fatalf("err = %#v, want a TraceFileError for /dev/full with 1 span lost", err)
+	}
+	if msg := err.Error(); !strings.Contains(msg, `trace file "/dev/full"`) || !strings.Contains(msg, "no space left on device") ||
+		strings.Contains(msg, "collector") {
+		t.Errorf("message %q", msg)
 	}
 }
 

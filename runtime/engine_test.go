@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	pl "github.com/prooflane/prooflane/otel"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/sim"
 	"github.com/prooflane/prooflane/stages/stagetest"

@@ -11,22 +11,24 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	pl "github.com/prooflane/prooflane/otel"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/resources"
 	"github.com/prooflane/prooflane/stages"
 )
 
 // partition is one instance of the DAG. Its fields are owned by the
 // partition's goroutine; stage goroutines read the device from their Input
-// (fixed at launch), never from here. The exception is spanGrants: a span's
-// grant is written by the goroutine running the span's first stage and read
-// by the one running its last, which the done channel orders.
+// (fixed at launch), never from here. The exception is spanGrants and
+// spanHolds: a span's grant is written by the goroutine running the span's
+// first stage and read by the one running its last, which the done channel
+// orders.
 type partition struct {
 	js         *jobState
 	index      int
 	device     int
 	ctx        context.Context // carries the partition span
 	spanGrants []*resources.Grant
+	spanHolds  []*lockHold // the hold record of each span's grant, when recorded
 }
 
 type stageDone struct {
@@ -40,11 +42,17 @@ func (js *jobState) runPartition(i int, res *PartitionResult) {
 	ctx, span := e.tracer.Start(js.ctx, fmt.Sprintf("partition %d", i), trace.WithAttributes(
 		pl.KeyKind.String(pl.KindPartition), pl.KeyPipeline.String(e.p.Name),
 		pl.KeyJob.String(js.job.ID), pl.KeyPartition.Int(i)))
-	pt := &partition{js: js, index: i, device: -1, ctx: ctx, spanGrants: make([]*resources.Grant, len(e.p.Spans))}
+	pt := &partition{js: js, index: i, device: -1, ctx: ctx,
+		spanGrants: make([]*resources.Grant, len(e.p.Spans)), spanHolds: make([]*lockHold, len(e.p.Spans))}
 	defer func() {
-		for _, g := range pt.spanGrants {
+		for j, g := range pt.spanGrants {
 			if g != nil {
+				// A span cut short by a failure: released with the partition.
+				now := time.Now()
 				g.Release()
+				if h := pt.spanHolds[j]; h != nil {
+					pt.released(h, now, "")
+				}
 			}
 		}
 		if pt.device >= 0 {
@@ -209,16 +217,33 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 	}
 	plan := &e.plan[s.index]
 	queued := time.Now()
+	record := pt.recordsHolds()
+	var waits []lockWait
 	onWait := func(set *resources.Set) func(resources.ID, int64, time.Time, time.Time) {
 		return func(id resources.ID, w int64, from, to time.Time) {
+			if record {
+				waits = append(waits, lockWait{set, id, from, to})
+			}
 			pt.lockWaitSpan(s, in.Device, set.Name(id), w, from, to)
 		}
 	}
-	wg, err := e.workers.Acquire(ctx, []resources.Claim{{ID: plan.worker[d], Weight: 1}}, s.Priority, onWait(e.workers))
+	workerClaim := []resources.Claim{{ID: plan.worker[d], Weight: 1}}
+	wg, err := e.workers.Acquire(ctx, workerClaim, s.Priority, onWait(e.workers))
 	if err != nil {
 		return nil, err
 	}
-	defer wg.Release()
+	var workerHolds []*lockHold
+	if record {
+		workerHolds = pt.granted(e.workers, wg, workerClaim, waits, s, in.Device)
+		waits = waits[:0]
+	}
+	defer func() {
+		now := time.Now()
+		wg.Release()
+		for _, h := range workerHolds {
+			pt.released(h, now, s.Name)
+		}
+	}()
 	slot := plan.slots[d].get()
 	defer plan.slots[d].put(slot)
 	lg, err := e.locks.Acquire(ctx, plan.start[d], s.Priority, onWait(e.locks))
@@ -226,6 +251,10 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 		return nil, err
 	}
 	waitedTotal := time.Since(queued)
+	var lockHolds []*lockHold
+	if record {
+		lockHolds = pt.granted(e.locks, lg, plan.start[d], waits, s, in.Device)
+	}
 
 	in.Worker = slot
 	sctx, span := e.tracer.Start(pt.ctx, s.Name)
@@ -255,15 +284,29 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 	// here are released with the stage's own locks.
 	if err == nil {
 		for j, sp := range s.spanStarts {
-			pt.spanGrants[sp.index] = lg.Split(plan.spans[d][j : j+1])
+			c := plan.spans[d][j : j+1]
+			pt.spanGrants[sp.index] = lg.Split(c)
+			if record {
+				pt.spanHolds[sp.index] = splitHold(lockHolds, c[0])
+			}
 		}
 	}
+	now := time.Now()
 	lg.Release()
+	for _, h := range lockHolds {
+		if h.weight > 0 {
+			pt.released(h, now, s.Name)
+		}
+	}
 	if err == nil {
 		for _, sp := range s.spanEnds {
 			if g := pt.spanGrants[sp.index]; g != nil {
+				now := time.Now()
 				g.Release()
-				pt.spanGrants[sp.index] = nil
+				if h := pt.spanHolds[sp.index]; h != nil {
+					pt.released(h, now, s.Name)
+				}
+				pt.spanGrants[sp.index], pt.spanHolds[sp.index] = nil, nil
 			}
 		}
 	}

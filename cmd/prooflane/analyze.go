@@ -19,12 +19,13 @@ func init() {
 }
 
 func runAnalyze(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("analyze", "TRACE (prooflane's trace.jsonl or a Jaeger JSON export)", stderr)
+	fs := newFlags("analyze", "TRACE (prooflane's trace.jsonl, OTLP JSON lines, or a Jaeger JSON export)", stderr)
 	html := fs.String("html", "", "also write a self-contained HTML timeline and report to this `file`")
 	perfetto := fs.String("perfetto", "", "also write Chrome trace events (open in ui.perfetto.dev or chrome://tracing) to this `file`")
 	busy := fs.String("busy-stage", "gpu_compute", "stage name or type suffix whose runs count as device busy")
 	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this")
 	quiet := fs.Bool("q", false, "print no text report (with --html or --perfetto)")
+	asJSON := fs.Bool("json", false, "print the report as JSON (schema "+analyze.JSONSchema+", docs/observability.md) instead of text")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -32,15 +33,21 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 		return usageErrorf(fs, "want one trace file, got %d arguments", fs.NArg())
 	}
 	path := fs.Arg(0)
-	spans, err := tracefile.Read(path)
+	tr, err := tracefile.Load(path)
 	if err != nil {
 		return err
 	}
-	rep, err := analyze.Analyze(spans, analyze.Options{BusyStage: *busy, MinGap: *gap})
+	rep, err := analyze.Analyze(tr.Spans, analyze.Options{BusyStage: *busy, MinGap: *gap})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	if !*quiet {
+	rep.Warnings = append(tr.Warnings, rep.Warnings...) // a torn last line first
+	switch {
+	case *asJSON:
+		if err := rep.WriteJSON(stdout); err != nil {
+			return err
+		}
+	case !*quiet:
 		if err := rep.WriteText(stdout); err != nil {
 			return err
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,6 +101,9 @@ func TestAnalyzeCommandErrors(t *testing.T) {
 		{"no trace", []string{"analyze"}, "want one trace file, got 0 arguments"},
 		{"missing file", []string{"analyze", filepath.Join(dir, "nope.jsonl")}, "no such file"},
 		{"foreign trace", []string{"analyze", notProoflane}, "no prooflane job or stage spans"},
+		// Reads are capped: /dev/zero is refused at once instead of
+		// growing past gigabytes.
+		{"dev zero", []string{"analyze", "/dev/zero"}, "/dev/zero:1: not a trace file"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var stdout, stderr bytes.Buffer
@@ -107,5 +111,31 @@ func TestAnalyzeCommandErrors(t *testing.T) {
 				t.Errorf("rc %d, stderr %q; want failure with %q", rc, stderr.String(), tc.want)
 			}
 		})
+	}
+}
+
+// A trace whose last line was cut off is analysed up to it, with a
+// warning naming the line.
+func TestAnalyzeReadsATornTraceWithAWarning(t *testing.T) {
+	trace := recordTrace(t, `
+pipeline: torn
+params: {partitions: 2}
+stages:
+  a: {type: sim.sleep, config: {duration: 1ms}}
+`, 1)
+	b, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The run was cut off while writing one more batch after these.
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	last := lines[len(lines)-1]
+	if err := os.WriteFile(trace, append(b, last[:len(last)/2]...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, out, stderr := prooflane(t, "analyze", trace)
+	want := fmt.Sprintf("%s:%d: last line is incomplete", trace, len(lines)+1)
+	if rc != 0 || !strings.Contains(out, want) {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 0 and a warning %q", rc, out, stderr, want)
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prooflane/prooflane/otel/tracefile"
 )
 
 // prooflane runs the CLI in-process and returns its exit code and output.
@@ -92,12 +94,12 @@ stages:
 	if !strings.Contains(out, `pipeline "tiny": 2 jobs × 3 partitions`) || !strings.Contains(out, "gpu.0.compute") {
 		t.Errorf("summary:\n%s", out)
 	}
-	b, err := os.ReadFile(trace)
+	spans, err := tracefile.Read(trace)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// 2 jobs, 6 partitions, 12 stage spans at least.
-	if n := strings.Count(string(b), "\n"); n < 20 {
+	if n := len(spans); n < 20 {
 		t.Errorf("trace has %d spans, want at least 20", n)
 	}
 }

@@ -272,8 +272,8 @@ func (a aliasValue) Set(s string) error {
 	return a.Value.Set(s)
 }
 
-// signalContext is cancelled by Ctrl-C or SIGTERM (what systemd and
-// Kubernetes send): the running job stops, and its trace is still written.
+// signalContext is cancelled by Ctrl-C, SIGTERM (what systemd and
+// Kubernetes send) or SIGHUP: the running job stops, and its trace is still written.
 func signalContext() (context.Context, context.CancelFunc) {
-	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	return signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -51,7 +50,7 @@ const manifestFile = "manifest.json"
 func proofFile(p int) string  { return fmt.Sprintf("proof-%d.bin", p) }
 func publicFile(p int) string { return fmt.Sprintf("public-%d.bin", p) }
 
-func runProve(args []string, stdout, stderr io.Writer) error {
+func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	quietGnark()
 	fs := newFlags("prove", "", stderr)
 	var cf circuitFlags
@@ -69,7 +68,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	tc.RegisterFlags(fs)
 	if f := fs.Lookup("trace-file"); f != nil {
 		// prove writes the trace next to the proofs unless told otherwise.
-		f.Usage, f.DefValue = "JSON-lines trace file of --trace file (default: trace.jsonl in the --out directory)", ""
+		f.Usage, f.DefValue = "trace file of --trace file, OTLP JSON lines (default: trace.jsonl in the --out directory)", ""
 	}
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -135,7 +134,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	tc.Attributes = append(tc.Attributes,
 		attribute.String("prooflane.pipeline", p.Name),
 		attribute.String("prooflane.pipeline_file", p.File),
-		attribute.String("prooflane.pipeline_sha256", p.Hash),
+		pl.KeyPipelineHash.String(p.Hash),
 		pl.KeyBackend.String(be.Name()),
 		attribute.Int("prooflane.devices", nDev),
 		attribute.StringSlice("prooflane.device_names", deviceNames(be, nDev)),
@@ -145,11 +144,7 @@ func runProve(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := prov.Shutdown(context.Background()); err != nil {
-			fmt.Fprintf(stderr, "prooflane prove: warning: %v\n", err)
-		}
-	}()
+	defer finishTracing("prove", prov, stderr, &err)
 	pr := startProgress(stderr, p, nParts, show)
 	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: nDev, OnEvent: pr.Event})
 	if err != nil {

@@ -2,16 +2,17 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"sync"
-	"text/tabwriter"
 	"time"
 
-	"go.opentelemetry.io/otel/attribute"
 	"golang.org/x/sync/errgroup"
 
 	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/lockstats"
+	"github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
 )
 
@@ -19,7 +20,7 @@ func init() {
 	register("run", command{summary: "run jobs of a pipeline (sim.* stages need no payload)", run: runRun})
 }
 
-func runRun(args []string, stdout, stderr io.Writer) error {
+func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("run", "PIPELINE", stderr)
 	set := setFlags{}
 	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
@@ -54,18 +55,14 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signalContext()
 	defer stop()
 
-	tc.Attributes = append(tc.Attributes, attribute.String("prooflane.pipeline", p.Name),
-		attribute.String("prooflane.pipeline_file", p.File), attribute.String("prooflane.pipeline_sha256", p.Hash),
-		pl.KeyBackend.String("sim"))
+	tc.Attributes = append(tc.Attributes, semconv.KeyPipeline.String(p.Name),
+		semconv.KeyPipelineFile.String(p.File), semconv.KeyPipelineHash.String(p.Hash),
+		semconv.KeyBackend.String("sim"))
 	prov, err := pl.Setup(ctx, tc)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err := prov.Shutdown(context.Background()); err != nil {
-			fmt.Fprintf(stderr, "prooflane run: warning: %v\n", err)
-		}
-	}()
+	defer finishTracing("run", prov, stderr, &err)
 
 	perJob := p.Partitions
 	if *partitions > 0 {
@@ -76,7 +73,12 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	pr := startProgress(stderr, p, perJob**jobs, show)
-	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: *devices, OnEvent: pr.Event})
+	holds := &holdLog{}
+	onEvent := func(ev runtime.Event) {
+		holds.Event(ev)
+		pr.Event(ev)
+	}
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: *devices, OnEvent: onEvent})
 	if err != nil {
 		pr.Stop()
 		return err
@@ -105,27 +107,60 @@ func runRun(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "pipeline %q: %d jobs × %d partitions in %.2fs (%.2f partitions/s)\n",
 		p.Name, done, perJob, el.Seconds(), float64(done*perJob)/el.Seconds())
-	writeResourceStats(stdout, e)
+	if err := holds.WriteTable(stdout, el); err != nil {
+		return err
+	}
 	if w := prov.Where(); w != "" && tc.Exporter != pl.ExporterNone {
 		fmt.Fprintf(stdout, "trace: %s\n", w)
 	}
 	return nil
 }
 
-// writeResourceStats prints one row per lock and worker pool that was used.
-func writeResourceStats(w io.Writer, e *runtime.Engine) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "resource\tcapacity\tutil\tgrants\tcontended\tmean wait\tmax wait\t")
-	for _, st := range e.Stats() {
-		if st.Acquisitions == 0 {
-			continue
-		}
-		mean := time.Duration(0)
-		if st.Acquisitions > 0 {
-			mean = st.Wait / time.Duration(st.Acquisitions)
-		}
-		fmt.Fprintf(tw, "%s\t%d\t%.0f%%\t%d\t%d\t%s\t%s\t\n", st.Name, st.Capacity, 100*st.Utilization(),
-			st.Acquisitions, st.Contended, mean.Round(time.Microsecond), st.MaxWait.Round(time.Microsecond))
+// finishTracing shuts tracing down at the end of a command. A trace file
+// that could not be written whole fails the command (its output is
+// incomplete), unless it failed already; a collector that did not take the
+// spans is a warning.
+func finishTracing(cmd string, prov *pl.Provider, stderr io.Writer, errp *error) {
+	err := prov.Shutdown(context.Background())
+	if err == nil {
+		return
 	}
-	tw.Flush()
+	var tfe *pl.TraceFileError
+	if errors.As(err, &tfe) && *errp == nil {
+		*errp = err
+		return
+	}
+	fmt.Fprintf(stderr, "prooflane %s: warning: %v\n", cmd, err)
+}
+
+// holdLog keeps the lock holds a running engine reports, for the table
+// run prints: the same figures (package lockstats) as analyze computes
+// from the trace's lock_hold spans.
+type holdLog struct {
+	mu    sync.Mutex
+	holds []lockstats.Hold
+}
+
+// Event is a runtime.Options.OnEvent hook.
+func (l *holdLog) Event(ev runtime.Event) {
+	if ev.Kind != runtime.LockReleased {
+		return
+	}
+	l.mu.Lock()
+	l.holds = append(l.holds, lockstats.Hold{Resource: ev.Resource, Capacity: ev.Capacity, Weight: ev.Weight,
+		Granted: ev.Granted, Released: ev.Time, Wait: ev.Wait})
+	l.mu.Unlock()
+}
+
+// WriteTable prints one row per lock and worker pool that was held, over
+// a run of the given length.
+func (l *holdLog) WriteTable(w io.Writer, window time.Duration) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	stats, err := lockstats.Compute(l.holds, window)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nresources (%s)\n", lockstats.Legend)
+	return lockstats.WriteTable(w, stats)
 }

@@ -23,10 +23,17 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// SIGTERM (what systemd and Kubernetes send) stops a run like Ctrl-C: the
-// job is cancelled, the exit code is 1, and the trace file is written
-// with the job marked failed, instead of the process dying mid-write.
+// SIGTERM (what systemd and Kubernetes send) and SIGHUP (a closed
+// terminal) stop a run like Ctrl-C: the job is cancelled, the exit code is
+// 1, and the trace file is written with the job marked failed, instead of
+// the process dying mid-write (SIGHUP left a 0-byte trace).
 func TestSIGTERMCancelsTheRunAndKeepsItsTrace(t *testing.T) {
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) { signalCancelsRun(t, sig) })
+	}
+}
+
+func signalCancelsRun(t *testing.T, sig syscall.Signal) {
 	dir := t.TempDir()
 	pipeline := writeFile(t, dir, "long.yaml", `pipeline: long
 params: {partitions: 2}
@@ -55,7 +62,7 @@ stages:
 		}
 		seen.WriteByte(b)
 	}
-	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+	if err := cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	rest := make(chan string, 1)
@@ -69,7 +76,7 @@ stages:
 	case out = <-rest:
 	case <-time.After(2 * time.Minute):
 		cmd.Process.Kill()
-		t.Fatal("still running 2 minutes after SIGTERM")
+		t.Fatalf("still running 2 minutes after %v", sig)
 	}
 	err = cmd.Wait()
 	var exit *exec.ExitError

@@ -59,7 +59,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	busy := fs.String("busy-stage", "gpu_compute", "stage name or type suffix whose runs count as device busy")
 	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this (with -v)")
 	verbose := fs.Bool("v", false, "also print the full analysis of the simulated run")
-	traceOut := fs.String("trace-file", "", "write the simulated run's spans (in real time) to this JSON-lines `file`")
+	traceOut := fs.String("trace-file", "", "write the simulated run's spans (in real time) to this `file` (OTLP JSON lines)")
 	html := fs.String("html", "", "write an HTML timeline of the simulated run to this `file`")
 	asJSON := fs.Bool("json", false, "print the prediction as one JSON document on stdout (schema in docs/json.md); -v is ignored")
 	if err := parseFlags(fs, args); err != nil {

@@ -37,6 +37,17 @@ func resource(t *testing.T, r *Report, name string) ResourceStats {
 	return ResourceStats{}
 }
 
+// withoutOldFormat drops the warning that a trace has no lock_hold spans.
+func withoutOldFormat(ws []string) []string {
+	var out []string
+	for _, w := range ws {
+		if !strings.HasPrefix(w, "the trace has no lock_hold spans") {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
 func TestAnalyzeSmallTraceMatchesHandComputedAnswers(t *testing.T) {
 	spans := smallTrace()
 	for _, tc := range []struct {
@@ -74,8 +85,8 @@ func TestAnalyzeSmallTraceMatchesHandComputedAnswers(t *testing.T) {
 				t.Errorf("gpu.0.compute = %+v", gc)
 			}
 			cpu := resource(t, r, "cpu")
-			if cpu.Held != 30*ms || cpu.Occupancy != 0.5 || cpu.Waits != 0 || cpu.Device != -1 {
-				t.Errorf("cpu = %+v (want held 30ms: [0,20]∪[0,30]; occupancy 50/100)", cpu)
+			if cpu.Held != 30*ms || cpu.MeanHolders != 50.0/30 || cpu.MaxHolders != 2 || cpu.Waits != 0 || cpu.Device != -1 {
+				t.Errorf("cpu = %+v (want held 30ms: [0,20]∪[0,30]; mean holders 50/30 while held)", cpu)
 			}
 			byName := map[string]StageStats{}
 			for _, s := range r.Stages {
@@ -104,7 +115,9 @@ func TestAnalyzeSmallTraceMatchesHandComputedAnswers(t *testing.T) {
 			if w := cp.Steps[1].WaitedOn; len(w) != 1 || w[0] != "gpu.0.compute 20ms" {
 				t.Errorf("gpu_compute waited on %q", w)
 			}
-			if len(r.Warnings) != 0 {
+			// The small trace is in the format before lock_hold spans:
+			// the one warning says so.
+			if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "the trace has no lock_hold spans") {
 				t.Errorf("warnings: %q", r.Warnings)
 			}
 		})
@@ -213,7 +226,7 @@ func TestFailedStageIsWarnedAndCounted(t *testing.T) {
 			t.Errorf("epilogue errors = %d", s.Errors)
 		}
 	}
-	if len(r.Warnings) != 1 || !strings.Contains(r.Warnings[0], `stage "epilogue" partition 1 attempt 1: boom`) {
+	if w := withoutOldFormat(r.Warnings); len(w) != 1 || !strings.Contains(w[0], `stage "epilogue" partition 1 attempt 1: boom`) {
 		t.Errorf("warnings = %q", r.Warnings)
 	}
 }
@@ -297,5 +310,36 @@ func TestKernelSpansAreSummarisedAndCountedPerDevice(t *testing.T) {
 	}
 	if d := r.Devices[0]; d.KernelPct != 30 || d.BusyPct != 60 {
 		t.Errorf("device: kernels %v%%, busy %v%%; want 30%% (2×15 of 100 ms) and 60%%", d.KernelPct, d.BusyPct)
+	}
+}
+
+// A trace with stage spans but no job span (a run cut off before its job
+// ended) says so instead of reporting "0 jobs" silently.
+func TestTraceWithoutAJobSpanIsWarned(t *testing.T) {
+	var spans []tracefile.Span
+	for _, s := range smallTrace() {
+		if s.Str("prooflane.kind") != "job" {
+			spans = append(spans, s)
+		}
+	}
+	r, err := Analyze(spans, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, w := range r.Warnings {
+		found = found || strings.HasPrefix(w, "the trace has no job span")
+	}
+	if r.Jobs != 0 || !found {
+		t.Errorf("jobs %d, warnings %q; want 0 and one saying the trace has no job span", r.Jobs, r.Warnings)
+	}
+	full, err := Analyze(smallTrace(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range full.Warnings {
+		if strings.HasPrefix(w, "the trace has no job span") {
+			t.Errorf("a trace with its job span warned: %q", w)
+		}
 	}
 }

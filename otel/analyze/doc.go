@@ -1,18 +1,19 @@
 // Package analyze answers the two questions people open a prooflane trace
 // for: where did the GPU sit idle, and who waited on which lock.
+// Report.WriteText, WriteJSON, WriteHTML and WritePerfetto print it.
 //
 // Analyze takes the spans of a trace (package tracefile reads prooflane's
-// JSON lines and Jaeger's JSON) in the shape the runtime emits (see package
-// otel: job → partition → lock_wait and stage spans) and computes:
+// OTLP JSON lines, its older JSON lines and Jaeger's JSON) in the shape the
+// runtime emits (see package otel/semconv: job → partition → lock_wait,
+// lock_hold and stage spans) and computes:
 //
 //   - per stage: count, mean, p50, p95, max of the run time (the stage
 //     span, locks held) and the mean wait before it;
-//   - per resource: how long it was held (union of the intervals of the
-//     stage spans that list it in prooflane.locks), utilization (that union
-//     over the makespan), average occupancy (sum of holds over the
-//     makespan, above 1 for semaphores), and from the lock_wait spans the
-//     number of waits, total, mean and max wait, and contention (waits per
-//     acquisition);
+//   - per resource (lock or worker pool), from its lock_hold spans through
+//     package lockstats: holds (acquisitions), util, mean and max holders,
+//     waits, contention and total, mean and max wait; a trace without
+//     lock_hold spans is approximated from the stage spans that list each
+//     lock, with a warning;
 //   - per device: busy % (the union of its busy stage spans over the
 //     makespan, see Options.BusyStage) and the idle gaps longer than
 //     Options.MinGap, with the stages running meanwhile;

@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"os"
@@ -14,13 +15,24 @@ import (
 // either refuses with an error or reports on, in every output format,
 // without panicking or hanging.
 func FuzzAnalyzeTraceFile(f *testing.F) {
-	for _, path := range []string{writeJSONL(f, smallTrace()), writeJaeger(f, smallTrace()), "../tracefile/testdata/jaeger.json"} {
+	for _, path := range []string{writeJSONL(f, smallTrace()), writeJaeger(f, smallTrace()), "../tracefile/testdata/jaeger.json",
+		"../tracefile/testdata/old-format.jsonl"} {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			f.Fatal(err)
 		}
 		f.Add(b)
 	}
+	// The same run as OTLP JSON, the format prooflane writes now.
+	old, err := tracefile.Read("../tracefile/testdata/old-format.jsonl")
+	if err != nil {
+		f.Fatal(err)
+	}
+	var otlp bytes.Buffer
+	if err := tracefile.Write(&otlp, old); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(otlp.Bytes())
 	f.Fuzz(func(t *testing.T, data []byte) {
 		spans, err := tracefile.Parse("fuzz", data)
 		if err != nil {
@@ -38,6 +50,9 @@ func FuzzAnalyzeTraceFile(f *testing.F) {
 		}
 		if err := r.WritePerfetto(io.Discard); err != nil {
 			t.Errorf("WritePerfetto: %v", err)
+		}
+		if err := r.WriteJSON(io.Discard); err != nil {
+			t.Errorf("WriteJSON: %v", err)
 		}
 	})
 }

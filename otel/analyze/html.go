@@ -1,6 +1,7 @@
 package analyze
 
 import (
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -8,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/lockstats"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
 
@@ -77,6 +79,10 @@ type htmlPage struct {
 	Ticks    []svgTick
 	Legend   []legendItem
 	Resource []string
+	// LockLegend defines the resource table's columns; Data is the
+	// report as analyze --json writes it, for scripts reading the page.
+	LockLegend string
+	Data       template.JS
 }
 
 // WriteHTML writes a self-contained page: the timeline (a row per device,
@@ -85,7 +91,14 @@ type htmlPage struct {
 // tables. title heads the page.
 func (r *Report) WriteHTML(w io.Writer, title string) error {
 	stageColor := r.stageColors()
-	pg := &htmlPage{Title: title, R: r, PlotX: labelW, PlotW: plotW, W: labelW + plotW + 20}
+	pg := &htmlPage{Title: title, R: r, PlotX: labelW, PlotW: plotW, W: labelW + plotW + 20, LockLegend: lockstats.Legend}
+	// encoding/json escapes <, > and &, so the data cannot close the
+	// script element it sits in.
+	data, err := json.Marshal(r.JSON())
+	if err != nil {
+		return err
+	}
+	pg.Data = template.JS(data)
 	pg.Subtitle = resourceLine(r.t)
 	origin, span := r.Start, r.Makespan
 	if span <= 0 {
@@ -180,7 +193,7 @@ func resourceLine(t *trace) string {
 	}
 	res := t.all[0].Resource
 	out := ""
-	for _, k := range []string{"service.name", string(pl.KeyPipeline), "prooflane.pipeline_hash", string(pl.KeyBackend),
+	for _, k := range []string{"service.name", string(pl.KeyPipeline), string(pl.KeyPipelineHash), string(pl.KeyBackend),
 		"prooflane.devices", "prooflane.circuit", "prooflane.size", "host.name"} {
 		if v, ok := res[k]; ok {
 			if out != "" {

@@ -52,8 +52,9 @@ th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 {{end}}</table>
 
 <h2>Resources</h2>
-<table><tr><th>resource</th><th>holds</th><th>utilization</th><th>occupancy</th><th>waits</th><th>contention</th><th>wait total</th><th>wait mean</th><th>wait max</th></tr>
-{{range .R.Resources}}<tr><td>{{.Name}}</td><td>{{.Holds}}</td><td>{{pct .Utilization}}</td><td>{{printf "%.2f" .Occupancy}}</td><td>{{.Waits}}</td><td>{{pct .Contention}}</td><td>{{dur .WaitTotal}}</td><td>{{dur .WaitMean}}</td><td>{{dur .WaitMax}}</td></tr>
+<p>{{.LockLegend}}.</p>
+<table><tr><th>resource</th><th>capacity</th><th>holds</th><th>utilization</th><th>mean holders</th><th>max holders</th><th>waits</th><th>contention</th><th>wait total</th><th>wait mean</th><th>wait max</th></tr>
+{{range .R.Resources}}<tr><td>{{.Name}}</td><td>{{if .Capacity}}{{.Capacity}}{{else}}-{{end}}</td><td>{{.Holds}}</td><td>{{pct .Utilization}}</td><td>{{printf "%.2f" .MeanHolders}}</td><td>{{.MaxHolders}}</td><td>{{.Waits}}</td><td>{{pct .Contention}}</td><td>{{dur .WaitTotal}}</td><td>{{dur .WaitMean}}</td><td>{{dur .WaitMax}}</td></tr>
 {{end}}</table>
 
 <h2>Devices</h2>
@@ -68,6 +69,7 @@ th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 {{range .Steps}}<tr><td>+{{dur .Offset}}</td><td style="text-align:left">{{.Stage}}{{if .Failed}} ✗{{end}}</td><td>{{.Partition}}</td><td>{{.Device}}</td><td>{{.Attempt}}</td><td>{{dur .Wait}}</td><td>{{dur .Run}}</td><td style="text-align:left">{{range $i, $w := .WaitedOn}}{{if $i}}, {{end}}{{$w}}{{end}}</td></tr>
 {{end}}</table>{{end}}{{end}}
 
+<script type="application/json" id="prooflane-report">{{.Data}}</script>
 <script>
 (function(){var tip=document.getElementById('tip');
 document.querySelectorAll('rect[data-tip]').forEach(function(r){

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	pl "github.com/prooflane/prooflane/otel"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
 
@@ -41,15 +41,24 @@ func pack(spans []*tracefile.Span) [][]*tracefile.Span {
 }
 
 // tracks lays out a trace for the timeline and the Perfetto export: one
-// track per resource (its holders, then its waiters), one per stage
+// track per resource (its holds, then its waiters), one per stage
 // worker slot and device, and one for jobs and partitions.
 func tracks(t *trace) []track {
 	held := map[string][]*tracefile.Span{}
 	waited := map[string][]*tracefile.Span{}
 	workers := map[string][]*tracefile.Span{}
+	// Holders: the lock_hold spans (worker pools show on the worker
+	// tracks); in a trace without them, the stage runs listing the lock.
+	for _, h := range t.holds {
+		if r := h.Str(string(pl.KeyResource)); !strings.HasPrefix(r, "workers.") {
+			held[r] = append(held[r], h)
+		}
+	}
 	for _, s := range t.stages {
-		for _, l := range s.Strings(string(pl.KeyLocks)) {
-			held[l] = append(held[l], s)
+		if len(t.holds) == 0 {
+			for _, l := range s.Strings(string(pl.KeyLocks)) {
+				held[l] = append(held[l], s)
+			}
 		}
 		key := stageName(s)
 		if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 {

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"time"
 
-	pl "github.com/prooflane/prooflane/otel"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
 
@@ -17,6 +17,7 @@ type trace struct {
 	stages []*tracefile.Span
 	kerns  []*tracefile.Span
 	waits  []*tracefile.Span
+	holds  []*tracefile.Span
 	start  time.Time
 	end    time.Time
 }
@@ -43,6 +44,8 @@ func index(spans []tracefile.Span) *trace {
 			t.kerns = append(t.kerns, s)
 		case pl.KindLockWait:
 			t.waits = append(t.waits, s)
+		case pl.KindLockHold:
+			t.holds = append(t.holds, s)
 		}
 	}
 	return t

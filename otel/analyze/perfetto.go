@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -26,7 +27,8 @@ type chromeEvent struct {
 // WritePerfetto writes the trace as Chrome trace events: a process per
 // track group (devices' busy time, locks with their holders, lock waits,
 // stage workers, jobs), a thread per lane of each track, complete ("X")
-// events for spans with their attributes as args.
+// events for spans with their attributes as args, and a counter ("C") per
+// resource with its holders over time.
 func (r *Report) WritePerfetto(w io.Writer) error {
 	var evs []chromeEvent
 	us := func(t time.Time) float64 { return float64(t.Sub(r.Start).Nanoseconds()) / 1e3 }
@@ -75,6 +77,36 @@ func (r *Report) WritePerfetto(w io.Writer) error {
 			for _, s := range lane {
 				evs = append(evs, chromeEvent{Name: eventName(tr.Group, s), Cat: tr.Group, Ph: "X", Ts: us(s.Start),
 					Dur: float64(s.Duration().Nanoseconds()) / 1e3, Pid: pid, Tid: tid, Args: args(s)})
+			}
+		}
+	}
+	// A counter per resource: its holders over time, from the same holds
+	// as the resource table's mean and max holders.
+	if len(r.holds) > 0 {
+		pid := pidOf("lock holders")
+		type edge struct {
+			at    time.Time
+			delta int
+		}
+		by := map[string][]edge{}
+		for _, h := range r.holds {
+			by[h.Resource] = append(by[h.Resource], edge{h.Granted, +1}, edge{h.Released, -1})
+		}
+		for _, x := range r.Resources {
+			edges := by[x.Resource]
+			sort.Slice(edges, func(i, j int) bool {
+				if !edges[i].at.Equal(edges[j].at) {
+					return edges[i].at.Before(edges[j].at)
+				}
+				return edges[i].delta < edges[j].delta
+			})
+			n := 0
+			for i, e := range edges {
+				n += e.delta
+				if i+1 < len(edges) && edges[i+1].at.Equal(e.at) {
+					continue // one sample per instant
+				}
+				evs = append(evs, chromeEvent{Name: x.Resource, Ph: "C", Ts: us(e.at), Pid: pid, Args: map[string]any{"holders": n}})
 			}
 		}
 	}

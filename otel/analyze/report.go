@@ -9,7 +9,8 @@ import (
 	"strings"
 	"time"
 
-	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/lockstats"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
 
@@ -62,9 +63,10 @@ type Report struct {
 	Critical *CriticalPath
 	Warnings []string
 
-	t    *trace
-	busy map[int][]interval // merged busy intervals by device
-	opts Options
+	t     *trace
+	holds []lockstats.Hold
+	busy  map[int][]interval // merged busy intervals by device
+	opts  Options
 }
 
 // StageStats summarises the runs of one stage.
@@ -75,24 +77,14 @@ type StageStats struct {
 	MeanWait                   time.Duration // queued for workers and locks
 }
 
-// ResourceStats summarises one resource (lock or worker pool).
+// ResourceStats summarises one resource (lock or worker pool): the
+// figures of package lockstats, from the trace's lock_hold spans.
 type ResourceStats struct {
-	Name   string
+	Name string // = Resource
+	lockstats.Stats
 	Device int // -1 unless the name is gpu.<N>.*
-	// Holds counts stage runs that held it; Held is the union of their
-	// intervals.
-	Holds       int
-	Held        time.Duration
-	Utilization float64 // Held / makespan
-	Occupancy   float64 // sum of hold times / makespan: mean holders
-	Waits       int
-	WaitTotal   time.Duration
-	WaitMean    time.Duration
-	WaitMax     time.Duration
-	// Contention is the share of acquisitions that had to wait.
-	Contention float64
 
-	held []interval
+	held []interval // union of the hold intervals
 }
 
 // DeviceStats says how busy one device was.
@@ -131,7 +123,9 @@ func Analyze(spans []tracefile.Span, opts Options) (*Report, error) {
 	r.jobs(t)
 	r.stageStats(t)
 	r.kernelStats(t)
-	r.resourceStats(t)
+	if err := r.resourceStats(t); err != nil {
+		return nil, err
+	}
 	r.deviceStats(t, opts)
 	r.Critical = criticalPath(t)
 	r.warnings(t)
@@ -261,67 +255,88 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[max(rank, 1)-1]
 }
 
-func (r *Report) resourceStats(t *trace) {
-	res := map[string]*ResourceStats{}
-	get := func(name string) *ResourceStats {
-		if x := res[name]; x != nil {
-			return x
+func (r *Report) resourceStats(t *trace) error {
+	var holds []lockstats.Hold
+	if len(t.holds) > 0 {
+		for _, s := range t.holds {
+			holds = append(holds, holdOf(s))
 		}
-		x := &ResourceStats{Name: name, Device: deviceOfResource(name)}
-		res[name] = x
-		return x
+	} else if len(t.stages) > 0 {
+		holds = stageHolds(t)
+		r.Warnings = append(r.Warnings, "the trace has no lock_hold spans (written before prooflane recorded lock grants and releases): "+
+			"a lock counts as held only while a stage listing it ran, so a lock held through a span of stages is missed between them")
 	}
-	sum := map[string]time.Duration{}
-	// Worker pools ("workers.<stage>", "workers.<stage>.<device>") are
-	// held by their stage's runs.
-	workerRuns := map[string][]*tracefile.Span{}
-	for _, s := range t.stages {
-		for _, l := range s.Strings(string(pl.KeyLocks)) {
-			x := get(l)
-			x.Holds++
-			x.held = append(x.held, span(s))
-			sum[l] += s.Duration()
-		}
-		n := "workers." + stageName(s)
-		workerRuns[n] = append(workerRuns[n], s)
-		if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 {
-			n = fmt.Sprintf("%s.%d", n, d)
-			workerRuns[n] = append(workerRuns[n], s)
-		}
+	stats, err := lockstats.Compute(holds, r.Makespan)
+	if err != nil {
+		return err
 	}
+	r.holds = holds
+	ivs := map[string][]interval{}
+	for _, h := range holds {
+		ivs[h.Resource] = append(ivs[h.Resource], interval{h.Granted, h.Released})
+	}
+	for _, st := range stats {
+		r.Resources = append(r.Resources, ResourceStats{Name: st.Resource, Stats: st, Device: deviceOfResource(st.Resource), held: union(ivs[st.Resource])})
+	}
+	return nil
+}
+
+// holdOf reads a lock_hold span.
+func holdOf(s *tracefile.Span) lockstats.Hold {
+	h := lockstats.Hold{Resource: s.Str(string(pl.KeyResource)), Granted: s.Start, Released: s.End,
+		Weight: s.IntOr(string(pl.KeyWeight), 1), Capacity: s.IntOr(string(pl.KeyCapacity), 0), Wait: waitOf(s)}
+	if h.Resource == "" {
+		h.Resource = strings.TrimPrefix(s.Name, "hold ")
+	}
+	return h
+}
+
+// stageHolds approximates holds in a trace without lock_hold spans: each
+// stage run holds the locks it lists for its run, and a worker pool that
+// was waited for is held by its stage's runs. A lock_wait span is the wait
+// of the first run after it of the same stage, partition and resource.
+func stageHolds(t *trace) []lockstats.Hold {
+	type key struct {
+		part  partKey
+		stage string
+		res   string
+	}
+	waits := map[key][]*tracefile.Span{}
+	pools := map[string]bool{}
 	for _, w := range t.waits {
 		name := w.Str(string(pl.KeyResource))
 		if name == "" {
 			name = strings.TrimPrefix(w.Name, "wait ")
 		}
-		x := get(name)
-		x.Waits++
-		x.WaitTotal += w.Duration()
-		x.WaitMax = max(x.WaitMax, w.Duration())
+		if strings.HasPrefix(name, "workers.") {
+			pools[name] = true
+		}
+		k := key{partOf(w), w.Str(string(pl.KeyStage)), name}
+		waits[k] = append(waits[k], w) // t.waits is in start order
 	}
-	for _, x := range res {
-		if x.Holds == 0 {
-			for _, s := range workerRuns[x.Name] {
-				x.Holds++
-				x.held = append(x.held, span(s))
-				sum[x.Name] += s.Duration()
-			}
+	var holds []lockstats.Hold
+	add := func(s *tracefile.Span, res string) {
+		h := lockstats.Hold{Resource: res, Weight: 1, Granted: s.Start, Released: s.End}
+		k := key{partOf(s), stageName(s), res}
+		if ws := waits[k]; len(ws) > 0 && !ws[0].End.After(s.Start.Add(slack)) {
+			h.Wait = ws[0].Duration()
+			waits[k] = ws[1:]
 		}
-		x.held = union(x.held)
-		x.Held = total(x.held)
-		if r.Makespan > 0 {
-			x.Utilization = float64(x.Held) / float64(r.Makespan)
-			x.Occupancy = float64(sum[x.Name]) / float64(r.Makespan)
-		}
-		if x.Waits > 0 {
-			x.WaitMean = x.WaitTotal / time.Duration(x.Waits)
-		}
-		if x.Holds > 0 {
-			x.Contention = math.Min(1, float64(x.Waits)/float64(x.Holds))
-		}
-		r.Resources = append(r.Resources, *x)
+		holds = append(holds, h)
 	}
-	sort.Slice(r.Resources, func(i, j int) bool { return r.Resources[i].Name < r.Resources[j].Name })
+	for _, s := range t.stages {
+		for _, l := range s.Strings(string(pl.KeyLocks)) {
+			add(s, l)
+		}
+		n := "workers." + stageName(s)
+		if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 && pools[fmt.Sprintf("%s.%d", n, d)] {
+			n = fmt.Sprintf("%s.%d", n, d)
+		}
+		if pools[n] {
+			add(s, n)
+		}
+	}
+	return holds
 }
 
 // busy returns the spans that keep devices busy and the rule that chose
@@ -455,6 +470,10 @@ func running(t *trace, g interval, dev int) []string {
 }
 
 func (r *Report) warnings(t *trace) {
+	if len(t.jobs) == 0 {
+		r.Warnings = append(r.Warnings, fmt.Sprintf("the trace has no job span (was the run cut off before its job ended?): "+
+			"%d partition(s) and %d stage run(s) are analysed, but there is no job count, throughput or critical path", len(t.parts), len(t.stages)))
+	}
 	// Hidden serialization: two resources of one device, both waited
 	// for, never held at the same time.
 	for i := range r.Resources {

@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/prooflane/prooflane/otel/lockstats"
 )
 
 // WriteText prints the report as plain-text tables.
@@ -43,18 +45,14 @@ func (r *Report) WriteText(w io.Writer) error {
 		tw.Flush()
 	}
 
-	p("\nresources (util = time held by anyone / makespan; occupancy = mean holders)\n")
-	tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', tabwriter.AlignRight)
-	nw = len("resource")
-	for _, x := range r.Resources {
-		nw = max(nw, len(x.Name))
+	p("\nresources (%s)\n", lockstats.Legend)
+	stats := make([]lockstats.Stats, len(r.Resources))
+	for i, x := range r.Resources {
+		stats[i] = x.Stats
 	}
-	fmt.Fprintf(tw, "%-*s\tholds\tutil\toccupancy\twaits\tcontention\twait total\twait mean\twait max\t\n", nw, "resource")
-	for _, x := range r.Resources {
-		fmt.Fprintf(tw, "%-*s\t%d\t%.1f%%\t%.2f\t%d\t%.0f%%\t%s\t%s\t%s\t\n", nw, x.Name, x.Holds, 100*x.Utilization, x.Occupancy,
-			x.Waits, 100*x.Contention, fmtDur(x.WaitTotal), fmtDur(x.WaitMean), fmtDur(x.WaitMax))
+	if err := lockstats.WriteTable(bw, stats); err != nil {
+		return err
 	}
-	tw.Flush()
 
 	p("\ndevices (busy = %s)\n", r.BusyRule)
 	if len(r.Devices) == 0 {

@@ -524,3 +524,59 @@ func TestUnreachableCollectorWarnsInsteadOfHanging(t *testing.T) {
 		t.Errorf("run took %v with the collector down", el)
 	}
 }
+
+// A trace file written by prove (OTLP JSON, the default --trace file) is
+// replayed with `prooflane trace send` and found through Jaeger's query
+// API with every span, its ids, parent and times unchanged.
+func TestJaegerFindsATraceFileSentWithTraceSend(t *testing.T) {
+	j := startJaeger(t)
+	service := fmt.Sprintf("prooflane-send-%d", time.Now().UnixNano())
+	out := t.TempDir()
+	_, stderr, err := runProoflane(t, []string{"OTEL_SERVICE_NAME=" + service},
+		"prove", "--pipeline", "pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^8",
+		"--partitions", "2", "--out", out, "--keys", filepath.Join(out, "keys"), "--progress", "off")
+	if err != nil {
+		t.Fatalf("prove: %v\n%s", err, stderr)
+	}
+	file := filepath.Join(out, "trace.jsonl")
+	written, err := tracefile.Read(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, stderr, err := runProoflane(t, nil, "trace", "send", "--endpoint", j.otlpGRPC, file)
+	if err != nil || stderr != "" {
+		t.Fatalf("trace send: %v\n%s%s", err, stdout, stderr)
+	}
+	_, found := fetchTrace(t, j, service)
+	// Jaeger keeps microseconds and may drop leading zeros of ids.
+	id := func(s tracefile.Span) string {
+		return strings.TrimLeft(s.TraceID, "0") + "/" + strings.TrimLeft(s.SpanID, "0")
+	}
+	got := map[string]tracefile.Span{}
+	for _, s := range found {
+		got[id(s)] = s
+	}
+	near := func(a, b time.Time) bool { return a.Sub(b).Abs() <= 2*time.Microsecond }
+	for _, w := range written {
+		g, ok := got[id(w)]
+		switch {
+		case !ok:
+			t.Errorf("span %q (%s) of the file not found in jaeger", w.Name, id(w))
+		case g.Name != w.Name || strings.TrimLeft(g.ParentID, "0") != strings.TrimLeft(w.ParentID, "0") || !near(g.Start, w.Start) || !near(g.End, w.End):
+			t.Errorf("span %s: jaeger has %q parent %s %v-%v, the file %q parent %s %v-%v",
+				id(w), g.Name, g.ParentID, g.Start, g.End, w.Name, w.ParentID, w.Start, w.End)
+		}
+	}
+	if len(got) != len(written) {
+		t.Errorf("jaeger has %d spans for the service, the file %d", len(got), len(written))
+	}
+	holds := 0
+	for _, s := range found {
+		if kind(s) == "lock_hold" {
+			holds++
+		}
+	}
+	if holds == 0 {
+		t.Error("no lock_hold spans in jaeger's copy of the trace")
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	pl "github.com/prooflane/prooflane/otel"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/stages"
 )

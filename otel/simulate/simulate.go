@@ -16,8 +16,8 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/prooflane/prooflane/internal/suggest"
-	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/otel/analyze"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"

@@ -1,37 +1,47 @@
-// Package tracefile writes and reads prooflane's JSON-lines trace file, and
-// reads Jaeger's JSON export of a trace into the same Span type.
+// Package tracefile writes and reads prooflane's trace files, and reads
+// Jaeger's JSON export of a trace into the same Span type.
 //
-// # The JSON-lines format
+// # OTLP JSON lines (written)
 //
-// One finished span per line, in the order spans end (children before
-// their parents). Every line is a JSON object:
+// The file exporter writes the file encoding of the OpenTelemetry
+// specification, the format the Collector's otlpjsonfile receiver reads:
+// one OTLP ExportTraceServiceRequest per line, in protobuf's JSON mapping
+// with lowerCamelCase field names, enum values as numbers, 64-bit integers
+// as strings, and trace and span ids as hex strings. Each line holds one
+// batch of finished spans, grouped by resource and instrumentation scope:
 //
-//	{
-//	  "trace_id":       "4bf92f3577b34da6a3ce929d0e0e4736",  // 32 hex digits
-//	  "span_id":        "00f067aa0ba902b7",                  // 16 hex digits
-//	  "parent_span_id": "53995c3f42cd8ad8",                  // "" for a root span
-//	  "name":           "prep_msm",
-//	  "start":          "2026-11-29T07:05:41.123456789Z",    // RFC 3339, nanoseconds
-//	  "end":            "2026-11-29T07:05:41.223456789Z",
-//	  "duration_ms":    100.0,
-//	  "status":         "ok",         // "ok", "error" or "unset"
-//	  "status_message": "",           // the error text when status is "error"
-//	  "attributes":     {"prooflane.kind": "stage", "prooflane.locks": ["gpu.0.compute"], ...},
-//	  "events":         [{"name": "exception", "time": "...", "attributes": {...}}],
-//	  "resource":       {"service.name": "prooflane", "prooflane.pipeline": "groth16", ...}
-//	}
+//	{"resourceSpans":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"prooflane"}},…]},
+//	  "scopeSpans":[{"scope":{"name":"github.com/prooflane/prooflane/runtime"},
+//	  "spans":[{"traceId":"5e72…","spanId":"b369…","parentSpanId":"f382…","name":"synthesize","kind":1,
+//	    "startTimeUnixNano":"1764573340942260295","endTimeUnixNano":"1764573340975979728",
+//	    "attributes":[{"key":"prooflane.kind","value":{"stringValue":"stage"}},…],"status":{}}]}]}]}
 //
-// Attribute values keep their JSON type: strings, booleans, numbers, and
-// arrays of those for slice attributes. Readers must ignore keys they do
-// not know, so the format can grow.
+// Readers ignore fields they do not know. `prooflane trace send` replays
+// such a file to an OTLP endpoint with its ids and timestamps unchanged.
 //
-// # Jaeger's JSON
+// # Older JSON lines (read)
 //
-// Read also accepts the v1 query API answer (/api/traces/{id}, and the
+// Files written before OTLP JSON hold one span per line:
+//
+//	{"trace_id": "4bf9…", "span_id": "00f0…", "parent_span_id": "5399…", "name": "prep_msm",
+//	 "start": "2026-11-29T07:05:41.123456789Z", "end": "…", "duration_ms": 100.0,
+//	 "status": "ok", "status_message": "", "attributes": {"prooflane.kind": "stage", …},
+//	 "events": [{"name": "exception", "time": "…", "attributes": {…}}], "resource": {…}}
+//
+// # Jaeger's JSON (read)
+//
+// Load also accepts the v1 query API answer (/api/traces/{id}, and the
 // "download JSON" button of Jaeger's UI): {"data": [{"traceID", "spans":
 // [...], "processes": {...}}]}. Tags become attributes (array attributes,
 // which Jaeger stores as JSON strings, are decoded back into arrays), the
 // CHILD_OF reference becomes the parent, otel.status_code and the error tag
 // become the status, logs become events and the process becomes the
 // resource.
+//
+// # Limits
+//
+// A read takes at most MaxFileSize bytes (1 GiB) and lines of at most
+// MaxLineSize (64 MiB), and says so naming the limit. A last line that is
+// cut short (a run killed while writing) is left out with a warning, not
+// an error.
 package tracefile

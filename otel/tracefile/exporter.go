@@ -3,8 +3,6 @@ package tracefile
 import (
 	"bufio"
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,11 +10,11 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 )
 
-// line is one JSON line; its field order is the documented one.
+// line is one span of the JSON-lines format prooflane wrote before OTLP
+// JSON (read, no longer written); its field order is the documented one.
 type line struct {
 	TraceID       string         `json:"trace_id"`
 	SpanID        string         `json:"span_id"`
@@ -38,13 +36,15 @@ type lineEvent struct {
 	Attributes map[string]any `json:"attributes,omitempty"`
 }
 
-// Exporter is an sdktrace.SpanExporter writing the JSON-lines format.
+// Exporter is an sdktrace.SpanExporter writing OTLP JSON lines: one
+// ExportTraceServiceRequest per batch of spans, one per line.
 type Exporter struct {
 	mu     sync.Mutex
 	w      *bufio.Writer
-	closer io.Closer // nil when the caller owns the writer
+	file   *os.File // nil when the caller owns the writer
 	name   string
 	closed bool
+	err    error // the first write error: the file is incomplete from there on
 }
 
 var _ sdktrace.SpanExporter = (*Exporter)(nil)
@@ -56,37 +56,51 @@ func NewExporter(w io.Writer) *Exporter {
 }
 
 // Create creates (or truncates) the file at path and returns an exporter
-// writing to it; Shutdown closes the file.
+// writing to it; Shutdown syncs and closes the file. The file is written
+// in place as batches end, so a run that is killed leaves the lines
+// written so far (Load reads them, warning about a torn last line).
 func Create(path string) (*Exporter, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace file: %w", err)
 	}
-	return &Exporter{w: bufio.NewWriterSize(f, 64<<10), closer: f, name: path}, nil
+	return &Exporter{w: bufio.NewWriterSize(f, 64<<10), file: f, name: path}, nil
 }
 
-// ExportSpans writes one line per span and flushes the batch.
+// Name is the file the exporter writes ("trace writer" for NewExporter).
+func (e *Exporter) Name() string { return e.name }
+
+// ExportSpans writes the batch as one line and flushes it. After a write
+// error every call returns that error: the file is incomplete.
 func (e *Exporter) ExportSpans(_ context.Context, spans []sdktrace.ReadOnlySpan) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
 		return fmt.Errorf("trace file %q: exporter shut down", e.name)
 	}
-	enc := json.NewEncoder(e.w)
-	enc.SetEscapeHTML(false)
-	for _, s := range spans {
-		if err := enc.Encode(toLine(s)); err != nil {
-			return fmt.Errorf("trace file %q: span %q: %w", e.name, s.Name(), err)
-		}
+	if e.err != nil {
+		return e.err
+	}
+	if len(spans) == 0 {
+		return nil
+	}
+	b, err := MarshalRequest(fromSDK(spans))
+	if err != nil {
+		return fmt.Errorf("trace file %q: encoding %d spans: %w", e.name, len(spans), err)
+	}
+	if _, err := e.w.Write(append(b, '\n')); err != nil {
+		e.err = fmt.Errorf("trace file %q: %w", e.name, err)
+		return e.err
 	}
 	if err := e.w.Flush(); err != nil {
-		return fmt.Errorf("trace file %q: %w", e.name, err)
+		e.err = fmt.Errorf("trace file %q: %w", e.name, err)
+		return e.err
 	}
 	return nil
 }
 
-// Shutdown flushes and, for Create, closes the file. Later calls do
-// nothing.
+// Shutdown flushes and, for Create, syncs and closes the file. It returns
+// the first write error, if any. Later calls do nothing.
 func (e *Exporter) Shutdown(context.Context) error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -94,63 +108,25 @@ func (e *Exporter) Shutdown(context.Context) error {
 		return nil
 	}
 	e.closed = true
-	err := e.w.Flush()
-	if e.closer != nil {
-		err = errors.Join(err, e.closer.Close())
-	}
-	if err != nil {
-		return fmt.Errorf("trace file %q: %w", e.name, err)
-	}
-	return nil
-}
-
-func toLine(s sdktrace.ReadOnlySpan) line {
-	sc := s.SpanContext()
-	l := line{
-		TraceID:       sc.TraceID().String(),
-		SpanID:        sc.SpanID().String(),
-		Name:          s.Name(),
-		Start:         s.StartTime().UTC(),
-		End:           s.EndTime().UTC(),
-		DurationMS:    float64(s.EndTime().Sub(s.StartTime())) / float64(time.Millisecond),
-		Status:        statusName(s.Status().Code),
-		StatusMessage: s.Status().Description,
-		Attributes:    attrMap(s.Attributes()),
-		Events:        []lineEvent{},
-		Resource:      map[string]any{},
-	}
-	if p := s.Parent(); p.IsValid() {
-		l.ParentSpanID = p.SpanID().String()
-	}
-	for _, ev := range s.Events() {
-		le := lineEvent{Name: ev.Name, Time: ev.Time.UTC()}
-		if len(ev.Attributes) > 0 {
-			le.Attributes = attrMap(ev.Attributes)
+	err := e.err
+	if err == nil {
+		if ferr := e.w.Flush(); ferr != nil {
+			err = fmt.Errorf("trace file %q: %w", e.name, ferr)
 		}
-		l.Events = append(l.Events, le)
 	}
-	if r := s.Resource(); r != nil {
-		l.Resource = attrMap(r.Attributes())
+	if e.file != nil {
+		if err == nil {
+			if st, serr := e.file.Stat(); serr == nil && st.Mode().IsRegular() {
+				if serr := e.file.Sync(); serr != nil {
+					err = fmt.Errorf("trace file %q: %w", e.name, serr)
+				}
+			}
+		}
+		if cerr := e.file.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("trace file %q: %w", e.name, cerr)
+		}
 	}
-	return l
-}
-
-func statusName(c codes.Code) string {
-	switch c {
-	case codes.Ok:
-		return StatusOK
-	case codes.Error:
-		return StatusError
-	}
-	return StatusUnset
-}
-
-func attrMap(kvs []attribute.KeyValue) map[string]any {
-	m := make(map[string]any, len(kvs))
-	for _, kv := range kvs {
-		m[string(kv.Key)] = attrValue(kv.Value)
-	}
-	return m
+	return err
 }
 
 func attrValue(v attribute.Value) any {
@@ -179,66 +155,27 @@ func attrValue(v attribute.Value) any {
 // tracetest.SpanRecorder) into Spans, as writing and reading them back
 // would.
 func FromSDK(spans []sdktrace.ReadOnlySpan) []Span {
-	out := make([]Span, 0, len(spans))
-	for _, ro := range spans {
-		l := toLine(ro)
-		s := Span{
-			TraceID: l.TraceID, SpanID: l.SpanID, ParentID: l.ParentSpanID, Name: l.Name,
-			Start: l.Start, End: l.End, Status: l.Status, StatusMessage: l.StatusMessage,
-			Attrs: sliceAny(l.Attributes), Resource: sliceAny(l.Resource),
-		}
-		for _, ev := range l.Events {
-			s.Events = append(s.Events, Event{Name: ev.Name, Time: ev.Time, Attrs: sliceAny(ev.Attributes)})
-		}
-		out = append(out, s)
-	}
-	return out
+	return spansOf(fromSDK(spans))
 }
 
-// sliceAny turns typed slices into []any, the type Span documents.
-func sliceAny(m map[string]any) map[string]any {
-	if m == nil {
-		return map[string]any{}
-	}
-	for k, v := range m {
-		switch x := v.(type) {
-		case []string:
-			m[k] = toAny(x)
-		case []int64:
-			m[k] = toAny(x)
-		case []float64:
-			m[k] = toAny(x)
-		case []bool:
-			m[k] = toAny(x)
-		}
-	}
-	return m
-}
+// writeChunk is how many spans Write puts on one line.
+const writeChunk = 1000
 
-func toAny[T any](xs []T) []any {
-	out := make([]any, len(xs))
-	for i, x := range xs {
-		out[i] = x
-	}
-	return out
-}
-
-// Write writes spans in the JSON-lines format, one per line.
+// Write writes spans as OTLP JSON lines (a request per line of at most
+// 1000 spans, grouped by resource). Ids must be hex of the right length.
 func Write(w io.Writer, spans []Span) error {
 	bw := bufio.NewWriter(w)
-	enc := json.NewEncoder(bw)
-	enc.SetEscapeHTML(false)
-	for _, s := range spans {
-		l := line{
-			TraceID: s.TraceID, SpanID: s.SpanID, ParentSpanID: s.ParentID, Name: s.Name,
-			Start: s.Start.UTC(), End: s.End.UTC(), DurationMS: float64(s.Duration()) / float64(time.Millisecond),
-			Status: s.Status, StatusMessage: s.StatusMessage, Attributes: s.Attrs, Events: []lineEvent{}, Resource: s.Resource,
+	for i := 0; i < len(spans); i += writeChunk {
+		req, err := requestOf(spans[i:min(i+writeChunk, len(spans))])
+		if err != nil {
+			return err
 		}
-		for _, ev := range s.Events {
-			l.Events = append(l.Events, lineEvent{Name: ev.Name, Time: ev.Time.UTC(), Attributes: ev.Attrs})
+		b, err := MarshalRequest(req)
+		if err != nil {
+			return err
 		}
-		if err := enc.Encode(l); err != nil {
-			return fmt.Errorf("span %q: %w", s.Name, err)
+		if _, err := bw.Write(append(b, '\n')); err != nil {
+			return err
 		}
 	}
 	return bw.Flush()

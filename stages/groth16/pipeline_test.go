@@ -13,7 +13,7 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"golang.org/x/sync/errgroup"
 
-	pl "github.com/prooflane/prooflane/otel"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/groth16"

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	pl "github.com/prooflane/prooflane/otel"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
