@@ -64,3 +64,21 @@ func BenchmarkSchedulerOverhead(b *testing.B) {
 		}
 	}
 }
+
+// Validation of a chain of stages with one span over it all. Run with:
+//
+//	go test -run '^$' -bench BenchmarkValidateChain ./runtime
+func BenchmarkValidateChain(b *testing.B) {
+	reg := testRegistry(b)
+	for _, n := range []int{1_000, 5_000, 20_000} {
+		b.Run(fmt.Sprintf("stages=%d", n), func(b *testing.B) {
+			src := chainPipeline(n)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := Parse("chain.yaml", src, reg, nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

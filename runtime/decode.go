@@ -1,6 +1,7 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
 	"reflect"
 	"regexp"
@@ -104,6 +105,23 @@ func integer(ps *problems, n *yaml.Node, what string, lo int64) (int64, bool) {
 		return 0, false
 	}
 	return v, true
+}
+
+// bounded reads an int between lo and hi; above hi the problem names the
+// limit (limit says what hi is, e.g. "the limit on devices").
+func bounded(ps *problems, n *yaml.Node, what string, lo, hi int64, limit string) (int64, bool) {
+	if n.Kind == yaml.ScalarNode {
+		if _, err := strconv.ParseInt(n.Value, 10, 64); errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(n.Value, "-") {
+			ps.at(n, "%s: %s is above %d, %s", what, n.Value, hi, limit)
+			return 0, false
+		}
+	}
+	v, ok := integer(ps, n, what, lo)
+	if ok && v > hi {
+		ps.at(n, "%s: %d is above %d, %s", what, v, hi, limit)
+		return 0, false
+	}
+	return v, ok
 }
 
 func duration(ps *problems, n *yaml.Node, what string) (time.Duration, bool) {

@@ -20,7 +20,8 @@ type Options struct {
 	// Tracer receives the job, partition, stage and lock-wait spans; nil
 	// records nothing.
 	Tracer trace.TracerProvider
-	// Devices overrides the pipeline's device count when above 0.
+	// Devices overrides the pipeline's device count when above 0; at
+	// most MaxDevices.
 	Devices int
 	// OnEvent, when set, is called for every stage start and end and every
 	// partition and job end, from the goroutine that saw it: it must be
@@ -38,6 +39,8 @@ type Engine struct {
 	tracer  trace.Tracer
 	onEvent func(Event)
 	plan    []stagePlan // by Stage.index
+	// inFlight bounds the partitions of one job admitted at once.
+	inFlight int
 
 	placeMu sync.Mutex
 	placed  []int // partitions now placed on each device
@@ -62,6 +65,9 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 	devices := p.Devices
 	if opts.Devices > 0 {
 		devices = opts.Devices
+	}
+	if devices > MaxDevices {
+		return nil, fmt.Errorf("pipeline %q: %d devices is above %d, the limit on devices", p.Name, devices, MaxDevices)
 	}
 	locks, err := resources.NewSet(p.Resources, devices)
 	if err != nil {
@@ -90,6 +96,7 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 		placed:  make([]int, devices),
 		given:   make([]int, devices),
 	}
+	e.inFlight = p.InFlight(devices)
 	e.plan = make([]stagePlan, len(p.Stages))
 	for _, s := range p.Stages {
 		if err := e.planStage(s, wdecls[s.index].Name); err != nil {
@@ -130,13 +137,9 @@ func (e *Engine) planStage(s *Stage, workerName string) error {
 			spans = append(spans, c)
 		}
 		// Locks held through a span are held while this stage runs too.
-		for _, sp := range e.p.Spans {
-			for _, c := range sp.Covered {
-				if c == s {
-					id, _ := e.locks.Lookup(sp.Resource, d)
-					names = append(names, e.locks.Name(id))
-				}
-			}
+		for _, sp := range s.within {
+			id, _ := e.locks.Lookup(sp.Resource, d)
+			names = append(names, e.locks.Name(id))
 		}
 		pl.worker = append(pl.worker, wid)
 		pl.start = append(pl.start, start)
@@ -146,6 +149,38 @@ func (e *Engine) planStage(s *Stage, workerName string) error {
 	}
 	return nil
 }
+
+// defaultInFlight is the bound on partitions in flight when the pipeline
+// gives none: one per worker slot of every stage (device-bound stages have
+// theirs on each device), so that every worker can be busy at once and
+// memory follows the worker counts, not the partition count.
+func defaultInFlight(p *Pipeline, devices int) int {
+	var n int64
+	for _, s := range p.Stages {
+		w := int64(s.Workers)
+		if s.DeviceBound {
+			w = satMul(w, int64(devices))
+		}
+		n = satAdd(n, w)
+	}
+	return int(min(max(n, 1), MaxPartitions))
+}
+
+// InFlight returns the most partitions of one job that an engine on p
+// with the given devices runs at once: max_in_flight, or by default the
+// worker slots of every stage; always within 1..MaxPartitions (a
+// Pipeline built in code may carry any MaxInFlight). Callers that size
+// memory by the partitions in flight ask here before building an engine.
+func (p *Pipeline) InFlight(devices int) int {
+	if p.MaxInFlight > 0 {
+		return min(p.MaxInFlight, MaxPartitions)
+	}
+	return defaultInFlight(p, max(devices, 1))
+}
+
+// MaxInFlight returns the most partitions of one job that run at once:
+// the pipeline's max_in_flight, or the default from its worker counts.
+func (e *Engine) MaxInFlight() int { return e.inFlight }
 
 // Pipeline returns the engine's pipeline.
 func (e *Engine) Pipeline() *Pipeline { return e.p }
@@ -242,6 +277,9 @@ func (e *Engine) Run(ctx context.Context, job Job) (*Result, error) {
 	case hasCount && n > pp.Partitions():
 		return nil, fmt.Errorf("job %q: %d partitions asked for, but the payload holds %d", job.ID, n, pp.Partitions())
 	}
+	if n > MaxPartitions {
+		return nil, fmt.Errorf("job %q: %d partitions is above %d, the limit on partitions per job", job.ID, n, MaxPartitions)
+	}
 	began := time.Now()
 	jctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
@@ -252,11 +290,23 @@ func (e *Engine) Run(ctx context.Context, job Job) (*Result, error) {
 
 	js := &jobState{e: e, job: job, ctx: jctx, cancel: cancel}
 	res := &Result{ID: job.ID, Partitions: make([]PartitionResult, n)}
+	// Back-pressure: at most e.inFlight partitions are admitted at once,
+	// in index order. The others wait here, before their first stage,
+	// holding no worker and no lock, and their outputs do not pile up
+	// between stages.
+	admit := make(chan struct{}, e.inFlight)
 	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
+admission:
+	for i := 0; i < n && jctx.Err() == nil; i++ {
+		select {
+		case admit <- struct{}{}:
+		case <-jctx.Done():
+			break admission // failed or cancelled: admit no more
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() { <-admit }()
 			js.runPartition(i, &res.Partitions[i])
 		}()
 	}

@@ -1,9 +1,11 @@
 package runtime
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"regexp"
 	"slices"
 	"sort"
@@ -22,7 +24,7 @@ import (
 // override the file's `params:` defaults (the CLI's --set k=v). On a
 // validation failure the error is a *ValidationError listing every problem.
 func Load(path string, reg *stages.Registry, params map[string]string) (*Pipeline, error) {
-	src, err := os.ReadFile(path)
+	src, err := readCapped(path, MaxPipelineBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load pipeline: %w", err)
 	}
@@ -30,7 +32,7 @@ func Load(path string, reg *stages.Registry, params map[string]string) (*Pipelin
 }
 
 var (
-	topFields    = []string{"pipeline", "description", "params", "devices", "resources", "stages", "spans"}
+	topFields    = []string{"pipeline", "description", "params", "devices", "max_in_flight", "resources", "stages", "spans"}
 	stageFields  = []string{"type", "needs", "workers", "priority", "locks", "retry", "config", "description"}
 	resFields    = []string{"capacity", "description"}
 	spanFields   = []string{"lock", "weight", "from", "to"}
@@ -43,15 +45,14 @@ var (
 // Parse is Load for bytes already read; file names them in problems.
 func Parse(file string, src []byte, reg *stages.Registry, params map[string]string) (*Pipeline, error) {
 	ps := &problems{file: file}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		pr := yamlSyntaxProblem(file, err)
+	doc, pr := decodeOne(file, src)
+	if pr != nil {
 		if strings.Contains(string(src), "{gpu}") || strings.Contains(string(src), "${") {
 			pr.Msg += ` (a "{gpu}" name or a "${param}" inside [...] or {...} must be quoted: ["gpu.{gpu}.compute"], {workers: "${n}"}; or use block style)`
 		}
-		return nil, &ValidationError{Problems: []Problem{pr}}
+		return nil, &ValidationError{Problems: []Problem{*pr}}
 	}
-	if len(doc.Content) == 0 {
+	if doc == nil || len(doc.Content) == 0 {
 		ps.at(nil, "empty pipeline file")
 		return nil, ps.err()
 	}
@@ -73,8 +74,12 @@ func Parse(file string, src []byte, reg *stages.Registry, params map[string]stri
 		case "description":
 			p.Description = str(ps, v, "description")
 		case "devices":
-			if d, ok := integer(ps, v, "devices", 1); ok {
+			if d, ok := bounded(ps, v, "devices", 1, MaxDevices, "the limit on devices"); ok {
 				p.Devices = int(d)
+			}
+		case "max_in_flight":
+			if m, ok := bounded(ps, v, "max_in_flight", 1, MaxPartitions, "the limit on partitions per job"); ok {
+				p.MaxInFlight = int(m)
 			}
 		case "resources":
 			l.resources(v)
@@ -121,6 +126,35 @@ func Parse(file string, src []byte, reg *stages.Registry, params map[string]stri
 		s.impl = impl
 	}
 	return p, ps.err()
+}
+
+// decodeOne decodes the one YAML document of a pipeline file. A second
+// document ("---" and more) is a problem at its first line: it would
+// otherwise be ignored without a word.
+func decodeOne(file string, src []byte) (*yaml.Node, *Problem) {
+	dec := yaml.NewDecoder(bytes.NewReader(src))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, nil
+		}
+		pr := yamlSyntaxProblem(file, err)
+		return nil, &pr
+	}
+	var next yaml.Node
+	switch err := dec.Decode(&next); {
+	case errors.Is(err, io.EOF):
+		return &doc, nil
+	case err != nil:
+		pr := yamlSyntaxProblem(file, err)
+		return nil, &pr
+	}
+	line, col := next.Line, next.Column
+	if len(next.Content) > 0 {
+		line, col = next.Content[0].Line, next.Content[0].Column
+	}
+	return nil, &Problem{File: file, Line: line, Col: col,
+		Msg: "a second YAML document: a pipeline file holds one pipeline (remove the \"---\" and what follows, or put it in a file of its own)"}
 }
 
 func yamlSyntaxProblem(file string, err error) Problem {
@@ -221,12 +255,14 @@ func (l *loader) params(root *yaml.Node, overrides map[string]string) {
 			partitionsNode = nil
 		}
 	}
-	if n, err := strconv.Atoi(p.Params["partitions"]); err != nil || n < 1 {
-		what := "parameter partitions"
-		if _, set := overrides["partitions"]; set {
-			what = "--set partitions"
-		}
+	what := "parameter partitions"
+	if _, set := overrides["partitions"]; set {
+		what = "--set partitions"
+	}
+	if n, err := strconv.Atoi(p.Params["partitions"]); err != nil && !errors.Is(err, strconv.ErrRange) || err == nil && n < 1 {
 		ps.at(partitionsNode, "%s: want a whole number of at least 1, got %q", what, p.Params["partitions"])
+	} else if err != nil || n > MaxPartitions {
+		ps.at(partitionsNode, "%s: %s is above %d, the limit on partitions per job", what, p.Params["partitions"], MaxPartitions)
 	} else {
 		p.Partitions = n
 	}
@@ -432,12 +468,17 @@ func (l *loader) locks(n *yaml.Node, what string) []Lock {
 			out = append(out, lk)
 		}
 	}
-	// Two claims on one resource add up; check their sum too.
-	sum := map[int]int64{}
+	// Two claims on one resource add up; check their sum too, exactly:
+	// two weights of MaxInt64 must not wrap round to pass.
+	sum := map[int]*weightSum{}
 	for _, lk := range out {
-		sum[lk.decl] += lk.Weight
-		if d := l.p.Resources[lk.decl]; sum[lk.decl] > d.Capacity && lk.Weight <= d.Capacity {
-			ps.at(lk.node, "%s: locks %q %d times over in total, above its capacity %d", what, lk.Resource, sum[lk.decl], d.Capacity)
+		if sum[lk.decl] == nil {
+			sum[lk.decl] = &weightSum{}
+		}
+		total := sum[lk.decl]
+		total.add(lk.Weight)
+		if d := l.p.Resources[lk.decl]; total.above(d.Capacity) && lk.Weight <= d.Capacity {
+			ps.at(lk.node, "%s: locks %q %s times over in total, above its capacity %d", what, lk.Resource, total.String(), d.Capacity)
 		}
 	}
 	return out
@@ -599,6 +640,55 @@ func ancestors(s *Stage) map[*Stage]int {
 	return dist
 }
 
+// descendants returns every stage that depends on s, directly or not.
+func descendants(s *Stage) map[*Stage]bool {
+	seen := map[*Stage]bool{}
+	stack := append([]*Stage(nil), s.dependents...)
+	for len(stack) > 0 {
+		d := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		stack = append(stack, d.dependents...)
+	}
+	return seen
+}
+
+// nearestProducers returns, for each input type s reads, the stages s
+// depends on that produce it at the smallest distance. It walks s's
+// ancestors one distance at a time and stops once every input is found,
+// so a long chain of stages that read nothing far away costs little (a
+// full ancestors() walk per stage made validation quadratic).
+func nearestProducers(s *Stage) map[stages.DataType][]*Stage {
+	want := map[stages.DataType]bool{}
+	for _, in := range s.factory.Inputs {
+		want[in] = true
+	}
+	found := map[stages.DataType][]*Stage{}
+	seen := map[*Stage]bool{}
+	frontier := s.Needs
+	for len(frontier) > 0 && len(want) > 0 {
+		var next []*Stage
+		for _, a := range frontier {
+			if seen[a] {
+				continue
+			}
+			seen[a] = true
+			if a.factory != nil && want[a.factory.Output] {
+				found[a.factory.Output] = append(found[a.factory.Output], a)
+			}
+			next = append(next, a.Needs...)
+		}
+		for t := range found {
+			delete(want, t)
+		}
+		frontier = next
+	}
+	return found
+}
+
 // resolveInputs finds, for each input a stage reads, the nearest stage it
 // depends on that produces that type.
 func (l *loader) resolveInputs() {
@@ -607,21 +697,12 @@ func (l *loader) resolveInputs() {
 			continue
 		}
 		s.inputs = map[stages.DataType]*Stage{}
-		anc := ancestors(s)
+		if len(s.factory.Inputs) == 0 {
+			continue
+		}
+		producers := nearestProducers(s)
 		for _, in := range s.factory.Inputs {
-			var best []*Stage
-			bestD := 0
-			for a, d := range anc {
-				if a.factory == nil || a.factory.Output != in {
-					continue
-				}
-				switch {
-				case best == nil || d < bestD:
-					best, bestD = []*Stage{a}, d
-				case d == bestD:
-					best = append(best, a)
-				}
-			}
+			best := producers[in]
 			switch len(best) {
 			case 1:
 				s.inputs[in] = best[0]
@@ -700,16 +781,15 @@ func (l *loader) spans(n *yaml.Node) {
 				continue
 			}
 		}
-		anc := ancestors(sp.To)
+		// Covered: From, To, and the stages after From and before To. One
+		// walk each way, not an ancestors() walk per stage (quadratic: a
+		// 20,000-stage chain with a span took 65 s to validate).
+		anc, desc := ancestors(sp.To), descendants(sp.From)
 		for _, s := range l.p.Stages {
-			if s == sp.From || s == sp.To {
+			_, under := anc[s]
+			if s == sp.From || s == sp.To || under && desc[s] {
 				sp.Covered = append(sp.Covered, s)
-				continue
-			}
-			if _, under := anc[s]; under {
-				if _, after := ancestors(s)[sp.From]; after {
-					sp.Covered = append(sp.Covered, s)
-				}
+				s.within = append(s.within, sp)
 			}
 		}
 		sp.index = len(l.p.Spans)
@@ -777,26 +857,28 @@ func (l *loader) lockOrder() {
 		// From takes L with its own locks and any other span starting
 		// there, in one request: together they must fit. Report once per
 		// resource, at the first span on it.
-		first, sum := true, int64(0)
+		first, seen := true, false
+		var sum weightSum
 		for _, other := range sp.From.spanStarts {
 			if other.decl == sp.decl {
-				if sum == 0 && other != sp {
+				if !seen && other != sp {
 					first = false
 				}
-				sum += other.Weight
+				seen = true
+				sum.add(other.Weight)
 			}
 		}
 		for _, lk := range sp.From.Locks {
 			if lk.decl == sp.decl {
-				sum += lk.Weight
+				sum.add(lk.Weight)
 			}
 		}
-		if c := l.p.Resources[sp.decl].Capacity; first && sum > c {
-			l.ps.at(sp.node, "span of %q: stage %q takes %d of %q when it starts (its own locks and the spans starting there), above its capacity %d: the stage could never start",
-				sp.Resource, sp.From.Name, sum, sp.Resource, c)
+		if c := l.p.Resources[sp.decl].Capacity; first && sum.above(c) {
+			l.ps.at(sp.node, "span of %q: stage %q takes %s of %q when it starts (its own locks and the spans starting there), above its capacity %d: the stage could never start",
+				sp.Resource, sp.From.Name, sum.String(), sp.Resource, c)
 		}
 		for _, s := range l.whileHeld(sp) {
-			covered := slices.Contains(sp.Covered, s)
+			covered := slices.Contains(s.within, sp)
 			later := append([]Lock(nil), s.Locks...)
 			for _, other := range s.spanStarts {
 				later = append(later, other.Lock)

@@ -28,9 +28,13 @@ type Pipeline struct {
 	// Partitions is the default partition count of a job (the
 	// `partitions` parameter, 1 when absent).
 	Partitions int
-	Resources  []resources.Decl
-	Stages     []*Stage // topological order, ties in file order
-	Spans      []*Span
+	// MaxInFlight bounds the partitions of one job between their first
+	// stage's start and their last stage's end (`max_in_flight:`); 0 takes
+	// the engine's default, the worker slots of all stages.
+	MaxInFlight int
+	Resources   []resources.Decl
+	Stages      []*Stage // topological order, ties in file order
+	Spans       []*Span
 }
 
 // Stage is one stage of a pipeline.
@@ -53,6 +57,7 @@ type Stage struct {
 	inputs     map[stages.DataType]*Stage // who produces each input
 	spanStarts []*Span                    // spans acquired when this stage starts
 	spanEnds   []*Span                    // spans released when this stage ends
+	within     []*Span                    // spans that cover this stage
 	index      int
 	node       *yaml.Node
 }

@@ -3,6 +3,7 @@ package runtime
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -150,5 +151,81 @@ func TestConfigKeysOfAnInlineStructAreKnown(t *testing.T) {
 	ps = &problems{file: "x.yaml"}
 	if !decodeConfig(ps, doc.Content[0], &cfg, "config") || cfg.Duration != time.Second || cfg.Extra != 2 {
 		t.Fatalf("decode: %v, cfg %+v", ps.list, cfg)
+	}
+}
+
+// chainPipeline is a chain of n sim stages with one span over all of them.
+func chainPipeline(n int) []byte {
+	var b strings.Builder
+	b.WriteString("pipeline: chain\nresources:\n  gpu.{gpu}.mem: {}\nstages:\n  s0: {type: sim.sleep}\n")
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "  s%d: {type: sim.sleep, needs: [s%d]}\n", i, i-1)
+	}
+	fmt.Fprintf(&b, "spans:\n  - {lock: \"gpu.{gpu}.mem\", from: s0, to: s%d}\n", n-1)
+	return []byte(b.String())
+}
+
+// Validating a 20,000-stage chain with a span is near-linear: it took 65 s
+// when span coverage and input resolution walked every stage's ancestors.
+// The 20 s bound is a hang guard, not a speed figure (that is
+// BenchmarkValidateChain).
+func TestLongChainWithASpanValidatesInLinearTime(t *testing.T) {
+	src, reg := chainPipeline(20_000), testRegistry(t)
+	done := make(chan error, 1)
+	go func() {
+		p, err := Parse("chain.yaml", src, reg, nil)
+		if err == nil && len(p.Spans[0].Covered) != 20_000 {
+			err = fmt.Errorf("span covers %d stages, want 20000", len(p.Spans[0].Covered))
+		}
+		if err == nil {
+			_, err = NewEngine(p, Options{})
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("validating a 20,000-stage chain took over 20 s (quadratic again?)")
+		<-done
+	}
+}
+
+// Counts from --set are held to the same limits as the file's, before the
+// engine allocates a result per partition (9223372036854775807 used to
+// panic in makeslice, 4294967296 ran out of memory).
+func TestSetPartitionsAboveTheLimitIsAProblem(t *testing.T) {
+	src := []byte("pipeline: p\nstages:\n  a: {type: sim.sleep}\n")
+	for _, v := range []string{"9223372036854775807", "4294967296", "10001", "99999999999999999999"} {
+		_, err := Parse("p.yaml", src, testRegistry(t), map[string]string{"partitions": v})
+		want := "p.yaml: --set partitions: " + v + " is above 10000, the limit on partitions per job"
+		if err == nil || err.Error() != want {
+			t.Errorf("--set partitions=%s: err = %v, want %q", v, err, want)
+		}
+	}
+	if _, err := Parse("p.yaml", src, testRegistry(t), map[string]string{"partitions": "10000"}); err != nil {
+		t.Errorf("--set partitions=10000: %v", err)
+	}
+}
+
+// Load reads at most MaxPipelineBytes: a pipeline named /dev/zero (or any
+// endless file) is refused, naming the limit, instead of read until memory
+// runs out.
+func TestLoadRefusesAFileAboveTheSizeLimit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "big.yaml")
+	big := append([]byte("pipeline: big\n# "), make([]byte, MaxPipelineBytes)...)
+	if err := os.WriteFile(path, big, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{path, "/dev/zero"} {
+		if _, err := os.Stat(f); err != nil {
+			continue
+		}
+		_, err := Load(f, testRegistry(t), nil)
+		if err == nil || !strings.Contains(err.Error(), f+": larger than the limit of 1 MiB for a pipeline file") {
+			t.Errorf("Load(%s) = %v, want the 1 MiB limit named", f, err)
+		}
 	}
 }

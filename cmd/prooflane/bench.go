@@ -59,7 +59,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := checkCounts(fs, "devices"); err != nil {
+	if err := checkCounts(fs, "devices", "partitions", "jobs", "inflight"); err != nil {
 		return err
 	}
 	if fs.NArg() == 0 && *gnarkN == 0 {
@@ -93,7 +93,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	nDev = max(nDev, 1)
 
-	if err := checkHostMemory(stderr, "bench", cf, size, *partitions**inflight, false); err != nil {
+	perJob := 0 // partitions of one job in flight: max_in_flight bounds them
+	for _, p := range ps {
+		perJob = max(perJob, min(*partitions, p.InFlight(nDev)))
+	}
+	if err := checkHostMemory(stderr, "bench", cf, size, perJob**inflight, false); err != nil {
 		return err
 	}
 	ctx, stop := signalContext()

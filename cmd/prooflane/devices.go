@@ -25,6 +25,9 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 	if *n < 1 {
 		return usageErrorf(fs, "--devices %d: want at least 1", *n)
 	}
+	if err := checkCounts(fs, "devices"); err != nil {
+		return err
+	}
 	want := 1
 	if *backend == "cpu" {
 		want = *n

@@ -43,17 +43,51 @@ func loadPipeline(arg string, params map[string]string) (*runtime.Pipeline, erro
 	return runtime.Parse(file, src, builtin.Registry(), params)
 }
 
+// Upper limits of the count flags that are not the runtime's own.
+const (
+	// maxJobs bounds --jobs: jobs are started one after another as earlier
+	// ones end, so this only keeps a typo from running for ever.
+	maxJobs = 1_000_000
+	// maxInFlight bounds --inflight and --in-flight: each job in flight
+	// holds its partitions' results and its own admitted partitions.
+	maxInFlight = 256
+	// maxSizeLog2 bounds --size: 2^28 constraints. The chain circuit's
+	// FFT domain and proving key grow with it (a 2^28 key is tens of GiB);
+	// 2^30 would need more memory than any machine this runs on.
+	maxSizeLog2 = 28
+)
+
+// countLimits are the largest values of the count flags, with what the
+// limit is called in errors.
+var countLimits = map[string]struct {
+	max  int
+	name string
+}{
+	"partitions": {runtime.MaxPartitions, "the limit on partitions per job"},
+	"devices":    {runtime.MaxDevices, "the limit on devices"},
+	"jobs":       {maxJobs, "the limit on jobs per run"},
+	"inflight":   {maxInFlight, "the limit on jobs in flight"},
+	"in-flight":  {maxInFlight, "the limit on jobs in flight"},
+}
+
 // checkCounts rejects a value below 1 given explicitly to one of the named
 // count flags, whose default 0 means "the pipeline's" (or the trace's):
 // --partitions 0 or --devices -1 is a mistake, not a request for the
-// default.
+// default. It also rejects a value above the flag's limit (countLimits),
+// before anything of that size is allocated.
 func checkCounts(fs *flag.FlagSet, names ...string) error {
 	var errs []error
-	fs.Visit(func(f *flag.Flag) {
+	fs.Visit(func(f *flag.Flag) { // only flags given: defaults are in range
 		if !slices.Contains(names, f.Name) {
 			return
 		}
-		if n, err := strconv.Atoi(f.Value.String()); err == nil && n < 1 {
+		n, err := strconv.Atoi(f.Value.String())
+		if err != nil {
+			return
+		}
+		if lim, ok := countLimits[f.Name]; ok && n > lim.max {
+			errs = append(errs, fmt.Errorf("--%s %d: above %d, %s", f.Name, n, lim.max, lim.name))
+		} else if n < 1 {
 			errs = append(errs, fmt.Errorf("--%s %d: want at least 1 (leave the flag out for the default: %s)", f.Name, n, defaultOf(f)))
 		}
 	})

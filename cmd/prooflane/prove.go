@@ -99,7 +99,8 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	defer od.close(stderr)
 
-	if err := checkHostMemory(stderr, "prove", cf, size, nParts, false); err != nil {
+	// Memory follows the partitions in flight, which max_in_flight bounds.
+	if err := checkHostMemory(stderr, "prove", cf, size, min(nParts, p.InFlight(nDev)), false); err != nil {
 		return err
 	}
 	ctx, stop := signalContext()

@@ -34,7 +34,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := checkCounts(fs, "partitions", "devices"); err != nil {
+	if err := checkCounts(fs, "partitions", "devices", "jobs", "inflight"); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"strconv"
 	"strings"
 	"time"
@@ -61,14 +60,20 @@ func parseSize(s string) (int, error) {
 	s = strings.TrimSpace(s)
 	if base, exp, ok := strings.Cut(s, "^"); ok {
 		e, err := strconv.Atoi(exp)
-		if base != "2" || err != nil || e < 0 || e > 30 {
-			return 0, fmt.Errorf("%q: want a number like 4096 or a power of two like 2^12 (exponent 0..30)", s)
+		if base != "2" || err != nil || e < 0 {
+			return 0, fmt.Errorf("%q: want a number like 4096 or a power of two like 2^12", s)
+		}
+		if e > maxSizeLog2 {
+			return 0, fmt.Errorf("%q: above 2^%d, the limit on sizes", s, maxSizeLog2)
 		}
 		return 1 << e, nil
 	}
 	n, err := strconv.Atoi(s)
-	if err != nil || n < 1 || bits.Len(uint(n)) > 31 {
+	if err != nil && !errors.Is(err, strconv.ErrRange) || n < 1 {
 		return 0, fmt.Errorf("%q: want a number like 4096 or a power of two like 2^12", s)
+	}
+	if err != nil || n > 1<<maxSizeLog2 {
+		return 0, fmt.Errorf("%q: above 2^%d (%d), the limit on sizes", s, maxSizeLog2, 1<<maxSizeLog2)
 	}
 	return n, nil
 }

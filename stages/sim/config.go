@@ -30,10 +30,18 @@ type FailConfig struct {
 
 func defaultConfig() *Config { return &Config{Duration: 10 * time.Millisecond} }
 
+// MaxDuration bounds a sim stage's duration (and so its jitter): a day is
+// far beyond any stage worth simulating, and keeps duration ± jitter well
+// inside time.Duration.
+const MaxDuration = 24 * time.Hour
+
 // Validate checks the durations and the failure plan.
 func (c *Config) Validate() error {
 	if c.Duration < 0 {
 		return fmt.Errorf("duration %s is negative", c.Duration)
+	}
+	if c.Duration > MaxDuration {
+		return fmt.Errorf("duration %s is above %s, the limit on a sim stage's duration", c.Duration, MaxDuration)
 	}
 	if c.Jitter < 0 || c.Jitter > c.Duration {
 		return fmt.Errorf("jitter %s must be between 0 and duration %s", c.Jitter, c.Duration)

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"time"
@@ -63,10 +64,7 @@ func (s *stage) Run(ctx context.Context, in *stages.Input) (any, error) {
 		}
 		return nil, err
 	}
-	d := s.cfg.Duration
-	if j := s.cfg.Jitter; j > 0 {
-		d += time.Duration(rand.Int64N(int64(2*j+1))) - j
-	}
+	d := jittered(s.cfg.Duration, s.cfg.Jitter)
 	if s.spin {
 		return Token, spin(ctx, d)
 	}
@@ -78,6 +76,29 @@ func (s *stage) Run(ctx context.Context, in *stages.Input) (any, error) {
 	case <-t.C:
 		return Token, nil
 	}
+}
+
+// jittered returns a duration drawn uniformly from d ± j, never below 0.
+// Validate keeps d and j within a day, but a config built in code may
+// skip it: no value of either panics or wraps (2j+1 overflowed int64 for
+// j above 2^62 ns, and rand.Int64N panicked on the negative bound).
+func jittered(d, j time.Duration) time.Duration {
+	if j <= 0 {
+		return d
+	}
+	off := rand.Uint64N(uint64(j)*2 + 1) // 0..2j: fits, as j <= MaxInt64
+	if off >= uint64(j) {
+		up := off - uint64(j)
+		if up > uint64(math.MaxInt64-d) {
+			return math.MaxInt64
+		}
+		return d + time.Duration(up)
+	}
+	down := uint64(j) - off
+	if down >= uint64(d) {
+		return 0
+	}
+	return d - time.Duration(down)
 }
 
 // spin burns one CPU until d has passed, checking ctx now and then.
