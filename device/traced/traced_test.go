@@ -171,7 +171,9 @@ func (nopStream) MSMG1(context.Context, device.G1Bases, device.Vector, int) (cur
 // timedStream is a nopStream with a device clock.
 type timedStream struct{ nopStream }
 
-func (timedStream) Time(f func() error) (time.Duration, bool, error) { return time.Millisecond, true, f() }
+func (timedStream) Time(f func() error) (time.Duration, bool, error) {
+	return time.Millisecond, true, f()
+}
 
 func TestUntracedOperationsAllocateNothing(t *testing.T) {
 	st := traced.New(nopStream{}, 0)
