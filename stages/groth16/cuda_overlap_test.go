@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prooflane/prooflane/device"
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/runtime"
