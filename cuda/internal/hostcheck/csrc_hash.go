@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "3d81fca3febc48cdbde3af8f9649dd926c1f8e5e7d6e063c15dbc1409f72c59c"
+const csrcHash = "8b84769c13fa586d142519606cc9d17f9a4ef97ca905c2476c8b245a3f1c0525"
