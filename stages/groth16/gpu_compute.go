@@ -45,8 +45,8 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 		buf.free()
 	}()
 	n := int(j.PK.Domain.Cardinality)
-	// Every step runs under one kernel span of its name (the decorator's
-	// own spans per operation stay inside it).
+	// Every step runs under one kernel span of its name (traced.Kernel);
+	// the operations inside a step open no spans of their own.
 	st, b := traced.New(buf.Stream, buf.Device), buf.Bases
 	if buf.Deferred {
 		err := traced.Kernel(ctx, st, "upload", func(ctx context.Context) error {

@@ -2,6 +2,7 @@ package groth16_test
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"testing"
 
@@ -141,5 +142,35 @@ func TestComputeHFindsTheFusedCapabilityThroughTheDecorator(t *testing.T) {
 	va, vb, vc = upload(t, plain, a), upload(t, plain, b), upload(t, plain, c)
 	if err := groth16.ComputeH(context.Background(), plain, va, vb, vc, d); err != nil || fused.calls != 1 {
 		t.Fatalf("generic compute h: %v, fused calls %d", err, fused.calls)
+	}
+}
+
+// BenchmarkComputeHOnCPU times the H step on the cpu backend (the generic
+// steps: gnark-crypto's NTTs, then Mul, Sub and Scale as three passes).
+func BenchmarkComputeHOnCPU(b *testing.B) {
+	for _, logn := range []int{14, 16, 18} {
+		b.Run(fmt.Sprintf("2^%d", logn), func(b *testing.B) {
+			be, _ := cpu.New(1)
+			dev, _ := be.Device(0)
+			st, _ := dev.NewStream()
+			n := 1 << logn
+			d := fft.NewDomain(uint64(n))
+			x, _, _ := satisfiedABC(n, n)
+			var vs [3]device.Vector
+			for i := range vs {
+				vs[i], _ = st.Alloc(n)
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				b.StopTimer()
+				for _, v := range vs {
+					st.Upload(v, x, device.FormMontgomery)
+				}
+				b.StartTimer()
+				if err := groth16.ComputeH(context.Background(), st, vs[0], vs[1], vs[2], d); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
