@@ -136,8 +136,12 @@ func (s *Stream) vecConst(op C.int, what string, dst, a *Vector, c fr.Element) e
 	if err := sameLen(what, dst, a); err != nil {
 		return err
 	}
-	// c is copied into the kernel's arguments before the call returns.
-	if err := check(C.pl_fr_vec_const(s.s, op, dst.ptr, a.ptr, (*C.uint64_t)(unsafe.Pointer(&c[0])), C.size_t(dst.n))); err != nil {
+	// c goes by value: a pointer would move it to the heap on every call.
+	var k C.pl_fr
+	for i := range c {
+		k.v[i] = C.uint64_t(c[i])
+	}
+	if err := check(C.pl_fr_vec_const(s.s, op, dst.ptr, a.ptr, k, C.size_t(dst.n))); err != nil {
 		return fmt.Errorf("cuda: %s of %d on device %d: %w", what, dst.n, s.d.index, err)
 	}
 	return nil

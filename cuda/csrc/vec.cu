@@ -40,12 +40,11 @@ extern "C" int pl_fr_vec(pl_stream* s, int op, void* dst, const void* a, const v
   return 0;
 }
 
-extern "C" int pl_fr_vec_const(pl_stream* s, int op, void* dst, const void* a, const uint64_t c[4],
-                               size_t n) {
+extern "C" int pl_fr_vec_const(pl_stream* s, int op, void* dst, const void* a, pl_fr c, size_t n) {
   PL_CHECK(cudaSetDevice(s->dev));
   if (n == 0) return 0;
   Fr k;
-  memcpy(k.v, c, sizeof(k.v));
+  memcpy(k.v, c.v, sizeof(k.v));
   const unsigned g = grid_for(n, 256);
   Fr* d = (Fr*)dst;
   const Fr* x = (const Fr*)a;

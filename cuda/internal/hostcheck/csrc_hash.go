@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "8b84769c13fa586d142519606cc9d17f9a4ef97ca905c2476c8b245a3f1c0525"
+const csrcHash = "38771ec7cedec760f5c5a7268afd565257f28c7db664992adddf6f57a35e2d5f"
