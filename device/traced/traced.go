@@ -86,7 +86,8 @@ type grouped struct{}
 // Kernel runs f under one kernel span named name, with f's operations on
 // st (traced or not) inside it, timed together: with the device's clock
 // when st or a stream it decorates is a device.Timer, else the wall
-// clock. An error of f is returned wrapped with name, whether or not
+// clock. The span's prooflane.device is New's dev (-1 when st is not from
+// New). An error of f is returned wrapped with name, whether or not
 // tracing is on.
 func Kernel(ctx context.Context, st device.Stream, name string, f func(context.Context) error) error {
 	dev := -1
