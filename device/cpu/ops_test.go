@@ -2,6 +2,8 @@ package cpu
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -171,5 +173,44 @@ func TestEvictDropsTheBasesAndRefusesTheirHandles(t *testing.T) {
 	b2, _ := d.LoadG1("k", pts)
 	if got, err := s.MSMG1(context.Background(), b2, v, 8); err != nil || got.Equal(new(curve.G1Jac)) {
 		t.Errorf("msm after reloading the key: %v", err)
+	}
+}
+
+// Evicting bases while other streams run MSMs over them is a race the
+// backend settles: each MSM either completes or fails naming the key,
+// never reads dropped points (go test -race checks the rest).
+func TestEvictDuringMSMsFailsThemCleanly(t *testing.T) {
+	d, _ := newStream(t)
+	pts := randomG1(64)
+	scalars := randomFr(64)
+	want := naiveG1(pts, scalars)
+	b, _ := d.LoadG1("k", pts)
+	errs := make(chan error, 4)
+	for w := 0; w < 4; w++ {
+		go func() {
+			s, _ := d.NewStream()
+			v, _ := s.Alloc(64)
+			if err := s.Upload(v, scalars, device.FormMontgomery); err != nil {
+				errs <- err
+				return
+			}
+			got, err := s.MSMG1(context.Background(), b, v, 64)
+			if err == nil && !got.Equal(&want) {
+				err = errors.New("msm during evict returned a wrong sum")
+			} else if err != nil && !strings.Contains(err.Error(), "used after Evict") {
+				err = fmt.Errorf("msm during evict: %w", err)
+			} else {
+				err = nil
+			}
+			errs <- err
+		}()
+	}
+	if err := d.Evict("k"); err != nil {
+		t.Fatal(err)
+	}
+	for w := 0; w < 4; w++ {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
 	}
 }
