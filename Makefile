@@ -40,7 +40,7 @@ cuda: ## build the CUDA kernels library cuda/build/libprooflane_cuda.a (needs nv
 	$(MAKE) -C cuda -j$$(nproc)
 
 cuda-check: cuda ## compile-check the cgo side with -tags cuda (no GPU needed)
-	$(GO) vet -tags cuda ./cuda/... ./stages/groth16/...
+	$(GO) vet -tags cuda ./cuda/... ./device/... ./stages/groth16/...
 
 jaeger: ## build Jaeger v2 from the Go module proxy and start it on loopback
 	bash scripts/jaeger.sh start

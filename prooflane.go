@@ -35,12 +35,13 @@ import (
 	"github.com/consensys/gnark/logger"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -141,7 +142,7 @@ func NewProver(circuit frontend.Circuit, opts ...Option) (*Prover, error) {
 	}
 	pr := &Prover{keys: ks, backend: c.backend, solver: c.solver}
 	if pr.backend == nil {
-		if pr.backend, err = device.NewCPU(p.Devices); err != nil {
+		if pr.backend, err = cpu.New(p.Devices); err != nil {
 			return nil, fmt.Errorf("prooflane: %w", err)
 		}
 		pr.ownBackend = true

@@ -62,6 +62,18 @@ int pl_bitrev(pl_stream* s, void* v, int logn);
 /* gnark's groth16 computeH on a, b, c (2^logn each); result in a, b and c
  * clobbered. */
 int pl_compute_h(pl_stream* s, const pl_domain* d, void* a, void* b, void* c);
+/* element-wise over n elements of Fr (Montgomery form); dst may be a or b.
+ * pl_fr_vec: dst[i] = a[i] op b[i], op one of PL_VEC_MUL, _ADD, _SUB.
+ * pl_fr_vec_const: dst[i] = a[i] op c, op PL_VEC_MUL (scale) or PL_VEC_ADD;
+ * c (by value: no host memory to keep alive) in Montgomery form. */
+typedef struct {
+  uint64_t v[4]; /* little-endian limbs */
+} pl_fr;
+#define PL_VEC_MUL 1
+#define PL_VEC_ADD 2
+#define PL_VEC_SUB 3
+int pl_fr_vec(pl_stream* s, int op, void* dst, const void* a, const void* b, size_t n);
+int pl_fr_vec_const(pl_stream* s, int op, void* dst, const void* a, pl_fr c, size_t n);
 /* spin kernel for the overlap test: about `iters` field multiplications
  * per thread over v. */
 int pl_busy(pl_stream* s, void* v, size_t n, int iters);

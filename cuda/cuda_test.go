@@ -178,33 +178,8 @@ func TestNTT(t *testing.T) {
 	}
 }
 
-func TestComputeH(t *testing.T) {
-	s := stream(t)
-	r := rng(t)
-	for _, logn := range append([]int{2}, sizes(10)...) {
-		n := 1 << logn
-		d := fft.NewDomain(uint64(n))
-		a, b, c := ref.Fr(r, n-n/5), ref.Fr(r, n-n/5), ref.Fr(r, n-n/5)
-		pad := func(x []fr.Element) []fr.Element {
-			return append(append([]fr.Element(nil), x...), make([]fr.Element, n-len(x))...)
-		}
-		want := ref.ComputeH(pad(a), pad(b), pad(c), d)
-		va, vb, vc := upload(t, s, pad(nil)), upload(t, s, pad(nil)), upload(t, s, pad(nil))
-		for _, p := range []struct {
-			v *Vector
-			x []fr.Element
-		}{{va, a}, {vb, b}, {vc, c}} {
-			if err := s.Upload(p.v, p.x, false); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := s.ComputeH(context.Background(), va, vb, vc, d); err != nil {
-			t.Fatal(err)
-		}
-		equal(t, "compute h", download(t, s, va), want)
-		t.Logf("compute h 2^%d ok", logn)
-	}
-}
+// The fused H kernel (pl_compute_h) is tested against the reference H step
+// in stages/groth16 (TestCUDAFusedHMatchesTheGenericH), which owns it.
 
 // msmInputs: random points and scalars with the special cases.
 func msmInputs(r *rand.Rand, n int, g2 bool) ([]curve.G1Affine, []curve.G2Affine, []fr.Element) {

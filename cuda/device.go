@@ -9,6 +9,7 @@ package cuda
 import "C"
 
 import (
+	"errors"
 	"fmt"
 	"sync"
 	"unsafe"
@@ -95,23 +96,47 @@ func (d *Device) SelfTest(seed uint64) error {
 	return nil
 }
 
-// G1Bases is a resident vector of G1 affine points.
-type G1Bases struct {
-	ptr unsafe.Pointer
+// bases is a resident vector of points. Kernels that read it hold the read
+// lock until their results are back on the host; Evict takes the write
+// lock, so it frees the memory only after them.
+type bases struct {
+	key string
+	mu  sync.RWMutex
+	ptr unsafe.Pointer // nil once evicted
 	n   int
 }
 
 // Len is the number of points.
-func (b *G1Bases) Len() int { return b.n }
+func (b *bases) Len() int { return b.n }
+
+// use runs f with the device pointer under the read lock; evicted bases
+// are an error naming the key.
+func (b *bases) use(what string, f func(p unsafe.Pointer) error) error {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if b.ptr == nil {
+		return fmt.Errorf("cuda: %s: bases %q used after Evict", what, b.key)
+	}
+	return f(b.ptr)
+}
+
+// free releases the memory after every kernel holding the read lock.
+func (b *bases) free(dev int) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.ptr == nil {
+		return nil
+	}
+	err := check(C.pl_free(C.int(dev), b.ptr))
+	b.ptr = nil
+	return err
+}
+
+// G1Bases is a resident vector of G1 affine points.
+type G1Bases struct{ bases }
 
 // G2Bases is a resident vector of G2 affine points.
-type G2Bases struct {
-	ptr unsafe.Pointer
-	n   int
-}
-
-// Len is the number of points.
-func (b *G2Bases) Len() int { return b.n }
+type G2Bases struct{ bases }
 
 // load copies bytes to a new device allocation through a private stream.
 func (d *Device) load(what string, src unsafe.Pointer, bytes int) (unsafe.Pointer, error) {
@@ -157,7 +182,7 @@ func (d *Device) LoadG1(key string, points []curve.G1Affine) (*G1Bases, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &G1Bases{ptr: p, n: len(points)}
+	b := &G1Bases{bases{key: key, ptr: p, n: len(points)}}
 	d.g1[key] = b
 	return b, nil
 }
@@ -180,7 +205,7 @@ func (d *Device) LoadG2(key string, points []curve.G2Affine) (*G2Bases, error) {
 	if err != nil {
 		return nil, err
 	}
-	b := &G2Bases{ptr: p, n: len(points)}
+	b := &G2Bases{bases{key: key, ptr: p, n: len(points)}}
 	d.g2[key] = b
 	return b, nil
 }
@@ -195,15 +220,56 @@ func (d *Device) Close() error {
 	d.closed = true
 	var first error
 	for k, b := range d.g1 {
-		if err := check(C.pl_free(C.int(d.index), b.ptr)); err != nil && first == nil {
+		if err := b.free(d.index); err != nil && first == nil {
 			first = fmt.Errorf("cuda: free g1 %q on device %d: %w", k, d.index, err)
 		}
 	}
 	for k, b := range d.g2 {
-		if err := check(C.pl_free(C.int(d.index), b.ptr)); err != nil && first == nil {
+		if err := b.free(d.index); err != nil && first == nil {
 			first = fmt.Errorf("cuda: free g2 %q on device %d: %w", k, d.index, err)
 		}
 	}
 	d.g1, d.g2 = nil, nil
 	return first
+}
+
+// Evict frees the bases resident under key (G1, G2 or both) once the
+// kernels reading them have returned; later calls with their handles fail.
+// It fails, naming the key, when nothing is resident under key.
+func (d *Device) Evict(key string) error {
+	d.mu.Lock()
+	b1, ok1 := d.g1[key]
+	b2, ok2 := d.g2[key]
+	delete(d.g1, key)
+	delete(d.g2, key)
+	d.mu.Unlock()
+	if !ok1 && !ok2 {
+		return fmt.Errorf("cuda: evict %q on device %d: no bases resident under that key", key, d.index)
+	}
+	var errs []error
+	if ok1 {
+		if err := b1.free(d.index); err != nil {
+			errs = append(errs, fmt.Errorf("cuda: evict g1 %q on device %d: %w", key, d.index, err))
+		}
+	}
+	if ok2 {
+		if err := b2.free(d.index); err != nil {
+			errs = append(errs, fmt.Errorf("cuda: evict g2 %q on device %d: %w", key, d.index, err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// Resident is the bytes of the bases resident on the device.
+func (d *Device) Resident() uint64 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	var n uint64
+	for _, b := range d.g1 {
+		n += uint64(b.n) * uint64(unsafe.Sizeof(curve.G1Affine{}))
+	}
+	for _, b := range d.g2 {
+		n += uint64(b.n) * uint64(unsafe.Sizeof(curve.G2Affine{}))
+	}
+	return n
 }

@@ -9,6 +9,6 @@ mkdir -p "$out"
 h=$(sha1sum cuda/build/libprooflane_cuda.a | cut -c1-16)
 ld="-ldflags=-X=github.com/prooflane/prooflane/cuda.libHash=$h"
 go test -c -tags cuda "$ld" -o "$out/cuda.test" ./cuda
-go test -c -tags cuda "$ld" -o "$out/device.test" ./stages/groth16/device
+go test -c -tags cuda "$ld" -o "$out/device.test" ./device/cuda
 go build -tags cuda "$ld" -o "$out/cudabench" ./cuda/cmd/cudabench
 echo "built with libprooflane_cuda.a $h"

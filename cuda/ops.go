@@ -16,6 +16,7 @@ import (
 	"unsafe"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
 	"github.com/prooflane/prooflane/cuda/internal/points"
@@ -93,6 +94,59 @@ func (s *Stream) ComputeH(ctx context.Context, a, b, c *Vector, d *fft.Domain) e
 	return nil
 }
 
+// Mul sets dst[i] = a[i] * b[i]; queued only. dst may be a or b.
+func (s *Stream) Mul(dst, a, b *Vector) error { return s.vec(C.PL_VEC_MUL, "mul", dst, a, b) }
+
+// Add sets dst[i] = a[i] + b[i]; queued only.
+func (s *Stream) Add(dst, a, b *Vector) error { return s.vec(C.PL_VEC_ADD, "add", dst, a, b) }
+
+// Sub sets dst[i] = a[i] - b[i]; queued only.
+func (s *Stream) Sub(dst, a, b *Vector) error { return s.vec(C.PL_VEC_SUB, "sub", dst, a, b) }
+
+// Scale sets dst[i] = a[i] * c (c in Montgomery form); queued only.
+func (s *Stream) Scale(dst, a *Vector, c fr.Element) error {
+	return s.vecConst(C.PL_VEC_MUL, "scale", dst, a, c)
+}
+
+// AddScalar sets dst[i] = a[i] + c (c in Montgomery form); queued only.
+func (s *Stream) AddScalar(dst, a *Vector, c fr.Element) error {
+	return s.vecConst(C.PL_VEC_ADD, "add scalar", dst, a, c)
+}
+
+func sameLen(what string, dst *Vector, vs ...*Vector) error {
+	for _, v := range vs {
+		if v.n != dst.n {
+			return fmt.Errorf("cuda: %s of vectors of %d and %d scalars", what, dst.n, v.n)
+		}
+	}
+	return nil
+}
+
+func (s *Stream) vec(op C.int, what string, dst, a, b *Vector) error {
+	if err := sameLen(what, dst, a, b); err != nil {
+		return err
+	}
+	if err := check(C.pl_fr_vec(s.s, op, dst.ptr, a.ptr, b.ptr, C.size_t(dst.n))); err != nil {
+		return fmt.Errorf("cuda: %s of %d on device %d: %w", what, dst.n, s.d.index, err)
+	}
+	return nil
+}
+
+func (s *Stream) vecConst(op C.int, what string, dst, a *Vector, c fr.Element) error {
+	if err := sameLen(what, dst, a); err != nil {
+		return err
+	}
+	// c goes by value: a pointer would move it to the heap on every call.
+	var k C.pl_fr
+	for i := range c {
+		k.v[i] = C.uint64_t(c[i])
+	}
+	if err := check(C.pl_fr_vec_const(s.s, op, dst.ptr, a.ptr, k, C.size_t(dst.n))); err != nil {
+		return fmt.Errorf("cuda: %s of %d on device %d: %w", what, dst.n, s.d.index, err)
+	}
+	return nil
+}
+
 var windowOverride = func() int {
 	c, _ := strconv.Atoi(os.Getenv("PROOFLANE_CUDA_MSM_C"))
 	return c
@@ -129,7 +183,10 @@ func (s *Stream) MSMG1Window(ctx context.Context, bases *G1Bases, scalars *Vecto
 		return points.G1Infinity(), nil
 	}
 	w := make([]points.G1XYZZ, (256+c-1)/c)
-	if err := check(C.pl_msm_g1(s.s, bases.ptr, scalars.ptr, C.size_t(n), 1, C.int(c), unsafe.Pointer(&w[0]))); err != nil {
+	err := bases.use("msm g1", func(p unsafe.Pointer) error {
+		return check(C.pl_msm_g1(s.s, p, scalars.ptr, C.size_t(n), 1, C.int(c), unsafe.Pointer(&w[0])))
+	})
+	if err != nil {
 		return curve.G1Jac{}, fmt.Errorf("cuda: msm g1 of %d on device %d: %w", n, s.d.index, err)
 	}
 	return points.CombineG1(w, c), nil
@@ -152,7 +209,10 @@ func (s *Stream) MSMG2Window(ctx context.Context, bases *G2Bases, scalars *Vecto
 		return points.G2Infinity(), nil
 	}
 	w := make([]points.G2XYZZ, (256+c-1)/c)
-	if err := check(C.pl_msm_g2(s.s, bases.ptr, scalars.ptr, C.size_t(n), 1, C.int(c), unsafe.Pointer(&w[0]))); err != nil {
+	err := bases.use("msm g2", func(p unsafe.Pointer) error {
+		return check(C.pl_msm_g2(s.s, p, scalars.ptr, C.size_t(n), 1, C.int(c), unsafe.Pointer(&w[0])))
+	})
+	if err != nil {
 		return curve.G2Jac{}, fmt.Errorf("cuda: msm g2 of %d on device %d: %w", n, s.d.index, err)
 	}
 	return points.CombineG2(w, c), nil
@@ -179,7 +239,10 @@ func (s *Stream) SumG1(ctx context.Context, bases *G1Bases, idx []int32) (curve.
 		return curve.G1Jac{}, err
 	}
 	var r points.G1XYZZ
-	if err := check(C.pl_sum_g1(s.s, bases.ptr, (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r))); err != nil {
+	err := bases.use("sum g1", func(p unsafe.Pointer) error {
+		return check(C.pl_sum_g1(s.s, p, (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r)))
+	})
+	if err != nil {
 		return curve.G1Jac{}, fmt.Errorf("cuda: sum g1 of %d on device %d: %w", len(idx), s.d.index, err)
 	}
 	return r.Jac(), nil
@@ -197,7 +260,10 @@ func (s *Stream) SumG2(ctx context.Context, bases *G2Bases, idx []int32) (curve.
 		return curve.G2Jac{}, err
 	}
 	var r points.G2XYZZ
-	if err := check(C.pl_sum_g2(s.s, bases.ptr, (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r))); err != nil {
+	err := bases.use("sum g2", func(p unsafe.Pointer) error {
+		return check(C.pl_sum_g2(s.s, p, (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r)))
+	})
+	if err != nil {
 		return curve.G2Jac{}, fmt.Errorf("cuda: sum g2 of %d on device %d: %w", len(idx), s.d.index, err)
 	}
 	return r.Jac(), nil

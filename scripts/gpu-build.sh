@@ -4,7 +4,7 @@
 #
 #   build/gpu/prooflane.gz            the CLI with the CUDA backend (setup, bench)
 #   build/gpu/groth16-cuda.test.gz    stages/groth16 tests, -tags cuda
-#   build/gpu/device-cuda.test.gz     stages/groth16/device tests, -tags cuda
+#   build/gpu/device-cuda.test.gz     device/cuda tests, -tags cuda
 #   build/gpu/cudabench.gz            the kernel benchmark (scripts/gpu-tables.sh)
 #
 # The kernels library cuda/build/libprooflane_cuda.a must be built (make -C
@@ -28,7 +28,7 @@ rm -rf "$out"
 mkdir -p "$out"
 go build -tags cuda "$ld" -o "$out/prooflane" ./cmd/prooflane
 go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16
-go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./stages/groth16/device
+go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./device/cuda
 go build -tags cuda "$ld" -o "$out/cudabench" ./cuda/cmd/cudabench
 git rev-parse HEAD >"$out/REVISION"
 if ! git diff --quiet HEAD -- . ':!build'; then

@@ -5,8 +5,9 @@
 #
 #   PART 1: the cuda-tagged tests (stages/groth16: every pipeline proves on
 #           CUDA and gnark verifies, the two-lock overlap test, the on_oom
-#           fallbacks on real streams; stages/groth16/device: CUDA against
-#           the CPU backend, event timing), then setup of sha256 at 2^20 and
+#           fallbacks on real streams, the fused H against the generic one;
+#           device/cuda: CUDA against the CPU backend (MSMs, NTTs, vector
+#           ops, Evict), event timing), then setup of sha256 at 2^20 and
 #           `prooflane bench` of sha256 (4 layouts + gnark), then sha256 with
 #           the G2 MSM on the host cores (groth16.yaml --set g2_on=cpu).
 #   PART 2: setup of chain at 2^20, `prooflane bench` of chain (4 layouts +
@@ -102,7 +103,7 @@ tests() {
 	step "groth16 cuda tests" 60 240 "$OUT/tests.log" \
 		bash -c "cd stages/groth16 && $bin/groth16-cuda.test -test.run CUDA -test.v -test.timeout 230s"
 	step "device cuda tests" 20 90 "$OUT/tests.log" \
-		bash -c "cd stages/groth16/device && $bin/device-cuda.test -test.run CUDA -test.v -test.timeout 80s"
+		bash -c "cd device/cuda && $bin/device-cuda.test -test.run CUDA -test.v -test.timeout 80s"
 	grep -E "^(--- |FAIL|ok|PASS|panic)|overlapping pairs|took .* on the device" "$OUT/tests.log"
 }
 

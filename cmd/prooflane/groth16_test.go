@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prooflane/prooflane/stages/groth16/device"
+	devcuda "github.com/prooflane/prooflane/device/cuda"
 )
 
 func TestParseSizeAcceptsNumbersAndPowersOfTwo(t *testing.T) {
@@ -193,7 +193,7 @@ func TestSetupCachesKeysOnce(t *testing.T) {
 }
 
 func TestProveBackendCUDAWithoutSupportIsAClearErrorAndAutoFallsBack(t *testing.T) {
-	if be, err := device.NewCUDA(); err == nil {
+	if be, err := devcuda.New(); err == nil {
 		be.Close()
 		t.Skip("a CUDA device is present")
 	}

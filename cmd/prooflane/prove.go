@@ -11,10 +11,12 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/device/cpu"
+	devcuda "github.com/prooflane/prooflane/device/cuda"
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 func init() {
@@ -221,9 +223,9 @@ func checkBackend(name string) error {
 // command in the message of an auto fall back to the CPU.
 func openBackend(cmd, name string, n int, stderr io.Writer) (device.Backend, error) {
 	if name == "cpu" {
-		return device.NewCPU(n)
+		return cpu.New(n)
 	}
-	be, err := device.NewCUDA()
+	be, err := devcuda.New()
 	if err == nil && len(be.Devices()) < n {
 		be.Close()
 		err = fmt.Errorf("cuda backend: %d devices wanted, %d present: %w", n, len(be.Devices()), device.ErrNoDevice)
@@ -233,7 +235,7 @@ func openBackend(cmd, name string, n int, stderr io.Writer) (device.Backend, err
 			return nil, err
 		}
 		fmt.Fprintf(stderr, "prooflane %s: %v; using the cpu backend\n", cmd, err)
-		return device.NewCPU(n)
+		return cpu.New(n)
 	}
 	return be, nil
 }

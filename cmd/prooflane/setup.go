@@ -11,9 +11,9 @@ import (
 
 	"github.com/consensys/gnark/logger"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 

@@ -7,8 +7,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
+	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 // bG2MSM computes the G2 MSM of B.
@@ -28,10 +28,10 @@ func (s bG2MSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 	}
 	pts := j.PK.G2.B
 	var res curve.G2Jac
-	if _, err := res.MultiExp(pts, mi.BMont, ecc.MultiExpConfig{NbTasks: device.G2Tasks()}); err != nil {
+	if _, err := res.MultiExp(pts, mi.BMont, ecc.MultiExpConfig{NbTasks: cpu.G2Tasks()}); err != nil {
 		return nil, fmt.Errorf("partition %d: g2 msm: %w", in.Partition, err)
 	}
-	ones := device.SumG2Affine(pts, mi.OnesB)
+	ones := cpu.SumG2Affine(pts, mi.OnesB)
 	res.AddAssign(&ones)
 	return &G2MSM{B: res}, ctx.Err()
 }

@@ -8,7 +8,7 @@ import (
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
-	"github.com/prooflane/prooflane/stages/groth16/device"
+	"github.com/prooflane/prooflane/device"
 )
 
 // ErrBasesDoNotFit is wrapped, together with device.ErrOutOfMemory, by the

@@ -13,9 +13,10 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/logger"
 
+	"github.com/prooflane/prooflane/device"
+	devcuda "github.com/prooflane/prooflane/device/cuda"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -168,7 +169,7 @@ func benchBackend(b *testing.B, cpuDevices int) (device.Backend, int) {
 	if os.Getenv("PROOFLANE_BENCH_BACKEND") != "cuda" {
 		return cpuBackend(b, cpuDevices), cpuDevices
 	}
-	be, err := device.NewCUDA()
+	be, err := devcuda.New()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,14 +7,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	devcuda "github.com/prooflane/prooflane/device/cuda"
 	"github.com/prooflane/prooflane/runtime"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 // TestCUDAShippedPipelinesProveAndGnarkVerifies is the end-to-end test on
 // the CUDA backend: the same pipelines, stages and checks as on the CPU.
 func TestCUDAShippedPipelinesProveAndGnarkVerifies(t *testing.T) {
-	be, err := device.NewCUDA()
+	be, err := devcuda.New()
 	if err != nil {
 		t.Skipf("no CUDA backend: %v", err)
 	}

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
+	devcuda "github.com/prooflane/prooflane/device/cuda"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
 
@@ -25,7 +25,7 @@ import (
 // two locks did not overlap because device-global calls in the upload
 // waited for the kernels; the device contract forbids those.)
 func TestCUDATwoLockUploadsOverlapOtherPartitionsKernels(t *testing.T) {
-	be, err := device.NewCUDA()
+	be, err := devcuda.New()
 	if err != nil {
 		t.Skipf("no CUDA device, so no overlap to measure (run it on the GPU machine: scripts/gpu-e2e.sh): %v", err)
 	}
@@ -126,7 +126,7 @@ func earlier(a, b time.Time) time.Time {
 // retry, and gpu_compute's upload of deferred buffers (including one
 // out-of-memory error of its own, retried), on real streams and memory.
 func TestCUDAOutOfMemoryFallbacksProveOnTheGPU(t *testing.T) {
-	be, err := device.NewCUDA()
+	be, err := devcuda.New()
 	if err != nil {
 		t.Skipf("no CUDA device: %v", err)
 	}

@@ -8,9 +8,10 @@ import (
 
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
+	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -109,7 +110,7 @@ func setupKeys(t testing.TB, circuit string, size int) *keys.Set {
 
 func cpuBackend(t testing.TB, devices int) device.Backend {
 	t.Helper()
-	b, err := device.NewCPU(devices)
+	b, err := cpu.New(devices)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,10 +9,10 @@ import (
 
 	groth16_bls12381 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
+	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -31,7 +31,7 @@ func Example_jobPayload() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	be, err := device.NewCPU(1) // 1 emulated device
+	be, err := cpu.New(1) // 1 emulated device
 	if err != nil {
 		log.Fatal(err)
 	}

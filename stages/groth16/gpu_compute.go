@@ -3,53 +3,16 @@ package groth16
 import (
 	"context"
 	"fmt"
-	"time"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"go.opentelemetry.io/otel/codes"
-	"go.opentelemetry.io/otel/trace"
 
-	pl "github.com/prooflane/prooflane/otel/semconv"
+	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/device/traced"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 // gpuCompute runs H and the G1 MSMs on the partition's device.
 type gpuCompute struct{}
-
-const tracerName = "github.com/prooflane/prooflane/stages/groth16"
-
-// kernel runs f, which queues work on st, under a kernel span named name,
-// and records the work's device time (wall time when st cannot time it).
-func kernel(ctx context.Context, st device.Stream, dev int, name string, f func(context.Context) error) error {
-	tr := trace.SpanFromContext(ctx).TracerProvider().Tracer(tracerName)
-	ctx, span := tr.Start(ctx, name, trace.WithAttributes(
-		pl.KeyKind.String(pl.KindKernel),
-		pl.KeyKernel.String(name),
-		pl.KeyDevice.Int(dev),
-	))
-	defer span.End()
-	start := time.Now()
-	var gpu time.Duration
-	timed := false
-	var err error
-	if t, ok := st.(device.Timer); ok {
-		gpu, timed, err = t.Time(func() error { return f(ctx) })
-	} else {
-		err = f(ctx)
-	}
-	source := "device"
-	if !timed {
-		gpu, source = time.Since(start), "wall"
-	}
-	span.SetAttributes(pl.KeyGPUTimeMS.Float64(float64(gpu.Microseconds())/1000), pl.KeyGPUTimeSource.String(source))
-	if err != nil {
-		span.RecordError(err)
-		span.SetStatus(codes.Error, err.Error())
-		return fmt.Errorf("%s: %w", name, err)
-	}
-	return nil
-}
 
 func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
 	j, err := job(in)
@@ -82,8 +45,11 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 		buf.free()
 	}()
 	n := int(j.PK.Domain.Cardinality)
+	// Every step runs under one kernel span of its name (traced.Kernel);
+	// the operations inside a step open no spans of their own.
+	st, b := traced.New(buf.Stream, buf.Device), buf.Bases
 	if buf.Deferred {
-		err := kernel(ctx, buf.Stream, buf.Device, "upload", func(ctx context.Context) error {
+		err := traced.Kernel(ctx, st, "upload", func(ctx context.Context) error {
 			return buf.upload(ctx, buf.host, n)
 		})
 		if err != nil {
@@ -91,14 +57,13 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 		}
 		buf.Deferred = false
 	}
-	st, b, dev := buf.Stream, buf.Bases, buf.Device
 	out := &G1MSMs{}
 	steps := []struct {
 		name string
 		f    func(context.Context) error
 	}{
 		{"ntt_h", func(ctx context.Context) error {
-			if err := st.ComputeH(ctx, buf.ABC[0], buf.ABC[1], buf.ABC[2], &j.PK.Domain); err != nil {
+			if err := ComputeH(ctx, st, buf.ABC[0], buf.ABC[1], buf.ABC[2], &j.PK.Domain); err != nil {
 				return err
 			}
 			buf.res.free(buf.ABC[1])
@@ -132,7 +97,7 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if err := kernel(ctx, st, dev, s.name, s.f); err != nil {
+		if err := traced.Kernel(ctx, st, s.name, s.f); err != nil {
 			return nil, err
 		}
 	}

@@ -12,8 +12,8 @@ import (
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/constraint/solver"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 // Job is the payload of a Groth16 job: one circuit, its keys, and one full

@@ -12,11 +12,11 @@ import (
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
+	"github.com/prooflane/prooflane/device"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
 

@@ -6,8 +6,8 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 // prepMSM builds the MSM scalar vectors from the wire values.

@@ -4,8 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prooflane/prooflane/device"
 	pl "github.com/prooflane/prooflane/otel/semconv"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
 

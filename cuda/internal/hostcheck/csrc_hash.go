@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "3d81fca3febc48cdbde3af8f9649dd926c1f8e5e7d6e063c15dbc1409f72c59c"
+const csrcHash = "38771ec7cedec760f5c5a7268afd565257f28c7db664992adddf6f57a35e2d5f"

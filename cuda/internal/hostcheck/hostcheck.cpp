@@ -9,6 +9,7 @@
 #include <vector>
 #include "msm.cuh"
 #include "ntt.cuh"
+#include "vec.cuh"
 
 using namespace pl;
 
@@ -34,6 +35,17 @@ void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b) {
   memcpy(y.v, b, 32);
   Fr r = x - y;
   memcpy(o, r.v, 32);
+}
+// vec.cu's kernels over n elements: b is a vector (pl_fr_vec) or, when
+// constant, one element (pl_fr_vec_const).
+void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n, int constant) {
+  for (size_t i = 0; i < n; i++) {
+    Fr x, y;
+    memcpy(x.v, a + 4 * i, 32);
+    memcpy(y.v, constant ? b : b + 4 * i, 32);
+    Fr r = vec_op(op, x, y);
+    memcpy(dst + 4 * i, r.v, 32);
+  }
 }
 void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b) {
   Fp x, y;

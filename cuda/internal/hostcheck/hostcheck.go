@@ -12,6 +12,7 @@ package hostcheck
 void hc_fr_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_add(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n, int constant);
 void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_sqr(uint64_t* o, const uint64_t* a);
@@ -50,6 +51,32 @@ func FrSub(a, b *fr.Element) (r fr.Element) {
 	C.hc_fr_sub(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
 	return
 }
+
+// Vector operation codes (api.h's PL_VEC_*).
+const (
+	VecMul = 1
+	VecAdd = 2
+	VecSub = 3
+)
+
+// FrVec runs vec.cu's element function over a and b into a new vector.
+func FrVec(op int, a, b []fr.Element) []fr.Element {
+	dst := make([]fr.Element, len(a))
+	if len(a) > 0 {
+		C.hc_fr_vec(C.int(op), u64(unsafe.Pointer(&dst[0])), u64(unsafe.Pointer(&a[0])), u64(unsafe.Pointer(&b[0])), C.size_t(len(a)), 0)
+	}
+	return dst
+}
+
+// FrVecConst is FrVec with the constant c as second operand.
+func FrVecConst(op int, a []fr.Element, c fr.Element) []fr.Element {
+	dst := make([]fr.Element, len(a))
+	if len(a) > 0 {
+		C.hc_fr_vec(C.int(op), u64(unsafe.Pointer(&dst[0])), u64(unsafe.Pointer(&a[0])), u64(unsafe.Pointer(&c)), C.size_t(len(a)), 1)
+	}
+	return dst
+}
+
 func FpMul(a, b *fp.Element) (r fp.Element) {
 	C.hc_fp_mul(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
 	return

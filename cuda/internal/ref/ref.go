@@ -1,9 +1,10 @@
 // Package ref holds the references and input generators the cuda tests and
-// benchmarks compare against: gnark's Groth16 H step and random vectors.
+// benchmarks compare against: gnark-crypto's NTTs and random vectors and
+// points. (The reference of Groth16's H step is stages/groth16's
+// ComputeHGeneric on the cpu backend.)
 package ref
 
 import (
-	"math/big"
 	"math/rand/v2"
 	goruntime "runtime"
 	"sync"
@@ -12,32 +13,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 )
-
-// ComputeH is gnark v0.14.0's backend/groth16/bls12-381 computeH (an
-// unexported function there), transcribed step for step; a, b, c have the
-// domain's cardinality and are overwritten, the result is returned in a.
-func ComputeH(a, b, c []fr.Element, domain *fft.Domain) []fr.Element {
-	domain.FFTInverse(a, fft.DIF)
-	domain.FFTInverse(b, fft.DIF)
-	domain.FFTInverse(c, fft.DIF)
-
-	domain.FFT(a, fft.DIT, fft.OnCoset())
-	domain.FFT(b, fft.DIT, fft.OnCoset())
-	domain.FFT(c, fft.DIT, fft.OnCoset())
-
-	var den, one fr.Element
-	one.SetOne()
-	den.Exp(domain.FrMultiplicativeGen, big.NewInt(int64(domain.Cardinality)))
-	den.Sub(&den, &one).Inverse(&den)
-
-	for i := range a {
-		a[i].Mul(&a[i], &b[i]).
-			Sub(&a[i], &c[i]).
-			Mul(&a[i], &den)
-	}
-	domain.FFTInverse(a, fft.DIF, fft.OnCoset())
-	return a
-}
 
 // NTT returns gnark-crypto's transform of x (x is left as it is): forward
 // or inverse, DIF (natural in, bit-reversed out) or DIT, on the coset or

@@ -61,9 +61,9 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 // Set is a circuit's constraint system and keys.

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/device"
 )
 
 // savedChain runs the setup of chain at 64 constraints and saves its keys
@@ -135,7 +135,7 @@ func TestProvingAndVerifyingKeysOfDifferentSetupsAreRefused(t *testing.T) {
 		t.Errorf("Load: error %v, want keys from different setups", err)
 	}
 	mixed := &Set{Circuit: "chain", Size: 64, R1CS: a.R1CS, PK: a.PK, VK: b.VK}
-	be, err := device.NewCPU(1)
+	be, err := cpu.New(1)
 	if err != nil {
 		t.Fatal(err)
 	}

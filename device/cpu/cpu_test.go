@@ -1,4 +1,4 @@
-package device
+package cpu
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/prooflane/prooflane/device"
 )
 
 func randomG1(n int) []curve.G1Affine {
@@ -35,9 +37,9 @@ func naiveG1(pts []curve.G1Affine, scalars []fr.Element) curve.G1Jac {
 	return acc
 }
 
-func newStream(t *testing.T) (Device, Stream) {
+func newStream(t *testing.T) (device.Device, device.Stream) {
 	t.Helper()
-	b, err := NewCPU(1)
+	b, err := New(1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +68,7 @@ func TestMSMG1MatchesNaiveSumOverAPrefix(t *testing.T) {
 		t.Fatal(err)
 	}
 	v, _ := s.Alloc(64)
-	if err := s.Upload(v, scalars, FormMontgomery); err != nil {
+	if err := s.Upload(v, scalars, device.FormMontgomery); err != nil {
 		t.Fatal(err)
 	}
 	got, err := s.MSMG1(context.Background(), bases, v, 30)
@@ -112,7 +114,7 @@ func TestCanonicalUploadRoundTripsToMontgomery(t *testing.T) {
 		canon[i] = fr.Element(src[i].Bits())
 	}
 	v, _ := s.Alloc(128)
-	if err := s.Upload(v, canon, FormCanonical); err != nil {
+	if err := s.Upload(v, canon, device.FormCanonical); err != nil {
 		t.Fatal(err)
 	}
 	got := make([]fr.Element, 128)
@@ -132,21 +134,21 @@ func TestCanonicalUploadRoundTripsToMontgomery(t *testing.T) {
 }
 
 func TestMisuseIsAnErrorNotAPanic(t *testing.T) {
-	b, _ := NewCPU(2)
+	b, _ := New(2)
 	if len(b.Devices()) != 2 {
 		t.Fatalf("%d devices, want 2", len(b.Devices()))
 	}
-	if _, err := b.Device(2); !errors.Is(err, ErrNoDevice) {
+	if _, err := b.Device(2); !errors.Is(err, device.ErrNoDevice) {
 		t.Errorf("device 2 of 2: %v, want ErrNoDevice", err)
 	}
 	d, s := newStream(t)
 	v, _ := s.Alloc(4)
 	s.Free(v)
-	if err := s.Upload(v, nil, FormMontgomery); err == nil {
+	if err := s.Upload(v, nil, device.FormMontgomery); err == nil {
 		t.Error("upload into a freed vector succeeded")
 	}
 	w, _ := s.Alloc(2)
-	if err := s.Upload(w, make([]fr.Element, 3), FormMontgomery); err == nil {
+	if err := s.Upload(w, make([]fr.Element, 3), device.FormMontgomery); err == nil {
 		t.Error("upload of 3 scalars into 2 succeeded")
 	}
 	bases, _ := d.LoadG1("k", randomG1(2))
@@ -187,7 +189,7 @@ func TestStreamsOfOneDeviceRunConcurrently(t *testing.T) {
 			defer s.Close()
 			v, _ := s.Alloc(64)
 			defer s.Free(v)
-			s.Upload(v, scalars, FormMontgomery)
+			s.Upload(v, scalars, device.FormMontgomery)
 			got, err := s.MSMG1(context.Background(), bases, v, 64)
 			if err != nil || !got.Equal(&want) {
 				t.Errorf("concurrent MSM: %v", err)

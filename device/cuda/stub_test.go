@@ -1,0 +1,19 @@
+//go:build !cuda
+
+package cuda_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	cu "github.com/prooflane/prooflane/cuda"
+	"github.com/prooflane/prooflane/device/cuda"
+)
+
+func TestWithoutTheTagNewSaysHowToBuildIt(t *testing.T) {
+	be, err := cuda.New()
+	if be != nil || !errors.Is(err, cu.ErrNotBuilt) || !strings.Contains(err.Error(), "-tags cuda") {
+		t.Fatalf("New() = %v, %v; want an error wrapping cuda.ErrNotBuilt that says to build with -tags cuda", be, err)
+	}
+}
