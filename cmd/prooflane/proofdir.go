@@ -24,7 +24,6 @@ package main
 // cap, and the manifest's fields are checked before any is used.
 
 import (
-	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -35,6 +34,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/prooflane/prooflane/internal/durable"
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
@@ -233,7 +233,7 @@ func (o *outDir) recover(stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stderr, "prooflane prove: put back %s, which a prove killed while replacing it had set aside as %s\n", o.final, o.old())
-		return syncDir(filepath.Dir(o.final))
+		return durable.SyncDir(filepath.Dir(o.final))
 	}
 	return os.RemoveAll(o.old())
 }
@@ -281,20 +281,14 @@ func (o *outDir) writeFile(name string, write func(io.Writer) (int64, error)) er
 	if err != nil {
 		return err
 	}
-	w := bufio.NewWriter(f)
-	if _, err := write(w); err != nil {
-		f.Close()
+	err = durable.Write(f, func(w io.Writer) error {
+		_, err := write(w)
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	return f.Close()
+	return nil
 }
 
 // commit syncs the run's files (the trace too) and its directory, swaps
@@ -311,7 +305,7 @@ func (o *outDir) commit() error {
 			}
 		}
 	}
-	if err := syncDir(o.tmp); err != nil {
+	if err := durable.SyncDir(o.tmp); err != nil {
 		return err
 	}
 	parent := filepath.Dir(o.final)
@@ -334,7 +328,7 @@ func (o *outDir) commit() error {
 		}
 	}
 	o.done = true
-	if err := syncDir(parent); err != nil {
+	if err := durable.SyncDir(parent); err != nil {
 		return err
 	}
 	if previous != "" {
@@ -383,19 +377,6 @@ func syncFile(path string) error {
 	defer f.Close()
 	if err := f.Sync(); err != nil {
 		return fmt.Errorf("sync %s: %w", path, err)
-	}
-	return nil
-}
-
-// syncDir makes the renames in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
 }

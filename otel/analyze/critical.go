@@ -5,6 +5,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/prooflane/prooflane/otel/lockstats"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
@@ -127,7 +128,7 @@ func waitedOn(ws []*tracefile.Span, run *tracefile.Span, ready time.Time) []stri
 	sort.SliceStable(got, func(i, j int) bool { return got[i].d > got[j].d })
 	var out []string
 	for _, g := range got {
-		out = append(out, g.name+" "+fmtDur(g.d))
+		out = append(out, g.name+" "+lockstats.Dur(g.d))
 	}
 	return out
 }

@@ -121,12 +121,12 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 		top := addRow(fmt.Sprintf("gpu %d busy %.0f%%", d.Device, d.BusyPct), "devices", 1, shade)
 		for _, iv := range r.busy[d.Device] {
 			pg.Bars = append(pg.Bars, svgBar{X: x(iv.Start), Y: top, W: width(iv.Start, iv.End), H: laneH, Fill: "#2e7d32", Class: "busy",
-				Tip: fmt.Sprintf("gpu %d busy\n+%s for %s", d.Device, fmtDur(iv.Start.Sub(origin)), fmtDur(iv.dur()))})
+				Tip: fmt.Sprintf("gpu %d busy\n+%s for %s", d.Device, lockstats.Dur(iv.Start.Sub(origin)), lockstats.Dur(iv.dur()))})
 		}
 		for _, g := range d.Gaps {
 			s := origin.Add(g.Offset)
 			pg.Bars = append(pg.Bars, svgBar{X: x(s), Y: top, W: width(s, s.Add(g.Duration)), H: laneH, Fill: "#ffcdd2", Class: "idle",
-				Tip: fmt.Sprintf("gpu %d idle %s at +%s\nrunning meanwhile: %s", d.Device, fmtDur(g.Duration), fmtDur(g.Offset), orNone(g.Running))})
+				Tip: fmt.Sprintf("gpu %d idle %s at +%s\nrunning meanwhile: %s", d.Device, lockstats.Dur(g.Duration), lockstats.Dur(g.Offset), orNone(g.Running))})
 		}
 	}
 	stagesSeen := map[string]bool{}
@@ -176,7 +176,7 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 	step := tickStep(span)
 	for i := range int64(span/step) + 1 {
 		t := time.Duration(i) * step
-		pg.Ticks = append(pg.Ticks, svgTick{X: x(origin.Add(t)), Label: fmtDur(t)})
+		pg.Ticks = append(pg.Ticks, svgTick{X: x(origin.Add(t)), Label: lockstats.Dur(t)})
 	}
 	tmpl, err := pageTmpl.Clone()
 	if err != nil {
@@ -220,7 +220,7 @@ func tickStep(span time.Duration) time.Duration {
 func pct(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) }
 
 var pageTmpl = template.Must(template.New("page").Funcs(template.FuncMap{
-	"dur": fmtDur, "pct": pct, "color": func(string) string { return "" },
+	"dur": lockstats.Dur, "pct": pct, "color": func(string) string { return "" },
 	"f":      func(x float64) string { return fmt.Sprintf("%.1f", x) },
 	"pct100": func(x float64) string { return fmt.Sprintf("%.1f%%", x) },
 }).Parse(pageHTML))

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prooflane/prooflane/otel/lockstats"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
@@ -144,7 +145,7 @@ func sortedResources(set map[string]bool) []string {
 // status, then its attributes sorted by key.
 func tooltip(s *tracefile.Span, origin time.Time) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s\n+%s for %s", s.Name, fmtDur(s.Start.Sub(origin)), fmtDur(s.Duration()))
+	fmt.Fprintf(&b, "%s\n+%s for %s", s.Name, lockstats.Dur(s.Start.Sub(origin)), lockstats.Dur(s.Duration()))
 	if s.Status == tracefile.StatusError {
 		fmt.Fprintf(&b, "\nERROR: %s", s.StatusMessage)
 	}

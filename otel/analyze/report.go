@@ -490,7 +490,7 @@ func (r *Report) warnings(t *trace) {
 			r.Warnings = append(r.Warnings, fmt.Sprintf(
 				"device %d: %q and %q are separate locks, both contended (%s and %s waited), but never held at the same time: "+
 					"they serialize each other; merge them into one lock or check the lock spans and stage order",
-				a.Device, a.Name, b.Name, fmtDur(a.WaitTotal), fmtDur(b.WaitTotal)))
+				a.Device, a.Name, b.Name, lockstats.Dur(a.WaitTotal), lockstats.Dur(b.WaitTotal)))
 		}
 	}
 	var failed []*tracefile.Span
@@ -504,17 +504,4 @@ func (r *Report) warnings(t *trace) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d stage run(s) failed; first: stage %q partition %d attempt %d: %s",
 			len(failed), stageName(f), f.IntOr(string(pl.KeyPartition), -1), f.IntOr(string(pl.KeyAttempt), 1), f.StatusMessage))
 	}
-}
-
-// fmtDur prints a duration rounded for people.
-func fmtDur(d time.Duration) string {
-	switch {
-	case d >= 10*time.Second:
-		return d.Round(100 * time.Millisecond).String()
-	case d >= time.Second:
-		return d.Round(time.Millisecond).String()
-	case d >= time.Millisecond:
-		return d.Round(10 * time.Microsecond).String()
-	}
-	return d.String()
 }

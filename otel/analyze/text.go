@@ -13,7 +13,7 @@ import (
 func (r *Report) WriteText(w io.Writer) error {
 	bw := &errWriter{w: w}
 	p := func(format string, args ...any) { fmt.Fprintf(bw, format, args...) }
-	p("trace: %d spans, %d jobs (%d failed), %d partitions, makespan %s\n", r.Spans, r.Jobs, r.JobsFailed, r.Partitions, fmtDur(r.Makespan))
+	p("trace: %d spans, %d jobs (%d failed), %d partitions, makespan %s\n", r.Spans, r.Jobs, r.JobsFailed, r.Partitions, lockstats.Dur(r.Makespan))
 	if r.JobsPerMinute > 0 {
 		p("throughput: %.2f proofs/min (partitions), %.2f jobs/min\n", r.ProofsPerMinute, r.JobsPerMinute)
 	}
@@ -27,7 +27,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(tw, "%-*s\t%-*s\tcount\terrors\tmean\tp50\tp95\tmax\tmean wait\t\n", nw, "stage", tw2, "type")
 	for _, s := range r.Stages {
 		fmt.Fprintf(tw, "%-*s\t%-*s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t\n", nw, s.Name, tw2, s.Type, s.Count, s.Errors,
-			fmtDur(s.Mean), fmtDur(s.P50), fmtDur(s.P95), fmtDur(s.Max), fmtDur(s.MeanWait))
+			lockstats.Dur(s.Mean), lockstats.Dur(s.P50), lockstats.Dur(s.P95), lockstats.Dur(s.Max), lockstats.Dur(s.MeanWait))
 	}
 	tw.Flush()
 
@@ -40,7 +40,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%-*s\tcount\tmean\tp95\tmax\ttotal\tgpu time\t\n", nw, "kernel")
 		for _, k := range r.Kernels {
-			fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", nw, k.Name, k.Count, fmtDur(k.Mean), fmtDur(k.P95), fmtDur(k.Max), fmtDur(k.Total), fmtDur(k.GPUTime))
+			fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", nw, k.Name, k.Count, lockstats.Dur(k.Mean), lockstats.Dur(k.P95), lockstats.Dur(k.Max), lockstats.Dur(k.Total), lockstats.Dur(k.GPUTime))
 		}
 		tw.Flush()
 	}
@@ -63,9 +63,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		if d.KernelPct > 0 {
 			kern = fmt.Sprintf(", kernels running %.1f%%", d.KernelPct)
 		}
-		p("  device %d: busy %.1f%% (%s of %s)%s, idle %s, %d gaps\n", d.Device, d.BusyPct, fmtDur(d.Busy), fmtDur(r.Makespan), kern, fmtDur(d.Idle), len(d.Gaps))
+		p("  device %d: busy %.1f%% (%s of %s)%s, idle %s, %d gaps\n", d.Device, d.BusyPct, lockstats.Dur(d.Busy), lockstats.Dur(r.Makespan), kern, lockstats.Dur(d.Idle), len(d.Gaps))
 		for _, g := range d.Gaps {
-			p("    idle %s at +%s", fmtDur(g.Duration), fmtDur(g.Offset))
+			p("    idle %s at +%s", lockstats.Dur(g.Duration), lockstats.Dur(g.Offset))
 			if len(g.Running) > 0 {
 				p(" while running: %s", strings.Join(g.Running, ", "))
 			}
@@ -74,7 +74,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 
 	if cp := r.Critical; cp != nil && len(cp.Steps) > 0 {
-		p("\ncritical path of the slowest job %q (%s): run %s, wait %s, lead %s\n", cp.Job, fmtDur(cp.Duration), fmtDur(cp.Run), fmtDur(cp.Wait), fmtDur(cp.Lead))
+		p("\ncritical path of the slowest job %q (%s): run %s, wait %s, lead %s\n", cp.Job, lockstats.Dur(cp.Duration), lockstats.Dur(cp.Run), lockstats.Dur(cp.Wait), lockstats.Dur(cp.Lead))
 		tw = tabwriter.NewWriter(bw, 0, 0, 2, ' ', 0)
 		fmt.Fprintln(tw, "  at\tstage\tpartition\tdevice\twait\trun\twaited on")
 		for _, s := range cp.Steps {
@@ -85,7 +85,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			if s.Failed {
 				name += " FAILED"
 			}
-			fmt.Fprintf(tw, "  +%s\t%s\t%d\t%d\t%s\t%s\t%s\n", fmtDur(s.Offset), name, s.Partition, s.Device, fmtDur(s.Wait), fmtDur(s.Run), strings.Join(s.WaitedOn, ", "))
+			fmt.Fprintf(tw, "  +%s\t%s\t%d\t%d\t%s\t%s\t%s\n", lockstats.Dur(s.Offset), name, s.Partition, s.Device, lockstats.Dur(s.Wait), lockstats.Dur(s.Run), strings.Join(s.WaitedOn, ", "))
 		}
 		tw.Flush()
 	}

@@ -11,6 +11,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/prooflane/prooflane/internal/durable"
 )
 
 // The checksum trailer every file of the key cache ends with: the magic,
@@ -199,44 +201,21 @@ func writeFile(path string, write func(io.Writer) (int64, error)) error {
 		return fmt.Errorf("key file %q: %w", path, err)
 	}
 	defer os.Remove(tmp.Name())
-	w := bufio.NewWriterSize(tmp, 1<<20)
-	cw := &checksumWriter{w: w, crc: crc32.New(castagnoli)}
-	if _, err := write(cw); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write key file %q: %w", path, err)
-	}
-	if _, err := w.Write(cw.trailer()); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write key file %q: %w", path, err)
-	}
-	if err := w.Flush(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write key file %q: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return fmt.Errorf("write key file %q: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
+	err = durable.Write(tmp, func(w io.Writer) error {
+		cw := &checksumWriter{w: w, crc: crc32.New(castagnoli)}
+		if _, err := write(cw); err != nil {
+			return err
+		}
+		_, err := w.Write(cw.trailer())
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("write key file %q: %w", path, err)
 	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		return fmt.Errorf("key file %q: %w", path, err)
 	}
-	return syncDir(filepath.Dir(path))
-}
-
-// syncDir makes a rename in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
+	return durable.SyncDir(filepath.Dir(path))
 }
 
 // removeTemporaries removes the temporary files a killed setup left
