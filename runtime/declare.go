@@ -11,7 +11,6 @@ import (
 
 	"github.com/prooflane/prooflane/internal/suggest"
 	"github.com/prooflane/prooflane/resources"
-	"github.com/prooflane/prooflane/stages"
 )
 
 // This file decodes what a pipeline declares: its resources, its stages
@@ -104,7 +103,6 @@ func (l *loader) stages(n *yaml.Node) {
 		return
 	}
 	l.needNodes = map[*Stage][]*yaml.Node{}
-	l.configs = map[*Stage]stages.Config{}
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		s := &Stage{Name: k.Value, Workers: 1, Retry: defaultRetry, node: k, index: i / 2}
@@ -189,7 +187,7 @@ func (l *loader) config(s *Stage, n *yaml.Node, what string) {
 		l.ps.at(at, "%s: config: %v", what, err)
 		return
 	}
-	l.configs[s] = cfg
+	s.Config = cfg
 }
 
 func (l *loader) locks(n *yaml.Node, what string) []Lock {

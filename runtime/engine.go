@@ -13,6 +13,7 @@ import (
 
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/resources"
+	"github.com/prooflane/prooflane/stages"
 )
 
 // Options configure an Engine.
@@ -52,6 +53,7 @@ type Engine struct {
 // stagePlan is a stage's claims resolved to resource IDs per device, so the
 // hot path never looks names up.
 type stagePlan struct {
+	impl   stages.Stage        // built by the type's New for this engine
 	worker []resources.ID      // by device; one entry when not device-bound
 	start  [][]resources.Claim // stage locks plus spans starting here, by device
 	spans  [][]resources.Claim // the span part of start, by device
@@ -60,7 +62,9 @@ type stagePlan struct {
 }
 
 // NewEngine prepares an engine: it expands `{gpu}` resources over the
-// devices and resolves every lock.
+// devices, resolves every lock, and constructs each stage with its type's
+// New and the stage's Config. A constructor's error names the stage and
+// its position in the pipeline file.
 func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 	devices := p.Devices
 	if opts.Devices > 0 {
@@ -102,6 +106,16 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 		if err := e.planStage(s, wdecls[s.index].Name); err != nil {
 			return nil, err
 		}
+	}
+	for _, s := range p.Stages {
+		impl, err := s.factory.New(s.Config)
+		if err == nil && impl == nil {
+			err = fmt.Errorf("type %q: New returned no stage and no error", s.Type)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: stage %q: %w", p.position(s), s.Name, err)
+		}
+		e.plan[s.index].impl = impl
 	}
 	return e, nil
 }

@@ -212,7 +212,7 @@ func (l *loader) deviceBinding() {
 		if s.factory != nil && s.factory.Device {
 			s.DeviceBound = true
 		}
-		if dc, ok := l.configs[s].(stages.DeviceConfig); ok && dc.NeedsDevice() {
+		if dc, ok := s.Config.(stages.DeviceConfig); ok && dc.NeedsDevice() {
 			s.DeviceBound = true
 		}
 	}

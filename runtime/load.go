@@ -38,7 +38,10 @@ var (
 	defaultRetry = Retry{Attempts: 1, Initial: 100 * time.Millisecond, Max: 5 * time.Second}
 )
 
-// Parse is Load for bytes already read; file names them in problems.
+// Parse is Load for bytes already read; file names them in problems. It
+// builds no stage: the Pipeline it returns is a validated description
+// (each stage's type and decoded config), and NewEngine constructs the
+// stages from it.
 func Parse(file string, src []byte, reg *stages.Registry, params map[string]string) (*Pipeline, error) {
 	ps := &problems{file: file}
 	doc, pr := decodeOne(file, src)
@@ -109,19 +112,7 @@ func Parse(file string, src []byte, reg *stages.Registry, params map[string]stri
 	if err := ps.err(); err != nil {
 		return nil, err
 	}
-	for _, s := range p.Stages {
-		var cfg stages.Config
-		if s.factory.NewConfig != nil {
-			cfg = l.configs[s]
-		}
-		impl, err := s.factory.New(cfg)
-		if err != nil {
-			ps.at(s.node, "stage %q: %v", s.Name, err)
-			continue
-		}
-		s.impl = impl
-	}
-	return p, ps.err()
+	return p, nil
 }
 
 // decodeOne decodes the one YAML document of a pipeline file. A second
@@ -189,5 +180,4 @@ type loader struct {
 	resByName   map[string]int
 	resNodes    []*yaml.Node
 	needNodes   map[*Stage][]*yaml.Node
-	configs     map[*Stage]stages.Config
 }

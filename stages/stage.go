@@ -4,10 +4,11 @@
 // A stage type is described by a Factory: a lower_snake_case type name
 // dotted by family ("groth16.prep_msm", "sim.sleep"), the data types it
 // reads from the stages it needs and the one it produces, a default config
-// that the pipeline YAML is decoded onto, and a constructor. The runtime
-// builds one Stage per stage declared in a pipeline and calls Run once per
-// partition, from as many goroutines as the stage has workers: Run must be
-// safe for concurrent use.
+// that the pipeline YAML is decoded onto, and a constructor. Loading a
+// pipeline only decodes and validates; each engine built on it (NewEngine)
+// constructs one Stage per stage declared in the pipeline and calls Run once
+// per partition, from as many goroutines as the stage has workers: Run must
+// be safe for concurrent use.
 //
 // Run receives everything a stage instance may read in an Input: the job's
 // payload, the partition and the device it is placed on, and the outputs
