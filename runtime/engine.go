@@ -11,6 +11,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/prooflane/prooflane/device"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/resources"
 	"github.com/prooflane/prooflane/stages"
@@ -28,13 +29,27 @@ type Options struct {
 	// partition and job end, from the goroutine that saw it: it must be
 	// quick and safe for concurrent use.
 	OnEvent func(Event)
+	// Backend is the device backend the engine lends its stages through
+	// the Host (stages.Starter). It must have at least as many devices as
+	// the engine places partitions on (the pipeline's `devices:`, or
+	// Devices above). The caller opened it and closes it, after Close has
+	// returned: the engine never closes it. Nil lends no backend, for
+	// pipelines whose stages need none.
+	Backend device.Backend
 }
 
 // Engine runs jobs on one pipeline. Jobs run concurrently share its
 // resources and worker pools, as proofs in flight on one machine do.
+//
+// An engine's stages have a lifecycle: Start (called by the first Run
+// when not before) starts the stages that implement stages.Starter, and
+// Close waits for the jobs running, refuses new ones and shuts down the
+// stages that implement stages.Stopper.
 type Engine struct {
 	p       *Pipeline
 	devices int
+	backend device.Backend
+	life    lifecycle
 	locks   *resources.Set
 	workers *resources.Set
 	tracer  trace.Tracer
@@ -73,6 +88,11 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 	if devices > MaxDevices {
 		return nil, fmt.Errorf("pipeline %q: %d devices is above %d, the limit on devices", p.Name, devices, MaxDevices)
 	}
+	if be := opts.Backend; be != nil {
+		if have := len(be.Devices()); have < devices {
+			return nil, fmt.Errorf("pipeline %q: %d devices wanted, but the %q backend has %d: %w", p.Name, devices, be.Name(), have, device.ErrNoDevice)
+		}
+	}
 	locks, err := resources.NewSet(p.Resources, devices)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline %q: %w", p.Name, err)
@@ -94,7 +114,7 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 		tp = noop.NewTracerProvider()
 	}
 	e := &Engine{
-		p: p, devices: devices, locks: locks, workers: workers,
+		p: p, devices: devices, backend: opts.Backend, locks: locks, workers: workers,
 		tracer:  tp.Tracer("github.com/prooflane/prooflane/runtime"),
 		onEvent: opts.OnEvent,
 		placed:  make([]int, devices),
@@ -270,8 +290,14 @@ func (e *StageError) Unwrap() error { return e.Err }
 
 // Run runs a job to completion. It returns when every partition has
 // finished, or as soon as one fails (the others are cancelled and their
-// locks released) or ctx is done. Several jobs may run at once.
+// locks released) or ctx is done. Several jobs may run at once. The first
+// Run starts the engine's stages unless Start did; after Close, Run
+// fails.
 func (e *Engine) Run(ctx context.Context, job Job) (*Result, error) {
+	if err := e.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer e.life.running.Done()
 	e.placeMu.Lock()
 	e.jobSeq++
 	seq := e.jobSeq

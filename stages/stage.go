@@ -24,6 +24,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/prooflane/prooflane/device"
 )
 
 // DataType names the kind of value that flows between stages, for example
@@ -50,6 +52,34 @@ type DeviceConfig interface {
 // wrapped with Retryable are retried as the pipeline's retry policy says.
 type Stage interface {
 	Run(ctx context.Context, in *Input) (any, error)
+}
+
+// Host is what an engine lends its stages for the engine's lifetime: the
+// things the engine owns and a stage must not open or close itself.
+type Host interface {
+	// Backend is the device backend the engine runs on (runtime's
+	// Options.Backend), or nil when it was given none. A stage gets the
+	// device of a partition from it with Backend().Device(in.Device). The
+	// stage must not close it.
+	Backend() device.Backend
+	// Devices is the number of devices partitions are placed on: every
+	// Input.Device is below it. A backend, when there is one, has at least
+	// this many.
+	Devices() int
+}
+
+// Starter is a Stage that prepares before it runs: the engine calls Start
+// once, before the stage's first Run, with the engine's Host. An error
+// fails the engine's start, naming the stage, and no job runs.
+type Starter interface {
+	Start(ctx context.Context, host Host) error
+}
+
+// Stopper is a Stage that frees what it holds when its engine closes: the
+// engine calls Shutdown once, after the last Run has returned, on each
+// stage it started.
+type Stopper interface {
+	Shutdown(ctx context.Context) error
 }
 
 // Factory describes a stage type.
