@@ -152,7 +152,7 @@ func NewProver(circuit frontend.Circuit, opts ...Option) (*Prover, error) {
 		pr.Close()
 		return nil, fmt.Errorf("prooflane: backend %s has no device", pr.backend.Name())
 	}
-	pr.engine, err = runtime.NewEngine(p, runtime.Options{Tracer: c.tracer, Devices: devices})
+	pr.engine, err = runtime.NewEngine(p, runtime.Options{Tracer: c.tracer, Devices: devices, Backend: pr.backend})
 	if err != nil {
 		pr.Close()
 		return nil, fmt.Errorf("prooflane: %w", err)
@@ -181,7 +181,7 @@ func (pr *Prover) Prove(ctx context.Context, assignments []frontend.Circuit) ([]
 		}
 		ws[i] = w
 	}
-	job, err := groth16.NewJob(pr.keys.Circuit, pr.keys.R1CS, pr.keys.PK, pr.keys.VK, ws, pr.backend)
+	job, err := groth16.NewJob(pr.keys.Circuit, pr.keys.R1CS, pr.keys.PK, pr.keys.VK, ws)
 	if err != nil {
 		return nil, fmt.Errorf("prooflane: %w", err)
 	}
@@ -217,14 +217,18 @@ func (pr *Prover) Prove(ctx context.Context, assignments []frontend.Circuit) ([]
 	return out, nil
 }
 
-// Close releases the backend when the Prover opened it.
+// Close closes the Prover's engine (its stages shut down once the proofs
+// in flight are done), then the backend when the Prover opened it.
 func (pr *Prover) Close() error {
-	if pr.ownBackend && pr.backend != nil {
-		err := pr.backend.Close()
-		pr.backend = nil
-		return err
+	var err error
+	if pr.engine != nil {
+		err = pr.engine.Close(context.Background()) // a later Prove fails: engine closed
 	}
-	return nil
+	if pr.ownBackend && pr.backend != nil {
+		err = errors.Join(err, pr.backend.Close())
+		pr.backend = nil
+	}
+	return err
 }
 
 // Prove proves each assignment of circuit and returns the proofs, each

@@ -11,8 +11,10 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/prooflane/prooflane/device"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/resources"
+	"github.com/prooflane/prooflane/stages"
 )
 
 // Options configure an Engine.
@@ -27,13 +29,27 @@ type Options struct {
 	// partition and job end, from the goroutine that saw it: it must be
 	// quick and safe for concurrent use.
 	OnEvent func(Event)
+	// Backend is the device backend the engine lends its stages through
+	// the Host (stages.Starter). It must have at least as many devices as
+	// the engine places partitions on (the pipeline's `devices:`, or
+	// Devices above). The caller opened it and closes it, after Close has
+	// returned: the engine never closes it. Nil lends no backend, for
+	// pipelines whose stages need none.
+	Backend device.Backend
 }
 
 // Engine runs jobs on one pipeline. Jobs run concurrently share its
 // resources and worker pools, as proofs in flight on one machine do.
+//
+// An engine's stages have a lifecycle: Start (called by the first Run
+// when not before) starts the stages that implement stages.Starter, and
+// Close waits for the jobs running, refuses new ones and shuts down the
+// stages that implement stages.Stopper.
 type Engine struct {
 	p       *Pipeline
 	devices int
+	backend device.Backend
+	life    lifecycle
 	locks   *resources.Set
 	workers *resources.Set
 	tracer  trace.Tracer
@@ -52,6 +68,7 @@ type Engine struct {
 // stagePlan is a stage's claims resolved to resource IDs per device, so the
 // hot path never looks names up.
 type stagePlan struct {
+	impl   stages.Stage        // built by the type's New for this engine
 	worker []resources.ID      // by device; one entry when not device-bound
 	start  [][]resources.Claim // stage locks plus spans starting here, by device
 	spans  [][]resources.Claim // the span part of start, by device
@@ -60,7 +77,9 @@ type stagePlan struct {
 }
 
 // NewEngine prepares an engine: it expands `{gpu}` resources over the
-// devices and resolves every lock.
+// devices, resolves every lock, and constructs each stage with its type's
+// New and the stage's Config. A constructor's error names the stage and
+// its position in the pipeline file.
 func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 	devices := p.Devices
 	if opts.Devices > 0 {
@@ -68,6 +87,11 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 	}
 	if devices > MaxDevices {
 		return nil, fmt.Errorf("pipeline %q: %d devices is above %d, the limit on devices", p.Name, devices, MaxDevices)
+	}
+	if be := opts.Backend; be != nil {
+		if have := len(be.Devices()); have < devices {
+			return nil, fmt.Errorf("pipeline %q: %d devices wanted, but the %q backend has %d: %w", p.Name, devices, be.Name(), have, device.ErrNoDevice)
+		}
 	}
 	locks, err := resources.NewSet(p.Resources, devices)
 	if err != nil {
@@ -90,7 +114,7 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 		tp = noop.NewTracerProvider()
 	}
 	e := &Engine{
-		p: p, devices: devices, locks: locks, workers: workers,
+		p: p, devices: devices, backend: opts.Backend, locks: locks, workers: workers,
 		tracer:  tp.Tracer("github.com/prooflane/prooflane/runtime"),
 		onEvent: opts.OnEvent,
 		placed:  make([]int, devices),
@@ -102,6 +126,16 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 		if err := e.planStage(s, wdecls[s.index].Name); err != nil {
 			return nil, err
 		}
+	}
+	for _, s := range p.Stages {
+		impl, err := s.factory.New(s.Config)
+		if err == nil && impl == nil {
+			err = fmt.Errorf("type %q: New returned no stage and no error", s.Type)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: stage %q: %w", p.position(s), s.Name, err)
+		}
+		e.plan[s.index].impl = impl
 	}
 	return e, nil
 }
@@ -256,8 +290,14 @@ func (e *StageError) Unwrap() error { return e.Err }
 
 // Run runs a job to completion. It returns when every partition has
 // finished, or as soon as one fails (the others are cancelled and their
-// locks released) or ctx is done. Several jobs may run at once.
+// locks released) or ctx is done. Several jobs may run at once. The first
+// Run starts the engine's stages unless Start did; after Close, Run
+// fails.
 func (e *Engine) Run(ctx context.Context, job Job) (*Result, error) {
+	if err := e.enter(ctx); err != nil {
+		return nil, err
+	}
+	defer e.life.running.Done()
 	e.placeMu.Lock()
 	e.jobSeq++
 	seq := e.jobSeq

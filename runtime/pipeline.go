@@ -3,6 +3,7 @@ package runtime
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -12,8 +13,10 @@ import (
 )
 
 // Pipeline is a validated pipeline: its stages in topological order, the
-// resources they lock, and the lock spans. It is immutable once loaded and
-// can back several engines.
+// resources they lock, and the lock spans. It is a description only: it
+// holds each stage's type and config, not the stage itself, which every
+// engine built on it constructs for its own (NewEngine). It is immutable
+// once loaded and can back several engines.
 type Pipeline struct {
 	Name        string
 	Description string
@@ -50,9 +53,13 @@ type Stage struct {
 	// `{gpu}` resource, their type asks for a device, or a `{gpu}` span
 	// covers them. Their workers count per device.
 	DeviceBound bool
+	// Config is the stage's `config:` decoded onto its type's defaults and
+	// validated; nil when the type takes none. NewEngine hands it to the
+	// type's New; every engine built on the pipeline gets the same value,
+	// so New must copy what it keeps rather than modify it.
+	Config stages.Config
 
 	factory    *stages.Factory
-	impl       stages.Stage
 	dependents []*Stage
 	inputs     map[stages.DataType]*Stage // who produces each input
 	spanStarts []*Span                    // spans acquired when this stage starts
@@ -90,6 +97,14 @@ type Retry struct {
 	Attempts int           // total runs allowed, 1 = no retry
 	Initial  time.Duration // first backoff
 	Max      time.Duration // backoff ceiling
+}
+
+// position is where s is declared, as problems print it: "file:line:col".
+func (p *Pipeline) position(s *Stage) string {
+	if s.node == nil {
+		return p.File
+	}
+	return fmt.Sprintf("%s:%d:%d", p.File, s.node.Line, s.node.Column)
 }
 
 func hashOf(b []byte) string {

@@ -4,10 +4,11 @@
 // A stage type is described by a Factory: a lower_snake_case type name
 // dotted by family ("groth16.prep_msm", "sim.sleep"), the data types it
 // reads from the stages it needs and the one it produces, a default config
-// that the pipeline YAML is decoded onto, and a constructor. The runtime
-// builds one Stage per stage declared in a pipeline and calls Run once per
-// partition, from as many goroutines as the stage has workers: Run must be
-// safe for concurrent use.
+// that the pipeline YAML is decoded onto, and a constructor. Loading a
+// pipeline only decodes and validates; each engine built on it (NewEngine)
+// constructs one Stage per stage declared in the pipeline and calls Run once
+// per partition, from as many goroutines as the stage has workers: Run must
+// be safe for concurrent use.
 //
 // Run receives everything a stage instance may read in an Input: the job's
 // payload, the partition and the device it is placed on, and the outputs
@@ -23,6 +24,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/prooflane/prooflane/device"
 )
 
 // DataType names the kind of value that flows between stages, for example
@@ -49,6 +52,34 @@ type DeviceConfig interface {
 // wrapped with Retryable are retried as the pipeline's retry policy says.
 type Stage interface {
 	Run(ctx context.Context, in *Input) (any, error)
+}
+
+// Host is what an engine lends its stages for the engine's lifetime: the
+// things the engine owns and a stage must not open or close itself.
+type Host interface {
+	// Backend is the device backend the engine runs on (runtime's
+	// Options.Backend), or nil when it was given none. A stage gets the
+	// device of a partition from it with Backend().Device(in.Device). The
+	// stage must not close it.
+	Backend() device.Backend
+	// Devices is the number of devices partitions are placed on: every
+	// Input.Device is below it. A backend, when there is one, has at least
+	// this many.
+	Devices() int
+}
+
+// Starter is a Stage that prepares before it runs: the engine calls Start
+// once, before the stage's first Run, with the engine's Host. An error
+// fails the engine's start, naming the stage, and no job runs.
+type Starter interface {
+	Start(ctx context.Context, host Host) error
+}
+
+// Stopper is a Stage that frees what it holds when its engine closes: the
+// engine calls Shutdown once, after the last Run has returned, on each
+// stage it started.
+type Stopper interface {
+	Shutdown(ctx context.Context) error
 }
 
 // Factory describes a stage type.

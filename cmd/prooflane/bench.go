@@ -217,10 +217,12 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, b
 	rec := &spanRecorder{}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
 	defer tp.Shutdown(context.Background())
-	e, err := runtime.NewEngine(p, runtime.Options{Tracer: tp, Devices: nDev})
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: tp, Devices: nDev, Backend: be})
 	if err != nil {
 		return row, err
 	}
+	// Closed before the caller closes the backend it was lent.
+	defer e.Close(context.Background())
 	// Warm up: the first job on a backend makes the key's bases resident.
 	if _, err := e.Run(ctx, runtime.Job{ID: "warmup", Partitions: 1, Payload: job}); err != nil {
 		return row, fmt.Errorf("warm-up job: %w", err)

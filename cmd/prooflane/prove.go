@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
@@ -145,7 +146,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		}
 	}()
 	pr := startProgress(stderr, p, nParts, show)
-	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: nDev, OnEvent: pr.Event})
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: nDev, OnEvent: pr.Event, Backend: be})
 	if err != nil {
 		pr.Stop()
 		return err
@@ -154,6 +155,10 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	res, err := e.Run(ctx, runtime.Job{ID: fmt.Sprintf("%s-%d", cf.circuit, size), Partitions: nParts, Payload: job})
 	el := time.Since(began)
 	pr.Stop()
+	// The engine goes before the backend it was lent (deferred above).
+	if cerr := e.Close(context.Background()); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return err
 	}

@@ -102,6 +102,9 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	err = g.Wait()
 	pr.Stop()
 	el := time.Since(began)
+	if cerr := e.Close(context.Background()); err == nil {
+		err = cerr
+	}
 	if err != nil {
 		return err
 	}

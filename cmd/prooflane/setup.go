@@ -141,7 +141,7 @@ func openJob(ctx context.Context, cmd string, cf circuitFlags, size, n int, seed
 		be.Close()
 		return nil, nil, nil, err
 	}
-	job, err := ks.NewJob(n, seed, be)
+	job, err := ks.NewJob(n, seed)
 	if err != nil {
 		be.Close()
 		return nil, nil, nil, err

@@ -12,9 +12,12 @@ import (
 )
 
 // bG2MSM computes the G2 MSM of B.
-type bG2MSM struct{ cfg G2Config }
+type bG2MSM struct {
+	cfg G2Config
+	dev backendRef
+}
 
-func (s bG2MSM) Run(ctx context.Context, in *stages.Input) (any, error) {
+func (s *bG2MSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 	j, err := job(in)
 	if err != nil {
 		return nil, err
@@ -36,8 +39,8 @@ func (s bG2MSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 	return &G2MSM{B: res}, ctx.Err()
 }
 
-func (s bG2MSM) onDevice(ctx context.Context, in *stages.Input, j *Job, mi *MSMInputs) (any, error) {
-	idx, dev, err := j.device(in)
+func (s *bG2MSM) onDevice(ctx context.Context, in *stages.Input, j *Job, mi *MSMInputs) (any, error) {
+	idx, dev, err := s.dev.device(in)
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func BenchmarkProveVsGnark(b *testing.B) {
 		b.Run(fmt.Sprintf("circuit=%s/size=2^%d", bc.circuit, log2(bc.size)), func(b *testing.B) {
 			set := benchKeys(b, bc.circuit, bc.size)
 			be, devices := benchBackend(b, cpuDevices)
-			job, err := set.NewJob(partitions, 1, be)
+			job, err := set.NewJob(partitions, 1)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -99,7 +99,7 @@ func BenchmarkProveVsGnark(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			e, err := runtime.NewEngine(p, runtime.Options{Devices: devices})
+			e, err := runtime.NewEngine(p, runtime.Options{Devices: devices, Backend: be})
 			if err != nil {
 				b.Fatal(err)
 			}

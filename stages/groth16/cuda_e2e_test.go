@@ -39,7 +39,7 @@ func TestCUDAShippedPipelinesProveAndGnarkVerifies(t *testing.T) {
 			}
 			t.Run(name, func(t *testing.T) {
 				set := setupKeys(t, circuit, 1<<10)
-				job, err := set.NewJob(partitions, 1, be)
+				job, err := set.NewJob(partitions, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -47,7 +47,7 @@ func TestCUDAShippedPipelinesProveAndGnarkVerifies(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				e, err := runtime.NewEngine(p, runtime.Options{Devices: len(be.Devices())})
+				e, err := runtime.NewEngine(p, runtime.Options{Devices: len(be.Devices()), Backend: be})
 				if err != nil {
 					t.Fatal(err)
 				}

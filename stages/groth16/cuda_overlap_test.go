@@ -32,7 +32,7 @@ func TestCUDATwoLockUploadsOverlapOtherPartitionsKernels(t *testing.T) {
 	defer be.Close()
 	const partitions = 6
 	set := setupKeys(t, "chain", 1<<12)
-	job, err := set.NewJob(partitions, 21, be)
+	job, err := set.NewJob(partitions, 21)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestCUDATwoLockUploadsOverlapOtherPartitionsKernels(t *testing.T) {
 		t.Fatal(err)
 	}
 	rec := stagetest.NewRecorder()
-	e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 1})
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 1, Backend: be})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,11 +140,11 @@ func TestCUDAOutOfMemoryFallbacksProveOnTheGPU(t *testing.T) {
 		{groth16.OnOOMUploadInCompute, &fakeMem{Backend: be, failOnStream: func(call int) bool { return call == 4 || call == 6 }}},
 	} {
 		t.Run(c.onOOM, func(t *testing.T) {
-			job, err := set.NewJob(3, 22, c.m)
+			job, err := set.NewJob(3, 22)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, _, err := runTwoLock(t, job, map[string]string{"on_oom": c.onOOM})
+			res, _, err := runTwoLock(t, job, c.m, map[string]string{"on_oom": c.onOOM})
 			if err != nil {
 				t.Fatal(err)
 			}

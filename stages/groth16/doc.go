@@ -20,7 +20,10 @@
 // prove.go): a proof verifies with gnark's groth16.Verify against the
 // verifying key the proving key came with. The stages run on a
 // device.Backend and never know which one; on the CPU backend "device
-// memory" is host memory owned by the backend.
+// memory" is host memory owned by the backend. The backend is the
+// engine's, not the job's: prep_msm, vram_stage and b_g2_msm (on: device)
+// take it from the host when the engine starts them (stages.Starter) and
+// fail to start without one.
 //
 // Contract with the runtime:
 //   - every stage reads the Job from in.Job and its partition's witness by

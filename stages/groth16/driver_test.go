@@ -25,11 +25,11 @@ var dagOrder = []string{
 	groth16.TypeNameEpilogue,
 }
 
-// proveAndVerify runs job through the stages (runSequential), fails t on
-// an error, and checks every partition's proof with gnark's verifier.
-func proveAndVerify(t testing.TB, job *groth16.Job, configure func(typ string, c stages.Config)) {
+// proveAndVerify runs job through the stages on be (runSequential), fails
+// t on an error, and checks every partition's proof with gnark's verifier.
+func proveAndVerify(t testing.TB, job *groth16.Job, be device.Backend, configure func(typ string, c stages.Config)) {
 	t.Helper()
-	proofs, err := runSequential(t, job, configure)
+	proofs, err := runSequential(t, job, be, configure)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,9 +40,26 @@ func proveAndVerify(t testing.TB, job *groth16.Job, configure func(typ string, c
 	}
 }
 
-// runSequential proves every partition of job by building each stage from
-// its factory and calling Run in DAG order, without the runtime.
-func runSequential(t testing.TB, job *groth16.Job, configure func(typ string, c stages.Config)) ([]*g16.Proof, error) {
+// testHost lends a backend to stages started outside an engine.
+type testHost struct{ be device.Backend }
+
+func (h testHost) Backend() device.Backend { return h.be }
+func (h testHost) Devices() int            { return len(h.be.Devices()) }
+
+// startStage starts st, as an engine would, when it is a stages.Starter.
+func startStage(t testing.TB, typ string, st stages.Stage, be device.Backend) {
+	t.Helper()
+	if s, ok := st.(stages.Starter); ok {
+		if err := s.Start(context.Background(), testHost{be}); err != nil {
+			t.Fatalf("%s: start: %v", typ, err)
+		}
+	}
+}
+
+// runSequential proves every partition of job on be by building each
+// stage from its factory, starting it with be, and calling Run in DAG
+// order, without the runtime.
+func runSequential(t testing.TB, job *groth16.Job, be device.Backend, configure func(typ string, c stages.Config)) ([]*g16.Proof, error) {
 	t.Helper()
 	reg := stages.NewRegistry().MustRegister(groth16.Factories()...)
 	built := map[string]stages.Stage{}
@@ -65,6 +82,7 @@ func runSequential(t testing.TB, job *groth16.Job, configure func(typ string, c 
 		if err != nil {
 			t.Fatalf("%s: %v", typ, err)
 		}
+		startStage(t, typ, s, be)
 		built[typ] = s
 	}
 	proofs := make([]*g16.Proof, len(job.Witnesses))
@@ -73,7 +91,7 @@ func runSequential(t testing.TB, job *groth16.Job, configure func(typ string, c 
 		for _, typ := range dagOrder {
 			f, _ := reg.Lookup(typ)
 			in := stages.NewInput(values)
-			in.Job, in.Stage, in.Partition, in.Device, in.JobID = job, typ, p, p%len(job.Backend.Devices()), "test"
+			in.Job, in.Stage, in.Partition, in.Device, in.JobID = job, typ, p, p%len(be.Devices()), "test"
 			out, err := built[typ].Run(context.Background(), in)
 			if err != nil {
 				return nil, fmt.Errorf("stage %q partition %d: %w", typ, p, err)
@@ -123,11 +141,12 @@ func TestSequentialStagesProveEveryCircuitAndGnarkVerifies(t *testing.T) {
 		for _, split := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/split_ones=%v", circuit, split), func(t *testing.T) {
 				set := setupKeys(t, circuit, 1<<9)
-				job, err := set.NewJob(3, 42, cpuBackend(t, 2))
+				be := cpuBackend(t, 2)
+				job, err := set.NewJob(3, 42)
 				if err != nil {
 					t.Fatal(err)
 				}
-				proveAndVerify(t, job, func(typ string, c stages.Config) {
+				proveAndVerify(t, job, be, func(typ string, c stages.Config) {
 					if pc, ok := c.(*groth16.PrepConfig); ok {
 						pc.SplitOnes = split
 					}

@@ -36,7 +36,7 @@ func Example_jobPayload() {
 		log.Fatal(err)
 	}
 	defer be.Close()
-	job, err := set.NewJob(4, 1, be) // 4 partitions, 4 different witnesses (seed 1)
+	job, err := set.NewJob(4, 1) // 4 partitions, 4 different witnesses (seed 1)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -48,10 +48,12 @@ func Example_jobPayload() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	engine, err := runtime.NewEngine(p, runtime.Options{})
+	engine, err := runtime.NewEngine(p, runtime.Options{Backend: be}) // the engine lends be to the stages
 	if err != nil {
 		log.Fatal(err)
 	}
+	// Deferred last, so it runs before be.Close: the stages are done with be.
+	defer engine.Close(ctx)
 	res, err := engine.Run(ctx, runtime.Job{Payload: job}) // partitions: the job's 4
 	if err != nil {
 		log.Fatal(err)

@@ -47,7 +47,7 @@ func factories() []stages.Factory {
 				if err != nil {
 					return nil, err
 				}
-				return prepMSM{cfg: *cfg}, nil
+				return &prepMSM{cfg: *cfg}, nil
 			},
 		},
 		{
@@ -61,7 +61,7 @@ func factories() []stages.Factory {
 				if err != nil {
 					return nil, err
 				}
-				return bG2MSM{cfg: *cfg}, nil
+				return &bG2MSM{cfg: *cfg}, nil
 			},
 		},
 		{
@@ -76,7 +76,7 @@ func factories() []stages.Factory {
 				if err != nil {
 					return nil, err
 				}
-				return vramStage{cfg: *cfg}, nil
+				return &vramStage{cfg: *cfg}, nil
 			},
 		},
 		{

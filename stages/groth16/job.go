@@ -12,7 +12,6 @@ import (
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/constraint/solver"
 
-	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages"
 )
 
@@ -27,10 +26,9 @@ type Job struct {
 	VK      *g16.VerifyingKey
 	// Witnesses holds partition p's full witness at index p.
 	Witnesses []witness.Witness
-	// Backend runs vram_stage and gpu_compute (and b_g2_msm on: device).
-	Backend device.Backend
 	// BasesKey names the proving key's bases on the devices; jobs sharing
-	// a key set and a backend share the resident bases.
+	// a key set and run on one backend share the resident bases. (The
+	// backend is not the job's: the engine lends it to the stages.)
 	BasesKey string
 	// SolverOptions are passed to the R1CS solver (custom hints).
 	SolverOptions []solver.Option
@@ -40,12 +38,9 @@ type Job struct {
 
 // NewJob checks that the keys belong to r1cs and that the circuit is one
 // the stages can prove, and returns the job payload.
-func NewJob(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.VerifyingKey, witnesses []witness.Witness, backend device.Backend) (*Job, error) {
+func NewJob(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.VerifyingKey, witnesses []witness.Witness) (*Job, error) {
 	if r1cs == nil || pk == nil || vk == nil {
 		return nil, fmt.Errorf("groth16 job %q: missing r1cs, proving key or verifying key", circuit)
-	}
-	if backend == nil {
-		return nil, fmt.Errorf("groth16 job %q: no device backend", circuit)
 	}
 	if err := CheckSupported(circuit, r1cs); err != nil {
 		return nil, err
@@ -67,7 +62,6 @@ func NewJob(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verifying
 		PK:        pk,
 		VK:        vk,
 		Witnesses: witnesses,
-		Backend:   backend,
 		BasesKey:  basesKey(circuit, pk),
 		nbPublic:  r1cs.GetNbPublicVariables(),
 	}, nil
@@ -168,14 +162,4 @@ func job(in *stages.Input) (*Job, error) {
 		return nil, fmt.Errorf("stage %q: partition %d out of the job's %d witnesses", in.Stage, in.Partition, len(j.Witnesses))
 	}
 	return j, nil
-}
-
-// device returns the device in is placed on (device 0 when unplaced).
-func (j *Job) device(in *stages.Input) (int, device.Device, error) {
-	i := max(in.Device, 0)
-	d, err := j.Backend.Device(i)
-	if err != nil {
-		return i, nil, fmt.Errorf("stage %q partition %d: %w", in.Stage, in.Partition, err)
-	}
-	return i, d, nil
 }

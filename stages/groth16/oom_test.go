@@ -167,7 +167,7 @@ func (s *fakeMemStream) Close() error {
 // spans. b_g2_msm runs on the host cores (g2_on=cpu) unless params say
 // otherwise: these tests count and fail the G1 path's device allocations,
 // and G2's would shift the count (G2 on the device has its own test).
-func runTwoLock(t *testing.T, job *groth16.Job, params map[string]string) (*runtime.Result, *stagetest.Recorder, error) {
+func runTwoLock(t *testing.T, job *groth16.Job, be device.Backend, params map[string]string) (*runtime.Result, *stagetest.Recorder, error) {
 	t.Helper()
 	set := map[string]string{"g2_on": "cpu"}
 	maps.Copy(set, params)
@@ -176,7 +176,7 @@ func runTwoLock(t *testing.T, job *groth16.Job, params map[string]string) (*runt
 		t.Fatal(err)
 	}
 	rec := stagetest.NewRecorder()
-	e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 1})
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 1, Backend: be})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,11 +223,11 @@ func TestOutOfMemoryInVRAMStageIsRetriedAndEveryProofVerifies(t *testing.T) {
 	const partitions, oom = 3, 3
 	set := setupKeys(t, "chain", 1<<8)
 	m := &fakeMem{Backend: cpuBackend(t, 1), failFirst: oom}
-	job, err := set.NewJob(partitions, 7, m)
+	job, err := set.NewJob(partitions, 7)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, rec, err := runTwoLock(t, job, nil) // on_oom: retry, the default
+	res, rec, err := runTwoLock(t, job, m, nil) // on_oom: retry, the default
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -250,11 +250,11 @@ func TestOutOfMemoryInVRAMStageUploadsInComputeAndEveryProofVerifies(t *testing.
 	// gives up on every partition with three vectors to free; gpu_compute's
 	// allocations (the 5th to the 10th) succeed.
 	m := &fakeMem{Backend: cpuBackend(t, 1), failOnStream: func(call int) bool { return call == 4 }}
-	job, err := set.NewJob(partitions, 8, m)
+	job, err := set.NewJob(partitions, 8)
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, rec, err := runTwoLock(t, job, map[string]string{"on_oom": groth16.OnOOMUploadInCompute})
+	res, rec, err := runTwoLock(t, job, m, map[string]string{"on_oom": groth16.OnOOMUploadInCompute})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -285,11 +285,11 @@ func TestOutOfMemoryInComputesUploadIsRetryableAndLeaksNothing(t *testing.T) {
 		// vram_stage's first allocation fails (deferred), then gpu_compute's
 		// second (b, after a): its retry uploads all six.
 		m := &fakeMem{Backend: cpuBackend(t, 1), failOnStream: func(call int) bool { return call == 1 || call == 3 }}
-		job, err := set.NewJob(partitions, 9, m)
+		job, err := set.NewJob(partitions, 9)
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, rec, err := runTwoLock(t, job, map[string]string{"on_oom": groth16.OnOOMUploadInCompute})
+		res, rec, err := runTwoLock(t, job, m, map[string]string{"on_oom": groth16.OnOOMUploadInCompute})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -305,11 +305,11 @@ func TestOutOfMemoryInComputesUploadIsRetryableAndLeaksNothing(t *testing.T) {
 		// Every allocation after vram_stage's deferral fails too: the job
 		// fails once gpu_compute's retries are spent.
 		m := &fakeMem{Backend: cpuBackend(t, 1), failOnStream: func(call int) bool { return call != 2 }}
-		job, err := set.NewJob(2, 10, m)
+		job, err := set.NewJob(2, 10)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, _, err = runTwoLock(t, job, map[string]string{"on_oom": groth16.OnOOMUploadInCompute})
+		_, _, err = runTwoLock(t, job, m, map[string]string{"on_oom": groth16.OnOOMUploadInCompute})
 		if err == nil {
 			t.Fatal("job succeeded with a device that is always out of memory")
 		}
@@ -335,11 +335,11 @@ func TestBasesThatDoNotFitFailAtOnceSayingWhatAndHowMuch(t *testing.T) {
 	t.Run("g1", func(t *testing.T) {
 		// g1.a loads, g1.b does not fit.
 		m := &fakeMem{Backend: cpuBackend(t, 1), info: info, failLoad: func(key string) bool { return strings.HasSuffix(key, "/g1.b") }}
-		job, err := set.NewJob(1, 11, m)
+		job, err := set.NewJob(1, 11)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, rec, err := runTwoLock(t, job, nil)
+		_, rec, err := runTwoLock(t, job, m, nil)
 		if err == nil {
 			t.Fatal("job succeeded with bases that do not fit")
 		}
@@ -364,11 +364,11 @@ func TestBasesThatDoNotFitFailAtOnceSayingWhatAndHowMuch(t *testing.T) {
 	})
 	t.Run("g2 on device", func(t *testing.T) {
 		m := &fakeMem{Backend: cpuBackend(t, 1), failLoad: func(key string) bool { return strings.HasSuffix(key, "/g2.b") }}
-		job, err := set.NewJob(1, 12, m)
+		job, err := set.NewJob(1, 12)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = runSequential(t, job, func(typ string, c stages.Config) {
+		_, err = runSequential(t, job, m, func(typ string, c stages.Config) {
 			if gc, ok := c.(*groth16.G2Config); ok {
 				gc.On = "device"
 			}
@@ -407,7 +407,7 @@ func TestOutOfMemoryInG2OnDeviceIsRetriedByTheRecommendedPipeline(t *testing.T) 
 		}
 		return false
 	}
-	job, err := set.NewJob(2, 5, mem)
+	job, err := set.NewJob(2, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -416,7 +416,7 @@ func TestOutOfMemoryInG2OnDeviceIsRetriedByTheRecommendedPipeline(t *testing.T) 
 		t.Fatal(err)
 	}
 	rec := stagetest.NewRecorder()
-	e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 1})
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 1, Backend: mem})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/prooflane/prooflane/device"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
@@ -48,13 +49,13 @@ func shippedPipelines(t testing.TB) []string {
 	return files
 }
 
-func loadPipeline(t testing.TB, file string, params map[string]string) *runtime.Engine {
+func loadPipeline(t testing.TB, file string, params map[string]string, be device.Backend) *runtime.Engine {
 	t.Helper()
 	p, err := runtime.Load(file, registry(t), params)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := runtime.NewEngine(p, runtime.Options{})
+	e, err := runtime.NewEngine(p, runtime.Options{Backend: be})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +82,8 @@ func TestEveryShippedPipelineProvesEveryCircuitAndGnarkVerifies(t *testing.T) {
 		for _, circuit := range []string{"chain", "sha256", "mimc"} {
 			t.Run(filepath.Base(file)+"/"+circuit, func(t *testing.T) {
 				set := setupKeys(t, circuit, 1<<8)
-				job, err := set.NewJob(partitions, 1, cpuBackend(t, 2))
+				be := cpuBackend(t, 2)
+				job, err := set.NewJob(partitions, 1)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -90,7 +92,7 @@ func TestEveryShippedPipelineProvesEveryCircuitAndGnarkVerifies(t *testing.T) {
 					t.Fatal(err)
 				}
 				rec := stagetest.NewRecorder()
-				e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 2})
+				e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 2, Backend: be})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -132,11 +134,12 @@ func TestUnsatisfiedWitnessFailsTheJobNamingPartitionAndConstraint(t *testing.T)
 		t.Fatal(err)
 	}
 	ws[2] = bad[2]
-	job, err := groth16.NewJob(set.Circuit, set.R1CS, set.PK, set.VK, ws, cpuBackend(t, 1))
+	be := cpuBackend(t, 1)
+	job, err := groth16.NewJob(set.Circuit, set.R1CS, set.PK, set.VK, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := loadPipeline(t, "../../pipelines/groth16.yaml", nil)
+	e := loadPipeline(t, "../../pipelines/groth16.yaml", nil, be)
 	_, err = e.Run(context.Background(), runtime.Job{ID: "bad", Partitions: 3, Payload: job})
 	var se *runtime.StageError
 	if !errors.As(err, &se) {
@@ -171,13 +174,13 @@ func TestConcurrentJobsOfTwoKeySetsOnOneBackendEachProveWithTheirOwnBases(t *tes
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := runtime.NewEngine(p, runtime.Options{Devices: 2})
+	e, err := runtime.NewEngine(p, runtime.Options{Devices: 2, Backend: be})
 	if err != nil {
 		t.Fatal(err)
 	}
 	var jobs []*groth16.Job
 	for i, set := range []*keys.Set{a, b, a, b} {
-		j, err := set.NewJob(partitions, uint64(i+1), be)
+		j, err := set.NewJob(partitions, uint64(i+1))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,5 +203,21 @@ func TestConcurrentJobsOfTwoKeySetsOnOneBackendEachProveWithTheirOwnBases(t *tes
 				t.Errorf("job %d partition %d: %v", i, p, err)
 			}
 		}
+	}
+}
+
+// The backend is the engine's, not the job's: an engine given none cannot
+// start the device stages, and says which stage and what to give it.
+func TestEngineWithoutABackendFailsToStartNamingTheStage(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	job, err := set.NewJob(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := loadPipeline(t, "../../pipelines/groth16.yaml", nil, nil)
+	_, err = e.Run(context.Background(), runtime.Job{Payload: job})
+	want := `stage "prep_msm" (groth16.prep_msm): start: no device backend: the engine lends its stages one (runtime.Options.Backend)`
+	if err == nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("Run: %v, want %q", err, want)
 	}
 }

@@ -11,9 +11,12 @@ import (
 )
 
 // prepMSM builds the MSM scalar vectors from the wire values.
-type prepMSM struct{ cfg PrepConfig }
+type prepMSM struct {
+	cfg PrepConfig
+	dev backendRef
+}
 
-func (s prepMSM) Run(ctx context.Context, in *stages.Input) (any, error) {
+func (s *prepMSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 	j, err := job(in)
 	if err != nil {
 		return nil, err
@@ -22,7 +25,7 @@ func (s prepMSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, dev, err := j.device(in)
+	_, dev, err := s.dev.device(in)
 	if err != nil {
 		return nil, err
 	}
@@ -61,7 +64,7 @@ func (s prepMSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 
 // filter copies the wires whose base is not infinity (skip may be nil),
 // and when splitting ones zeroes them in the copy and lists their indices.
-func (s prepMSM) filter(wires []fr.Element, skip []bool, n int) ([]fr.Element, []int32, int) {
+func (s *prepMSM) filter(wires []fr.Element, skip []bool, n int) ([]fr.Element, []int32, int) {
 	out := make([]fr.Element, n)
 	var ones []int32
 	zeros := 0

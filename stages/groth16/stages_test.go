@@ -28,11 +28,12 @@ func TestUnsatisfiedWitnessErrorNamesPartitionAndConstraint(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := groth16.NewJob(set.Circuit, set.R1CS, set.PK, set.VK, ws, cpuBackend(t, 1))
+	be := cpuBackend(t, 1)
+	job, err := groth16.NewJob(set.Circuit, set.R1CS, set.PK, set.VK, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = runSequential(t, job, nil)
+	_, err = runSequential(t, job, be, nil)
 	if err == nil {
 		t.Fatal("proved an unsatisfied witness")
 	}
@@ -48,11 +49,12 @@ func TestUnsatisfiedWitnessErrorNamesPartitionAndConstraint(t *testing.T) {
 
 func TestProofVerifiesWithGnarksGenericVerifierAndTamperingBreaksIt(t *testing.T) {
 	set := setupKeys(t, "sha256", 1<<9)
-	job, err := set.NewJob(2, 9, cpuBackend(t, 1))
+	be := cpuBackend(t, 1)
+	job, err := set.NewJob(2, 9)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proofs, err := runSequential(t, job, nil)
+	proofs, err := runSequential(t, job, be, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,11 +113,12 @@ func TestCommitmentCircuitIsRefusedAtLoad(t *testing.T) {
 
 func TestG2MSMOnDeviceMatchesCPU(t *testing.T) {
 	set := setupKeys(t, "sha256", 1<<9)
-	job, err := set.NewJob(2, 5, cpuBackend(t, 1))
+	be := cpuBackend(t, 1)
+	job, err := set.NewJob(2, 5)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proveAndVerify(t, job, func(typ string, c stages.Config) {
+	proveAndVerify(t, job, be, func(typ string, c stages.Config) {
 		if gc, ok := c.(*groth16.G2Config); ok {
 			gc.On = "device"
 		}
@@ -137,13 +140,14 @@ func (canonicalDevice) WantsCanonical() bool { return true }
 
 func TestCanonicalDevicePathProvesValidProofs(t *testing.T) {
 	set := setupKeys(t, "chain", 1<<8)
-	job, err := set.NewJob(2, 3, canonicalBackend{cpuBackend(t, 1)})
+	be := canonicalBackend{cpuBackend(t, 1)}
+	job, err := set.NewJob(2, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, on := range []string{"cpu", "device"} {
 		t.Run("b_g2_msm on "+on, func(t *testing.T) {
-			proveAndVerify(t, job, func(typ string, c stages.Config) {
+			proveAndVerify(t, job, be, func(typ string, c stages.Config) {
 				if gc, ok := c.(*groth16.G2Config); ok {
 					gc.On = on
 				}
@@ -187,11 +191,12 @@ func (s oomStream) Alloc(n int) (device.Vector, error) {
 
 func TestDeviceOutOfMemoryIsRetryable(t *testing.T) {
 	set := setupKeys(t, "chain", 1<<8)
-	job, err := set.NewJob(1, 3, oomBackend{cpuBackend(t, 1), 8})
+	be := oomBackend{cpuBackend(t, 1), 8}
+	job, err := set.NewJob(1, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = runSequential(t, job, nil)
+	_, err = runSequential(t, job, be, nil)
 	if !stages.IsRetryable(err) || !errors.Is(err, device.ErrOutOfMemory) {
 		t.Fatalf("error %v: want a retryable out-of-memory error", err)
 	}
@@ -204,11 +209,12 @@ func TestAssembleIsDeterministicInRAndSAndEveryChoiceVerifies(t *testing.T) {
 	// Two proofs of the same witness with the same r, s are the same
 	// point triple; with different r, s they differ but both verify.
 	set := setupKeys(t, "mimc", 1<<9)
-	job, err := set.NewJob(1, 11, cpuBackend(t, 1))
+	be := cpuBackend(t, 1)
+	job, err := set.NewJob(1, 11)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g1, g2 := msmsOf(t, job)
+	g1, g2 := msmsOf(t, job, be)
 	var r, s fr.Element
 	r.SetUint64(5)
 	s.SetUint64(7)
@@ -228,8 +234,8 @@ func TestAssembleIsDeterministicInRAndSAndEveryChoiceVerifies(t *testing.T) {
 	}
 }
 
-// msmsOf runs the stages before epilogue for partition 0.
-func msmsOf(t *testing.T, job *groth16.Job) (*groth16.G1MSMs, *groth16.G2MSM) {
+// msmsOf runs the stages before epilogue for partition 0, on be.
+func msmsOf(t *testing.T, job *groth16.Job, be device.Backend) (*groth16.G1MSMs, *groth16.G2MSM) {
 	t.Helper()
 	reg := stages.NewRegistry().MustRegister(groth16.Factories()...)
 	values := map[stages.DataType]any{}
@@ -243,6 +249,7 @@ func msmsOf(t *testing.T, job *groth16.Job) (*groth16.G1MSMs, *groth16.G2MSM) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		startStage(t, typ, st, be)
 		in := stages.NewInput(values)
 		in.Job, in.Stage = job, typ
 		out, err := st.Run(context.Background(), in)
@@ -300,13 +307,13 @@ func TestBuffersNeverConsumedAreFreedOnceGarbage(t *testing.T) {
 	var mu sync.Mutex
 	var frees, closes int
 	be := countingBackend{cpuBackend(t, 1), &mu, &frees, &closes}
-	job, err := set.NewJob(2, 3, be)
+	job, err := set.NewJob(2, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Partition 0 runs through gpu_compute: six frees, one close, and the
 	// cleanup must not free anything again.
-	if _, err := runSequential(t, job, nil); err != nil {
+	if _, err := runSequential(t, job, be, nil); err != nil {
 		t.Fatal(err)
 	}
 	mu.Lock()
@@ -325,6 +332,7 @@ func TestBuffersNeverConsumedAreFreedOnceGarbage(t *testing.T) {
 			cfg = f.NewConfig()
 		}
 		st, _ := f.New(cfg)
+		startStage(t, typ, st, be)
 		in := stages.NewInput(values)
 		in.Job, in.Stage = job, typ
 		out, err := st.Run(context.Background(), in)
@@ -367,9 +375,9 @@ func TestJobsShareResidentBasesOnlyForTheSameKeys(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ja1, _ := a.NewJob(1, 1, be)
-	ja2, _ := a.NewJob(1, 2, be)
-	jb, err := b.NewJob(1, 1, be)
+	ja1, _ := a.NewJob(1, 1)
+	ja2, _ := a.NewJob(1, 2)
+	jb, err := b.NewJob(1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,7 +388,7 @@ func TestJobsShareResidentBasesOnlyForTheSameKeys(t *testing.T) {
 		t.Errorf("two key sets share the bases key %q", jb.BasesKey)
 	}
 	for _, j := range []*groth16.Job{ja1, jb} {
-		proveAndVerify(t, j, nil)
+		proveAndVerify(t, j, be, nil)
 	}
 }
 
@@ -390,17 +398,18 @@ func TestJobsShareResidentBasesOnlyForTheSameKeys(t *testing.T) {
 // indexing past the K vector or two key sets sharing resident bases.
 func TestAJobNotBuiltByNewJobIsRefusedByEveryStage(t *testing.T) {
 	set := setupKeys(t, "chain", 1<<8)
-	good, err := set.NewJob(1, 1, cpuBackend(t, 1))
+	be := cpuBackend(t, 1)
+	good, err := set.NewJob(1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	literal := &groth16.Job{Circuit: good.Circuit, R1CS: good.R1CS, PK: good.PK, VK: good.VK,
-		Witnesses: good.Witnesses, Backend: good.Backend}
-	_, err = runSequential(t, literal, nil)
+		Witnesses: good.Witnesses}
+	_, err = runSequential(t, literal, be, nil)
 	if err == nil || !strings.Contains(err.Error(), "not built by groth16.NewJob") {
 		t.Fatalf("error %v, want a job not built by NewJob", err)
 	}
-	proveAndVerify(t, good, nil)
+	proveAndVerify(t, good, be, nil)
 }
 
 // A proving key whose infinity flags disagree with its bases (a flipped
@@ -425,13 +434,14 @@ func TestProvingKeyWithInfinityFlagsThatDisagreeWithItsBasesIsRefused(t *testing
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = groth16.NewJob(set.Circuit, set.R1CS, &pk, set.VK, ws, cpuBackend(t, 1))
+	_, err = groth16.NewJob(set.Circuit, set.R1CS, &pk, set.VK, ws)
 	if err == nil || !strings.Contains(err.Error(), "do not match its infinity flags") {
 		t.Fatalf("error %v, want the infinity flags refused", err)
 	}
-	job, err := set.NewJob(1, 1, cpuBackend(t, 1))
+	be := cpuBackend(t, 1)
+	job, err := set.NewJob(1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
-	proveAndVerify(t, job, nil)
+	proveAndVerify(t, job, be, nil)
 }

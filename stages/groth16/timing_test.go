@@ -55,11 +55,11 @@ func TestKernelSpansReportDeviceTimeWhenTheStreamTimesItElseWallTime(t *testing.
 		{"cpu", cpuBackend(t, 1), "wall"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			job, err := set.NewJob(2, 13, c.be)
+			job, err := set.NewJob(2, 13)
 			if err != nil {
 				t.Fatal(err)
 			}
-			res, rec, err := runTwoLock(t, job, nil)
+			res, rec, err := runTwoLock(t, job, c.be, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

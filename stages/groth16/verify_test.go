@@ -30,7 +30,7 @@ func corruptKeyJob(t *testing.T, partitions int) *groth16.Job {
 	if err != nil {
 		t.Fatal(err)
 	}
-	job, err := groth16.NewJob("chain", set.R1CS, &pk, set.VK, ws, cpuBackend(t, 1))
+	job, err := groth16.NewJob("chain", set.R1CS, &pk, set.VK, ws)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func corruptKeyJob(t *testing.T, partitions int) *groth16.Job {
 // and the partition, and no proof comes out of it.
 func TestEpilogueRefusesAProofThatDoesNotVerifyByDefault(t *testing.T) {
 	job := corruptKeyJob(t, 2)
-	e := loadPipeline(t, "../../pipelines/groth16.yaml", map[string]string{"partitions": "2"})
+	e := loadPipeline(t, "../../pipelines/groth16.yaml", map[string]string{"partitions": "2"}, cpuBackend(t, 1))
 	res, err := e.Run(context.Background(), runtime.Job{ID: "corrupt", Partitions: 2, Payload: job})
 	if err == nil {
 		t.Fatal("a job with a corrupt proving key succeeded")
@@ -65,7 +65,7 @@ func TestEpilogueRefusesAProofThatDoesNotVerifyByDefault(t *testing.T) {
 // proofs that gnark's verifier rejects: the check above is the epilogue's.
 func TestEpilogueVerifyFalseReturnsTheProofUnchecked(t *testing.T) {
 	job := corruptKeyJob(t, 1)
-	proofs, err := runSequential(t, job, func(typ string, c stages.Config) {
+	proofs, err := runSequential(t, job, cpuBackend(t, 1), func(typ string, c stages.Config) {
 		if ec, ok := c.(*groth16.EpilogueConfig); ok {
 			ec.Verify = false
 		}
@@ -77,7 +77,7 @@ func TestEpilogueVerifyFalseReturnsTheProofUnchecked(t *testing.T) {
 		t.Error("a proof made with a corrupt proving key verifies")
 	}
 	// The default config checks it.
-	if _, err := runSequential(t, job, nil); err == nil || !strings.Contains(err.Error(), "partition 0: proof does not verify") {
+	if _, err := runSequential(t, job, cpuBackend(t, 1), nil); err == nil || !strings.Contains(err.Error(), "partition 0: proof does not verify") {
 		t.Errorf("default epilogue: error %v, want partition 0's proof refused", err)
 	}
 }
@@ -91,11 +91,12 @@ func BenchmarkVerify(b *testing.B) {
 	for _, log2 := range []int{12, 16} {
 		b.Run(fmt.Sprintf("chain-2^%d", log2), func(b *testing.B) {
 			set := setupKeys(b, "chain", 1<<log2)
-			job, err := set.NewJob(1, 1, cpuBackend(b, 1))
+			be := cpuBackend(b, 1)
+			job, err := set.NewJob(1, 1)
 			if err != nil {
 				b.Fatal(err)
 			}
-			proofs, err := runSequential(b, job, nil)
+			proofs, err := runSequential(b, job, be, nil)
 			if err != nil {
 				b.Fatal(err)
 			}

@@ -14,11 +14,14 @@ import (
 )
 
 // vramStage puts a partition's vectors on its device.
-type vramStage struct{ cfg VRAMConfig }
+type vramStage struct {
+	cfg VRAMConfig
+	dev backendRef
+}
 
 func isOOM(err error) bool { return errors.Is(err, device.ErrOutOfMemory) }
 
-func (s vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
+func (s *vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error) {
 	j, err := job(in)
 	if err != nil {
 		return nil, err
@@ -27,7 +30,7 @@ func (s vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error)
 	if err != nil {
 		return nil, err
 	}
-	idx, dev, err := j.device(in)
+	idx, dev, err := s.dev.device(in)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@
 package stagetest
 
 import (
+	"context"
+	"fmt"
 	"sort"
 	"testing"
 	"time"
@@ -13,6 +15,8 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/device/cpu"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/stages"
 )
@@ -135,8 +139,11 @@ func Attr(s sdktrace.ReadOnlySpan, key attribute.Key) (attribute.Value, bool) {
 }
 
 // CheckFactories runs the lifecycle check on every type in reg: a valid
-// type name, a default config that validates, and a constructor that
-// accepts it. Every registered stage type must pass it.
+// type name, a default config that validates, a constructor that accepts
+// it, and a stage that starts (stages.Starter) on a host lending a CPU
+// backend and shuts down (stages.Stopper) without error; started on a
+// host lending no backend, it may refuse with an error but must not
+// panic. Every registered stage type must pass it.
 func CheckFactories(t testing.TB, reg *stages.Registry) {
 	t.Helper()
 	for _, typ := range reg.Types() {
@@ -156,7 +163,9 @@ func CheckFactories(t testing.TB, reg *stages.Registry) {
 		s, err := f.New(cfg)
 		if err != nil || s == nil {
 			t.Errorf("%s: New(default config) = %v, %v", typ, s, err)
+			continue
 		}
+		checkLifecycle(t, typ, s, f, cfg)
 		if f.Doc == "" {
 			t.Errorf("%s: factory has no Doc", typ)
 		}
@@ -166,4 +175,76 @@ func CheckFactories(t testing.TB, reg *stages.Registry) {
 			}
 		}
 	}
+}
+
+// Host is a stages.Host for tests: it lends Backend (nil for none) and
+// Devices.
+type Host struct {
+	B device.Backend
+	N int
+}
+
+func (h Host) Backend() device.Backend { return h.B }
+func (h Host) Devices() int            { return h.N }
+
+// checkLifecycle starts s on a host without a backend (an error is fine,
+// a panic is not), then a fresh stage on a CPU backend, and shuts it down.
+func checkLifecycle(t testing.TB, typ string, s stages.Stage, f *stages.Factory, cfg stages.Config) {
+	t.Helper()
+	if _, ok := s.(stages.Starter); !ok {
+		if st, ok := s.(stages.Stopper); ok {
+			if err := st.Shutdown(context.Background()); err != nil {
+				t.Errorf("%s: Shutdown: %v", typ, err)
+			}
+		}
+		return
+	}
+	if err := safeStart(s, Host{N: 1}); err != nil && err.panicked {
+		t.Errorf("%s: Start on a host lending no backend: %v", typ, err)
+	}
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Errorf("%s: cpu backend: %v", typ, err)
+		return
+	}
+	defer be.Close()
+	s, err = f.New(cfg)
+	if err != nil {
+		t.Errorf("%s: New(default config) = %v, %v", typ, s, err)
+		return
+	}
+	if err := safeStart(s, Host{B: be, N: 1}); err != nil {
+		t.Errorf("%s: Start on a host lending a cpu backend: %v", typ, err)
+		return
+	}
+	if st, ok := s.(stages.Stopper); ok {
+		if err := st.Shutdown(context.Background()); err != nil {
+			t.Errorf("%s: Shutdown: %v", typ, err)
+		}
+	}
+}
+
+type startError struct {
+	err      error
+	panicked bool
+}
+
+func (e *startError) Error() string {
+	if e.panicked {
+		return "panicked: " + e.err.Error()
+	}
+	return e.err.Error()
+}
+
+// safeStart starts s, turning a panic into an error that says so.
+func safeStart(s stages.Stage, h stages.Host) (out *startError) {
+	defer func() {
+		if r := recover(); r != nil {
+			out = &startError{err: fmt.Errorf("%v", r), panicked: true}
+		}
+	}()
+	if err := s.(stages.Starter).Start(context.Background(), h); err != nil {
+		return &startError{err: err}
+	}
+	return nil
 }

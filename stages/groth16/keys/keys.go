@@ -61,7 +61,6 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
-	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
@@ -487,12 +486,12 @@ func heartbeat(log io.Writer, every time.Duration, what string) (stop func()) {
 
 // NewJob builds a job proving partitions partitions of s's circuit, each
 // with the witness of circuits.PartitionSeed(seed, p).
-func (s *Set) NewJob(partitions int, seed uint64, backend device.Backend) (*groth16.Job, error) {
+func (s *Set) NewJob(partitions int, seed uint64) (*groth16.Job, error) {
 	ws, err := s.Witnesses(partitions, seed, false)
 	if err != nil {
 		return nil, err
 	}
-	return groth16.NewJob(s.Circuit, s.R1CS, s.PK, s.VK, ws, backend)
+	return groth16.NewJob(s.Circuit, s.R1CS, s.PK, s.VK, ws)
 }
 
 // Witnesses returns the full witnesses of partitions partitions; with

@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages/groth16"
 )
 
@@ -135,15 +134,11 @@ func TestProvingAndVerifyingKeysOfDifferentSetupsAreRefused(t *testing.T) {
 		t.Errorf("Load: error %v, want keys from different setups", err)
 	}
 	mixed := &Set{Circuit: "chain", Size: 64, R1CS: a.R1CS, PK: a.PK, VK: b.VK}
-	be, err := cpu.New(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := mixed.NewJob(1, 1, be); !errors.Is(err, groth16.ErrKeysFromDifferentSetups) {
+	if _, err := mixed.NewJob(1, 1); !errors.Is(err, groth16.ErrKeysFromDifferentSetups) {
 		t.Errorf("NewJob: error %v, want keys from different setups", err)
 	}
 	// The matching pair still makes a job.
-	if _, err := a.NewJob(1, 1, be); err != nil {
+	if _, err := a.NewJob(1, 1); err != nil {
 		t.Errorf("NewJob with a matching pair: %v", err)
 	}
 }
