@@ -13,6 +13,7 @@ import (
 
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/resources"
+	"github.com/prooflane/prooflane/stages"
 )
 
 // Options configure an Engine.
@@ -27,6 +28,9 @@ type Options struct {
 	// partition and job end, from the goroutine that saw it: it must be
 	// quick and safe for concurrent use.
 	OnEvent func(Event)
+	// Replace, when set, substitutes stage implementations (see
+	// ReplaceFunc); the pipeline itself is left as it is.
+	Replace ReplaceFunc
 }
 
 // Engine runs jobs on one pipeline. Jobs run concurrently share its
@@ -38,7 +42,8 @@ type Engine struct {
 	workers *resources.Set
 	tracer  trace.Tracer
 	onEvent func(Event)
-	plan    []stagePlan // by Stage.index
+	plan    []stagePlan    // by Stage.index
+	impls   []stages.Stage // what runs, by Stage.index
 	// inFlight bounds the partitions of one job admitted at once.
 	inFlight int
 
@@ -97,6 +102,9 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 		given:   make([]int, devices),
 	}
 	e.inFlight = p.InFlight(devices)
+	if e.impls, err = implementations(p, opts.Replace); err != nil {
+		return nil, err
+	}
 	e.plan = make([]stagePlan, len(p.Stages))
 	for _, s := range p.Stages {
 		if err := e.planStage(s, wdecls[s.index].Name); err != nil {

@@ -269,7 +269,7 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 	began := time.Now()
 	// sctx descends from the job's context, so cancellation reaches the
 	// stage, and carries the stage span for the stage's own child spans.
-	out, err = safeRun(sctx, s, in)
+	out, err = safeRun(sctx, e.impls[s.index], in)
 	held := time.Since(began)
 	if span.IsRecording() {
 		span.SetAttributes(pl.KeyHoldMS.Float64(ms(held)))
@@ -328,13 +328,13 @@ func (pt *partition) lockWaitSpan(s *Stage, device int, resource string, weight 
 
 // safeRun runs a stage, turning a panic into an error so one bad stage
 // fails its job instead of the process.
-func safeRun(ctx context.Context, s *Stage, in *stages.Input) (out any, err error) {
+func safeRun(ctx context.Context, s stages.Stage, in *stages.Input) (out any, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("stage panicked: %v\n%s", r, debug.Stack())
 		}
 	}()
-	return s.impl.Run(ctx, in)
+	return s.Run(ctx, in)
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

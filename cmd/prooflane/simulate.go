@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/prooflane/prooflane/otel/analyze"
-	"github.com/prooflane/prooflane/otel/simulate"
+	"github.com/prooflane/prooflane/runtime/simulate"
 	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/stages/builtin"
