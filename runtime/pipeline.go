@@ -50,6 +50,10 @@ type Stage struct {
 	// `{gpu}` resource, their type asks for a device, or a `{gpu}` span
 	// covers them. Their workers count per device.
 	DeviceBound bool
+	// DeviceBusy stages keep their device busy while they run, as their
+	// type (stages.Factory.Busy) or config (stages.BusyConfig) declares;
+	// stage spans record it as prooflane.device_busy.
+	DeviceBusy bool
 
 	factory    *stages.Factory
 	impl       stages.Stage
