@@ -2,6 +2,8 @@ package analyze
 
 import (
 	"bytes"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -51,6 +53,25 @@ func declaredTrace() []tracefile.Span {
 }
 
 func TestBusyAndResourceDevicesComeFromAttributesNotNames(t *testing.T) {
+	// The attributes survive prooflane's trace file and Jaeger's JSON.
+	var buf bytes.Buffer
+	spans := declaredTrace()
+	for i := range spans {
+		spans[i].TraceID = "0af7651916cd43dd8448eb211c80319c" // one job: one trace, in hex as OTLP wants
+	}
+	if err := tracefile.Write(&buf, spans); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "trace.jsonl")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{path, writeJaeger(t, declaredTrace())} {
+		if r := analyzeFile(t, file, Options{}); len(r.Devices) != 1 || r.Devices[0].Busy != 60*ms || resource(t, r, "gpu.0.scratch").Device != -1 {
+			t.Errorf("%s: devices %+v, gpu.0.scratch on %d; want device 0 busy 60ms, gpu.0.scratch on none",
+				file, r.Devices, resource(t, r, "gpu.0.scratch").Device)
+		}
+	}
 	r, err := Analyze(declaredTrace(), Options{})
 	if err != nil {
 		t.Fatal(err)
