@@ -80,7 +80,7 @@ const (
 
 // Resource attribute keys (on every span of a run, set by the command).
 const (
-	KeyBackend      = attribute.Key("prooflane.backend")         // cpu, cuda or sim
+	KeyBackend      = attribute.Key("prooflane.backend")         // cpu, cuda, sim, or replay (simulate)
 	KeyPipelineFile = attribute.Key("prooflane.pipeline_file")   // the pipeline file as given
 	KeyPipelineHash = attribute.Key("prooflane.pipeline_sha256") // sha256 of the pipeline file, hex
 	KeyDevices      = attribute.Key("prooflane.devices")         // devices {gpu} expands over

@@ -120,7 +120,10 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 	pred.InFlight = min(pred.InFlight, pred.Jobs)
 
 	sr := tracetest.NewSpanRecorder()
-	res := resource.NewSchemaless(attribute.String("service.name", "prooflane-simulate"), pl.KeyPipeline.String(p.Name))
+	// The spans name the pipeline's own stage types; the resource says
+	// the runs were replays.
+	res := resource.NewSchemaless(attribute.String("service.name", "prooflane-simulate"), pl.KeyPipeline.String(p.Name),
+		pl.KeyBackend.String("replay"))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr), sdktrace.WithResource(res))
 	// Every stage keeps its place in the layout (needs, locks, workers,
 	// spans, device binding as its config decided) and runs the replay.

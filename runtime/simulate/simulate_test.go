@@ -113,6 +113,9 @@ func TestPredictKeepsDevicePlacementAndRecordedTypes(t *testing.T) {
 	}
 	types := map[string]string{"synthesize": "sim.sleep", "vram_stage": "sim.device", "gpu_compute": "sim.device", "epilogue": "sim.sleep"}
 	for _, s := range pred.Spans {
+		if b := s.Resource[string(pl.KeyBackend)]; b != "replay" {
+			t.Fatalf("span %q: backend %v, want replay", s.Name, b)
+		}
 		if s.Str("prooflane.stage") == "vram_stage" && s.IntOr("prooflane.device", -1) != 0 {
 			t.Errorf("vram_stage (sim.device) replayed off device: %v", s.Attrs["prooflane.device"])
 		}
