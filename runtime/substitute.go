@@ -11,8 +11,10 @@ import (
 // stage keeps everything else the pipeline says (name, type, needs, locks,
 // workers, spans, retries, and DeviceBound as its config decided it), so
 // a replacement runs under the same schedule and shows in the trace under
-// the same stage; only what Run does changes. `prooflane simulate` uses it
-// to replay recorded run times through a layout.
+// the same stage and type, busy declaration included; only what Run does
+// changes, and the stage's own implementation is not run. Replace is
+// called once per stage, in pipeline order, from NewEngine. `prooflane
+// simulate` uses it to replay recorded run times through a layout.
 type ReplaceFunc func(s *Stage) (stages.Stage, error)
 
 // implementations returns the stage implementations an engine runs, by
