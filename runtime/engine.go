@@ -36,6 +36,9 @@ type Options struct {
 	// returned: the engine never closes it. Nil lends no backend, for
 	// pipelines whose stages need none.
 	Backend device.Backend
+	// Replace, when set, substitutes stage implementations (see
+	// ReplaceFunc); the pipeline itself is left as it is.
+	Replace ReplaceFunc
 }
 
 // Engine runs jobs on one pipeline. Jobs run concurrently share its
@@ -68,7 +71,7 @@ type Engine struct {
 // stagePlan is a stage's claims resolved to resource IDs per device, so the
 // hot path never looks names up.
 type stagePlan struct {
-	impl   stages.Stage        // built by the type's New for this engine
+	impl   stages.Stage        // built by the type's New for this engine, or Options.Replace's
 	worker []resources.ID      // by device; one entry when not device-bound
 	start  [][]resources.Claim // stage locks plus spans starting here, by device
 	spans  [][]resources.Claim // the span part of start, by device
@@ -128,12 +131,9 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 		}
 	}
 	for _, s := range p.Stages {
-		impl, err := s.factory.New(s.Config)
-		if err == nil && impl == nil {
-			err = fmt.Errorf("type %q: New returned no stage and no error", s.Type)
-		}
+		impl, err := construct(p, s, opts.Replace)
 		if err != nil {
-			return nil, fmt.Errorf("%s: stage %q: %w", p.position(s), s.Name, err)
+			return nil, err
 		}
 		e.plan[s.index].impl = impl
 	}

@@ -150,7 +150,8 @@ func (pt *partition) released(h *lockHold, now time.Time, releasedBy string) {
 			pl.KeyKind.String(pl.KindLockHold), pl.KeyPipeline.String(e.p.Name), pl.KeyJob.String(pt.js.job.ID),
 			pl.KeyStage.String(h.stage), pl.KeyPartition.Int(pt.index), pl.KeyDevice.Int(h.device),
 			pl.KeyResource.String(name), pl.KeyWeight.Int64(h.weight), pl.KeyCapacity.Int64(h.set.Capacity(h.id)),
-			pl.KeyWaitMS.Float64(ms(h.granted.Sub(h.queued))), pl.KeyReleasedBy.String(releasedBy)))
+			pl.KeyWaitMS.Float64(ms(h.granted.Sub(h.queued))), pl.KeyReleasedBy.String(releasedBy),
+			pl.KeyResourceDevice.Int(h.set.Device(h.id))))
 		span.End(trace.WithTimestamp(now))
 	}
 	pt.emitLock(LockReleased, h, now)

@@ -108,6 +108,7 @@ func Parse(file string, src []byte, reg *stages.Registry, params map[string]stri
 		l.spans(spansNode)
 	}
 	l.deviceBinding()
+	l.deviceBusy()
 	l.lockOrder()
 	if err := ps.err(); err != nil {
 		return nil, err

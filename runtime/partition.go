@@ -263,7 +263,7 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 			pl.KeyKind.String(pl.KindStage), pl.KeyPipeline.String(e.p.Name), pl.KeyJob.String(pt.js.job.ID),
 			pl.KeyStage.String(s.Name), pl.KeyStageType.String(s.Type), pl.KeyPartition.Int(pt.index),
 			pl.KeyDevice.Int(in.Device), pl.KeyWorker.Int(slot), pl.KeyAttempt.Int(in.Attempt),
-			pl.KeyLocks.StringSlice(plan.locks[d]), pl.KeyWaitMS.Float64(ms(waitedTotal)))
+			pl.KeyLocks.StringSlice(plan.locks[d]), pl.KeyWaitMS.Float64(ms(waitedTotal)), pl.KeyDeviceBusy.Bool(s.DeviceBusy))
 	}
 	e.emit(Event{Kind: StageStarted, Job: pt.js.job.ID, Partition: pt.index, Stage: s.Name, Device: in.Device})
 	began := time.Now()

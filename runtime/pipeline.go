@@ -58,6 +58,10 @@ type Stage struct {
 	// type's New; every engine built on the pipeline gets the same value,
 	// so New must copy what it keeps rather than modify it.
 	Config stages.Config
+	// DeviceBusy stages keep their device busy while they run, as their
+	// type (stages.Factory.Busy) or config (stages.BusyConfig) declares;
+	// stage spans record it as prooflane.device_busy.
+	DeviceBusy bool
 
 	factory    *stages.Factory
 	dependents []*Stage

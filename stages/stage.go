@@ -98,6 +98,13 @@ type Factory struct {
 	// for some settings leaves this false and gives its config a
 	// NeedsDevice method (DeviceConfig).
 	Device bool
+	// Busy says the stage keeps its device busy while it runs (the
+	// device's compute, as groth16.gpu_compute does; an upload does not):
+	// the runtime records it on every stage span as
+	// prooflane.device_busy, and analysis counts a device busy by those
+	// spans alone. A type whose settings decide it leaves this false and
+	// gives its config a MakesDeviceBusy method (BusyConfig).
+	Busy bool
 	// Payload describes the job payload Run reads from Input.Job, for
 	// people: what it is and which command builds it. Empty when the stage
 	// reads none. `prooflane run`, which gives jobs no payload, refuses

@@ -22,7 +22,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("analyze", "TRACE (prooflane's trace.jsonl, OTLP JSON lines, or a Jaeger JSON export)", stderr)
 	html := fs.String("html", "", "also write a self-contained HTML timeline and report to this `file`")
 	perfetto := fs.String("perfetto", "", "also write Chrome trace events (open in ui.perfetto.dev or chrome://tracing) to this `file`")
-	busy := fs.String("busy-stage", "gpu_compute", "stage name or type suffix whose runs count as device busy")
+	busy := fs.String("busy-stage", "", "count the runs of this stage name or type suffix as device busy, instead of the stages the trace declares busy (prooflane.device_busy)")
 	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this")
 	quiet := fs.Bool("q", false, "print no text report (with --html or --perfetto)")
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema "+analyze.JSONSchema+", docs/observability.md) instead of text")

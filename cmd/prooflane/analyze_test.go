@@ -25,7 +25,7 @@ resources:
   gpu.{gpu}.compute: {}
 stages:
   synthesize: {type: sim.sleep, workers: 2, locks: [cpu], config: {duration: 20ms}}
-  gpu_compute: {type: sim.device, needs: [synthesize], locks: ["gpu.{gpu}.compute"], config: {duration: 15ms}}
+  gpu_compute: {type: sim.device, needs: [synthesize], locks: ["gpu.{gpu}.compute"], config: {duration: 15ms, busy: true}}
   epilogue: {type: sim.sleep, needs: [gpu_compute], config: {duration: 5ms}}
 `
 
@@ -68,7 +68,7 @@ func TestAnalyzeCommandReportsARecordedRun(t *testing.T) {
 	}
 	out := stdout.String()
 	for _, want := range []string{"1 jobs (0 failed), 4 partitions", "synthesize", "gpu_compute", "gpu.0.compute",
-		`devices (busy = stage or stage type "gpu_compute")`, "device 0: busy", "critical path of the slowest job"} {
+		`devices (busy = stage runs declared to keep their device busy (prooflane.device_busy))`, "device 0: busy", "critical path of the slowest job"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("report lacks %q:\n%s", want, out)
 		}

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/prooflane/prooflane/otel/analyze"
-	"github.com/prooflane/prooflane/otel/simulate"
 	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/pipelines"
+	"github.com/prooflane/prooflane/runtime/simulate"
 	"github.com/prooflane/prooflane/stages/builtin"
 )
 
@@ -56,7 +56,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	partitions := fs.Int("partitions", 0, "partitions per job (default: the trace's)")
 	devices := fs.Int("devices", 0, "devices {gpu} expands to (default: the pipeline's devices)")
 	seed := fs.Uint64("seed", 1, "seed for shuffling recorded durations")
-	busy := fs.String("busy-stage", "gpu_compute", "stage name or type suffix whose runs count as device busy")
+	busy := fs.String("busy-stage", "", "count the runs of this stage name or type suffix as device busy, instead of the stages the trace declares busy (prooflane.device_busy)")
 	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this (with -v)")
 	verbose := fs.Bool("v", false, "also print the full analysis of the simulated run")
 	traceOut := fs.String("trace-file", "", "write the simulated run's spans (in real time) to this `file` (OTLP JSON lines)")

@@ -22,7 +22,7 @@ resources:
   gpu.{gpu}.compute: {}
 stages:
   synthesize: {type: sim.sleep, workers: 2, locks: [cpu], config: {duration: 20ms}}
-  gpu_compute: {type: sim.device, needs: [synthesize], workers: 2, locks: ["gpu.{gpu}.compute"], config: {duration: 15ms}}
+  gpu_compute: {type: sim.device, needs: [synthesize], workers: 2, locks: ["gpu.{gpu}.compute"], config: {duration: 15ms, busy: true}}
   epilogue: {type: sim.sleep, needs: [gpu_compute], workers: 2, config: {duration: 5ms}}
 `
 

@@ -37,11 +37,12 @@ func resource(t *testing.T, r *Report, name string) ResourceStats {
 	return ResourceStats{}
 }
 
-// withoutOldFormat drops the warning that a trace has no lock_hold spans.
+// withoutOldFormat drops the warnings that a trace has no lock_hold spans
+// and does not declare which stages keep a device busy.
 func withoutOldFormat(ws []string) []string {
 	var out []string
 	for _, w := range ws {
-		if !strings.HasPrefix(w, "the trace has no lock_hold spans") {
+		if !strings.HasPrefix(w, "the trace has no lock_hold spans") && !strings.HasPrefix(w, "the trace does not say which stages keep a device busy") {
 			out = append(out, w)
 		}
 	}
@@ -115,9 +116,12 @@ func TestAnalyzeSmallTraceMatchesHandComputedAnswers(t *testing.T) {
 			if w := cp.Steps[1].WaitedOn; len(w) != 1 || w[0] != "gpu.0.compute 20ms" {
 				t.Errorf("gpu_compute waited on %q", w)
 			}
-			// The small trace is in the format before lock_hold spans:
-			// the one warning says so.
-			if len(r.Warnings) != 1 || !strings.HasPrefix(r.Warnings[0], "the trace has no lock_hold spans") {
+			// The small trace is in the format before lock_hold spans and
+			// prooflane.device_busy: the two warnings say so, and busy
+			// time is guessed from the stage name gpu_compute.
+			if len(r.Warnings) != 2 || !strings.HasPrefix(r.Warnings[0], "the trace has no lock_hold spans") ||
+				!strings.HasPrefix(r.Warnings[1], "the trace does not say which stages keep a device busy") ||
+				!strings.HasSuffix(r.Warnings[1], `here stage or stage type "gpu_compute"`) {
 				t.Errorf("warnings: %q", r.Warnings)
 			}
 		})

@@ -14,12 +14,20 @@
 //     waits, contention and total, mean and max wait; a trace without
 //     lock_hold spans is approximated from the stage spans that list each
 //     lock, with a warning;
-//   - per device: busy % (the union of its busy stage spans over the
-//     makespan, see Options.BusyStage) and the idle gaps longer than
-//     Options.MinGap, with the stages running meanwhile;
+//   - per device: busy % (the union over the makespan of the stage spans
+//     on it that the runtime marked prooflane.device_busy, as their stage
+//     types declare; see Options.BusyStage for an override and for older
+//     traces) and the idle gaps longer than Options.MinGap, with the
+//     stages running meanwhile;
 //   - proofs per minute, and the critical path of the slowest job;
 //   - warnings, such as two resources of one device that were both
 //     contended but never held at the same time: a hidden serialization.
+//
+// It reads attributes only: which runs keep a device busy
+// (prooflane.device_busy), which device a run is on (prooflane.device) and
+// which device a resource belongs to (prooflane.resource_device); it
+// never infers them from stage or lock names, except for traces written
+// before those attributes, with a warning.
 //
 // Percentiles use the nearest-rank method: p95 of n sorted values is the
 // value at rank ceil(0.95·n). The makespan runs from the first span's start

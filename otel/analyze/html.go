@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"sort"
 	"strings"
 	"time"
 
@@ -185,24 +186,74 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 	return tmpl.Funcs(template.FuncMap{"color": stageColor}).Execute(w, pg)
 }
 
-// resourceLine summarises the resource attributes shared by the trace's
-// spans (service, pipeline, backend...).
+// resourceLine says what the run recorded about itself, without naming
+// any attribute a command or a family sets: service.name, then every
+// prooflane.* resource attribute (pipeline, its hash, backend, devices, and
+// whatever the command adds, such as a family's circuit and size), then
+// any other attribute every job span carries with one value, then
+// host.name. The runtime's own bookkeeping on job spans (kind, job id,
+// partitions, pipeline) is left out.
 func resourceLine(t *trace) string {
 	if len(t.all) == 0 {
 		return ""
 	}
 	res := t.all[0].Resource
-	out := ""
-	for _, k := range []string{"service.name", string(pl.KeyPipeline), string(pl.KeyPipelineHash), string(pl.KeyBackend),
-		"prooflane.devices", "prooflane.circuit", "prooflane.size", "host.name"} {
-		if v, ok := res[k]; ok {
-			if out != "" {
-				out += " · "
-			}
-			out += fmt.Sprintf("%s %v", k, v)
+	var parts []string
+	add := func(k string, v any) { parts = append(parts, fmt.Sprintf("%s %s", k, attrText(v))) }
+	if v, ok := res["service.name"]; ok {
+		add("service.name", v)
+	}
+	shown := map[string]bool{}
+	for _, k := range sortedKeys(res) {
+		if strings.HasPrefix(k, "prooflane.") {
+			add(k, res[k])
+			shown[k] = true
 		}
 	}
-	return out
+	bookkeeping := map[string]bool{string(pl.KeyKind): true, string(pl.KeyJob): true, string(pl.KeyPartitions): true, string(pl.KeyPipeline): true}
+	if len(t.jobs) > 0 {
+		for _, k := range sortedKeys(t.jobs[0].Attrs) {
+			if bookkeeping[k] || shown[k] {
+				continue
+			}
+			v := attrText(t.jobs[0].Attrs[k])
+			same := true
+			for _, j := range t.jobs[1:] {
+				if w, ok := j.Attrs[k]; !ok || attrText(w) != v {
+					same = false
+					break
+				}
+			}
+			if same {
+				add(k, t.jobs[0].Attrs[k])
+			}
+		}
+	}
+	if v, ok := res["host.name"]; ok {
+		add("host.name", v)
+	}
+	return strings.Join(parts, " · ")
+}
+
+func sortedKeys(m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// attrText prints an attribute value; a list as [a, b].
+func attrText(v any) string {
+	if l, ok := v.([]any); ok {
+		parts := make([]string, len(l))
+		for i, x := range l {
+			parts[i] = fmt.Sprint(x)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
 }
 
 // tickStep picks 1, 2 or 5 × 10^k so the axis has 5 to 12 ticks.

@@ -63,7 +63,7 @@ type JSONKernel struct {
 // figures).
 type JSONResource struct {
 	Resource    string  `json:"resource"`
-	Device      int     `json:"device"`   // -1 unless gpu.<N>.*
+	Device      int     `json:"device"`   // the resource's device (prooflane.resource_device), -1 for the machine's
 	Capacity    int64   `json:"capacity"` // 0 when the trace does not say
 	Holds       int     `json:"holds"`
 	HeldMS      float64 `json:"held_ms"`

@@ -83,7 +83,7 @@ func tracks(t *trace) []track {
 	for n := range waited {
 		names[n] = true
 	}
-	for _, n := range sortedResources(names) {
+	for _, n := range sortedResources(t, names) {
 		if len(held[n]) > 0 {
 			out = append(out, track{Group: "locks", Name: n, Lanes: pack(held[n])})
 		}
@@ -123,13 +123,13 @@ func tracks(t *trace) []track {
 
 // sortedResources orders device resources first, by device, then the
 // rest by name.
-func sortedResources(set map[string]bool) []string {
+func sortedResources(t *trace, set map[string]bool) []string {
 	var out []string
 	for n := range set {
 		out = append(out, n)
 	}
 	sort.Slice(out, func(i, j int) bool {
-		di, dj := deviceOfResource(out[i]), deviceOfResource(out[j])
+		di, dj := t.deviceOf(out[i]), t.deviceOf(out[j])
 		if (di >= 0) != (dj >= 0) {
 			return di >= 0
 		}

@@ -20,6 +20,9 @@ type trace struct {
 	holds  []*tracefile.Span
 	start  time.Time
 	end    time.Time
+	// resDevice is the device of each resource as its lock_hold spans
+	// record it (see deviceOf).
+	resDevice map[string]int
 }
 
 func index(spans []tracefile.Span) *trace {
@@ -48,7 +51,24 @@ func index(spans []tracefile.Span) *trace {
 			t.holds = append(t.holds, s)
 		}
 	}
+	t.resDevice = map[string]int{}
+	for _, s := range t.holds {
+		if d, ok := s.Int(string(pl.KeyResourceDevice)); ok {
+			t.resDevice[holdOf(s).Resource] = int(max(d, -1))
+		}
+	}
 	return t
+}
+
+// deviceOf is the device a resource belongs to, -1 for the machine's: as
+// the trace's lock_hold spans record it (prooflane.resource_device), or,
+// for a resource without the attribute (an older trace), parsed from a
+// gpu.<N>. name.
+func (t *trace) deviceOf(resource string) int {
+	if d, ok := t.resDevice[resource]; ok {
+		return d
+	}
+	return deviceOfResource(resource)
 }
 
 func span(s *tracefile.Span) interval { return interval{s.Start, s.End} }
@@ -70,9 +90,10 @@ func partOf(s *tracefile.Span) partKey {
 	return partKey{jobOf(s), s.IntOr(string(pl.KeyPartition), -1)}
 }
 
-// deviceOfResource parses the device index of a per-device resource name
-// ("gpu.0.compute" → 0, "workers.gpu_compute.1" → 1 is not parsed: only
-// the gpu.<N>. prefix counts); -1 otherwise.
+// deviceOfResource guesses the device of a resource of an older trace
+// from its name ("gpu.0.compute" → 0, "workers.gpu_compute.1" → 1 is not
+// parsed: only the gpu.<N>. prefix counts); -1 otherwise. Traces that
+// record prooflane.resource_device are read through trace.deviceOf.
 func deviceOfResource(name string) int {
 	rest, ok := strings.CutPrefix(name, "gpu.")
 	if !ok {

@@ -16,21 +16,24 @@ import (
 
 // Options tune Analyze.
 type Options struct {
-	// BusyStage says which stage spans keep a device busy: those whose
-	// stage name equals it or whose stage type equals it or ends with
-	// "."+BusyStage. Default "gpu_compute". When no span matches, spans
-	// holding a gpu.<N>.compute lock count, then spans holding any
-	// gpu.<N>.* lock.
+	// BusyStage, when set, overrides what the trace declares: the stage
+	// spans whose stage name equals it, or whose stage type equals it or
+	// ends with "."+BusyStage, keep their device busy. Empty (the default)
+	// takes the trace's word: the stage spans the runtime marked
+	// prooflane.device_busy=true because their stage type or config says
+	// so. A trace written before that attribute existed falls back, with
+	// a warning, to the old guesses: stage "gpu_compute", then spans
+	// holding a gpu.<N>.compute lock, then any gpu.<N>.* lock.
 	BusyStage string
 	// MinGap is the shortest idle gap of a device that is listed; default
 	// 10ms.
 	MinGap time.Duration
 }
 
+// legacyBusyStage is the stage name old traces' busy time is guessed from.
+const legacyBusyStage = "gpu_compute"
+
 func (o *Options) defaults() {
-	if o.BusyStage == "" {
-		o.BusyStage = "gpu_compute"
-	}
 	if o.MinGap == 0 {
 		o.MinGap = 10 * time.Millisecond
 	}
@@ -82,7 +85,7 @@ type StageStats struct {
 type ResourceStats struct {
 	Name string // = Resource
 	lockstats.Stats
-	Device int // -1 unless the name is gpu.<N>.*
+	Device int // the device it belongs to (prooflane.resource_device), -1 for the machine's
 
 	held []interval // union of the hold intervals
 }
@@ -276,7 +279,7 @@ func (r *Report) resourceStats(t *trace) error {
 		ivs[h.Resource] = append(ivs[h.Resource], interval{h.Granted, h.Released})
 	}
 	for _, st := range stats {
-		r.Resources = append(r.Resources, ResourceStats{Name: st.Resource, Stats: st, Device: deviceOfResource(st.Resource), held: union(ivs[st.Resource])})
+		r.Resources = append(r.Resources, ResourceStats{Name: st.Resource, Stats: st, Device: t.deviceOf(st.Resource), held: union(ivs[st.Resource])})
 	}
 	return nil
 }
@@ -339,43 +342,99 @@ func stageHolds(t *trace) []lockstats.Hold {
 	return holds
 }
 
-// busy returns the spans that keep devices busy and the rule that chose
-// them.
-func busySpans(t *trace, opts Options) (map[int][]interval, string) {
-	type rule struct {
-		desc  string
-		match func(s *tracefile.Span) bool
+// busySpans returns the intervals that kept each device busy, the rule
+// that chose them, and a warning when the rule is a guess or found none.
+func busySpans(t *trace, opts Options) (map[int][]interval, string, string) {
+	byStage := func(name string) func(s *tracefile.Span) bool {
+		return func(s *tracefile.Span) bool {
+			typ := s.Str(string(pl.KeyStageType))
+			return stageName(s) == name || typ == name || strings.HasSuffix(typ, "."+name)
+		}
 	}
+	collect := func(match func(s *tracefile.Span) bool) map[int][]interval {
+		out := map[int][]interval{}
+		for _, s := range t.stages {
+			if match(s) {
+				for _, d := range devicesOf(s) {
+					out[d] = append(out[d], span(s))
+				}
+			}
+		}
+		return out
+	}
+	if opts.BusyStage != "" {
+		rule := fmt.Sprintf("stage or stage type %q (chosen by name)", opts.BusyStage)
+		out := collect(byStage(opts.BusyStage))
+		if len(out) == 0 {
+			return nil, rule, fmt.Sprintf("no stage run on a device has stage name or type %q: every device shows 0%% busy", opts.BusyStage)
+		}
+		return out, rule, ""
+	}
+	if declaresBusy(t) {
+		const rule = "stage runs declared to keep their device busy (prooflane.device_busy)"
+		out := map[int][]interval{}
+		for _, s := range t.stages {
+			if busy, _ := s.Attrs[string(pl.KeyDeviceBusy)].(bool); busy {
+				if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 {
+					out[int(d)] = append(out[int(d)], span(s))
+				}
+			}
+		}
+		if len(out) == 0 && onDevices(t) {
+			return nil, rule, "no stage run declares that it keeps its device busy (prooflane.device_busy): every device shows 0% busy; " +
+				"a stage type declares it (stages.Factory.Busy; in a sim pipeline, config busy: true), or name the busy stage with --busy-stage"
+		}
+		return out, rule, ""
+	}
+	// A trace from before prooflane.device_busy: guess from names.
 	holds := func(pred func(string) bool) func(s *tracefile.Span) bool {
 		return func(s *tracefile.Span) bool {
 			return slices.ContainsFunc(s.Strings(string(pl.KeyLocks)), pred)
 		}
 	}
-	rules := []rule{
-		{fmt.Sprintf("stage or stage type %q", opts.BusyStage), func(s *tracefile.Span) bool {
-			typ := s.Str(string(pl.KeyStageType))
-			return stageName(s) == opts.BusyStage || typ == opts.BusyStage || strings.HasSuffix(typ, "."+opts.BusyStage)
-		}},
+	rules := []struct {
+		desc  string
+		match func(s *tracefile.Span) bool
+	}{
+		{fmt.Sprintf("stage or stage type %q", legacyBusyStage), byStage(legacyBusyStage)},
 		{"stages holding gpu.<N>.compute", holds(func(l string) bool {
 			return deviceOfResource(l) >= 0 && strings.HasSuffix(l, ".compute")
 		})},
 		{"stages holding a gpu.<N>.* lock", holds(func(l string) bool { return deviceOfResource(l) >= 0 })},
 	}
+	const guessed = "the trace does not say which stages keep a device busy (written before prooflane recorded prooflane.device_busy): " +
+		"busy time is guessed from stage and lock names, "
 	for _, ru := range rules {
-		out := map[int][]interval{}
-		for _, s := range t.stages {
-			if !ru.match(s) {
-				continue
-			}
-			for _, d := range devicesOf(s) {
-				out[d] = append(out[d], span(s))
-			}
-		}
-		if len(out) > 0 {
-			return out, ru.desc
+		if out := collect(ru.match); len(out) > 0 {
+			return out, ru.desc + " (guessed: an older trace)", guessed + "here " + ru.desc
 		}
 	}
-	return nil, "no stage span matched " + rules[0].desc + " or held a gpu.<N>.* lock"
+	if !onDevices(t) {
+		return nil, "no stage ran on a device", ""
+	}
+	desc := "no stage span matched " + rules[0].desc + " or held a gpu.<N>.* lock"
+	return nil, desc, guessed + "and " + desc
+}
+
+// declaresBusy reports whether the trace's stage spans carry
+// prooflane.device_busy (a trace from a runtime that records it).
+func declaresBusy(t *trace) bool {
+	for _, s := range t.stages {
+		if _, ok := s.Attrs[string(pl.KeyDeviceBusy)]; ok {
+			return true
+		}
+	}
+	return false
+}
+
+// onDevices reports whether any stage ran on a device.
+func onDevices(t *trace) bool {
+	for _, s := range t.stages {
+		if s.IntOr(string(pl.KeyDevice), -1) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // devicesOf is the span's prooflane.device, or the devices of the gpu
@@ -394,8 +453,11 @@ func devicesOf(s *tracefile.Span) []int {
 }
 
 func (r *Report) deviceStats(t *trace, opts Options) {
-	busy, rule := busySpans(t, opts)
+	busy, rule, warning := busySpans(t, opts)
 	r.BusyRule = rule
+	if warning != "" {
+		r.Warnings = append(r.Warnings, warning)
+	}
 	r.busy = map[int][]interval{}
 	devs := map[int]bool{}
 	for d := range busy {

@@ -138,6 +138,8 @@ func writeJaeger(t testing.TB, spans []tracefile.Span) string {
 				tags = append(tags, kv{k, "int64", x})
 			case float64:
 				tags = append(tags, kv{k, "float64", x})
+			case bool:
+				tags = append(tags, kv{k, "bool", x})
 			case []any:
 				b, _ := json.Marshal(x)
 				tags = append(tags, kv{k, "string", string(b)})

@@ -32,3 +32,32 @@ func TestRuntimeResourcesAndStagesLinkNoExporter(t *testing.T) {
 		t.Errorf("go list -deps ./runtime ./resources ./stages/... lists exporter packages:\n  %s", strings.Join(bad, "\n  "))
 	}
 }
+
+// The otel packages sit below the runtime and the stages (DESIGN.md,
+// "Layers"): they read and write traces and know nothing of pipelines, so
+// none of them may import the runtime or a stage package. simulate, which
+// runs pipelines, lives in runtime/simulate.
+func TestOtelPackagesImportNoRuntimeOrStages(t *testing.T) {
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("no go tool on PATH")
+	}
+	cmd := exec.Command(gobin, "list", "-deps", "./otel/...")
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	const mod = "github.com/prooflane/prooflane/"
+	var bad []string
+	for _, pkg := range strings.Fields(string(out)) {
+		for _, up := range []string{mod + "runtime", mod + "stages"} {
+			if pkg == up || strings.HasPrefix(pkg, up+"/") {
+				bad = append(bad, pkg)
+			}
+		}
+	}
+	if len(bad) > 0 {
+		t.Errorf("go list -deps ./otel/... lists packages above otel:\n  %s", strings.Join(bad, "\n  "))
+	}
+}

@@ -65,11 +65,22 @@ const (
 	// the hold: the stage itself for its own locks, the span's last stage
 	// for a span lock. Empty when the hold ended otherwise (a failure).
 	KeyReleasedBy = attribute.Key("prooflane.released_by")
+	// KeyDeviceBusy is, on stage spans, whether the stage keeps its
+	// device (prooflane.device) busy while it runs, as its stage type or
+	// config declares (stages.Factory.Busy). Device busy time is the union
+	// of these spans; a trace without the key predates it.
+	KeyDeviceBusy = attribute.Key("prooflane.device_busy")
+	// KeyResourceDevice is, on lock_hold spans, the device a
+	// per-device resource (one expanded from a `{gpu}` name) belongs to,
+	// or -1 for a resource of the whole machine. It is not the partition's
+	// device (prooflane.device): a partition on device 0 holds
+	// cpu_bandwidth, which belongs to no device.
+	KeyResourceDevice = attribute.Key("prooflane.resource_device")
 )
 
 // Resource attribute keys (on every span of a run, set by the command).
 const (
-	KeyBackend      = attribute.Key("prooflane.backend")         // cpu, cuda or sim
+	KeyBackend      = attribute.Key("prooflane.backend")         // cpu, cuda, sim, or replay (simulate)
 	KeyPipelineFile = attribute.Key("prooflane.pipeline_file")   // the pipeline file as given
 	KeyPipelineHash = attribute.Key("prooflane.pipeline_sha256") // sha256 of the pipeline file, hex
 	KeyDevices      = attribute.Key("prooflane.devices")         // devices {gpu} expands over

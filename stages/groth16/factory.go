@@ -85,6 +85,7 @@ func factories() []stages.Factory {
 			Inputs: []stages.DataType{TypeDeviceBuffers},
 			Output: TypeG1MSMs,
 			Device: true,
+			Busy:   true,
 			New:    func(stages.Config) (stages.Stage, error) { return gpuCompute{}, nil },
 		},
 		{

@@ -14,7 +14,15 @@ type Config struct {
 	Jitter time.Duration `yaml:"jitter"`
 	// Fail injects failures, for trying error handling and retries.
 	Fail *FailConfig `yaml:"fail"`
+	// Busy says the stage stands for work that keeps its device busy
+	// (kernels, not an upload): analysis counts the device busy while it
+	// runs. Only a stage on a device (sim.device, or one holding a
+	// `{gpu}` lock) may say it.
+	Busy bool `yaml:"busy"`
 }
+
+// MakesDeviceBusy implements stages.BusyConfig.
+func (c *Config) MakesDeviceBusy() bool { return c.Busy }
 
 // FailConfig says which instances fail and how.
 type FailConfig struct {

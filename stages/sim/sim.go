@@ -8,6 +8,8 @@
 //	sim.device  waits, and places the partition on a device
 //
 // Each reads nothing and outputs Token, so any sim stage can need any other.
+// A sim stage on a device that stands for kernels says `busy: true` in its
+// config, so traces count its runs as device busy time (stages.BusyConfig).
 package sim
 
 import (

@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/prooflane/prooflane/otel/analyze"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
@@ -110,12 +111,18 @@ func TestPredictKeepsDevicePlacementAndRecordedTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	types := map[string]string{"synthesize": "sim.sleep", "vram_stage": "sim.device", "gpu_compute": "sim.device", "epilogue": "sim.sleep"}
 	for _, s := range pred.Spans {
+		if b := s.Resource[string(pl.KeyBackend)]; b != "replay" {
+			t.Fatalf("span %q: backend %v, want replay", s.Name, b)
+		}
 		if s.Str("prooflane.stage") == "vram_stage" && s.IntOr("prooflane.device", -1) != 0 {
 			t.Errorf("vram_stage (sim.device) replayed off device: %v", s.Attrs["prooflane.device"])
 		}
-		if s.Str("prooflane.kind") == "stage" && !strings.HasPrefix(s.Str("prooflane.stage_type"), "replay.") {
-			t.Errorf("stage %q ran type %q", s.Name, s.Str("prooflane.stage_type"))
+		// The replay runs in place of each stage's implementation: the
+		// trace still names the stage's own type.
+		if want := types[s.Str("prooflane.stage")]; s.Str("prooflane.kind") == "stage" && s.Str("prooflane.stage_type") != want {
+			t.Errorf("stage %q recorded type %q, want %q", s.Name, s.Str("prooflane.stage_type"), want)
 		}
 	}
 	if len(pred.Sources) != 4 || pred.Sources[0] != "stage synthesize: 6 recorded runs" {
@@ -155,5 +162,90 @@ func TestPredictRefusesAStageRunLongerThanItCanReplay(t *testing.T) {
 	// At speed 100 the same run sleeps 12 minutes: allowed (not run here).
 	if err := checkLongest(&recorded[broken], 100); err != nil {
 		t.Errorf("at speed 100: %v", err)
+	}
+}
+
+// recordedGroth16 is a hand-made trace of one job of pipelines/groth16.yaml:
+// two partitions, each stage a few milliseconds.
+func recordedGroth16() []tracefile.Span {
+	t0 := time.Unix(1_700_000_000, 0)
+	job := tracefile.Span{Name: "job groth16", Start: t0, End: t0.Add(40 * time.Millisecond), Attrs: map[string]any{
+		string(pl.KeyKind): pl.KindJob, string(pl.KeyJob): "j", string(pl.KeyPartitions): int64(2)}}
+	spans := []tracefile.Span{job}
+	for part := range 2 {
+		at := t0
+		for _, st := range []struct {
+			name, typ string
+			d         time.Duration
+		}{
+			{"synthesize", "groth16.synthesize", 4 * time.Millisecond}, {"prep_msm", "groth16.prep_msm", 2 * time.Millisecond},
+			{"b_g2_msm", "groth16.b_g2_msm", 3 * time.Millisecond}, {"vram_stage", "groth16.vram_stage", time.Millisecond},
+			{"gpu_compute", "groth16.gpu_compute", 3 * time.Millisecond}, {"epilogue", "groth16.epilogue", time.Millisecond},
+		} {
+			spans = append(spans, tracefile.Span{Name: st.name, Start: at, End: at.Add(st.d), Attrs: map[string]any{
+				string(pl.KeyKind): pl.KindStage, string(pl.KeyJob): "j", string(pl.KeyPartition): int64(part),
+				string(pl.KeyStage): st.name, string(pl.KeyStageType): st.typ}})
+			at = at.Add(st.d)
+		}
+	}
+	return spans
+}
+
+// With g2_on: device, groth16.b_g2_msm's config puts it on the partition's
+// device; the replay runs that same stage (only its implementation is
+// replaced), so its runs are placed on a device and take a worker of the
+// device's pool, as in a real run. Rewriting the YAML to replay types lost
+// the config, and with it the binding.
+func TestPredictKeepsConfigDerivedDeviceBinding(t *testing.T) {
+	for _, tc := range []struct {
+		g2On   string
+		bound  bool
+		worker string // the b_g2_msm worker pool its runs hold
+	}{
+		{"device", true, "workers.b_g2_msm.0"},
+		{"cpu", false, "workers.b_g2_msm"},
+	} {
+		t.Run("g2_on="+tc.g2On, func(t *testing.T) {
+			reg := builtin.Registry()
+			set := map[string]string{"g2_on": tc.g2On, "partitions": "2"}
+			orig, err := runtime.Load("../../pipelines/groth16.yaml", reg, set)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range orig.Stages {
+				if s.Name == "b_g2_msm" && s.DeviceBound != tc.bound {
+					t.Fatalf("b_g2_msm device-bound %v in the pipeline, want %v", s.DeviceBound, tc.bound)
+				}
+			}
+			pred, err := Predict(context.Background(), recordedGroth16(), "../../pipelines/groth16.yaml",
+				Options{Registry: reg, Params: set, Speed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			runs, holds := 0, 0
+			for _, s := range pred.Spans {
+				switch s.Str(string(pl.KeyKind)) {
+				case pl.KindStage:
+					if s.Str(string(pl.KeyStage)) == "b_g2_msm" {
+						runs++
+						// b_g2_msm starts before vram_stage (file order), so
+						// only its own binding places the partition first.
+						if d := s.IntOr(string(pl.KeyDevice), -1); (d >= 0) != tc.bound {
+							t.Errorf("b_g2_msm replayed on device %d, device-bound %v", d, tc.bound)
+						}
+					}
+				case pl.KindLockHold:
+					if r := s.Str(string(pl.KeyResource)); strings.HasPrefix(r, "workers.b_g2_msm") {
+						holds++
+						if r != tc.worker {
+							t.Errorf("b_g2_msm held worker pool %q, want %q", r, tc.worker)
+						}
+					}
+				}
+			}
+			if runs != 2 || holds != 2 {
+				t.Errorf("%d b_g2_msm runs and %d worker holds replayed, want 2 of each", runs, holds)
+			}
+		})
 	}
 }

@@ -13,16 +13,6 @@ import (
 	"github.com/prooflane/prooflane/stages"
 )
 
-// Replay stage types: the second places the partition on a device, like
-// the stage type it stands for.
-const (
-	TypeReplay       = "replay.stage"
-	TypeReplayDevice = "replay.device"
-)
-
-// Token is the data type replay stages output.
-const Token stages.DataType = "replay.token"
-
 // durations holds the recorded run times of each stage, shuffled once, and
 // hands them out in turn so that replaying as many runs as were recorded
 // uses each exactly once.
@@ -83,7 +73,9 @@ func recorded(spans []tracefile.Span, seed uint64) *durations {
 	return &durations{byName: mk(byName), byType: mk(byType), longest: longest}
 }
 
-// replay is the stage every simulated stage runs.
+// replay is the implementation every simulated stage runs (through
+// runtime.Options.Replace). It outputs nothing: the stages after it are
+// replays too and read no input.
 type replay struct {
 	pools map[string]*pool // by stage name, resolved before the run
 	speed float64
@@ -110,18 +102,7 @@ func (r *replay) Run(ctx context.Context, in *stages.Input) (any, error) {
 	// concurrent updates may lose one another, which only slows it.
 	old := r.late.Load()
 	r.late.Store(old + (int64(time.Since(start)-d)-old)/8)
-	return Token, nil
-}
-
-// registry holds the two replay types, sharing one replay stage.
-func registry(r *replay) *stages.Registry {
-	mk := func(typ string, device bool) stages.Factory {
-		return stages.Factory{
-			Type: typ, Doc: "sleeps for a run time recorded in a trace", Output: Token, Device: device,
-			New: func(stages.Config) (stages.Stage, error) { return r, nil },
-		}
-	}
-	return stages.NewRegistry().MustRegister(mk(TypeReplay, false), mk(TypeReplayDevice, true))
+	return nil, nil
 }
 
 // timerOvershoot measures how late short timers fire on this machine: the

@@ -13,7 +13,6 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"golang.org/x/sync/errgroup"
-	"gopkg.in/yaml.v3"
 
 	"github.com/prooflane/prooflane/internal/suggest"
 	"github.com/prooflane/prooflane/otel/analyze"
@@ -26,7 +25,8 @@ import (
 // Options tune a prediction. Zero values take the recorded trace's figures.
 type Options struct {
 	// Registry holds the pipeline's real stage types: the pipeline is
-	// validated against it, and it says which types use a device.
+	// validated against it and its stages' device binding and device
+	// busy declarations come from it; only their runs are replayed.
 	Registry *stages.Registry
 	// Params override the pipeline's params (like --set).
 	Params map[string]string
@@ -74,8 +74,9 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 	if opts.Speed <= 0 {
 		opts.Speed = 10
 	}
-	// Validate the pipeline as written, so errors point into the user's
-	// file, and learn its stages.
+	// The pipeline as written, validated against the real stage types, so
+	// errors point into the user's file and every stage's device binding
+	// is the one its type and config give it.
 	src := opts.Source
 	if src == nil {
 		var err error
@@ -86,10 +87,6 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 	orig, err := runtime.Parse(path, src, opts.Registry, opts.Params)
 	if err != nil {
 		return nil, err
-	}
-	rewritten, err := rewrite(src, orig, opts.Registry)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	rec := recorded(trace, opts.Seed)
 	if err := checkLongest(rec.longest, opts.Speed); err != nil {
@@ -114,11 +111,7 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 	if len(missing) > 0 {
 		return nil, missingError(missing, orig, rec)
 	}
-	p, err := runtime.Parse(path, rewritten, registry(rp), opts.Params)
-	if err != nil {
-		return nil, fmt.Errorf("simulate: loading the replay pipeline: %w", err)
-	}
-
+	p := orig
 	jobs, inFlight, parts := recordedLoad(trace)
 	pred.Jobs, pred.InFlight, pred.Partitions = pick(opts.Jobs, jobs, 1), pick(opts.InFlight, inFlight, 1), pick(opts.Partitions, parts, p.Partitions)
 	if _, set := opts.Params["partitions"]; set && opts.Partitions == 0 {
@@ -127,9 +120,15 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 	pred.InFlight = min(pred.InFlight, pred.Jobs)
 
 	sr := tracetest.NewSpanRecorder()
-	res := resource.NewSchemaless(attribute.String("service.name", "prooflane-simulate"), pl.KeyPipeline.String(p.Name))
+	// The spans name the pipeline's own stage types; the resource says
+	// the runs were replays.
+	res := resource.NewSchemaless(attribute.String("service.name", "prooflane-simulate"), pl.KeyPipeline.String(p.Name),
+		pl.KeyBackend.String("replay"))
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr), sdktrace.WithResource(res))
-	e, err := runtime.NewEngine(p, runtime.Options{Tracer: tp, Devices: opts.Devices})
+	// Every stage keeps its place in the layout (needs, locks, workers,
+	// spans, device binding as its config decided) and runs the replay.
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: tp, Devices: opts.Devices,
+		Replace: func(*runtime.Stage) (stages.Stage, error) { return rp, nil }})
 	if err != nil {
 		return nil, err
 	}
@@ -262,52 +261,4 @@ func stretch(spans []tracefile.Span, speed float64) []tracefile.Span {
 		}
 	}
 	return spans
-}
-
-// rewrite replaces every stage's type by a replay type (keeping device
-// placement) and drops its config.
-func rewrite(src []byte, p *runtime.Pipeline, reg *stages.Registry) ([]byte, error) {
-	var doc yaml.Node
-	if err := yaml.Unmarshal(src, &doc); err != nil {
-		return nil, err
-	}
-	if len(doc.Content) == 0 || doc.Content[0].Kind != yaml.MappingNode {
-		return nil, fmt.Errorf("pipeline is not a mapping")
-	}
-	device := map[string]bool{}
-	for _, s := range p.Stages {
-		if f, ok := reg.Lookup(s.Type); ok {
-			device[s.Name] = f.Device
-		}
-	}
-	root := doc.Content[0]
-	for i := 0; i+1 < len(root.Content); i += 2 {
-		if root.Content[i].Value != "stages" || root.Content[i+1].Kind != yaml.MappingNode {
-			continue
-		}
-		st := root.Content[i+1]
-		for j := 0; j+1 < len(st.Content); j += 2 {
-			name, body := st.Content[j].Value, st.Content[j+1]
-			if body.Kind != yaml.MappingNode {
-				continue
-			}
-			kept := body.Content[:0]
-			for k := 0; k+1 < len(body.Content); k += 2 {
-				key, val := body.Content[k], body.Content[k+1]
-				switch key.Value {
-				case "config":
-					continue
-				case "type":
-					typ := TypeReplay
-					if device[name] {
-						typ = TypeReplayDevice
-					}
-					val = &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: typ}
-				}
-				kept = append(kept, key, val)
-			}
-			body.Content = kept
-		}
-	}
-	return yaml.Marshal(&doc)
 }
