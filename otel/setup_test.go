@@ -18,6 +18,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 
+	"github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
 
@@ -25,17 +26,17 @@ func TestFileExporterWritesEverySpanReadBack(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trace.jsonl")
 	p, err := Setup(context.Background(), Config{
 		File:       path,
-		Attributes: []attribute.KeyValue{KeyPipeline.String("groth16"), KeyBackend.String("cpu")},
+		Attributes: []attribute.KeyValue{semconv.KeyPipeline.String("groth16"), semconv.KeyBackend.String("cpu")},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	tr := p.TracerProvider().Tracer("test")
 	ctx, job := tr.Start(context.Background(), "job groth16")
-	job.SetAttributes(KeyKind.String(KindJob), KeyPartitions.Int(2))
+	job.SetAttributes(semconv.KeyKind.String(semconv.KindJob), semconv.KeyPartitions.Int(2))
 	for i := range 2 {
 		_, st := tr.Start(ctx, "prep_msm")
-		st.SetAttributes(KeyKind.String(KindStage), KeyPartition.Int(i), KeyLocks.StringSlice([]string{"gpu.0.compute", "gpu.0.mem"}))
+		st.SetAttributes(semconv.KeyKind.String(semconv.KindStage), semconv.KeyPartition.Int(i), semconv.KeyLocks.StringSlice([]string{"gpu.0.compute", "gpu.0.mem"}))
 		if i == 1 {
 			st.RecordError(errors.New("out of memory"))
 			st.SetStatus(codes.Error, "out of memory")
@@ -60,13 +61,13 @@ func TestFileExporterWritesEverySpanReadBack(t *testing.T) {
 			root = &spans[i]
 		}
 	}
-	if root == nil || root.Name != "job groth16" || root.IntOr(string(KeyPartitions), -1) != 2 {
+	if root == nil || root.Name != "job groth16" || root.IntOr(string(semconv.KeyPartitions), -1) != 2 {
 		t.Fatalf("root span = %+v", root)
 	}
 	if got := root.Resource["service.name"]; got != DefaultServiceName {
 		t.Errorf("service.name = %v, want %q", got, DefaultServiceName)
 	}
-	if got := root.Resource[string(KeyPipeline)]; got != "groth16" {
+	if got := root.Resource[string(semconv.KeyPipeline)]; got != "groth16" {
 		t.Errorf("resource pipeline = %v", got)
 	}
 	errs := 0
@@ -77,7 +78,7 @@ func TestFileExporterWritesEverySpanReadBack(t *testing.T) {
 		if s.ParentID != root.SpanID || s.TraceID != root.TraceID {
 			t.Errorf("span %q parent %s/%s, want %s/%s", s.Name, s.TraceID, s.ParentID, root.TraceID, root.SpanID)
 		}
-		if got := strings.Join(s.Strings(string(KeyLocks)), ","); got != "gpu.0.compute,gpu.0.mem" {
+		if got := strings.Join(s.Strings(string(semconv.KeyLocks)), ","); got != "gpu.0.compute,gpu.0.mem" {
 			t.Errorf("locks = %q", got)
 		}
 		if s.Status == tracefile.StatusError {

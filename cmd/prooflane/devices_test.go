@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
 
@@ -32,18 +32,18 @@ func TestProveOnEmulatedDevicesSpreadsPartitionsWithPerDeviceLocks(t *testing.T)
 	}
 	perDevice := map[int64]int{}
 	for _, s := range spans {
-		switch s.Str(string(pl.KeyKind)) {
-		case pl.KindPartition:
-			perDevice[s.IntOr(string(pl.KeyDevice), -1)]++
-		case pl.KindStage:
-			dev := s.IntOr(string(pl.KeyDevice), -1)
-			for _, l := range s.Strings(string(pl.KeyLocks)) {
+		switch s.Str(string(semconv.KeyKind)) {
+		case semconv.KindPartition:
+			perDevice[s.IntOr(string(semconv.KeyDevice), -1)]++
+		case semconv.KindStage:
+			dev := s.IntOr(string(semconv.KeyDevice), -1)
+			for _, l := range s.Strings(string(semconv.KeyLocks)) {
 				if l == "cpu_bandwidth" {
 					continue
 				}
 				if want := fmt.Sprintf("gpu.%d.", dev); len(l) < len(want) || l[:len(want)] != want {
-					t.Errorf("stage %q of partition %d on device %d holds %q", s.Str(string(pl.KeyStage)),
-						s.IntOr(string(pl.KeyPartition), -1), dev, l)
+					t.Errorf("stage %q of partition %d on device %d holds %q", s.Str(string(semconv.KeyStage)),
+						s.IntOr(string(semconv.KeyPartition), -1), dev, l)
 				}
 			}
 		}

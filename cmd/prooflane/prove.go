@@ -16,6 +16,7 @@ import (
 	"github.com/prooflane/prooflane/device/cpu"
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/groth16"
 )
@@ -119,8 +120,8 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	tc.Attributes = append(tc.Attributes,
 		attribute.String("prooflane.pipeline", p.Name),
 		attribute.String("prooflane.pipeline_file", p.File),
-		pl.KeyPipelineHash.String(p.Hash),
-		pl.KeyBackend.String(be.Name()),
+		semconv.KeyPipelineHash.String(p.Hash),
+		semconv.KeyBackend.String(be.Name()),
 		attribute.Int("prooflane.devices", nDev),
 		attribute.StringSlice("prooflane.device_names", deviceNames(be, nDev)),
 		attribute.String("prooflane.circuit", cf.circuit),

@@ -60,7 +60,7 @@ type Interval struct {
 // Overlaps reports whether two intervals share some time.
 func (a Interval) Overlaps(b Interval) bool { return a.Start.Before(b.End) && b.Start.Before(a.End) }
 
-// Intervals returns the spans of one kind (otel.KindStage, ...), sorted by
+// Intervals returns the spans of one kind (semconv.KindStage, ...), sorted by
 // start time; kind "" returns all.
 func (r *Recorder) Intervals(kind string) []Interval {
 	var out []Interval
