@@ -19,7 +19,6 @@ import (
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/otel/analyze"
 	"github.com/prooflane/prooflane/otel/tracefile"
-	"github.com/prooflane/prooflane/resources"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
@@ -35,7 +34,7 @@ type benchRow struct {
 	proofs     int
 	seconds    float64
 	busy       float64    // mean over devices of analyze's busy fraction
-	waits      []lockWait // mean wait per grant, by lock, in the order of e.Stats
+	waits      []lockWait // mean wait of the acquisitions that waited, by lock (otel/lockstats)
 	peakVRAM   uint64
 	peakRSS    uint64
 	isBaseline bool
@@ -228,7 +227,6 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, b
 		return row, fmt.Errorf("warm-up job: %w", err)
 	}
 	rec.reset()
-	statsBefore := e.Stats()
 
 	var peak peakRSS
 	stopRSS := peak.watch()
@@ -272,34 +270,26 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, b
 	for _, d := range rep.Devices {
 		row.busy += d.BusyPct / 100 / float64(nDev)
 	}
-	row.waits = meanWaits(statsBefore, e)
+	row.waits = meanWaits(rep)
 	fmt.Fprintf(stderr, "bench: %s: %d proofs in %.2fs, every one verified\n", p.Name, row.proofs, row.seconds)
 	return row, nil
 }
 
-// lockWait is a lock's mean wait per grant.
+// lockWait is a lock's mean wait, over the acquisitions that waited.
 type lockWait struct {
 	lock string
 	mean time.Duration
 }
 
-// meanWaits lists the mean wait per grant of each lock (not worker pools)
-// during the timed jobs.
-func meanWaits(before []resources.Stats, e *runtime.Engine) []lockWait {
-	prev := map[string]resources.Stats{}
-	for _, s := range before {
-		prev[s.Name] = s
-	}
+// meanWaits lists each lock's (not worker pool's) mean wait during the
+// timed jobs, as analyze defines it (docs/observability.md).
+func meanWaits(rep *analyze.Report) []lockWait {
 	var waits []lockWait
-	for _, s := range e.Stats() {
-		if strings.HasPrefix(s.Name, "workers.") {
+	for _, r := range rep.Resources {
+		if strings.HasPrefix(r.Name, "workers.") || r.Holds == 0 {
 			continue
 		}
-		n := s.Acquisitions - prev[s.Name].Acquisitions
-		if n == 0 {
-			continue
-		}
-		waits = append(waits, lockWait{s.Name, (s.Wait - prev[s.Name].Wait) / time.Duration(n)})
+		waits = append(waits, lockWait{r.Name, r.WaitMean})
 	}
 	return waits
 }
