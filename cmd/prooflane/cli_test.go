@@ -189,6 +189,30 @@ func TestHelpShowsProvesTraceDefaultAndStrayArgumentsAreRefused(t *testing.T) {
 	}
 }
 
+// stages says which types work on the device and which keep it busy (the
+// busy time analyze reports), from the factories' declarations.
+func TestStagesMarkDeviceAndBusyTypes(t *testing.T) {
+	rc, out, _ := prooflane(t, "stages")
+	if rc != 0 {
+		t.Fatalf("stages exited %d", rc)
+	}
+	want := map[string]string{"groth16.gpu_compute": "[device, busy]", "groth16.vram_stage": "[device]", "sim.device": "[device]", "groth16.synthesize": ""}
+	for _, line := range strings.Split(out, "\n") {
+		typ, _, _ := strings.Cut(line, " ")
+		mark, ok := want[typ]
+		if !ok {
+			continue
+		}
+		delete(want, typ)
+		if got := strings.HasSuffix(line, "[device, busy]") || strings.HasSuffix(line, "[device]"); got != (mark != "") || (mark != "" && !strings.HasSuffix(line, mark)) {
+			t.Errorf("%s: %q, want the mark %q", typ, line, mark)
+		}
+	}
+	if len(want) > 0 {
+		t.Errorf("types not listed: %v", want)
+	}
+}
+
 func TestFlagMistakesArePrintedOnceAndExitTwo(t *testing.T) {
 	rc, _, stderr := prooflane(t, "validate", "--bogus", "x.yaml")
 	if rc != 2 {

@@ -29,6 +29,12 @@ func runStages(args []string, stdout, stderr io.Writer) error {
 		if f.Output != "" {
 			io += fmt.Sprintf(" → %s", f.Output)
 		}
+		switch {
+		case f.Busy:
+			io += " [device, busy]" // its runs count as the device's busy time
+		case f.Device:
+			io += " [device]"
+		}
 		fmt.Fprintf(stdout, "%-22s %s%s\n", t, f.Doc, io)
 	}
 	return nil
