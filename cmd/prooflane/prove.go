@@ -18,6 +18,8 @@ import (
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/builtin"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 )
 
@@ -247,20 +249,20 @@ func openBackend(cmd, name string, n int, stderr io.Writer) (device.Backend, err
 }
 
 // checkMakesProofs refuses, before any key setup or proving, a pipeline
-// with no final stage that outputs a Groth16 proof (a sim.* pipeline, or
-// one whose epilogue feeds another stage): prove and bench would run the
-// whole job only to find no proof in its outputs.
+// that belongs to no proof family (a sim.* pipeline), to a family these
+// commands do not handle yet, or with no final stage that outputs its
+// family's proof (one whose epilogue feeds another stage): prove and bench
+// would run the whole job only to find no proof in its outputs.
 func checkMakesProofs(p *runtime.Pipeline) error {
-	needed := map[*runtime.Stage]bool{}
-	for _, s := range p.Stages {
-		for _, n := range s.Needs {
-			needed[n] = true
-		}
+	f, err := builtin.Families().Of(p)
+	if err != nil {
+		return fmt.Errorf("%w; use a groth16 pipeline such as pipelines/groth16.yaml", err)
 	}
-	for _, s := range p.Stages {
-		if !needed[s] && s.Factory().Output == groth16.TypeProof {
-			return nil
-		}
+	if f.Name() != (groth16.Family{}).Name() {
+		return fmt.Errorf("%s: pipeline %q is of the %s family; prove and bench handle the groth16 family only", p.File, p.Name, f.Name())
+	}
+	if len(family.FinalProofStages(p, f)) > 0 {
+		return nil
 	}
 	return fmt.Errorf("%s: pipeline %q makes no Groth16 proof: none of its final stages outputs %s (a stage of type %s); use a groth16 pipeline such as pipelines/groth16.yaml",
 		p.File, p.Name, groth16.TypeProof, groth16.TypeNameEpilogue)

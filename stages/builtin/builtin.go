@@ -4,6 +4,7 @@ package builtin
 
 import (
 	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/sim"
 )
@@ -13,4 +14,11 @@ func Registry() *stages.Registry {
 	return stages.NewRegistry().
 		MustRegister(sim.Factories()...).
 		MustRegister(groth16.Factories()...)
+}
+
+// Families returns a registry holding every shipped proof family: one line
+// a family, beside its stage types above.
+func Families() *family.Registry {
+	return family.NewRegistry().
+		MustRegister(groth16.Family{})
 }

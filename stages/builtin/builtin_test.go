@@ -1,7 +1,12 @@
 package builtin
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/prooflane/prooflane/pipelines"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/family"
 
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
@@ -31,5 +36,37 @@ func TestShippedTypesDeclareWhichKeepTheDeviceBusy(t *testing.T) {
 	}
 	if len(busy) != 1 || busy[0] != "groth16.gpu_compute" {
 		t.Errorf("busy types %v, want [groth16.gpu_compute]", busy)
+	}
+}
+
+// Every shipped proof family's name is a prefix of shipped stage types, and
+// the shipped Groth16 pipeline belongs to it with epilogue as its proof.
+func TestShippedFamiliesOwnShippedStageTypes(t *testing.T) {
+	fams, reg := Families(), Registry()
+	for _, name := range fams.Names() {
+		n := 0
+		for _, typ := range reg.Types() {
+			if strings.HasPrefix(typ, name+".") {
+				n++
+			}
+		}
+		if n == 0 {
+			t.Errorf("family %q has no stage types", name)
+		}
+	}
+	file, src, err := pipelines.Open("groth16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := runtime.Parse(file, src, reg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := fams.Of(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := family.FinalProofStages(p, f); f.Name() != "groth16" || len(got) != 1 || got[0] != "epilogue" {
+		t.Errorf("family %q, proof stages %v; want groth16, [epilogue]", f.Name(), got)
 	}
 }

@@ -1,0 +1,138 @@
+// Package family is the registry of proof families: the groups of stage
+// types (groth16.*, ...) whose pipelines make proofs that prove, verify,
+// setup and bench handle. A pipeline's family is found from its stage
+// types' prefix, the part of each type before the dot; generic prefixes
+// (sim.*) belong to no family.
+//
+// It sits under stages, beside builtin, because a family is a set of stage
+// types plus what a command needs to turn their outputs into proofs; it
+// imports runtime only to read a parsed pipeline, and runtime never imports
+// it.
+package family
+
+import (
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages"
+)
+
+// Family is what the commands need from a proof family.
+type Family interface {
+	// Name is the family's stage type prefix: "groth16" for the
+	// groth16.* types.
+	Name() string
+	// ProofType is the data type a stage outputs when its output is one
+	// of the family's proofs; a pipeline of the family has a final stage
+	// (one no other stage needs) with this output.
+	ProofType() stages.DataType
+}
+
+// Generic are the stage type prefixes that belong to no family: a pipeline
+// may mix them with one family's types.
+var Generic = []string{"sim"}
+
+// Registry holds families by name.
+type Registry struct {
+	byName map[string]Family
+}
+
+// NewRegistry returns an empty registry.
+func NewRegistry() *Registry { return &Registry{byName: map[string]Family{}} }
+
+// Register adds families; a name registered twice, empty, generic or with
+// a dot in it is an error.
+func (r *Registry) Register(fs ...Family) error {
+	for _, f := range fs {
+		n := f.Name()
+		switch {
+		case n == "" || strings.Contains(n, "."):
+			return fmt.Errorf("family name %q: want a stage type prefix, non-empty and without a dot", n)
+		case slices.Contains(Generic, n):
+			return fmt.Errorf("family name %q: a generic stage type prefix, not a family", n)
+		case r.byName[n] != nil:
+			return fmt.Errorf("family %q registered twice", n)
+		}
+		r.byName[n] = f
+	}
+	return nil
+}
+
+// MustRegister is Register that panics, for registries built at init.
+func (r *Registry) MustRegister(fs ...Family) *Registry {
+	if err := r.Register(fs...); err != nil {
+		panic(err)
+	}
+	return r
+}
+
+// Lookup returns the family of that name.
+func (r *Registry) Lookup(name string) (Family, bool) {
+	f, ok := r.byName[name]
+	return f, ok
+}
+
+// Names returns the registered families' names, sorted.
+func (r *Registry) Names() []string {
+	names := make([]string, 0, len(r.byName))
+	for n := range r.byName {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Of returns the family of pipeline p: the one family whose prefix its
+// non-generic stage types share. A pipeline with no such type, with types
+// of two families, or of a prefix no family registered is refused with an
+// error naming the pipeline file.
+func (r *Registry) Of(p *runtime.Pipeline) (Family, error) {
+	var prefixes, types []string
+	for _, s := range p.Stages {
+		types = append(types, s.Type)
+		prefix, _, ok := strings.Cut(s.Type, ".")
+		if !ok || slices.Contains(Generic, prefix) || slices.Contains(prefixes, prefix) {
+			continue
+		}
+		prefixes = append(prefixes, prefix)
+	}
+	sort.Strings(prefixes)
+	slices.Sort(types)
+	types = slices.Compact(types)
+	switch len(prefixes) {
+	case 0:
+		return nil, fmt.Errorf("%s: pipeline %q makes no proof: its stage types (%s) belong to no proof family (%s)",
+			p.File, p.Name, strings.Join(types, ", "), strings.Join(r.Names(), ", "))
+	case 1:
+	default:
+		return nil, fmt.Errorf("%s: pipeline %q mixes the stage types of families %s: a pipeline makes the proofs of one family",
+			p.File, p.Name, strings.Join(prefixes, " and "))
+	}
+	f, ok := r.byName[prefixes[0]]
+	if !ok {
+		return nil, fmt.Errorf("%s: pipeline %q: stage type prefix %q is no registered proof family (%s)",
+			p.File, p.Name, prefixes[0], strings.Join(r.Names(), ", "))
+	}
+	return f, nil
+}
+
+// FinalProofStages returns the names of p's final stages (those no other
+// stage needs) whose output is f's proof type, in declaration order.
+func FinalProofStages(p *runtime.Pipeline, f Family) []string {
+	needed := map[*runtime.Stage]bool{}
+	for _, s := range p.Stages {
+		for _, n := range s.Needs {
+			needed[n] = true
+		}
+	}
+	var names []string
+	for _, s := range p.Stages {
+		if !needed[s] && s.Factory().Output == f.ProofType() {
+			names = append(names, s.Name)
+		}
+	}
+	return names
+}
