@@ -7,18 +7,21 @@ import (
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/sim"
+	"github.com/prooflane/prooflane/stages/vcommit"
 )
 
 // Registry returns a registry holding every shipped stage type.
 func Registry() *stages.Registry {
 	return stages.NewRegistry().
 		MustRegister(sim.Factories()...).
-		MustRegister(groth16.Factories()...)
+		MustRegister(groth16.Factories()...).
+		MustRegister(vcommit.Factories()...)
 }
 
 // Families returns a registry holding every shipped proof family: one line
 // a family, beside its stage types above.
 func Families() *family.Registry {
 	return family.NewRegistry().
-		MustRegister(groth16.Family{})
+		MustRegister(groth16.Family{}).
+		MustRegister(vcommit.Family{})
 }

@@ -1,6 +1,7 @@
 package builtin
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,6 +23,7 @@ func TestEveryShippedStageTypePassesTheLifecycleCheck(t *testing.T) {
 // Which shipped types keep their device busy is declared on the type:
 // Groth16's kernels stage does, its upload does not; a type declared busy
 // always runs on a device (a busy stage off any device does not load).
+// vcommit's one stage is its MSM kernel: busy.
 func TestShippedTypesDeclareWhichKeepTheDeviceBusy(t *testing.T) {
 	reg := Registry()
 	var busy []string
@@ -34,8 +36,8 @@ func TestShippedTypesDeclareWhichKeepTheDeviceBusy(t *testing.T) {
 			}
 		}
 	}
-	if len(busy) != 1 || busy[0] != "groth16.gpu_compute" {
-		t.Errorf("busy types %v, want [groth16.gpu_compute]", busy)
+	if !slices.Equal(busy, []string{"groth16.gpu_compute", "vcommit.commit"}) {
+		t.Errorf("busy types %v, want [groth16.gpu_compute vcommit.commit]", busy)
 	}
 }
 

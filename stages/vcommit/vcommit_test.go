@@ -1,0 +1,145 @@
+package vcommit_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/prooflane/prooflane/device/cpu"
+	"github.com/prooflane/prooflane/pipelines"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/builtin"
+	"github.com/prooflane/prooflane/stages/vcommit"
+)
+
+// prove runs the shipped vcommit pipeline on the CPU backend and returns
+// each partition's commitment.
+func prove(t *testing.T, job *vcommit.Job) map[int][]byte {
+	t.Helper()
+	file, src, err := pipelines.Open("vcommit")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := runtime.Parse(file, src, builtin.Registry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := cpu.New(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	e, err := runtime.NewEngine(p, runtime.Options{Devices: 2, Backend: be})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run(context.Background(), runtime.Job{ID: "vc", Partitions: job.Partitions, Payload: job})
+	if cerr := e.Close(context.Background()); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[int][]byte{}
+	for _, r := range res.Partitions {
+		c, ok := r.Outputs["commit"].(interface{ RawBytes() [96]byte })
+		if !ok {
+			t.Fatalf("partition %d: output %T", r.Index, r.Outputs["commit"])
+		}
+		b := c.RawBytes()
+		out[r.Index] = b[:]
+	}
+	return out
+}
+
+func TestCommitmentsMadeOnTheCPUBackendVerifyAndTamperedOnesDoNot(t *testing.T) {
+	key, err := vcommit.NewKey(64)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := vcommit.NewJob(key, 3, 7)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs := prove(t, job)
+	if len(proofs) != 3 {
+		t.Fatalf("%d proofs, want 3", len(proofs))
+	}
+	for i, b := range proofs {
+		pt, err := vcommit.DecodeProof(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := job.Verify(i, pt); err != nil {
+			t.Errorf("partition %d: %v", i, err)
+		}
+		// Another partition's commitment is not this one's.
+		if err := job.Verify((i+1)%3, pt); err == nil {
+			t.Errorf("partition %d's commitment verifies as partition %d's", i, (i+1)%3)
+		}
+	}
+	// A flipped byte is either no point or the wrong one.
+	bad := bytes.Clone(proofs[0])
+	bad[len(bad)-1] ^= 1
+	if pt, err := vcommit.DecodeProof(bad); err == nil {
+		if err := job.Verify(0, pt); err == nil {
+			t.Error("a tampered commitment verifies")
+		}
+	}
+	if _, err := vcommit.DecodeProof(proofs[0][:95]); err == nil {
+		t.Error("a short proof decodes")
+	}
+	// Another key's job does not accept these commitments.
+	other, _ := vcommit.NewKey(64)
+	ojob, _ := vcommit.NewJob(other, 3, 7)
+	pt, _ := vcommit.DecodeProof(proofs[0])
+	if err := ojob.Verify(0, pt); err == nil {
+		t.Error("a commitment verifies under another key")
+	}
+}
+
+func TestKeyCacheRoundTripsAndRefusesCorruptFiles(t *testing.T) {
+	c := vcommit.Cache{Dir: t.TempDir()}
+	if _, err := c.Load(16); !errors.Is(err, vcommit.ErrNotCached) {
+		t.Fatalf("empty cache: %v", err)
+	}
+	var log bytes.Buffer
+	k, err := c.LoadOrSetup(16, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(log.String(), "vcommit setup") {
+		t.Errorf("setup not logged: %q", log.String())
+	}
+	again, err := c.Load(16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Name != k.Name || len(again.Bases) != 16 {
+		t.Fatalf("loaded %s (%d bases), saved %s", again.Name, len(again.Bases), k.Name)
+	}
+	data, err := os.ReadFile(c.Path(16))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, mut := range map[string]func([]byte) []byte{
+		"flipped":  func(b []byte) []byte { b[40] ^= 1; return b },
+		"short":    func(b []byte) []byte { return b[:len(b)-1] },
+		"huge":     func(b []byte) []byte { b[8] = 0xff; return b },
+		"no magic": func(b []byte) []byte { b[0] = 'x'; return b },
+	} {
+		if err := os.WriteFile(c.Path(16), mut(bytes.Clone(data)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := c.Load(16)
+		if err == nil || !strings.Contains(err.Error(), c.Path(16)) {
+			t.Errorf("%s key file: error %v, want one naming the file", name, err)
+		}
+	}
+	if _, err := c.Load(vcommit.MaxSize + 1); err == nil || !strings.Contains(err.Error(), "MaxSize") {
+		t.Errorf("size above MaxSize: %v", err)
+	}
+}
