@@ -36,11 +36,17 @@ import (
 
 	"github.com/prooflane/prooflane/internal/durable"
 	pl "github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/stages/builtin"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
 
 // manifest describes a directory of proofs written by prove.
 type manifest struct {
+	// Family is the proof family of a family.Prover (vcommit), empty for
+	// Groth16; Key names the key its proofs were made with.
+	Family         string  `json:"family,omitempty"`
+	Key            string  `json:"key,omitempty"`
 	Circuit        string  `json:"circuit"`
 	Size           int     `json:"size"`
 	Constraints    int     `json:"constraints"`
@@ -99,7 +105,11 @@ func readManifest(dir string) (manifest, error) {
 	if err := json.Unmarshal(data, &m); err != nil {
 		return manifest{}, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := m.check(); err != nil {
+	check := m.check
+	if m.Family != "" {
+		check = m.checkFamily
+	}
+	if err := check(); err != nil {
 		return manifest{}, fmt.Errorf("%s: %w", path, err)
 	}
 	return m, nil
@@ -132,6 +142,35 @@ func (m manifest) check() error {
 	}
 	if m.Constraints < 1 {
 		return fmt.Errorf("constraints %d: want at least 1", m.Constraints)
+	}
+	return nil
+}
+
+// checkFamily checks the fields of a family.Prover's manifest: a
+// registered such family, a size within its limit, and the proof files
+// proof-0.bin up to partitions-1, in order, and no public input files.
+func (m manifest) checkFamily() error {
+	f, ok := builtin.Families().Lookup(m.Family)
+	fp, isProver := f.(family.Prover)
+	if !ok || !isProver {
+		return fmt.Errorf("family %q is not one verify reads (groth16 directories have no family field)", m.Family)
+	}
+	if m.Circuit != m.Family {
+		return fmt.Errorf("circuit %q: want %q, the family's", m.Circuit, m.Family)
+	}
+	if m.Size < 1 || m.Size > fp.MaxSize() {
+		return fmt.Errorf("size %d: want 1 to %d", m.Size, fp.MaxSize())
+	}
+	if m.Partitions < 1 {
+		return fmt.Errorf("partitions %d: want at least 1", m.Partitions)
+	}
+	if len(m.Proofs) != m.Partitions || len(m.Public) != 0 || m.VK != "" {
+		return fmt.Errorf("partitions is %d, but %d proofs, %d public inputs and vk %q are listed (want %d, none and none)", m.Partitions, len(m.Proofs), len(m.Public), m.VK, m.Partitions)
+	}
+	for i := range m.Partitions {
+		if m.Proofs[i] != proofFile(i) {
+			return fmt.Errorf("proofs[%d] is %q, want %q (prove names them proof-0.bin to proof-%d.bin, in order)", i, m.Proofs[i], proofFile(i), m.Partitions-1)
+		}
 	}
 	return nil
 }

@@ -21,6 +21,7 @@ import (
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 func init() {
@@ -73,8 +74,15 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := checkMakesProofs(p); err != nil {
+	fam, err := proofFamily(p)
+	if err != nil {
 		return err
+	}
+	// fp is a family prove drives through stages/family; nil for Groth16,
+	// whose keys and files go through this package's own path.
+	fp, _ := fam.(family.Prover)
+	if fp != nil && size > fp.MaxSize() {
+		return usageErrorf(fs, "--size %d: above %d, the %s family's limit on sizes", size, fp.MaxSize(), fp.Name())
 	}
 	nParts := p.Partitions
 	nDev := p.Devices
@@ -106,12 +114,34 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	defer od.close(stderr)
 
 	// Memory follows the partitions in flight, which max_in_flight bounds.
-	if err := checkHostMemory(stderr, "prove", cf, size, min(nParts, p.InFlight(nDev)), false); err != nil {
-		return err
+	if fp == nil {
+		if err := checkHostMemory(stderr, "prove", cf, size, min(nParts, p.InFlight(nDev)), false); err != nil {
+			return err
+		}
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	ks, be, job, err := openJob(ctx, "prove", cf, size, nParts, *seed, *backend, nDev, stderr)
+	var (
+		ks      *keys.Set
+		be      device.Backend
+		job     *groth16.Job
+		fj      family.Job
+		payload any
+		circuit = cf.circuit
+	)
+	if fp == nil {
+		ks, be, job, err = openJob(ctx, "prove", cf, size, nParts, *seed, *backend, nDev, stderr)
+		payload = job
+	} else {
+		circuit = fp.Name()
+		if be, err = openBackend("prove", *backend, nDev, stderr); err == nil {
+			if fj, err = fp.SetupJob(cf.keys, size, nParts, *seed, stderr); err != nil {
+				be.Close()
+			} else {
+				payload = fj.Payload()
+			}
+		}
+	}
 	if err != nil {
 		return err
 	}
@@ -126,7 +156,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		semconv.KeyBackend.String(be.Name()),
 		attribute.Int("prooflane.devices", nDev),
 		attribute.StringSlice("prooflane.device_names", deviceNames(be, nDev)),
-		attribute.String("prooflane.circuit", cf.circuit),
+		attribute.String("prooflane.circuit", circuit),
 		attribute.Int("prooflane.size", size))
 	prov, err := pl.Setup(ctx, tc)
 	if err != nil {
@@ -155,7 +185,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	began := time.Now()
-	res, err := e.Run(ctx, runtime.Job{ID: fmt.Sprintf("%s-%d", cf.circuit, size), Partitions: nParts, Payload: job})
+	res, err := e.Run(ctx, runtime.Job{ID: fmt.Sprintf("%s-%d", circuit, size), Partitions: nParts, Payload: payload})
 	el := time.Since(began)
 	pr.Stop()
 	// The engine goes before the backend it was lent (deferred above).
@@ -167,10 +197,45 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	}
 
 	m := manifest{
-		Circuit: cf.circuit, Size: size, Constraints: ks.R1CS.GetNbConstraints(), Partitions: nParts, Seed: *seed,
+		Circuit: circuit, Size: size, Partitions: nParts, Seed: *seed,
 		Pipeline: p.Name, PipelineFile: p.File, PipelineSHA256: p.Hash, Backend: be.Name(), Devices: nDev,
-		Seconds: el.Seconds(), VK: vkFile,
+		Seconds: el.Seconds(),
 	}
+	if fp != nil {
+		m.Family, m.Key, m.Constraints = fp.Name(), fj.KeyName(), size
+		if err := writeFamilyProofs(od, p, fp, fj, res, &m); err != nil {
+			return err
+		}
+	} else {
+		m.Constraints, m.VK = ks.R1CS.GetNbConstraints(), vkFile
+		if err := writeGroth16Proofs(od, p, ks, job, res, &m); err != nil {
+			return err
+		}
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := od.writeFile(manifestFile, func(w io.Writer) (int64, error) {
+		n, err := w.Write(append(mb, '\n'))
+		return int64(n), err
+	}); err != nil {
+		return fmt.Errorf("write manifest: %w", err)
+	}
+	if err := flush(); err != nil {
+		return err
+	}
+	if err := od.commit(); err != nil {
+		return fmt.Errorf("--out %q: %w", *out, err)
+	}
+	fmt.Fprintf(stdout, "%d proofs of %s (size %d, %d constraints) with pipeline %q in %.2fs: %.1f proofs/min; written to %s\n",
+		nParts, circuit, size, m.Constraints, p.Name, el.Seconds(), float64(nParts)/el.Minutes(), *out)
+	return nil
+}
+
+// writeGroth16Proofs writes the verifying key and each partition's proof
+// and public inputs, listing them in m.
+func writeGroth16Proofs(od *outDir, p *runtime.Pipeline, ks *keys.Set, job *groth16.Job, res *runtime.Result, m *manifest) error {
 	if err := od.writeFile(vkFile, ks.VK.WriteTo); err != nil {
 		return err
 	}
@@ -193,28 +258,36 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	}
-	for i := 0; i < nParts; i++ {
+	for i := 0; i < m.Partitions; i++ {
 		m.Proofs = append(m.Proofs, proofFile(i))
 		m.Public = append(m.Public, publicFile(i))
 	}
-	mb, err := json.MarshalIndent(m, "", "  ")
-	if err != nil {
-		return err
+	return nil
+}
+
+// writeFamilyProofs writes each partition's proof of a family.Prover (the
+// output of the pipeline's final proof stage), listing them in m.
+func writeFamilyProofs(od *outDir, p *runtime.Pipeline, fp family.Prover, fj family.Job, res *runtime.Result, m *manifest) error {
+	final := family.FinalProofStages(p, fp)
+	for _, r := range res.Partitions {
+		out, ok := r.Outputs[final[0]]
+		if !ok {
+			return fmt.Errorf("partition %d: pipeline %q produced no %s proof (outputs %v)", r.Index, p.Name, fp.Name(), keysOf(r.Outputs))
+		}
+		data, err := fj.EncodeProof(r.Index, out)
+		if err != nil {
+			return err
+		}
+		if err := od.writeFile(proofFile(r.Index), func(w io.Writer) (int64, error) {
+			n, err := w.Write(data)
+			return int64(n), err
+		}); err != nil {
+			return err
+		}
 	}
-	if err := od.writeFile(manifestFile, func(w io.Writer) (int64, error) {
-		n, err := w.Write(append(mb, '\n'))
-		return int64(n), err
-	}); err != nil {
-		return fmt.Errorf("write manifest: %w", err)
+	for i := 0; i < m.Partitions; i++ {
+		m.Proofs = append(m.Proofs, proofFile(i))
 	}
-	if err := flush(); err != nil {
-		return err
-	}
-	if err := od.commit(); err != nil {
-		return fmt.Errorf("--out %q: %w", *out, err)
-	}
-	fmt.Fprintf(stdout, "%d proofs of %s (size %d, %d constraints) with pipeline %q in %.2fs: %.1f proofs/min; written to %s\n",
-		nParts, cf.circuit, size, m.Constraints, p.Name, el.Seconds(), float64(nParts)/el.Minutes(), *out)
 	return nil
 }
 
@@ -254,17 +327,30 @@ func openBackend(cmd, name string, n int, stderr io.Writer) (device.Backend, err
 // family's proof (one whose epilogue feeds another stage): prove and bench
 // would run the whole job only to find no proof in its outputs.
 func checkMakesProofs(p *runtime.Pipeline) error {
-	f, err := builtin.Families().Of(p)
+	f, err := proofFamily(p)
 	if err != nil {
-		return fmt.Errorf("%w; use a groth16 pipeline such as pipelines/groth16.yaml", err)
+		return err
 	}
 	if f.Name() != (groth16.Family{}).Name() {
-		return fmt.Errorf("%s: pipeline %q is of the %s family; prove and bench handle the groth16 family only", p.File, p.Name, f.Name())
+		return fmt.Errorf("%s: pipeline %q is of the %s family; bench handles the groth16 family only", p.File, p.Name, f.Name())
+	}
+	return nil
+}
+
+// proofFamily returns p's proof family, refusing a pipeline of no one
+// family or with no final stage that outputs its family's proof.
+func proofFamily(p *runtime.Pipeline) (family.Family, error) {
+	f, err := builtin.Families().Of(p)
+	if err != nil {
+		return nil, fmt.Errorf("%w; use a groth16 pipeline such as pipelines/groth16.yaml", err)
 	}
 	if len(family.FinalProofStages(p, f)) > 0 {
-		return nil
+		return f, nil
 	}
-	return fmt.Errorf("%s: pipeline %q makes no Groth16 proof: none of its final stages outputs %s (a stage of type %s); use a groth16 pipeline such as pipelines/groth16.yaml",
+	if _, ok := f.(family.Prover); ok {
+		return nil, fmt.Errorf("%s: pipeline %q makes no %s proof: none of its final stages outputs %s", p.File, p.Name, f.Name(), f.ProofType())
+	}
+	return nil, fmt.Errorf("%s: pipeline %q makes no Groth16 proof: none of its final stages outputs %s (a stage of type %s); use a groth16 pipeline such as pipelines/groth16.yaml",
 		p.File, p.Name, groth16.TypeProof, groth16.TypeNameEpilogue)
 }
 

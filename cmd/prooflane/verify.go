@@ -12,6 +12,8 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
 
+	"github.com/prooflane/prooflane/stages/builtin"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
@@ -36,6 +38,12 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	m, err := readManifest(dir)
 	if err != nil {
 		return err
+	}
+	if m.Family != "" {
+		if *vkPath != "" {
+			return usageErrorf(fs, "--vk is for groth16 proof directories; %s holds %s proofs, checked against the key cache (--keys)", dir, m.Family)
+		}
+		return verifyFamily(*keysDir, dir, m, stdout, stderr)
 	}
 	cache := keys.Cache{Dir: *keysDir}
 	vk, from, err := verifyingKey(*vkPath, cache, m, dir)
@@ -74,6 +82,42 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "prooflane verify: note: %s is not the verifying key the prover wrote to %s: the keys were set up again since, or proved with another --keys directory; if you trust the directory, check against the prover's key with --vk %s\n",
 				from, filepath.Join(dir, vkFile), filepath.Join(dir, vkFile))
 		}
+		return errSilent
+	}
+	fmt.Fprintf(stdout, "all %d proofs verify\n", m.Partitions)
+	return nil
+}
+
+// verifyFamily verifies a family.Prover's directory (readManifest checked
+// that the family is one) against the key cache's key.
+func verifyFamily(keysDir, dir string, m manifest, stdout, stderr io.Writer) error {
+	f, _ := builtin.Families().Lookup(m.Family)
+	fp := f.(family.Prover)
+	fj, err := fp.LoadJob(keysDir, m.Size, m.Partitions, m.Seed)
+	if err != nil {
+		return fmt.Errorf("%s proofs in %s: %w (give --keys the cache the proofs were made with)", m.Family, dir, err)
+	}
+	if fj.KeyName() != m.Key {
+		return fmt.Errorf("%s: key is %q, but the key cache %s holds %q for size %d: the proofs were made with another key",
+			filepath.Join(dir, manifestFile), m.Key, keysDir, fj.KeyName(), m.Size)
+	}
+	fmt.Fprintf(stdout, "verifying %d %s proofs (size %d, seed %d) with key %s\n", m.Partitions, m.Family, m.Size, m.Seed, m.Key)
+	failed := 0
+	for i := range m.Partitions {
+		path := filepath.Join(dir, m.Proofs[i])
+		data, err := readRegular(path, maxProofFile)
+		if err == nil {
+			err = fj.VerifyProof(i, data)
+		}
+		if err != nil {
+			failed++
+			fmt.Fprintf(stdout, "FAIL %s: %v\n", m.Proofs[i], err)
+			continue
+		}
+		fmt.Fprintf(stdout, "ok   %s\n", m.Proofs[i])
+	}
+	if failed > 0 {
+		fmt.Fprintf(stderr, "prooflane verify: %d of %d proofs in %s do not verify\n", failed, m.Partitions, dir)
 		return errSilent
 	}
 	fmt.Fprintf(stdout, "all %d proofs verify\n", m.Partitions)

@@ -12,6 +12,7 @@ package family
 
 import (
 	"fmt"
+	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -135,4 +136,34 @@ func FinalProofStages(p *runtime.Pipeline, f Family) []string {
 		}
 	}
 	return names
+}
+
+// Prover is a family that prove and verify drive wholly through this
+// interface: its keys, jobs and proof files. (Groth16 is not one yet: its
+// keys, verifying key copy and public inputs still go through
+// cmd/prooflane's own path.)
+type Prover interface {
+	Family
+	// MaxSize bounds a key's size, checked before anything is allocated.
+	MaxSize() int
+	// SetupJob loads the key of size from the key cache keysDir, or makes
+	// and caches one (saying so on log), and returns the job of
+	// partitions from seed.
+	SetupJob(keysDir string, size, partitions int, seed uint64, log io.Writer) (Job, error)
+	// LoadJob is SetupJob that never makes a key: verify's, whose key
+	// must be the one the proofs were made with.
+	LoadJob(keysDir string, size, partitions int, seed uint64) (Job, error)
+}
+
+// Job is a family's job: the runtime payload, and its proofs' files.
+type Job interface {
+	// Payload is runtime.Job's Payload for the family's stages.
+	Payload() any
+	// KeyName names the key the job uses (recorded in the manifest).
+	KeyName() string
+	// EncodeProof returns the file contents of partition's proof from the
+	// output of a final proof stage.
+	EncodeProof(partition int, output any) ([]byte, error)
+	// VerifyProof checks partition's proof file contents.
+	VerifyProof(partition int, data []byte) error
 }

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The toy second family end to end: prove with the vcommit pipeline on the
+// CPU backend, verify against the key cache, refuse a tampered proof and
+// another cache's key, and read the run's trace with analyze and simulate.
+func TestProveAndVerifyTheVcommitFamily(t *testing.T) {
+	keysDir, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	rc, stdout, stderr := prooflane(t, "prove", "--pipeline", "vcommit", "--size", "2^8", "--partitions", "3", "--keys", keysDir, "--out", out, "--progress", "off")
+	if rc != 0 {
+		t.Fatalf("prove: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "3 proofs of vcommit (size 256") || !strings.Contains(stderr, "vcommit setup") {
+		t.Errorf("prove: stdout %q, stderr %q", stdout, stderr)
+	}
+	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 0 || !strings.Contains(stdout, "all 3 proofs verify") {
+		t.Fatalf("verify: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	for _, args := range [][]string{
+		{"analyze", filepath.Join(out, "trace.jsonl")},
+		{"simulate", "--from", filepath.Join(out, "trace.jsonl"), "--pipeline", "vcommit", "--speed", "5", "--trace-file", filepath.Join(t.TempDir(), "sim.jsonl")},
+	} {
+		if rc, stdout, stderr := prooflane(t, args...); rc != 0 {
+			t.Errorf("%s: exit %d\n%s%s", args[0], rc, stdout, stderr)
+		}
+	}
+
+	// Another key cache's key of the same size is not the proofs' key.
+	other := t.TempDir()
+	if rc, _, stderr := prooflane(t, "prove", "--pipeline", "vcommit", "--size", "2^8", "--partitions", "1", "--keys", other, "--out", filepath.Join(t.TempDir(), "o"), "--progress", "off"); rc != 0 {
+		t.Fatalf("prove with another cache: exit %d: %s", rc, stderr)
+	}
+	if rc, _, stderr := prooflane(t, "verify", "--keys", other, out); rc != 1 || !strings.Contains(stderr, "the proofs were made with another key") {
+		t.Errorf("verify against another key: exit %d, stderr %q", rc, stderr)
+	}
+	if rc, _, stderr := prooflane(t, "verify", "--keys", t.TempDir(), out); rc != 1 || !strings.Contains(stderr, "no vcommit key in the cache") {
+		t.Errorf("verify with an empty cache: exit %d, stderr %q", rc, stderr)
+	}
+
+	// Partition 2's proof replaced by partition 1's: a valid point, the
+	// wrong commitment.
+	p1, err := os.ReadFile(filepath.Join(out, "proof-1.bin"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, "proof-2.bin"), p1, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rc, stdout, stderr = prooflane(t, "verify", "--keys", keysDir, out)
+	if rc != 1 || !strings.Contains(stdout, "ok   proof-1.bin") || !strings.Contains(stdout, "FAIL proof-2.bin") || !strings.Contains(stderr, "1 of 3 proofs") {
+		t.Errorf("verify of a tampered directory: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	if err := os.WriteFile(filepath.Join(out, "proof-2.bin"), p1[:10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rc, stdout, _ := prooflane(t, "verify", "--keys", keysDir, out); rc != 1 || !strings.Contains(stdout, "FAIL proof-2.bin: vcommit proof: 10 bytes, want 96") {
+		t.Errorf("verify of a truncated proof: exit %d\n%s", rc, stdout)
+	}
+	if rc, _, stderr := prooflane(t, "bench", "--size", "2^8", "--keys", keysDir, "vcommit"); rc != 1 || !strings.Contains(stderr, `pipeline "vcommit" is of the vcommit family; bench handles the groth16 family only`) {
+		t.Errorf("bench of vcommit: exit %d, stderr %q", rc, stderr)
+	}
+}
