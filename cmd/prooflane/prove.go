@@ -25,7 +25,7 @@ import (
 )
 
 func init() {
-	register("prove", command{summary: "prove a Groth16 job with a pipeline and write the proofs", run: runProve})
+	register("prove", command{summary: "prove a job of a proof family (groth16, vcommit) with a pipeline and write the proofs", run: runProve})
 }
 
 func runProve(args []string, stdout, stderr io.Writer) (err error) {
@@ -60,10 +60,6 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	if *out == "" {
 		return usageErrorf(fs, "--out is required")
 	}
-	size, err := cf.parse()
-	if err != nil {
-		return err
-	}
 	if err := checkBackend(*backend); err != nil {
 		return err
 	}
@@ -81,8 +77,24 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	// fp is a family prove drives through stages/family; nil for Groth16,
 	// whose keys and files go through this package's own path.
 	fp, _ := fam.(family.Prover)
-	if fp != nil && size > fp.MaxSize() {
-		return usageErrorf(fs, "--size %d: above %d, the %s family's limit on sizes", size, fp.MaxSize(), fp.Name())
+	var size int
+	if fp == nil {
+		if size, err = cf.parse(); err != nil {
+			return err
+		}
+	} else {
+		// --circuit names a Groth16 circuit; the family's size is its own.
+		circuitSet := false
+		fs.Visit(func(f *flag.Flag) { circuitSet = circuitSet || f.Name == "circuit" })
+		if circuitSet {
+			return usageErrorf(fs, "--circuit %q: pipeline %q is of the %s family, which has no circuits (leave --circuit out)", cf.circuit, p.Name, fp.Name())
+		}
+		if size, err = parseSize(cf.size); err != nil {
+			return usageErrorf(fs, "--size: %w", err)
+		}
+		if size < 1 || size > fp.MaxSize() {
+			return usageErrorf(fs, "--size %s: want 1 to %d, the %s family's limit on sizes", cf.size, fp.MaxSize(), fp.Name())
+		}
 	}
 	nParts := p.Partitions
 	nDev := p.Devices

@@ -66,3 +66,45 @@ func TestProveAndVerifyTheVcommitFamily(t *testing.T) {
 		t.Errorf("bench of vcommit: exit %d, stderr %q", rc, stderr)
 	}
 }
+
+// Flags and manifests that do not fit the vcommit family are refused
+// naming the flag or the manifest's field.
+func TestVcommitRefusesGroth16FlagsAndBadManifests(t *testing.T) {
+	keysDir, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--circuit", "chain"}, `--circuit "chain": pipeline "vcommit" is of the vcommit family, which has no circuits`},
+		{[]string{"--size", "2^25"}, "--size 2^25: want 1 to 16777216, the vcommit family's limit on sizes"},
+	} {
+		args := append([]string{"prove", "--pipeline", "vcommit", "--keys", keysDir, "--out", out}, c.args...)
+		if rc, _, stderr := prooflane(t, args...); rc != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q, want exit 2 and %q", c.args, rc, stderr, c.want)
+		}
+	}
+	if rc, _, stderr := prooflane(t, "prove", "--pipeline", "vcommit", "--size", "2^4", "--partitions", "2", "--keys", keysDir, "--out", out, "--progress", "off"); rc != 0 {
+		t.Fatalf("prove: exit %d: %s", rc, stderr)
+	}
+	path := filepath.Join(out, "manifest.json")
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ from, to, want string }{
+		{`"family": "vcommit"`, `"family": "nope"`, `family "nope" is not one verify reads`},
+		{`"size": 16`, `"size": 99999999999`, "size 99999999999: want 1 to 16777216"},
+		{`"proof-1.bin"`, `"../proof-1.bin"`, `proofs[1] is "../proof-1.bin", want "proof-1.bin"`},
+	} {
+		mut := strings.Replace(string(orig), c.from, c.to, 1)
+		if mut == string(orig) {
+			t.Fatalf("manifest lacks %q:\n%s", c.from, orig)
+		}
+		if err := os.WriteFile(path, []byte(mut), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if rc, _, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 1 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, path) {
+			t.Errorf("manifest with %s: exit %d, stderr %q, want %q naming %s", c.to, rc, stderr, c.want, path)
+		}
+	}
+}
