@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/vcommit"
 )
@@ -141,5 +143,38 @@ func TestKeyCacheRoundTripsAndRefusesCorruptFiles(t *testing.T) {
 	}
 	if _, err := c.Load(vcommit.MaxSize + 1); err == nil || !strings.Contains(err.Error(), "MaxSize") {
 		t.Errorf("size above MaxSize: %v", err)
+	}
+}
+
+type host struct{ be device.Backend }
+
+func (h host) Backend() device.Backend { return h.be }
+func (h host) Devices() int            { return 1 }
+
+// The commit stage refuses to start without a backend and to run on a
+// payload that is not a *Job, with errors naming the stage and partition.
+func TestCommitStageRefusesNoBackendAndAForeignPayload(t *testing.T) {
+	s, err := vcommit.Factories()[0].New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := s.(interface {
+		Start(context.Context, stages.Host) error
+	})
+	if err := st.Start(context.Background(), host{}); err == nil || !strings.Contains(err.Error(), "no device backend") {
+		t.Errorf("start without a backend: %v", err)
+	}
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	if err := st.Start(context.Background(), host{be}); err != nil {
+		t.Fatal(err)
+	}
+	in := stages.NewInput(nil)
+	in.Stage, in.Partition, in.Job = "commit", 2, "not a job"
+	if _, err := s.Run(context.Background(), in); err == nil || !strings.Contains(err.Error(), `stage "commit" partition 2: job payload is string, want *vcommit.Job`) {
+		t.Errorf("run on a string payload: %v", err)
 	}
 }
