@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"github.com/prooflane/prooflane/otel/analyze"
 	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
@@ -67,65 +69,112 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if *partitions < 1 || *jobs < 1 || *inflight < 1 {
 		return usageErrorf(fs, "--partitions, --jobs and --inflight must be at least 1")
 	}
-	size, err := cf.parse()
-	if err != nil {
-		return err
-	}
 	if err := checkBackend(*backend); err != nil {
 		return err
 	}
 	set["partitions"] = strconv.Itoa(*partitions)
-	var ps []*runtime.Pipeline
+	var (
+		ps   []*runtime.Pipeline
+		rows []benchRow
+		err  error
+	)
+	var fam family.Family // the pipelines' one family; nil with --gnark alone
 	nDev := *devices
 	for _, f := range fs.Args() {
 		p, err := loadPipeline(f, set)
 		if err != nil {
 			return err
 		}
-		if err := checkMakesProofs(p); err != nil {
+		pf, err := proofFamily(p)
+		if err != nil {
 			return err
 		}
+		if fam != nil && pf.Name() != fam.Name() {
+			return fmt.Errorf("%s: pipeline %q is of the %s family, %q before it of the %s family: bench compares the layouts of one family on the same keys",
+				p.File, p.Name, pf.Name(), ps[0].Name, fam.Name())
+		}
+		fam = pf
 		ps = append(ps, p)
 		if *devices == 0 {
 			nDev = max(nDev, p.Devices)
 		}
 	}
 	nDev = max(nDev, 1)
+	// fp is a family bench drives through stages/family; nil for Groth16.
+	fp, _ := fam.(family.Prover)
+	var size int
+	if fp == nil {
+		if size, err = cf.parse(); err != nil {
+			return err
+		}
+	} else {
+		if *gnarkN > 0 {
+			return usageErrorf(fs, "--gnark: pipeline %q is of the %s family; gnark's prover is a baseline for groth16 pipelines only", ps[0].Name, fp.Name())
+		}
+		if size, err = familySize(fs, cf, ps[0], fp); err != nil {
+			return err
+		}
+	}
 
 	perJob := 0 // partitions of one job in flight: max_in_flight bounds them
 	for _, p := range ps {
 		perJob = max(perJob, min(*partitions, p.InFlight(nDev)))
 	}
-	if err := checkHostMemory(stderr, "bench", cf, size, perJob**inflight, false); err != nil {
-		return err
+	if fp == nil {
+		if err := checkHostMemory(stderr, "bench", cf, size, perJob**inflight, false); err != nil {
+			return err
+		}
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	ks, be, job, err := openJob(ctx, "bench", cf, size, *partitions, *seed, *backend, nDev, stderr)
-	if err != nil {
-		return err
-	}
-	defer be.Close()
-
-	fmt.Fprintf(stderr, "bench: %s at size %d (%d constraints), %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
-		cf.circuit, size, ks.R1CS.GetNbConstraints(), *jobs, *partitions, *inflight, be.Name(), nDev)
-	var rows []benchRow
-	if *gnarkN > 0 {
-		r, err := benchGnark(job, ks, *gnarkN, stderr)
+	var (
+		be          device.Backend
+		payload     any
+		circuit     = cf.circuit
+		constraints = size
+		verifier    func(p *runtime.Pipeline) proofVerifier
+	)
+	if fp == nil {
+		var ks *keys.Set
+		var job *groth16.Job
+		if ks, be, job, err = openJob(ctx, "bench", cf, size, *partitions, *seed, *backend, nDev, stderr); err != nil {
+			return err
+		}
+		payload, constraints = job, ks.R1CS.GetNbConstraints()
+		verifier = func(*runtime.Pipeline) proofVerifier { return groth16Verifier(job) }
+		defer be.Close()
+		fmt.Fprintf(stderr, "bench: %s at size %d (%d constraints), %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
+			cf.circuit, size, constraints, *jobs, *partitions, *inflight, be.Name(), nDev)
+		if *gnarkN > 0 {
+			r, err := benchGnark(job, ks, *gnarkN, stderr)
+			if err != nil {
+				return err
+			}
+			rows = append(rows, r)
+		}
+	} else {
+		if be, err = openBackend("bench", *backend, nDev, stderr); err != nil {
+			return err
+		}
+		defer be.Close()
+		fj, err := fp.SetupJob(cf.keys, size, *partitions, *seed, stderr)
 		if err != nil {
 			return err
 		}
-		rows = append(rows, r)
+		circuit, payload = fp.Name(), fj.Payload()
+		verifier = func(p *runtime.Pipeline) proofVerifier { return familyVerifier(p, fp, fj) }
+		fmt.Fprintf(stderr, "bench: the %s family at size %d, %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
+			fp.Name(), size, *jobs, *partitions, *inflight, be.Name(), nDev)
 	}
 	for _, p := range ps {
-		r, err := benchPipeline(ctx, p, job, be, nDev, *jobs, *inflight, *partitions, stderr)
+		r, err := benchPipeline(ctx, p, payload, verifier(p), be, nDev, *jobs, *inflight, *partitions, stderr)
 		if err != nil {
 			return fmt.Errorf("pipeline %q: %w", p.File, err)
 		}
 		rows = append(rows, r)
 	}
 	if *asJSON {
-		return writeJSON(stdout, benchJSON(cf.circuit, size, ks.R1CS.GetNbConstraints(), *jobs, *partitions, *inflight, be.Name(), nDev, rows))
+		return writeJSON(stdout, benchJSON(circuit, size, constraints, *jobs, *partitions, *inflight, be.Name(), nDev, rows))
 	}
 	writeBenchTable(stdout, rows)
 	return nil
@@ -211,7 +260,39 @@ func benchGnark(job *groth16.Job, ks *keys.Set, n int, stderr io.Writer) (benchR
 	return row, nil
 }
 
-func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, be device.Backend, nDev, jobs, inflight, partitions int, stderr io.Writer) (benchRow, error) {
+// proofVerifier checks the proof among a partition's outputs.
+type proofVerifier func(partition int, outputs map[string]any) error
+
+// groth16Verifier checks a partition's Groth16 proof with gnark's verifier.
+func groth16Verifier(job *groth16.Job) proofVerifier {
+	return func(partition int, outputs map[string]any) error {
+		proof := findProof(outputs)
+		if proof == nil {
+			return errors.New("no proof in the outputs")
+		}
+		return job.Verify(partition, proof)
+	}
+}
+
+// familyVerifier checks a family.Prover's proof the way verify does: the
+// output of p's final proof stage, encoded to a proof file's bytes and
+// checked by Job.VerifyProof.
+func familyVerifier(p *runtime.Pipeline, fp family.Prover, fj family.Job) proofVerifier {
+	final := family.FinalProofStages(p, fp)
+	return func(partition int, outputs map[string]any) error {
+		out, ok := outputs[final[0]]
+		if !ok {
+			return fmt.Errorf("pipeline %q produced no %s proof (outputs %v)", p.Name, fp.Name(), keysOf(outputs))
+		}
+		data, err := fj.EncodeProof(partition, out)
+		if err != nil {
+			return err
+		}
+		return fj.VerifyProof(partition, data)
+	}
+}
+
+func benchPipeline(ctx context.Context, p *runtime.Pipeline, payload any, verify proofVerifier, be device.Backend, nDev, jobs, inflight, partitions int, stderr io.Writer) (benchRow, error) {
 	row := benchRow{name: p.Name}
 	rec := &spanRecorder{}
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
@@ -223,7 +304,7 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, b
 	// Closed before the caller closes the backend it was lent.
 	defer e.Close(context.Background())
 	// Warm up: the first job on a backend makes the key's bases resident.
-	if _, err := e.Run(ctx, runtime.Job{ID: "warmup", Partitions: 1, Payload: job}); err != nil {
+	if _, err := e.Run(ctx, runtime.Job{ID: "warmup", Partitions: 1, Payload: payload}); err != nil {
 		return row, fmt.Errorf("warm-up job: %w", err)
 	}
 	rec.reset()
@@ -237,7 +318,7 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, b
 	results := make([]*runtime.Result, jobs)
 	for j := 0; j < jobs; j++ {
 		g.Go(func() error {
-			r, err := e.Run(gctx, runtime.Job{ID: fmt.Sprintf("bench-%d", j+1), Partitions: partitions, Payload: job})
+			r, err := e.Run(gctx, runtime.Job{ID: fmt.Sprintf("bench-%d", j+1), Partitions: partitions, Payload: payload})
 			results[j] = r
 			return err
 		})
@@ -252,11 +333,7 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, job *groth16.Job, b
 	}
 	for _, r := range results {
 		for _, pr := range r.Partitions {
-			proof := findProof(pr.Outputs)
-			if proof == nil {
-				return row, fmt.Errorf("job %s partition %d: no proof in the outputs", r.ID, pr.Index)
-			}
-			if err := job.Verify(pr.Index, proof); err != nil {
+			if err := verify(pr.Index, pr.Outputs); err != nil {
 				return row, fmt.Errorf("job %s partition %d: %w", r.ID, pr.Index, err)
 			}
 			row.proofs++

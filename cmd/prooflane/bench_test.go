@@ -1,8 +1,12 @@
 package main
 
 import (
+	"io"
 	"strings"
 	"testing"
+
+	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/stages/vcommit"
 )
 
 func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
@@ -42,5 +46,76 @@ func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
 	}
 	if _, ok := p.MeanLockWaitMS["gpu.0.compute"]; !ok {
 		t.Errorf("pipeline row has no mean wait of gpu.0.compute: %v", p.MeanLockWaitMS)
+	}
+}
+
+// A family.Prover's pipeline is benched like Groth16's, on its own key, each
+// proof checked by Job.VerifyProof; there is no gnark baseline for it.
+func TestBenchOfTheVcommitFamilyWithEveryProofVerified(t *testing.T) {
+	keysDir := t.TempDir()
+	rc, out, stderr := prooflane(t, "bench", "--size", "2^8", "--keys", keysDir,
+		"--partitions", "2", "--jobs", "2", "--inflight", "2", "../../pipelines/vcommit.yaml")
+	if rc != 0 {
+		t.Fatalf("exit %d:\n%s", rc, stderr)
+	}
+	if !strings.Contains(out, "| vcommit ") || !strings.Contains(stderr, "bench: vcommit: 4 proofs in") || strings.Count(stderr, "every one verified") != 1 {
+		t.Errorf("stdout:\n%s\nstderr:\n%s", out, stderr)
+	}
+
+	rc, out, stderr = prooflane(t, "bench", "--json", "--size", "2^8", "--keys", keysDir,
+		"--partitions", "2", "--jobs", "1", "--inflight", "1", "vcommit")
+	if rc != 0 {
+		t.Fatalf("--json: exit %d:\n%s", rc, stderr)
+	}
+	var got benchOutput
+	decodeStrict(t, out, &got)
+	if got.Circuit != "vcommit" || got.Size != 256 || len(got.Rows) != 1 {
+		t.Fatalf("%+v", got)
+	}
+	if r := got.Rows[0]; r.Baseline || r.Layout != "vcommit" || r.Proofs != 2 || r.VsGnark != nil || r.GPUBusyPct == nil {
+		t.Errorf("row: %+v", r)
+	}
+
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--gnark", "1", "vcommit"}, `--gnark: pipeline "vcommit" is of the vcommit family; gnark's prover is a baseline for groth16 pipelines only`},
+		{[]string{"--circuit", "chain", "vcommit"}, `--circuit "chain": pipeline "vcommit" is of the vcommit family, which has no circuits (leave --circuit out)`},
+		{[]string{"vcommit", "groth16"}, `pipeline "groth16" is of the groth16 family, "vcommit" before it of the vcommit family: bench compares the layouts of one family on the same keys`},
+	} {
+		args := append([]string{"bench", "--size", "2^8", "--keys", keysDir}, c.args...)
+		if rc, _, stderr := prooflane(t, args...); rc == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, rc, stderr, c.want)
+		}
+	}
+}
+
+// The family verifier bench uses refuses a partition's output that is not
+// its proof, and one with no final proof stage output.
+func TestBenchFamilyVerifierRefusesAnotherPartitionsProof(t *testing.T) {
+	p, err := loadPipeline("vcommit", setFlags{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fj, err := vcommit.Family{}.SetupJob(t.TempDir(), 256, 2, 1, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := fj.(*vcommit.Job)
+	final := family.FinalProofStages(p, vcommit.Family{})[0]
+	verify := familyVerifier(p, vcommit.Family{}, fj)
+	c0, err := vcommit.Commit(j.Key, j.Scalars(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify(0, map[string]any{final: &c0}); err != nil {
+		t.Fatalf("partition 0's own commitment: %v", err)
+	}
+	if err := verify(1, map[string]any{final: &c0}); err == nil {
+		t.Error("partition 0's commitment verified as partition 1's")
+	}
+	if err := verify(0, map[string]any{"other": &c0}); err == nil || !strings.Contains(err.Error(), "produced no vcommit proof") {
+		t.Errorf("no final stage output: %v", err)
 	}
 }

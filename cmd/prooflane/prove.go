@@ -83,17 +83,8 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 			return err
 		}
 	} else {
-		// --circuit names a Groth16 circuit; the family's size is its own.
-		circuitSet := false
-		fs.Visit(func(f *flag.Flag) { circuitSet = circuitSet || f.Name == "circuit" })
-		if circuitSet {
-			return usageErrorf(fs, "--circuit %q: pipeline %q is of the %s family, which has no circuits (leave --circuit out)", cf.circuit, p.Name, fp.Name())
-		}
-		if size, err = parseSize(cf.size); err != nil {
-			return usageErrorf(fs, "--size: %w", err)
-		}
-		if size < 1 || size > fp.MaxSize() {
-			return usageErrorf(fs, "--size %s: want 1 to %d, the %s family's limit on sizes", cf.size, fp.MaxSize(), fp.Name())
+		if size, err = familySize(fs, cf, p, fp); err != nil {
+			return err
 		}
 	}
 	nParts := p.Partitions
@@ -303,6 +294,25 @@ func writeFamilyProofs(od *outDir, p *runtime.Pipeline, fp family.Prover, fj fam
 	return nil
 }
 
+// familySize is a family.Prover's --size, bounded by its MaxSize (not a
+// circuit's minimum); --circuit, which names a Groth16 circuit, is refused
+// with pipeline p of the family.
+func familySize(fs *flag.FlagSet, cf circuitFlags, p *runtime.Pipeline, fp family.Prover) (int, error) {
+	circuitSet := false
+	fs.Visit(func(f *flag.Flag) { circuitSet = circuitSet || f.Name == "circuit" })
+	if circuitSet {
+		return 0, usageErrorf(fs, "--circuit %q: pipeline %q is of the %s family, which has no circuits (leave --circuit out)", cf.circuit, p.Name, fp.Name())
+	}
+	size, err := parseSize(cf.size)
+	if err != nil {
+		return 0, usageErrorf(fs, "--size: %w", err)
+	}
+	if size < 1 || size > fp.MaxSize() {
+		return 0, usageErrorf(fs, "--size %s: want 1 to %d, the %s family's limit on sizes", cf.size, fp.MaxSize(), fp.Name())
+	}
+	return size, nil
+}
+
 // checkBackend checks a --backend value.
 func checkBackend(name string) error {
 	switch name {
@@ -331,22 +341,6 @@ func openBackend(cmd, name string, n int, stderr io.Writer) (device.Backend, err
 		return cpu.New(n)
 	}
 	return be, nil
-}
-
-// checkMakesProofs refuses, before any key setup or proving, a pipeline
-// that belongs to no proof family (a sim.* pipeline), to a family these
-// commands do not handle yet, or with no final stage that outputs its
-// family's proof (one whose epilogue feeds another stage): prove and bench
-// would run the whole job only to find no proof in its outputs.
-func checkMakesProofs(p *runtime.Pipeline) error {
-	f, err := proofFamily(p)
-	if err != nil {
-		return err
-	}
-	if f.Name() != (groth16.Family{}).Name() {
-		return fmt.Errorf("%s: pipeline %q is of the %s family; bench handles the groth16 family only", p.File, p.Name, f.Name())
-	}
-	return nil
 }
 
 // proofFamily returns p's proof family, refusing a pipeline of no one

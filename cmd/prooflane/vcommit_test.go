@@ -62,9 +62,6 @@ func TestProveAndVerifyTheVcommitFamily(t *testing.T) {
 	if rc, stdout, _ := prooflane(t, "verify", "--keys", keysDir, out); rc != 1 || !strings.Contains(stdout, "FAIL proof-2.bin: vcommit proof: 10 bytes, want 96") {
 		t.Errorf("verify of a truncated proof: exit %d\n%s", rc, stdout)
 	}
-	if rc, _, stderr := prooflane(t, "bench", "--size", "2^8", "--keys", keysDir, "vcommit"); rc != 1 || !strings.Contains(stderr, `pipeline "vcommit" is of the vcommit family; bench handles the groth16 family only`) {
-		t.Errorf("bench of vcommit: exit %d, stderr %q", rc, stderr)
-	}
 }
 
 // Flags and manifests that do not fit the vcommit family are refused
