@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -12,13 +13,15 @@ import (
 	"github.com/consensys/gnark/logger"
 
 	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 func init() {
-	register("setup", command{summary: "create and cache Groth16 keys for a shipped circuit and size", run: runSetup})
+	register("setup", command{summary: "create and cache the keys of a shipped Groth16 circuit, or of another proof family's pipeline, and size", run: runSetup})
 }
 
 // circuitFlags are the flags naming a circuit and its key cache.
@@ -84,11 +87,28 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	var cf circuitFlags
 	cf.register(fs)
 	force := fs.Bool("force", false, "run the setup again even when keys are cached, replacing their files (the fix for a corrupt key file)")
+	pipeline := fs.String("pipeline", "", "set up the key of this pipeline's proof family instead of a Groth16 circuit's: "+pipelineArgHelp)
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return usageErrorf(fs, "setup takes no arguments, got %q", fs.Args())
+	}
+	if *pipeline != "" {
+		p, err := loadPipeline(*pipeline, setFlags{})
+		if err != nil {
+			return err
+		}
+		fam, err := proofFamily(p)
+		if err != nil {
+			return err
+		}
+		if fp, ok := fam.(family.Prover); ok {
+			if *force {
+				return usageErrorf(fs, "--force: pipeline %q is of the %s family, whose key cache is not redone in place (remove its key file instead)", p.Name, fp.Name())
+			}
+			return setupFamily(stdout, stderr, fs, cf, p, fp)
+		}
 	}
 	size, err := cf.parse()
 	if err != nil {
@@ -123,6 +143,26 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	}
 	fmt.Fprintf(stdout, "circuit %q size %d: %d constraints, setup in %.1fs; wrote %s, %s, %s\n",
 		cf.circuit, size, s.R1CS.GetNbConstraints(), time.Since(start).Seconds(), rp, pp, vp)
+	return nil
+}
+
+// setupFamily makes (or finds cached) the key of a family.Prover of the
+// size in cf, for pipeline p.
+func setupFamily(stdout, stderr io.Writer, fs *flag.FlagSet, cf circuitFlags, p *runtime.Pipeline, fp family.Prover) error {
+	size, err := familySize(fs, cf, p, fp)
+	if err != nil {
+		return err
+	}
+	if fj, err := fp.LoadJob(cf.keys, size, 1, 1); err == nil {
+		fmt.Fprintf(stdout, "%s key of size %d already cached in %s: %s\n", fp.Name(), size, cf.keys, fj.KeyName())
+		return nil
+	}
+	start := time.Now()
+	fj, err := fp.SetupJob(cf.keys, size, 1, 1, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "%s key of size %d: %s, set up in %.1fs into %s\n", fp.Name(), size, fj.KeyName(), time.Since(start).Seconds(), cf.keys)
 	return nil
 }
 

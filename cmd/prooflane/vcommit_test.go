@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prooflane/prooflane/stages/vcommit"
 )
 
 // The toy second family end to end: prove with the vcommit pipeline on the
@@ -102,6 +104,39 @@ func TestVcommitRefusesGroth16FlagsAndBadManifests(t *testing.T) {
 		}
 		if rc, _, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 1 || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, path) {
 			t.Errorf("manifest with %s: exit %d, stderr %q, want %q naming %s", c.to, rc, stderr, c.want, path)
+		}
+	}
+}
+
+// setup --pipeline makes a family.Prover's key, which a later prove uses
+// without setting one up; a second setup finds it cached.
+func TestSetupOfTheVcommitFamilysKey(t *testing.T) {
+	keysDir := t.TempDir()
+	rc, stdout, stderr := prooflane(t, "setup", "--pipeline", "vcommit", "--size", "2^8", "--keys", keysDir)
+	if rc != 0 || !strings.Contains(stdout, "vcommit key of size 256:") || !strings.Contains(stderr, "vcommit setup") {
+		t.Fatalf("setup: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	if _, err := os.Stat(vcommit.Cache{Dir: keysDir}.Path(256)); err != nil {
+		t.Fatalf("no key file: %v", err)
+	}
+	if rc, stdout, stderr := prooflane(t, "setup", "--pipeline", "vcommit", "--size", "2^8", "--keys", keysDir); rc != 0 || !strings.Contains(stdout, "vcommit key of size 256 already cached") {
+		t.Errorf("second setup: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	out := filepath.Join(t.TempDir(), "out")
+	rc, stdout, stderr = prooflane(t, "prove", "--pipeline", "vcommit", "--size", "2^8", "--partitions", "1", "--keys", keysDir, "--out", out, "--progress", "off")
+	if rc != 0 || strings.Contains(stderr, "vcommit setup") {
+		t.Errorf("prove on the set-up key: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--force"}, `--force: pipeline "vcommit" is of the vcommit family, whose key cache is not redone in place (remove its key file instead)`},
+		{[]string{"--circuit", "chain"}, `--circuit "chain": pipeline "vcommit" is of the vcommit family, which has no circuits (leave --circuit out)`},
+	} {
+		args := append([]string{"setup", "--pipeline", "vcommit", "--size", "2^8", "--keys", keysDir}, c.args...)
+		if rc, _, stderr := prooflane(t, args...); rc == 0 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%q: exit %d, stderr %q, want %q", c.args, rc, stderr, c.want)
 		}
 	}
 }
