@@ -63,6 +63,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := checkCounts(fs, "devices", "partitions", "jobs", "inflight"); err != nil {
 		return err
 	}
+	if *gnarkN < 0 || *gnarkN > maxGnarkProofs {
+		return usageErrorf(fs, "--gnark %d: want 0 to %d, the limit on gnark proofs (each takes seconds at 2^20)", *gnarkN, maxGnarkProofs)
+	}
 	if fs.NArg() == 0 && *gnarkN == 0 {
 		return usageErrorf(fs, "no pipeline given (a file or an embedded name) and no --gnark")
 	}

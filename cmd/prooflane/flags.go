@@ -55,6 +55,9 @@ const (
 	// FFT domain and proving key grow with it (a 2^28 key is tens of GiB);
 	// 2^30 would need more memory than any machine this runs on.
 	maxSizeLog2 = 28
+	// maxGnarkProofs bounds bench --gnark: gnark's own prover runs one
+	// proof after another, seconds each at 2^20.
+	maxGnarkProofs = 1000
 )
 
 // countLimits are the largest values of the count flags, with what the

@@ -36,6 +36,13 @@ func TestParseSizeAcceptsNumbersAndPowersOfTwo(t *testing.T) {
 			t.Errorf("parseSize(%q) = %d, %v; want %d, error %v", tc.in, got, err, tc.want, tc.err)
 		}
 	}
+	// An exponent too large for an int is above the limit, not "not a number".
+	if _, err := parseSize("2^99999999999999999999"); err == nil || !strings.Contains(err.Error(), "above 2^28, the limit on sizes") {
+		t.Errorf("parseSize of a huge exponent: %v", err)
+	}
+	if _, err := parseSize("2^-99999999999999999999"); err == nil || !strings.Contains(err.Error(), "want a number") {
+		t.Errorf("parseSize of a huge negative exponent: %v", err)
+	}
 }
 
 // proveSmall proves a small job into a fresh directory with a fresh key

@@ -63,6 +63,9 @@ func parseSize(s string) (int, error) {
 	s = strings.TrimSpace(s)
 	if base, exp, ok := strings.Cut(s, "^"); ok {
 		e, err := strconv.Atoi(exp)
+		if base == "2" && errors.Is(err, strconv.ErrRange) && !strings.HasPrefix(exp, "-") {
+			e, err = maxSizeLog2+1, nil // far above the limit, said as such below
+		}
 		if base != "2" || err != nil || e < 0 {
 			return 0, fmt.Errorf("%q: want a number like 4096 or a power of two like 2^12", s)
 		}
