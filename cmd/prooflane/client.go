@@ -1,0 +1,385 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+
+	"github.com/prooflane/prooflane/service"
+	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
+)
+
+func init() {
+	register("submit", command{summary: "submit a job to a proving service (prooflane serve); prints its id, or with --await its proofs", run: runSubmit})
+	register("await", command{summary: "wait for a service job and write its proofs (--out)", run: runAwait})
+	register("status", command{summary: "a service job's state, or the service's queue, jobs and workers", run: runStatus})
+	register("cancel", command{summary: "cancel a service job", run: runCancel})
+	register("keys", command{summary: "list, preload or evict the keys a service's workers hold", run: runKeys})
+}
+
+// maxProofResponse bounds an Await message read by the client.
+const maxProofResponse = 64 << 20
+
+// clientFlags are the flags of every client command.
+type clientFlags struct {
+	addr, tokenFile, caFile string
+	json                    bool
+}
+
+func (c *clientFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&c.addr, "addr", "http://127.0.0.1:7450", "the service's URL (https:// for TLS)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the bearer token (default: $"+tokenEnv+")")
+	fs.StringVar(&c.caFile, "ca", "", "CA certificate file trusted for an https --addr")
+	fs.BoolVar(&c.json, "json", false, "print the replies as JSON")
+}
+
+// bearer adds the token to every request.
+type bearer struct {
+	token string
+	next  http.RoundTripper
+}
+
+func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.next.RoundTrip(r)
+}
+
+func (c *clientFlags) client() (prooflanev1connect.ProverServiceClient, error) {
+	if !strings.HasPrefix(c.addr, "http://") && !strings.HasPrefix(c.addr, "https://") {
+		return nil, fmt.Errorf("--addr %q: want an http:// or https:// URL", c.addr)
+	}
+	token, err := readToken(c.tokenFile)
+	if err != nil {
+		return nil, err
+	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	if c.caFile != "" {
+		pem, err := os.ReadFile(c.caFile)
+		if err != nil {
+			return nil, fmt.Errorf("--ca: %w", err)
+		}
+		pool := x509.NewCertPool()
+		if !pool.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--ca %q: no PEM certificate in it", c.caFile)
+		}
+		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
+	}
+	var rt http.RoundTripper = tr
+	if token != "" {
+		rt = bearer{token, tr}
+	}
+	return prooflanev1connect.NewProverServiceClient(&http.Client{Transport: rt}, strings.TrimRight(c.addr, "/"),
+		connect.WithReadMaxBytes(maxProofResponse)), nil
+}
+
+func (c *clientFlags) print(stdout io.Writer, v any, plain func()) {
+	if c.json {
+		b, _ := json.MarshalIndent(v, "", "  ")
+		fmt.Fprintln(stdout, string(b))
+		return
+	}
+	plain()
+}
+
+// rpcError words a service error for the command line.
+func rpcError(what string, err error) error {
+	var ce *connect.Error
+	if errors.As(err, &ce) {
+		return fmt.Errorf("%s: %s (%s)", what, ce.Message(), ce.Code())
+	}
+	return fmt.Errorf("%s: %w", what, err)
+}
+
+func runSubmit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("submit", "", stderr)
+	var cf clientFlags
+	cf.register(fs)
+	pipeline := fs.String("pipeline", "groth16", "an embedded pipeline's name, or a pipeline file (sent as its content)")
+	circuit := fs.String("circuit", "chain", "the Groth16 circuit (empty for a family without circuits)")
+	size := fs.String("size", "2^12", "about how many constraints (or the family's size): 4096 or 2^12")
+	partitions := fs.Int("partitions", 0, "proofs (default: the pipeline's partitions)")
+	seed := fs.Uint64("seed", 1, "witness seed")
+	priority := fs.String("priority", "normal", "lane: critical, high, normal or low")
+	idem := fs.String("idempotency-key", "", "names the request: submitting it again returns the same job")
+	deadline := fs.Duration("deadline", 0, "fail the job not finished within this long (0: none)")
+	await := fs.Bool("await", false, "wait for the proofs and write them to --out")
+	out := fs.String("out", "", "with --await: directory for the proofs")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageErrorf(fs, "submit takes no arguments, got %q", fs.Args())
+	}
+	if err := checkCounts(fs, "partitions"); err != nil {
+		return err
+	}
+	n, err := parseSize(*size)
+	if err != nil {
+		return usageErrorf(fs, "--size: %w", err)
+	}
+	prio, err := service.ParsePriority(*priority)
+	if err != nil {
+		return usageErrorf(fs, "--priority: %w", err)
+	}
+	if *await && *out == "" {
+		return usageErrorf(fs, "--await needs --out")
+	}
+	spec := &pb.JobSpec{Circuit: *circuit, Size: uint64(n), Partitions: uint32(*partitions), Seed: *seed}
+	if st, err := os.Stat(*pipeline); err == nil && !st.IsDir() {
+		if st.Size() > 1<<20 {
+			return fmt.Errorf("--pipeline %q: %d bytes, over the limit of 1 MiB", *pipeline, st.Size())
+		}
+		b, err := os.ReadFile(*pipeline)
+		if err != nil {
+			return fmt.Errorf("--pipeline: %w", err)
+		}
+		spec.PipelineYaml = string(b)
+	} else {
+		spec.Pipeline = *pipeline
+	}
+	req := &pb.SubmitRequest{Spec: spec, Priority: prio, IdempotencyKey: *idem}
+	if *deadline > 0 {
+		req.DeadlineUnixMs = time.Now().Add(*deadline).UnixMilli()
+	}
+	cl, err := cf.client()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	resp, err := cl.Submit(ctx, connect.NewRequest(req))
+	if err != nil {
+		return rpcError("submit", err)
+	}
+	if !*await {
+		cf.print(stdout, resp.Msg, func() { fmt.Fprintln(stdout, resp.Msg.JobId) })
+		return nil
+	}
+	fmt.Fprintf(stderr, "prooflane submit: job %s\n", resp.Msg.JobId)
+	return awaitJob(ctx, cl, cf, resp.Msg.JobId, *out, stdout, stderr)
+}
+
+func runAwait(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("await", "JOB_ID", stderr)
+	var cf clientFlags
+	cf.register(fs)
+	out := fs.String("out", "", "directory for the proofs (replaced as a whole); empty prints only the state")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErrorf(fs, "await takes one job id, got %d arguments", fs.NArg())
+	}
+	cl, err := cf.client()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	return awaitJob(ctx, cl, cf, fs.Arg(0), *out, stdout, stderr)
+}
+
+// awaitJob streams a job's states to stderr and writes its proofs to out.
+func awaitJob(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf clientFlags, id, out string, stdout, stderr io.Writer) error {
+	stream, err := cl.Await(ctx, connect.NewRequest(&pb.AwaitRequest{JobId: id}))
+	if err != nil {
+		return rpcError("await", err)
+	}
+	defer stream.Close()
+	var last *pb.AwaitResponse
+	for stream.Receive() {
+		last = stream.Msg()
+		st := last.Status
+		fmt.Fprintf(stderr, "prooflane await: job %s %s (%d/%d partitions)\n", id, service.LaneState(st.State), st.PartitionsDone, st.Partitions)
+	}
+	if err := stream.Err(); err != nil {
+		return rpcError("await", err)
+	}
+	if last == nil || last.Status.State != pb.JobState_JOB_STATE_DONE {
+		return fmt.Errorf("await: job %q: the stream ended before the job did", id)
+	}
+	if out != "" {
+		od, err := openOut(out, "", stderr)
+		if err != nil {
+			return err
+		}
+		defer od.close(stderr)
+		for _, p := range last.Proofs {
+			for name, data := range map[string][]byte{proofFile(int(p.Partition)): p.Proof, publicFile(int(p.Partition)): p.PublicWitness} {
+				if len(data) == 0 {
+					continue
+				}
+				if err := od.writeFile(name, func(w io.Writer) (int64, error) {
+					n, err := w.Write(data)
+					return int64(n), err
+				}); err != nil {
+					return err
+				}
+			}
+		}
+		if err := od.commit(); err != nil {
+			return fmt.Errorf("--out %q: %w", out, err)
+		}
+	}
+	cf.print(stdout, last.Status, func() {
+		fmt.Fprintf(stdout, "job %s done by %s: %d proofs", id, last.Status.Worker, len(last.Proofs))
+		if out != "" {
+			fmt.Fprintf(stdout, " written to %s", out)
+		}
+		fmt.Fprintln(stdout)
+	})
+	return nil
+}
+
+func runStatus(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("status", "[JOB_ID]", stderr)
+	var cf clientFlags
+	cf.register(fs)
+	limit := fs.Int("limit", 100, "jobs listed without a job id")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 {
+		return usageErrorf(fs, "status takes at most one job id, got %d arguments", fs.NArg())
+	}
+	if *limit < 1 || *limit > service.MaxListJobs {
+		return usageErrorf(fs, "--limit %d: want 1 to %d", *limit, service.MaxListJobs)
+	}
+	cl, err := cf.client()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	if fs.NArg() == 1 {
+		resp, err := cl.Status(ctx, connect.NewRequest(&pb.StatusRequest{JobId: fs.Arg(0)}))
+		if err != nil {
+			return rpcError("status", err)
+		}
+		cf.print(stdout, resp.Msg.Status, func() { printJob(stdout, resp.Msg.Status) })
+		return nil
+	}
+	resp, err := cl.List(ctx, connect.NewRequest(&pb.ListRequest{Limit: uint32(*limit)}))
+	if err != nil {
+		return rpcError("status", err)
+	}
+	cf.print(stdout, resp.Msg, func() {
+		for _, l := range resp.Msg.Lanes {
+			fmt.Fprintf(stdout, "lane %-8s queued %d, in flight %d\n", service.LaneName(l.Priority), l.Queued, l.InFlight)
+		}
+		for _, w := range resp.Msg.Workers {
+			fmt.Fprintf(stdout, "worker %s (%s): %d of %d running, %d keys, admitted %d of %d bytes\n", w.Name, w.Backend, w.Running, w.Slots, len(w.Keys), w.AdmittedBytes, w.BudgetBytes)
+		}
+		for _, j := range resp.Msg.Jobs {
+			printJob(stdout, j)
+		}
+	})
+	return nil
+}
+
+func printJob(w io.Writer, s *pb.JobStatus) {
+	fmt.Fprintf(w, "job %s %s %s: %s %s/%d, %d/%d partitions", s.JobId, service.LaneName(s.Priority), service.LaneState(s.State),
+		s.Family, s.Spec.GetCircuit(), s.Spec.GetSize(), s.PartitionsDone, s.Partitions)
+	if s.Worker != "" {
+		fmt.Fprintf(w, ", worker %s", s.Worker)
+	}
+	if s.Error != "" {
+		fmt.Fprintf(w, ": %s", s.Error)
+	}
+	fmt.Fprintln(w)
+}
+
+func runCancel(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("cancel", "JOB_ID", stderr)
+	var cf clientFlags
+	cf.register(fs)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return usageErrorf(fs, "cancel takes one job id, got %d arguments", fs.NArg())
+	}
+	cl, err := cf.client()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	resp, err := cl.Cancel(ctx, connect.NewRequest(&pb.CancelRequest{JobId: fs.Arg(0)}))
+	if err != nil {
+		return rpcError("cancel", err)
+	}
+	cf.print(stdout, resp.Msg.Status, func() { printJob(stdout, resp.Msg.Status) })
+	return nil
+}
+
+func runKeys(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("keys", "[preload|evict]", stderr)
+	var cf clientFlags
+	cf.register(fs)
+	circuit := fs.String("circuit", "chain", "the Groth16 circuit")
+	size := fs.String("size", "2^12", "the key's size: 4096 or 2^12")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() > 1 || (fs.NArg() == 1 && fs.Arg(0) != "preload" && fs.Arg(0) != "evict") {
+		return usageErrorf(fs, "keys takes nothing, preload or evict, got %q", fs.Args())
+	}
+	cl, err := cf.client()
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	if fs.NArg() == 0 {
+		resp, err := cl.List(ctx, connect.NewRequest(&pb.ListRequest{Limit: 1}))
+		if err != nil {
+			return rpcError("keys", err)
+		}
+		cf.print(stdout, resp.Msg.Workers, func() {
+			for _, w := range resp.Msg.Workers {
+				for _, k := range w.Keys {
+					fmt.Fprintf(stdout, "worker %s: %s %s/%d (%d bytes)\n", w.Name, k.Family, k.Circuit, k.Size, k.Bytes)
+				}
+			}
+		})
+		return nil
+	}
+	n, err := parseSize(*size)
+	if err != nil {
+		return usageErrorf(fs, "--size: %w", err)
+	}
+	req := connect.NewRequest(&pb.KeyRequest{Circuit: *circuit, Size: uint64(n)})
+	var resp *connect.Response[pb.KeyResponse]
+	if fs.Arg(0) == "preload" {
+		resp, err = cl.Preload(ctx, req)
+	} else {
+		resp, err = cl.Evict(ctx, req)
+	}
+	if err != nil {
+		return rpcError("keys "+fs.Arg(0), err)
+	}
+	cf.print(stdout, resp.Msg, func() {
+		fmt.Fprintf(stdout, "%s %s/%d: %d workers done\n", fs.Arg(0), *circuit, n, len(resp.Msg.Workers))
+		for _, e := range resp.Msg.Errors {
+			fmt.Fprintln(stdout, e)
+		}
+	})
+	if len(resp.Msg.Errors) > 0 {
+		return errSilent
+	}
+	return nil
+}

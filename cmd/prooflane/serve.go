@@ -1,0 +1,345 @@
+package main
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/prooflane/prooflane/service"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+func init() {
+	register("serve", command{summary: "run the proving service: the API, a durable queue (embedded NATS JetStream) and workers", run: runServe})
+	register("worker", command{summary: "run a worker of a proving service: take jobs from its NATS queue and prove them", run: runWorker})
+}
+
+// tokenEnv names the environment variable holding the bearer token.
+const tokenEnv = "PROOFLANE_TOKEN"
+
+// maxTokenFile bounds a --token-file.
+const maxTokenFile = 4 << 10
+
+// readToken reads the token from file (when set) or the environment.
+func readToken(file string) (string, error) {
+	if file == "" {
+		return strings.TrimSpace(os.Getenv(tokenEnv)), nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return "", fmt.Errorf("--token-file: %w", err)
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
+	if err != nil {
+		return "", fmt.Errorf("--token-file %q: %w", file, err)
+	}
+	if len(b) > maxTokenFile {
+		return "", fmt.Errorf("--token-file %q: more than %d bytes", file, maxTokenFile)
+	}
+	tok := strings.TrimSpace(string(b))
+	if tok == "" {
+		return "", fmt.Errorf("--token-file %q: empty", file)
+	}
+	return tok, nil
+}
+
+// isLoopback reports whether a listen host is a loopback address.
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// workerFlags are the flags serve and worker share.
+type workerFlags struct {
+	keys, backend, budget, name string
+	devices, slots              int
+	maxDeliveries               int
+	ackWait                     time.Duration
+}
+
+func (w *workerFlags) register(fs *flag.FlagSet, slotsDefault int, slotsHelp string) {
+	fs.StringVar(&w.keys, "keys", keys.DefaultDir(), "key cache directory")
+	fs.StringVar(&w.backend, "backend", "cpu", "device backend: cpu, cuda (needs a -tags cuda build and a GPU) or auto")
+	fs.IntVar(&w.devices, "devices", 1, "devices the worker's engines run on")
+	fs.IntVar(&w.slots, "workers", slotsDefault, slotsHelp)
+	fs.StringVar(&w.budget, "mem-budget", "0", "host memory the worker's admitted jobs may hold, in bytes (4096, 2^30, 8GiB); 0 is no budget")
+	fs.StringVar(&w.name, "name", "", "the worker's name in job records (default: host and process id)")
+	fs.IntVar(&w.maxDeliveries, "max-deliveries", 5, "fail a job handed to workers this many times without an end")
+	fs.DurationVar(&w.ackWait, "ack-wait", 30*time.Second, "a job whose worker sent no heartbeat for this long goes to another worker (when this process creates the queue)")
+}
+
+// parseBytes reads 4096, 2^30, 512MiB or 8GiB.
+func parseBytes(s string) (uint64, error) {
+	for _, u := range []struct {
+		suffix string
+		mult   uint64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}} {
+		if n, ok := strings.CutSuffix(s, u.suffix); ok {
+			v, err := parseSize(n)
+			if err != nil {
+				return 0, err
+			}
+			if uint64(v) > (1<<62)/u.mult {
+				return 0, fmt.Errorf("%q: too large", s)
+			}
+			return uint64(v) * u.mult, nil
+		}
+	}
+	if s == "0" {
+		return 0, nil
+	}
+	v, err := parseSize(s)
+	return uint64(v), err
+}
+
+// startWorker opens the backend and runner and binds a worker on nc; the
+// returned close frees them (after the worker's Run has returned).
+func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, connect func() (service.WorkerConfig, error), stderr io.Writer) (*service.Worker, func(), error) {
+	if err := checkBackend(w.backend); err != nil {
+		return nil, nil, err
+	}
+	budget, err := parseBytes(w.budget)
+	if err != nil {
+		return nil, nil, usageErrorf(fs, "--mem-budget: %w", err)
+	}
+	be, err := openBackend(cmd, w.backend, w.devices, stderr)
+	if err != nil {
+		return nil, nil, err
+	}
+	runner := &service.EngineRunner{KeysDir: w.keys, Backend: be, Log: stderr}
+	cfg, err := connect()
+	if err != nil {
+		if cfg.Conn != nil {
+			cfg.Conn.Close()
+		}
+		be.Close()
+		return nil, nil, err
+	}
+	cfg.Runner, cfg.Slots, cfg.Budget, cfg.MaxDeliveries, cfg.Log = runner, w.slots, budget, w.maxDeliveries, stderr
+	cfg.Name = w.name
+	if cfg.Name == "" {
+		host, _ := os.Hostname()
+		cfg.Name = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	wk, err := service.NewWorkerRetrying(ctx, cfg)
+	if err != nil {
+		cfg.Conn.Close()
+		runner.Close()
+		be.Close()
+		return nil, nil, err
+	}
+	return wk, func() { runner.Close(); be.Close(); cfg.Conn.Close() }, nil
+}
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	quietGnark()
+	fs := newFlags("serve", "", stderr)
+	addr := fs.String("addr", "127.0.0.1:7450", "address of the API (Connect, gRPC and HTTP/JSON); any other than loopback needs a token")
+	tokenFile := fs.String("token-file", "", "file holding the bearer token clients must send (default: $"+tokenEnv+"); required off loopback")
+	tlsCert := fs.String("tls-cert", "", "TLS certificate file (with --tls-key): serve HTTPS")
+	tlsKey := fs.String("tls-key", "", "TLS key file")
+	data := fs.String("data", "prooflane-data", "directory of the durable queue (the embedded NATS JetStream store)")
+	natsURL := fs.String("nats", "", "URL of an external NATS server with JetStream (default: embedded)")
+	natsListen := fs.String("nats-listen", "127.0.0.1:4250", "address the embedded NATS listens on for workers of other processes ('none': in-process only); off loopback it needs a token")
+	syncAlways := fs.Bool("sync-always", false, "write every queued job to disk before acknowledging it (survives a power cut too; slower)")
+	var wf workerFlags
+	wf.register(fs, 1, "jobs the in-process worker runs at once; 0 runs none (use prooflane worker processes)")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageErrorf(fs, "serve takes no arguments, got %q", fs.Args())
+	}
+	if wf.slots < 0 || wf.slots > maxInFlight {
+		return usageErrorf(fs, "--workers %d: want 0 to %d", wf.slots, maxInFlight)
+	}
+	if (*tlsCert == "") != (*tlsKey == "") {
+		return usageErrorf(fs, "--tls-cert and --tls-key go together")
+	}
+	token, err := readToken(*tokenFile)
+	if err != nil {
+		return err
+	}
+	host, _, err := net.SplitHostPort(*addr)
+	if err != nil {
+		return usageErrorf(fs, "--addr %q: %w", *addr, err)
+	}
+	if !isLoopback(host) && token == "" {
+		return usageErrorf(fs, "--addr %q is not loopback: a bearer token is required (--token-file or $%s)", *addr, tokenEnv)
+	}
+	qcfg := service.QueueConfig{AckWait: wf.ackWait}
+	ctx, stop := signalContext()
+	defer stop()
+
+	var (
+		url      = *natsURL
+		embedded *embeddedNATS
+	)
+	if url == "" {
+		embedded, err = startEmbedded(*natsListen, *data, token, *syncAlways)
+		if err != nil {
+			return err
+		}
+		defer embedded.ns.Shutdown()
+		if embedded.url != "" {
+			fmt.Fprintf(stderr, "prooflane serve: queue in %s; workers join with --nats %s\n", filepath.Join(*data, "jetstream"), embedded.url)
+		}
+	}
+	nc, err := service.Connect(url, embedded.server(), token, "prooflane-serve")
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	srv, err := service.NewServer(ctx, nc, service.ServerConfig{Token: token, Queue: qcfg})
+	if err != nil {
+		return err
+	}
+	var (
+		wk      *service.Worker
+		wkClose func()
+		wkDone  = make(chan error, 1)
+	)
+	if wf.slots > 0 {
+		wk, wkClose, err = wf.start(ctx, "serve", fs, func() (service.WorkerConfig, error) {
+			wnc, err := service.Connect(url, embedded.server(), token, "prooflane-serve-worker")
+			return service.WorkerConfig{Conn: wnc, Queue: qcfg}, err
+		}, stderr)
+		if err != nil {
+			return err
+		}
+		go func() { wkDone <- wk.Run(ctx) }()
+	} else {
+		wkDone <- nil
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("--addr: %w", err)
+	}
+	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	scheme := "http"
+	if *tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+		if err != nil {
+			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
+		}
+		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
+		ln = tls.NewListener(ln, hs.TLSConfig)
+		scheme = "https"
+	}
+	fmt.Fprintf(stderr, "prooflane serve: listening on %s://%s\n", scheme, ln.Addr())
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(sctx)
+	if werr := <-wkDone; err == nil || errors.Is(err, http.ErrServerClosed) {
+		err = werr
+	}
+	if wkClose != nil {
+		wkClose()
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		err = nil
+	}
+	return err
+}
+
+func runWorker(args []string, stdout, stderr io.Writer) error {
+	quietGnark()
+	fs := newFlags("worker", "", stderr)
+	natsURL := fs.String("nats", "nats://127.0.0.1:4250", "URL of the service's NATS (what serve prints)")
+	tokenFile := fs.String("token-file", "", "file holding the NATS token (default: $"+tokenEnv+")")
+	var wf workerFlags
+	wf.register(fs, 1, "jobs the worker runs at once")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if fs.NArg() != 0 {
+		return usageErrorf(fs, "worker takes no arguments, got %q", fs.Args())
+	}
+	if wf.slots < 1 || wf.slots > maxInFlight {
+		return usageErrorf(fs, "--workers %d: want 1 to %d", wf.slots, maxInFlight)
+	}
+	token, err := readToken(*tokenFile)
+	if err != nil {
+		return err
+	}
+	ctx, stop := signalContext()
+	defer stop()
+	wk, closeAll, err := wf.start(ctx, "worker", fs, func() (service.WorkerConfig, error) {
+		nc, err := service.Connect(*natsURL, nil, token, "prooflane-worker")
+		return service.WorkerConfig{Conn: nc, Queue: service.QueueConfig{AckWait: wf.ackWait}}, err
+	}, stderr)
+	if err != nil {
+		return err
+	}
+	defer closeAll()
+	fmt.Fprintf(stderr, "prooflane worker %s: taking jobs from %s\n", wk.Name(), *natsURL)
+	return wk.Run(ctx)
+}
+
+// embeddedNATS is serve's own NATS server.
+type embeddedNATS struct {
+	ns  *server.Server
+	url string // for workers of other processes; empty when in-process only
+}
+
+// server is the embedded server, nil for none (an external --nats).
+func (e *embeddedNATS) server() *server.Server {
+	if e == nil {
+		return nil
+	}
+	return e.ns
+}
+
+// startEmbedded starts the embedded NATS on listen ("none": in-process
+// only), its store under data.
+func startEmbedded(listen, data, token string, syncAlways bool) (*embeddedNATS, error) {
+	cfg := service.NATSConfig{DataDir: data, Token: token, SyncAlways: syncAlways, Port: -1}
+	if listen != "none" {
+		host, port, err := net.SplitHostPort(listen)
+		if err != nil {
+			return nil, fmt.Errorf("--nats-listen %q: %w", listen, err)
+		}
+		p, err := strconv.Atoi(port)
+		if err != nil || p < 0 || p > 65535 {
+			return nil, fmt.Errorf("--nats-listen %q: port %q: want 0 to 65535", listen, port)
+		}
+		if !isLoopback(host) && token == "" {
+			return nil, fmt.Errorf("--nats-listen %q is not loopback: a token is required (--token-file or $%s)", listen, tokenEnv)
+		}
+		cfg.Host, cfg.Port = host, p
+	}
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
+	}
+	ns, err := service.StartNATS(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("--data %q: %w", data, err)
+	}
+	e := &embeddedNATS{ns: ns}
+	if listen != "none" {
+		e.url = ns.ClientURL()
+	}
+	return e, nil
+}

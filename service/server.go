@@ -1,0 +1,480 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"connectrpc.com/connect"
+	"github.com/nats-io/nats.go"
+
+	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
+)
+
+// ServerConfig configures the API server.
+type ServerConfig struct {
+	// Token, when set, is the bearer token every request must carry.
+	Token string
+	// Queue configures the queue when the server is the first to use it.
+	Queue QueueConfig
+	// Extra handlers mounted beside the API (e.g. "/metrics"), behind the
+	// same token check.
+	Extra map[string]http.Handler
+}
+
+// Server answers the API from the queue's state in JetStream.
+type Server struct {
+	cfg ServerConfig
+	st  *store
+}
+
+var _ prooflanev1connect.ProverServiceHandler = (*Server)(nil)
+
+// NewServer binds a server to the queue on nc.
+func NewServer(ctx context.Context, nc *nats.Conn, cfg ServerConfig) (*Server, error) {
+	st, err := openStore(ctx, nc, cfg.Queue)
+	if err != nil {
+		return nil, err
+	}
+	return &Server{cfg: cfg, st: st}, nil
+}
+
+// Handler is the HTTP handler of the API (Connect, gRPC and gRPC-Web on
+// one port), a plain GET /healthz, and the extra handlers, each behind the
+// token check and the request size limit.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	path, h := prooflanev1connect.NewProverServiceHandler(s,
+		connect.WithReadMaxBytes(MaxRequestBytes),
+		connect.WithInterceptors(tokenInterceptor{s.tokenHash()}))
+	mux.Handle(path, h)
+	mux.HandleFunc("/healthz", func(w http.ResponseWriter, r *http.Request) {
+		if s.st.nc.Status() != nats.CONNECTED {
+			http.Error(w, "queue unreachable", http.StatusServiceUnavailable)
+			return
+		}
+		fmt.Fprintln(w, "ok")
+	})
+	for p, h := range s.cfg.Extra {
+		mux.Handle(p, h)
+	}
+	want := s.tokenHash()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes+64<<10)
+		if !strings.HasPrefix(r.URL.Path, path) && want != nil && !tokenOK(want, r.Header.Get("Authorization")) {
+			w.Header().Set("WWW-Authenticate", "Bearer")
+			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
+			return
+		}
+		mux.ServeHTTP(w, r)
+	})
+}
+
+func (s *Server) tokenHash() []byte {
+	if s.cfg.Token == "" {
+		return nil
+	}
+	h := sha256.Sum256([]byte(s.cfg.Token))
+	return h[:]
+}
+
+// tokenOK compares an Authorization header's bearer token with the
+// token's hash in constant time (the hashes have one length whatever the
+// token sent).
+func tokenOK(want []byte, header string) bool {
+	tok, ok := strings.CutPrefix(header, "Bearer ")
+	if !ok {
+		return false
+	}
+	got := sha256.Sum256([]byte(tok))
+	return subtle.ConstantTimeCompare(want, got[:]) == 1
+}
+
+// tokenInterceptor refuses RPCs without the bearer token.
+type tokenInterceptor struct{ want []byte }
+
+func (t tokenInterceptor) check(h http.Header) error {
+	if t.want == nil || tokenOK(t.want, h.Get("Authorization")) {
+		return nil
+	}
+	return connect.NewError(connect.CodeUnauthenticated, errors.New("missing or wrong bearer token (Authorization: Bearer <token>)"))
+}
+
+func (t tokenInterceptor) WrapUnary(next connect.UnaryFunc) connect.UnaryFunc {
+	return func(ctx context.Context, req connect.AnyRequest) (connect.AnyResponse, error) {
+		if err := t.check(req.Header()); err != nil {
+			return nil, err
+		}
+		return next(ctx, req)
+	}
+}
+
+func (t tokenInterceptor) WrapStreamingClient(next connect.StreamingClientFunc) connect.StreamingClientFunc {
+	return next
+}
+
+func (t tokenInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc) connect.StreamingHandlerFunc {
+	return func(ctx context.Context, conn connect.StreamingHandlerConn) error {
+		if err := t.check(conn.RequestHeader()); err != nil {
+			return err
+		}
+		return next(ctx, conn)
+	}
+}
+
+func invalid(err error) error { return connect.NewError(connect.CodeInvalidArgument, err) }
+
+// storeError maps a store error: a missing job is NotFound, anything else
+// the queue being unavailable.
+func storeError(err error) error {
+	if errors.Is(err, errNoJob) {
+		return connect.NewError(connect.CodeNotFound, err)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return connect.NewError(connect.CodeCanceled, err)
+	}
+	return connect.NewError(connect.CodeUnavailable, err)
+}
+
+func checkJobID(id string) error {
+	if !validJobID(id) {
+		return invalid(fmt.Errorf("job_id %q: not a job id (a 'j' or 'k' and 24 hex digits)", id))
+	}
+	return nil
+}
+
+// checkSubmit validates a submit request; it changes nothing.
+func checkSubmit(req *pb.SubmitRequest, now time.Time) (Spec, pb.Priority, error) {
+	spec, err := checkSpec(req.Spec)
+	if err != nil {
+		return Spec{}, 0, err
+	}
+	prio := req.Priority
+	if prio == pb.Priority_PRIORITY_UNSPECIFIED {
+		prio = pb.Priority_PRIORITY_NORMAL
+	}
+	if _, ok := pb.Priority_name[int32(prio)]; !ok {
+		return Spec{}, 0, fmt.Errorf("priority %d: want PRIORITY_LOW, _NORMAL, _HIGH or _CRITICAL (1 to 4)", int32(prio))
+	}
+	if len(req.IdempotencyKey) > MaxIdempotencyKey {
+		return Spec{}, 0, fmt.Errorf("idempotency_key: %d bytes, above the limit of %d", len(req.IdempotencyKey), MaxIdempotencyKey)
+	}
+	if req.DeadlineUnixMs != 0 && req.DeadlineUnixMs <= now.UnixMilli() {
+		return Spec{}, 0, fmt.Errorf("deadline_unix_ms %d: already passed (now %d)", req.DeadlineUnixMs, now.UnixMilli())
+	}
+	return spec, prio, nil
+}
+
+// Submit implements the API: the job is on its lane when it returns.
+func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitRequest]) (*connect.Response[pb.SubmitResponse], error) {
+	now := time.Now()
+	spec, prio, err := checkSubmit(req.Msg, now)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	id := newJobID(req.Msg.IdempotencyKey)
+	r := &record{ID: id, State: pb.JobState_JOB_STATE_QUEUED, Priority: prio, Spec: spec, SpecHash: spec.hash() + LaneName(prio),
+		Submitted: now.UnixMilli(), Deadline: req.Msg.DeadlineUnixMs}
+	if len(spec.PipelineYAML) > inlineLimit/2 {
+		r.SpecObject = "spec." + id
+		if _, err := s.st.objects.PutBytes(ctx, r.SpecObject, []byte(spec.PipelineYAML)); err != nil {
+			return nil, storeError(err)
+		}
+		r.Spec.PipelineYAML = ""
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, connect.NewError(connect.CodeInternal, err)
+	}
+	if _, err := s.st.jobs.Create(ctx, id, b); err != nil {
+		if !isKeyExists(err) {
+			return nil, storeError(err)
+		}
+		old, _, err := s.st.get(ctx, id)
+		if err != nil {
+			return nil, storeError(err)
+		}
+		if old.SpecHash != r.SpecHash {
+			return nil, connect.NewError(connect.CodeAlreadyExists,
+				fmt.Errorf("idempotency_key %q names job %q, submitted with a different spec or priority", req.Msg.IdempotencyKey, id))
+		}
+		// The first submit may have died between its record and the
+		// queue: publish again (the queue drops a duplicate, and a
+		// worker ends a job already ended without running it).
+		if old.State == pb.JobState_JOB_STATE_QUEUED {
+			if err := s.st.publish(ctx, old); err != nil {
+				return nil, storeError(err)
+			}
+		}
+		return connect.NewResponse(&pb.SubmitResponse{JobId: id, Duplicate: true}), nil
+	}
+	if err := s.st.publish(ctx, r); err != nil {
+		_, _ = s.st.update(context.Background(), id, func(r *record) bool {
+			r.State, r.Error = pb.JobState_JOB_STATE_FAILED, "not queued: "+err.Error()
+			return true
+		})
+		return nil, storeError(err)
+	}
+	return connect.NewResponse(&pb.SubmitResponse{JobId: id}), nil
+}
+
+func isKeyExists(err error) bool {
+	return isWrongSequence(err) || strings.Contains(err.Error(), "key exists")
+}
+
+// Await implements the API: a message on every change of the job's
+// record, the last with the proofs; a failed or cancelled job ends the
+// stream with an error saying so.
+func (s *Server) Await(ctx context.Context, req *connect.Request[pb.AwaitRequest], stream *connect.ServerStream[pb.AwaitResponse]) error {
+	id := req.Msg.JobId
+	if err := checkJobID(id); err != nil {
+		return err
+	}
+	if _, _, err := s.st.get(ctx, id); err != nil {
+		return storeError(err)
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	watch, err := s.st.jobs.Watch(wctx, id)
+	if err != nil {
+		return storeError(err)
+	}
+	defer watch.Stop()
+	var last []byte
+	for {
+		var e interface{ Value() []byte }
+		select {
+		case <-ctx.Done():
+			return connect.NewError(connect.CodeCanceled, ctx.Err())
+		case u, ok := <-watch.Updates():
+			if !ok {
+				return connect.NewError(connect.CodeUnavailable, fmt.Errorf("job %q: the queue closed the watch", id))
+			}
+			if u == nil {
+				continue // the end of the current values
+			}
+			e = u
+		}
+		var r record
+		if err := json.Unmarshal(e.Value(), &r); err != nil {
+			return connect.NewError(connect.CodeInternal, fmt.Errorf("job %q: corrupt record: %w", id, err))
+		}
+		st := r.status()
+		sb, _ := json.Marshal(st)
+		if bytes.Equal(sb, last) {
+			continue
+		}
+		last = sb
+		switch r.State {
+		case pb.JobState_JOB_STATE_DONE:
+			res, err := s.st.result(ctx, id)
+			if err != nil {
+				return storeError(err)
+			}
+			if res == nil {
+				return connect.NewError(connect.CodeInternal, fmt.Errorf("job %q: done but no result stored", id))
+			}
+			out := &pb.AwaitResponse{Status: st}
+			for _, p := range res.Proofs {
+				out.Proofs = append(out.Proofs, &pb.Proof{Partition: uint32(p.Partition), Proof: p.Proof, PublicWitness: p.Public})
+			}
+			return stream.Send(out)
+		case pb.JobState_JOB_STATE_FAILED:
+			return connect.NewError(connect.CodeAborted, fmt.Errorf("job %q failed: %s", id, r.Error))
+		case pb.JobState_JOB_STATE_CANCELLED:
+			return connect.NewError(connect.CodeCanceled, fmt.Errorf("job %q was cancelled", id))
+		}
+		if err := stream.Send(&pb.AwaitResponse{Status: st}); err != nil {
+			return err
+		}
+	}
+}
+
+// Cancel implements the API: a queued job is never run, a running one is
+// stopped (its locks and memory released); a job already done or failed
+// is refused.
+func (s *Server) Cancel(ctx context.Context, req *connect.Request[pb.CancelRequest]) (*connect.Response[pb.CancelResponse], error) {
+	id := req.Msg.JobId
+	if err := checkJobID(id); err != nil {
+		return nil, err
+	}
+	r, err := s.st.update(ctx, id, func(r *record) bool {
+		if r.terminal() {
+			return false
+		}
+		r.State, r.Finished = pb.JobState_JOB_STATE_CANCELLED, time.Now().UnixMilli()
+		return true
+	})
+	if err != nil {
+		return nil, storeError(err)
+	}
+	if r.State != pb.JobState_JOB_STATE_CANCELLED {
+		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("job %q already ended: %s", id, LaneState(r.State)))
+	}
+	_ = s.st.nc.Publish(cancelSubject, []byte(id))
+	return connect.NewResponse(&pb.CancelResponse{Status: r.status()}), nil
+}
+
+// LaneState names a job state in lower case: "queued", "done".
+func LaneState(s pb.JobState) string {
+	return strings.ToLower(strings.TrimPrefix(s.String(), "JOB_STATE_"))
+}
+
+// Status implements the API.
+func (s *Server) Status(ctx context.Context, req *connect.Request[pb.StatusRequest]) (*connect.Response[pb.StatusResponse], error) {
+	if err := checkJobID(req.Msg.JobId); err != nil {
+		return nil, err
+	}
+	r, _, err := s.st.get(ctx, req.Msg.JobId)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	return connect.NewResponse(&pb.StatusResponse{Status: r.status()}), nil
+}
+
+// List implements the API: jobs (up to limit), the lanes' depths and the
+// live workers.
+func (s *Server) List(ctx context.Context, req *connect.Request[pb.ListRequest]) (*connect.Response[pb.ListResponse], error) {
+	limit := int(req.Msg.Limit)
+	if limit == 0 {
+		limit = 100
+	}
+	if limit > MaxListJobs {
+		return nil, invalid(fmt.Errorf("limit %d: above the limit of %d", limit, MaxListJobs))
+	}
+	out := &pb.ListResponse{}
+	lanes, err := s.laneDepths(ctx)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	out.Lanes = lanes
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	lister, err := s.st.jobs.ListKeys(lctx)
+	if err == nil {
+		for k := range lister.Keys() {
+			if len(out.Jobs) == limit {
+				break
+			}
+			if r, _, err := s.st.get(ctx, k); err == nil {
+				out.Jobs = append(out.Jobs, r.status())
+			}
+		}
+		_ = lister.Stop()
+	} else if !strings.Contains(err.Error(), "no keys") {
+		return nil, storeError(err)
+	}
+	reps, err := s.st.workerReports(ctx)
+	if err != nil && !strings.Contains(err.Error(), "no keys") {
+		return nil, storeError(err)
+	}
+	for _, w := range reps {
+		wi := &pb.WorkerInfo{Name: w.Name, Backend: w.Backend, Running: uint32(w.Running), Slots: uint32(w.Slots),
+			BudgetBytes: w.Budget, AdmittedBytes: w.Admitted, PeakRunning: uint32(w.PeakRunning),
+			AdmissionWaits: w.AdmissionWaits, SeenUnixMs: w.Seen}
+		for _, k := range w.Keys {
+			wi.Keys = append(wi.Keys, &pb.KeyInfo{Family: k.Family, Circuit: k.Circuit, Size: uint64(k.Size), Bytes: k.Bytes})
+		}
+		out.Workers = append(out.Workers, wi)
+	}
+	return connect.NewResponse(out), nil
+}
+
+// laneDepths reads each lane's queued and in-flight counts.
+func (s *Server) laneDepths(ctx context.Context) ([]*pb.LaneDepth, error) {
+	var out []*pb.LaneDepth
+	for _, l := range Lanes {
+		info, err := s.st.lanes[l].Info(ctx)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &pb.LaneDepth{Priority: l, Queued: info.NumPending, InFlight: uint64(info.NumAckPending)})
+	}
+	return out, nil
+}
+
+// checkKey validates a Preload or Evict request.
+func checkKey(req *pb.KeyRequest) (Spec, error) {
+	pipeline := req.Pipeline
+	if pipeline == "" {
+		pipeline = "groth16"
+	}
+	return checkSpec(&pb.JobSpec{Pipeline: pipeline, Circuit: req.Circuit, Size: req.Size, Partitions: 1})
+}
+
+// Preload implements the API: every live worker loads the key (making it
+// when it is not cached) and answers.
+func (s *Server) Preload(ctx context.Context, req *connect.Request[pb.KeyRequest]) (*connect.Response[pb.KeyResponse], error) {
+	return s.control(ctx, "preload", req.Msg, 10*time.Minute)
+}
+
+// Evict implements the API: every live worker drops the key.
+func (s *Server) Evict(ctx context.Context, req *connect.Request[pb.KeyRequest]) (*connect.Response[pb.KeyResponse], error) {
+	return s.control(ctx, "evict", req.Msg, 30*time.Second)
+}
+
+func (s *Server) control(ctx context.Context, op string, req *pb.KeyRequest, wait time.Duration) (*connect.Response[pb.KeyResponse], error) {
+	spec, err := checkKey(req)
+	if err != nil {
+		return nil, invalid(err)
+	}
+	if spec.Circuit == "" {
+		return nil, invalid(fmt.Errorf("%s: only groth16 keys (a circuit) are kept resident", op))
+	}
+	reps, err := s.st.workerReports(ctx)
+	if len(reps) == 0 {
+		if err != nil && !strings.Contains(err.Error(), "no keys") {
+			return nil, storeError(err)
+		}
+		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("%s: no worker is running", op))
+	}
+	b, _ := json.Marshal(control{Op: op, Spec: spec})
+	inbox := s.st.nc.NewRespInbox()
+	replies := make(chan *nats.Msg, len(reps)+8)
+	sub, err := s.st.nc.ChanSubscribe(inbox, replies)
+	if err != nil {
+		return nil, storeError(err)
+	}
+	defer sub.Unsubscribe()
+	if err := s.st.nc.PublishRequest(controlSubject, inbox, b); err != nil {
+		return nil, storeError(err)
+	}
+	wctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	out := &pb.KeyResponse{}
+	for len(out.Workers)+len(out.Errors) < len(reps) {
+		select {
+		case m := <-replies:
+			var rep controlReply
+			if json.Unmarshal(m.Data, &rep) != nil {
+				continue
+			}
+			if rep.Error != "" {
+				out.Errors = append(out.Errors, fmt.Sprintf("worker %q: %s", rep.Worker, rep.Error))
+			} else {
+				out.Workers = append(out.Workers, rep.Worker)
+			}
+		case <-wctx.Done():
+			out.Errors = append(out.Errors, fmt.Sprintf("%d of %d workers did not answer within %s", len(reps)-len(out.Workers)-len(out.Errors), len(reps), wait))
+			return connect.NewResponse(out), nil
+		}
+	}
+	return connect.NewResponse(out), nil
+}
+
+// Health implements the API.
+func (s *Server) Health(ctx context.Context, req *connect.Request[pb.HealthRequest]) (*connect.Response[pb.HealthResponse], error) {
+	if s.st.nc.Status() != nats.CONNECTED {
+		return nil, connect.NewError(connect.CodeUnavailable, errors.New("queue unreachable"))
+	}
+	reps, _ := s.st.workerReports(ctx)
+	return connect.NewResponse(&pb.HealthResponse{Serving: true, Workers: uint32(len(reps))}), nil
+}

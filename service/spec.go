@@ -1,0 +1,128 @@
+package service
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
+)
+
+// Limits of a request, checked before anything is allocated or queued.
+const (
+	// MaxRequestBytes bounds an encoded request (a pipeline's YAML is at
+	// most 1 MiB of it).
+	MaxRequestBytes = 2 << 20
+	// MaxPartitions bounds a job's partitions (proofs).
+	MaxPartitions = 1024
+	// MaxSizeLog2 bounds a Groth16 size: 2^28 constraints, as prove does.
+	MaxSizeLog2 = 28
+	// MaxIdempotencyKey bounds an idempotency key's length.
+	MaxIdempotencyKey = 256
+	// MaxListJobs bounds List's jobs.
+	MaxListJobs = 1000
+)
+
+// Spec is a validated job: what a worker runs.
+type Spec struct {
+	Pipeline     string `json:"pipeline,omitempty"`
+	PipelineYAML string `json:"pipeline_yaml,omitempty"`
+	Family       string `json:"family"`
+	Circuit      string `json:"circuit,omitempty"`
+	Size         int    `json:"size"`
+	Partitions   int    `json:"partitions"`
+	Seed         uint64 `json:"seed"`
+	// JobID names the job in the engine's errors and events.
+	JobID string `json:"-"`
+}
+
+// Lanes, highest first: a worker takes from the first lane with work.
+var Lanes = []pb.Priority{pb.Priority_PRIORITY_CRITICAL, pb.Priority_PRIORITY_HIGH, pb.Priority_PRIORITY_NORMAL, pb.Priority_PRIORITY_LOW}
+
+// LaneName is a priority's lane: "critical", "high", "normal", "low".
+func LaneName(p pb.Priority) string {
+	return strings.ToLower(strings.TrimPrefix(p.String(), "PRIORITY_"))
+}
+
+// ParsePriority reads a lane name (any case) as a priority.
+func ParsePriority(s string) (pb.Priority, error) {
+	v, ok := pb.Priority_value["PRIORITY_"+strings.ToUpper(s)]
+	if !ok || v == 0 {
+		return 0, fmt.Errorf("priority %q: want critical, high, normal or low", s)
+	}
+	return pb.Priority(v), nil
+}
+
+// checkSpec validates a submitted spec: its pipeline parses and makes the
+// proofs of one family, the circuit and sizes are in bounds. The error
+// names the field.
+func checkSpec(in *pb.JobSpec) (Spec, error) {
+	if in == nil {
+		return Spec{}, fmt.Errorf("spec: missing")
+	}
+	s := Spec{Pipeline: in.Pipeline, PipelineYAML: in.PipelineYaml, Circuit: in.Circuit, Seed: in.Seed}
+	switch {
+	case s.Pipeline == "" && s.PipelineYAML == "":
+		return Spec{}, fmt.Errorf("spec: pipeline or pipeline_yaml is required")
+	case s.Pipeline != "" && s.PipelineYAML != "":
+		return Spec{}, fmt.Errorf("spec: pipeline %q and pipeline_yaml both set: want one", s.Pipeline)
+	case in.Partitions > MaxPartitions:
+		return Spec{}, fmt.Errorf("spec: partitions %d: above the limit of %d", in.Partitions, MaxPartitions)
+	}
+	if s.Pipeline != "" && (strings.ContainsAny(s.Pipeline, "/\\") || strings.HasSuffix(s.Pipeline, ".yaml")) {
+		return Spec{}, fmt.Errorf("spec: pipeline %q: want an embedded pipeline's name (a file's content goes in pipeline_yaml)", s.Pipeline)
+	}
+	p, err := parsePipeline(s)
+	if err != nil {
+		return Spec{}, fmt.Errorf("spec: %w", err)
+	}
+	f, err := pipelineFamily(p)
+	if err != nil {
+		return Spec{}, fmt.Errorf("spec: %w", err)
+	}
+	s.Family = f.Name()
+	s.Partitions = int(in.Partitions)
+	if s.Partitions == 0 {
+		s.Partitions = p.Partitions
+	}
+	if s.Partitions < 1 || s.Partitions > MaxPartitions {
+		return Spec{}, fmt.Errorf("spec: pipeline %q: %d partitions, want 1 to %d", p.Name, s.Partitions, MaxPartitions)
+	}
+	if fp, ok := f.(family.Prover); ok {
+		if s.Circuit != "" {
+			return Spec{}, fmt.Errorf("spec: circuit %q: pipeline %q is of the %s family, which has no circuits", s.Circuit, p.Name, fp.Name())
+		}
+		if in.Size < 1 || in.Size > uint64(fp.MaxSize()) {
+			return Spec{}, fmt.Errorf("spec: size %d: want 1 to %d, the %s family's limit", in.Size, fp.MaxSize(), fp.Name())
+		}
+		s.Size = int(in.Size)
+		return s, nil
+	}
+	if s.Circuit == "" {
+		return Spec{}, fmt.Errorf("spec: circuit is required for a %s pipeline (%s)", f.Name(), strings.Join(circuits.Names(), ", "))
+	}
+	cf, err := circuits.Lookup(s.Circuit)
+	if err != nil {
+		return Spec{}, fmt.Errorf("spec: %w", err)
+	}
+	if in.Size < uint64(max(cf.MinSize, 1)) || in.Size > 1<<MaxSizeLog2 {
+		return Spec{}, fmt.Errorf("spec: size %d of circuit %q: want %d to 2^%d", in.Size, s.Circuit, max(cf.MinSize, 1), MaxSizeLog2)
+	}
+	s.Size = int(in.Size)
+	return s, nil
+}
+
+// hash is the spec's identity for idempotency keys.
+func (s Spec) hash() string {
+	b, _ := json.Marshal(s)
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+func (s Spec) proto() *pb.JobSpec {
+	return &pb.JobSpec{Pipeline: s.Pipeline, PipelineYaml: s.PipelineYAML, Circuit: s.Circuit, Size: uint64(s.Size), Partitions: uint32(s.Partitions), Seed: s.Seed}
+}

@@ -1,0 +1,392 @@
+package service
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+)
+
+// Names in JetStream. One stream holds every lane (a subject each, a
+// work-queue consumer each); key-value buckets hold the jobs' records,
+// their results and the workers' reports; an object store holds what is
+// too large for a message.
+const (
+	queueStream    = "PROOFLANE_QUEUE"
+	queueSubject   = "prooflane.queue."
+	jobsBucket     = "prooflane_jobs"
+	resultsBucket  = "prooflane_results"
+	workersBucket  = "prooflane_workers"
+	objectsBucket  = "prooflane_objects"
+	notifySubject  = "prooflane.notify"
+	cancelSubject  = "prooflane.cancel"
+	controlSubject = "prooflane.control"
+	// inlineLimit is the largest value kept in a record or a result
+	// itself; a larger one goes to the object store (a NATS message is 1
+	// MiB by default).
+	inlineLimit = 256 << 10
+	// workerTTL is how long a worker's report lasts without a refresh.
+	workerTTL = 15 * time.Second
+	// dedupWindow is how long the queue drops a second publish of a job id.
+	dedupWindow = 10 * time.Minute
+)
+
+// record is a job's state in the jobs bucket, under its id.
+type record struct {
+	ID       string      `json:"id"`
+	State    pb.JobState `json:"state"`
+	Priority pb.Priority `json:"priority"`
+	Spec     Spec        `json:"spec"`
+	// SpecObject names the object holding Spec.PipelineYAML when it was
+	// too large to keep here.
+	SpecObject string `json:"spec_object,omitempty"`
+	SpecHash   string `json:"spec_hash"`
+	Error      string `json:"error,omitempty"`
+	Worker     string `json:"worker,omitempty"`
+	Done       int    `json:"done,omitempty"`
+	Deliveries int    `json:"deliveries,omitempty"`
+	Submitted  int64  `json:"submitted"`
+	Started    int64  `json:"started,omitempty"`
+	Finished   int64  `json:"finished,omitempty"`
+	StartSeq   uint64 `json:"start_seq,omitempty"`
+	Estimate   uint64 `json:"estimate,omitempty"`
+	Deadline   int64  `json:"deadline,omitempty"`
+}
+
+func (r *record) terminal() bool {
+	switch r.State {
+	case pb.JobState_JOB_STATE_DONE, pb.JobState_JOB_STATE_FAILED, pb.JobState_JOB_STATE_CANCELLED:
+		return true
+	}
+	return false
+}
+
+func (r *record) status() *pb.JobStatus {
+	spec := r.Spec.proto()
+	if r.SpecObject != "" {
+		spec.PipelineYaml = "" // large; the job's own copy is in the object store
+	}
+	return &pb.JobStatus{
+		JobId: r.ID, State: r.State, Priority: r.Priority, Spec: spec, Family: r.Spec.Family,
+		Error: r.Error, Worker: r.Worker, Partitions: uint32(r.Spec.Partitions), PartitionsDone: uint32(r.Done),
+		Deliveries: uint32(r.Deliveries), SubmittedUnixMs: r.Submitted, StartedUnixMs: r.Started,
+		FinishedUnixMs: r.Finished, StartSeq: r.StartSeq, EstimateBytes: r.Estimate,
+	}
+}
+
+// result is a job's proofs in the results bucket: created once, by the
+// first worker to finish the job; a later finisher's proofs are dropped.
+type result struct {
+	Worker string           `json:"worker"`
+	Proofs []PartitionProof `json:"proofs,omitempty"`
+	// Object names the object holding Proofs when they were too large.
+	Object string `json:"object,omitempty"`
+}
+
+// workerReport is what a worker publishes about itself.
+type workerReport struct {
+	Name           string `json:"name"`
+	Backend        string `json:"backend"`
+	Running        int    `json:"running"`
+	Slots          int    `json:"slots"`
+	Budget         uint64 `json:"budget"`
+	Admitted       uint64 `json:"admitted"`
+	PeakRunning    int    `json:"peak_running"`
+	AdmissionWaits uint64 `json:"admission_waits"`
+	Keys           []Key  `json:"keys,omitempty"`
+	Seen           int64  `json:"seen"`
+}
+
+// control is a Preload or Evict sent to every worker.
+type control struct {
+	Op   string `json:"op"` // "preload" or "evict"
+	Spec Spec   `json:"spec"`
+}
+
+type controlReply struct {
+	Worker string `json:"worker"`
+	Error  string `json:"error,omitempty"`
+}
+
+// QueueConfig configures the queue's streams when it creates them.
+type QueueConfig struct {
+	// AckWait is how long a worker may go without a heartbeat before its
+	// job is handed to another (default 30s).
+	AckWait time.Duration
+	// Memory keeps the queue in memory (tests); the default is files.
+	Memory bool
+	// Replicas of each stream in a NATS cluster (default 1).
+	Replicas int
+}
+
+// store is the service's state in JetStream, shared by server and workers.
+type store struct {
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	jobs    jetstream.KeyValue
+	results jetstream.KeyValue
+	workers jetstream.KeyValue
+	objects jetstream.ObjectStore
+	lanes   map[pb.Priority]jetstream.Consumer
+	ackWait time.Duration
+}
+
+// openStore creates (or binds to) the queue's streams, buckets and lane
+// consumers on nc.
+func openStore(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, fmt.Errorf("jetstream: %w", err)
+	}
+	if cfg.AckWait <= 0 {
+		cfg.AckWait = 30 * time.Second
+	}
+	storage := jetstream.FileStorage
+	if cfg.Memory {
+		storage = jetstream.MemoryStorage
+	}
+	replicas := max(cfg.Replicas, 1)
+	s := &store{nc: nc, js: js, lanes: map[pb.Priority]jetstream.Consumer{}}
+	var subjects []string
+	for _, l := range Lanes {
+		subjects = append(subjects, queueSubject+LaneName(l))
+	}
+	if _, err := js.Stream(ctx, queueStream); errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = js.CreateStream(ctx, jetstream.StreamConfig{
+			Name: queueStream, Subjects: subjects, Retention: jetstream.WorkQueuePolicy,
+			Storage: storage, Replicas: replicas, Duplicates: dedupWindow,
+		})
+		if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			return nil, fmt.Errorf("create stream %s: %w", queueStream, err)
+		}
+	} else if err != nil {
+		return nil, fmt.Errorf("stream %s: %w", queueStream, err)
+	}
+	for _, l := range Lanes {
+		name := "lane-" + LaneName(l)
+		c, err := js.Consumer(ctx, queueStream, name)
+		if errors.Is(err, jetstream.ErrConsumerNotFound) {
+			c, err = js.CreateConsumer(ctx, queueStream, jetstream.ConsumerConfig{
+				Durable: name, FilterSubject: queueSubject + LaneName(l), AckPolicy: jetstream.AckExplicitPolicy,
+				AckWait: cfg.AckWait, MaxDeliver: -1, MaxAckPending: -1,
+			})
+			if errors.Is(err, jetstream.ErrConsumerExists) {
+				c, err = js.Consumer(ctx, queueStream, name)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("lane %s: %w", LaneName(l), err)
+		}
+		s.lanes[l] = c
+		s.ackWait = c.CachedInfo().Config.AckWait
+	}
+	kv := func(bucket string, ttl time.Duration) (jetstream.KeyValue, error) {
+		b, err := js.KeyValue(ctx, bucket)
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			b, err = js.CreateKeyValue(ctx, jetstream.KeyValueConfig{Bucket: bucket, Storage: storage, Replicas: replicas, TTL: ttl})
+			if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				b, err = js.KeyValue(ctx, bucket)
+			}
+		}
+		if err != nil {
+			return nil, fmt.Errorf("bucket %s: %w", bucket, err)
+		}
+		return b, nil
+	}
+	if s.jobs, err = kv(jobsBucket, 0); err != nil {
+		return nil, err
+	}
+	if s.results, err = kv(resultsBucket, 0); err != nil {
+		return nil, err
+	}
+	if s.workers, err = kv(workersBucket, workerTTL); err != nil {
+		return nil, err
+	}
+	s.objects, err = js.ObjectStore(ctx, objectsBucket)
+	if errors.Is(err, jetstream.ErrBucketNotFound) {
+		s.objects, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: objectsBucket, Storage: storage, Replicas: replicas})
+		if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+			s.objects, err = js.ObjectStore(ctx, objectsBucket)
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("object store %s: %w", objectsBucket, err)
+	}
+	return s, nil
+}
+
+// newJobID returns a fresh job id, or the one an idempotency key names.
+func newJobID(idempotencyKey string) string {
+	if idempotencyKey != "" {
+		h := sha256.Sum256([]byte(idempotencyKey))
+		return "k" + hex.EncodeToString(h[:12])
+	}
+	var b [12]byte
+	_, _ = rand.Read(b[:])
+	return "j" + hex.EncodeToString(b[:])
+}
+
+// validJobID reports whether id has a job id's form (so it is a safe key).
+func validJobID(id string) bool {
+	if len(id) != 25 || (id[0] != 'j' && id[0] != 'k') {
+		return false
+	}
+	_, err := hex.DecodeString(id[1:])
+	return err == nil
+}
+
+var errNoJob = errors.New("no such job")
+
+// get reads a job's record and its revision.
+func (s *store) get(ctx context.Context, id string) (*record, uint64, error) {
+	e, err := s.jobs.Get(ctx, id)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, 0, fmt.Errorf("job %q: %w", id, errNoJob)
+	}
+	if err != nil {
+		return nil, 0, fmt.Errorf("job %q: %w", id, err)
+	}
+	var r record
+	if err := json.Unmarshal(e.Value(), &r); err != nil {
+		return nil, 0, fmt.Errorf("job %q: corrupt record: %w", id, err)
+	}
+	return &r, e.Revision(), nil
+}
+
+// update changes a job's record with f, retrying on a concurrent change;
+// f returns false to leave it as it is. It returns the record as it is.
+func (s *store) update(ctx context.Context, id string, f func(r *record) bool) (*record, error) {
+	for {
+		r, rev, err := s.get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if !f(r) {
+			return r, nil
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := s.jobs.Update(ctx, id, b, rev); err == nil {
+			return r, nil
+		} else if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
+			return nil, fmt.Errorf("job %q: update: %w", id, err)
+		}
+	}
+}
+
+func isWrongSequence(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && (apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequence || apiErr.ErrorCode == jetstream.JSErrCodeStreamWrongLastSequenceConstant)
+}
+
+// spec returns r's spec with a large pipeline read back from the objects.
+func (s *store) spec(ctx context.Context, r *record) (Spec, error) {
+	spec := r.Spec
+	if r.SpecObject != "" {
+		b, err := s.objects.GetBytes(ctx, r.SpecObject)
+		if err != nil {
+			return Spec{}, fmt.Errorf("job %q: pipeline_yaml object %q: %w", r.ID, r.SpecObject, err)
+		}
+		spec.PipelineYAML = string(b)
+	}
+	spec.JobID = r.ID
+	return spec, nil
+}
+
+// publish puts a job on its lane; a second publish of the same id within
+// the dedup window is dropped by the stream.
+func (s *store) publish(ctx context.Context, r *record) error {
+	if _, err := s.js.Publish(ctx, queueSubject+LaneName(r.Priority), []byte(r.ID), jetstream.WithMsgID(r.ID)); err != nil {
+		return fmt.Errorf("job %q: queue: %w", r.ID, err)
+	}
+	_ = s.nc.Publish(notifySubject, nil)
+	return nil
+}
+
+// storeResult records proofs as the job's result unless another worker
+// did first; it returns the result that stands.
+func (s *store) storeResult(ctx context.Context, id, worker string, proofs []PartitionProof) (*result, error) {
+	res := &result{Worker: worker, Proofs: proofs}
+	b, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > inlineLimit {
+		obj := id + "." + worker
+		if _, err := s.objects.PutBytes(ctx, obj, b); err != nil {
+			return nil, fmt.Errorf("job %q: store proofs: %w", id, err)
+		}
+		res = &result{Worker: worker, Object: obj}
+		if b, err = json.Marshal(res); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := s.results.Create(ctx, id, b); err != nil {
+		if errors.Is(err, jetstream.ErrKeyExists) {
+			if res.Object != "" {
+				_ = s.objects.Delete(ctx, res.Object)
+			}
+			return s.result(ctx, id)
+		}
+		return nil, fmt.Errorf("job %q: store result: %w", id, err)
+	}
+	return res, nil
+}
+
+// result reads a job's result, nil when it has none.
+func (s *store) result(ctx context.Context, id string) (*result, error) {
+	e, err := s.results.Get(ctx, id)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("job %q: result: %w", id, err)
+	}
+	var res result
+	if err := json.Unmarshal(e.Value(), &res); err != nil {
+		return nil, fmt.Errorf("job %q: corrupt result: %w", id, err)
+	}
+	if res.Object != "" {
+		b, err := s.objects.GetBytes(ctx, res.Object)
+		if err != nil {
+			return nil, fmt.Errorf("job %q: proofs object %q: %w", id, res.Object, err)
+		}
+		var full result
+		if err := json.Unmarshal(b, &full); err != nil {
+			return nil, fmt.Errorf("job %q: corrupt proofs object: %w", id, err)
+		}
+		res.Proofs = full.Proofs
+	}
+	return &res, nil
+}
+
+// workerReports lists the workers' live reports.
+func (s *store) workerReports(ctx context.Context) ([]workerReport, error) {
+	lister, err := s.workers.ListKeys(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []workerReport
+	for k := range lister.Keys() {
+		e, err := s.workers.Get(ctx, k)
+		if err != nil {
+			continue // expired meanwhile
+		}
+		var w workerReport
+		if json.Unmarshal(e.Value(), &w) == nil {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}

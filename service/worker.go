@@ -1,0 +1,496 @@
+package service
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/prooflane/prooflane/runtime"
+	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+)
+
+// WorkerConfig configures a worker.
+type WorkerConfig struct {
+	// Conn is the worker's connection to NATS; the caller closes it
+	// after Run has returned.
+	Conn *nats.Conn
+	// Name names the worker in job records (default: a random one).
+	Name string
+	// Runner runs the jobs; the worker does not close it.
+	Runner Runner
+	// Slots is the number of jobs run at once (default 1).
+	Slots int
+	// Budget is the host memory in bytes the admitted jobs' estimates may
+	// add up to; 0 is no budget. A job whose estimate is above the whole
+	// budget fails (it could never run); one above what is left waits.
+	Budget uint64
+	// MaxDeliveries fails a job handed to workers this many times
+	// without an end (default 5): a job that kills its workers.
+	MaxDeliveries int
+	// Queue configures the queue when the worker is the first to use it.
+	Queue QueueConfig
+	// Log receives one line per job and the key setup messages.
+	Log io.Writer
+}
+
+// Worker takes jobs from the queue, highest lane first, and runs them.
+type Worker struct {
+	cfg   WorkerConfig
+	st    *store
+	mem   *semaphore.Weighted
+	slots chan struct{}
+	wake  chan struct{}
+
+	mu       sync.Mutex
+	running  map[string]context.CancelFunc
+	admitted uint64
+	runningN int
+	peak     int
+	waits    uint64
+	seq      atomic.Uint64
+	wg       sync.WaitGroup
+}
+
+// NewWorkerRetrying is NewWorker tried again every second while the
+// queue cannot be reached (a worker started before its server), until
+// ctx is done.
+func NewWorkerRetrying(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
+	for {
+		w, err := NewWorker(ctx, cfg)
+		if err == nil || cfg.Runner == nil || cfg.Conn == nil {
+			return w, err
+		}
+		if cfg.Log != nil {
+			fmt.Fprintf(cfg.Log, "worker: queue not reachable yet: %v\n", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("worker: queue not reachable: %w", err)
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// NewWorker binds a worker to the queue on cfg.Conn (creating the queue
+// when it is not there yet).
+func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
+	nc := cfg.Conn
+	if nc == nil {
+		return nil, errors.New("worker: no NATS connection")
+	}
+	if cfg.Runner == nil {
+		return nil, errors.New("worker: no runner")
+	}
+	if cfg.Slots <= 0 {
+		cfg.Slots = 1
+	}
+	if cfg.MaxDeliveries <= 0 {
+		cfg.MaxDeliveries = 5
+	}
+	if cfg.Name == "" {
+		cfg.Name = "w" + newJobID("")[1:9]
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	st, err := openStore(ctx, nc, cfg.Queue)
+	if err != nil {
+		return nil, err
+	}
+	w := &Worker{cfg: cfg, st: st, slots: make(chan struct{}, cfg.Slots), wake: make(chan struct{}, 1), running: map[string]context.CancelFunc{}}
+	if cfg.Budget > 0 {
+		w.mem = semaphore.NewWeighted(int64(cfg.Budget))
+	}
+	return w, nil
+}
+
+// Name is the worker's name.
+func (w *Worker) Name() string { return w.cfg.Name }
+
+// Run takes and runs jobs until ctx is done; the jobs it has not finished
+// then go back to the queue for another worker.
+func (w *Worker) Run(ctx context.Context) error {
+	nc := w.st.nc
+	notify, err := nc.Subscribe(notifySubject, func(*nats.Msg) { w.poke() })
+	if err != nil {
+		return err
+	}
+	defer notify.Unsubscribe()
+	cancels, err := nc.Subscribe(cancelSubject, func(m *nats.Msg) {
+		w.mu.Lock()
+		cancel := w.running[string(m.Data)]
+		w.mu.Unlock()
+		if cancel != nil {
+			cancel()
+		}
+	})
+	if err != nil {
+		return err
+	}
+	defer cancels.Unsubscribe()
+	ctl, err := nc.Subscribe(controlSubject, func(m *nats.Msg) { go w.control(ctx, m) })
+	if err != nil {
+		return err
+	}
+	defer ctl.Unsubscribe()
+	reportDone := make(chan struct{})
+	go func() {
+		defer close(reportDone)
+		t := time.NewTicker(workerTTL / 5)
+		defer t.Stop()
+		for {
+			w.report(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	defer func() {
+		w.wg.Wait()
+		<-reportDone
+		dctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		_ = w.st.workers.Delete(dctx, w.cfg.Name)
+	}()
+	for {
+		select {
+		case w.slots <- struct{}{}:
+		case <-ctx.Done():
+			return nil
+		}
+		msg, err := w.next(ctx)
+		if err != nil {
+			<-w.slots
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		w.wg.Add(1)
+		go func() {
+			defer w.wg.Done()
+			defer func() { <-w.slots }()
+			w.handle(ctx, msg)
+		}()
+	}
+}
+
+func (w *Worker) poke() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// next returns the next job's message, from the highest lane that has
+// one, waiting for a submit's notice (or a second, for work published
+// while this worker was not listening).
+func (w *Worker) next(ctx context.Context) (jetstream.Msg, error) {
+	for {
+		for _, l := range Lanes {
+			batch, err := w.st.lanes[l].FetchNoWait(1)
+			if err != nil {
+				if ctx.Err() != nil {
+					return nil, ctx.Err()
+				}
+				fmt.Fprintf(w.cfg.Log, "worker %s: lane %s: %v\n", w.cfg.Name, LaneName(l), err)
+				break
+			}
+			for m := range batch.Messages() {
+				return m, nil
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-w.wake:
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// handle runs one job's message to its end: the job done, failed or
+// cancelled (message acknowledged), or the worker stopping (message
+// handed back).
+func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
+	id := string(msg.Data())
+	// Records are written with a context of their own so that a worker
+	// told to stop still hands its job back cleanly.
+	bg, cancelBg := context.WithTimeout(context.Background(), time.Minute)
+	defer cancelBg()
+	logf := func(format string, args ...any) {
+		fmt.Fprintf(w.cfg.Log, "worker %s: job %s: %s\n", w.cfg.Name, id, fmt.Sprintf(format, args...))
+	}
+	deliveries := 1
+	if md, err := msg.Metadata(); err == nil {
+		deliveries = int(md.NumDelivered)
+	}
+	r, _, err := w.st.get(bg, id)
+	if err != nil {
+		logf("%v; dropped", err)
+		_ = msg.Term()
+		return
+	}
+	if r.terminal() {
+		_ = msg.Ack()
+		return
+	}
+	fail := func(cause error) {
+		logf("failed: %v", cause)
+		_, _ = w.st.update(bg, id, func(r *record) bool {
+			if r.terminal() {
+				return false
+			}
+			r.State, r.Error, r.Finished = pb.JobState_JOB_STATE_FAILED, cause.Error(), time.Now().UnixMilli()
+			return true
+		})
+		_ = msg.Ack()
+	}
+	// A worker that stored the result and died before acknowledging.
+	if res, err := w.st.result(bg, id); err == nil && res != nil {
+		w.finish(bg, id, res)
+		_ = msg.Ack()
+		return
+	}
+	if deliveries > w.cfg.MaxDeliveries {
+		fail(fmt.Errorf("job %q: handed to workers %d times without an end (limit %d): a worker died on each", id, deliveries-1, w.cfg.MaxDeliveries))
+		return
+	}
+	if r.Deadline > 0 && time.Now().UnixMilli() > r.Deadline {
+		fail(fmt.Errorf("job %q: deadline %s passed before it started", id, time.UnixMilli(r.Deadline).UTC().Format(time.RFC3339Nano)))
+		return
+	}
+	spec, err := w.st.spec(bg, r)
+	if err != nil {
+		fail(err)
+		return
+	}
+	est, err := w.cfg.Runner.Estimate(spec)
+	if err != nil {
+		fail(fmt.Errorf("job %q: %w", id, err))
+		return
+	}
+	if w.mem != nil && est > w.cfg.Budget {
+		fail(fmt.Errorf("job %q: needs about %d bytes of host memory, above worker %q's whole budget of %d bytes", id, est, w.cfg.Name, w.cfg.Budget))
+		return
+	}
+
+	jctx, cancel := context.WithCancel(ctx)
+	if r.Deadline > 0 {
+		jctx, cancel = context.WithDeadline(ctx, time.UnixMilli(r.Deadline))
+	}
+	defer cancel()
+	var cancelled atomic.Bool
+	w.mu.Lock()
+	w.running[id] = func() { cancelled.Store(true); cancel() }
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		delete(w.running, id)
+		w.mu.Unlock()
+	}()
+	// Heartbeats keep the job this worker's while it waits and runs.
+	var done atomic.Int64
+	hbStop := make(chan struct{})
+	hbDone := make(chan struct{})
+	go func() {
+		defer close(hbDone)
+		every := max(w.st.ackWait/3, 100*time.Millisecond)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		last := int64(0)
+		for {
+			select {
+			case <-hbStop:
+				return
+			case <-t.C:
+				_ = msg.InProgress()
+				if d := done.Load(); d != last {
+					last = d
+					_, _ = w.st.update(bg, id, func(r *record) bool {
+						if r.terminal() {
+							return false
+						}
+						r.Done = int(d)
+						return true
+					})
+				}
+			}
+		}
+	}()
+	defer func() { close(hbStop); <-hbDone }()
+
+	// The record says the job is this worker's (it may have been
+	// cancelled since it was read).
+	r, err = w.st.update(bg, id, func(r *record) bool {
+		if r.terminal() {
+			return false
+		}
+		r.State, r.Worker, r.Deliveries, r.Estimate, r.Error = pb.JobState_JOB_STATE_ADMITTING, w.cfg.Name, deliveries, est, ""
+		return true
+	})
+	if err != nil || r.terminal() {
+		_ = msg.Ack()
+		return
+	}
+	if w.mem != nil {
+		if !w.mem.TryAcquire(int64(est)) {
+			w.mu.Lock()
+			w.waits++
+			w.mu.Unlock()
+			if err := w.mem.Acquire(jctx, int64(est)); err != nil {
+				w.endCancelled(bg, msg, id, ctx, &cancelled, err)
+				return
+			}
+		}
+		defer w.mem.Release(int64(est))
+	}
+	w.mu.Lock()
+	w.admitted += est
+	w.mu.Unlock()
+	defer func() {
+		w.mu.Lock()
+		w.admitted -= est
+		w.mu.Unlock()
+	}()
+	seq := w.seq.Add(1)
+	r, err = w.st.update(bg, id, func(r *record) bool {
+		if r.terminal() {
+			return false
+		}
+		r.State, r.Started, r.StartSeq = pb.JobState_JOB_STATE_RUNNING, time.Now().UnixMilli(), seq
+		return true
+	})
+	if err != nil || r.terminal() {
+		_ = msg.Ack()
+		return
+	}
+	w.countRunning(+1)
+	proofs, err := w.cfg.Runner.Run(jctx, spec, func(ev runtime.Event) {
+		if ev.Kind == runtime.PartitionDone {
+			done.Add(1)
+		}
+	})
+	w.countRunning(-1)
+	if err != nil {
+		if jctx.Err() != nil {
+			w.endCancelled(bg, msg, id, ctx, &cancelled, err)
+			return
+		}
+		fail(err)
+		return
+	}
+	res, err := w.st.storeResult(bg, id, w.cfg.Name, proofs)
+	if err != nil {
+		// Not stored: another worker will run it again.
+		logf("%v; handed back", err)
+		_ = msg.Nak()
+		return
+	}
+	w.finish(bg, id, res)
+	_ = msg.Ack()
+	logf("done, %d proofs", len(res.Proofs))
+}
+
+// endCancelled ends a job whose run stopped early: cancelled by the
+// client (acknowledged), past its deadline (failed), or the worker
+// stopping (handed back to the queue).
+func (w *Worker) endCancelled(bg context.Context, msg jetstream.Msg, id string, worker context.Context, cancelled *atomic.Bool, cause error) {
+	switch {
+	case cancelled.Load():
+		_ = msg.Ack()
+	case worker.Err() != nil:
+		_, _ = w.st.update(bg, id, func(r *record) bool {
+			if r.terminal() {
+				return false
+			}
+			r.State, r.Worker = pb.JobState_JOB_STATE_QUEUED, ""
+			return true
+		})
+		_ = msg.Nak()
+	default:
+		_, _ = w.st.update(bg, id, func(r *record) bool {
+			if r.terminal() {
+				return false
+			}
+			r.State, r.Error, r.Finished = pb.JobState_JOB_STATE_FAILED, fmt.Sprintf("job %q: %v", id, cause), time.Now().UnixMilli()
+			return true
+		})
+		_ = msg.Ack()
+	}
+}
+
+// finish marks a job done with the result that stands.
+func (w *Worker) finish(ctx context.Context, id string, res *result) {
+	_, _ = w.st.update(ctx, id, func(r *record) bool {
+		if r.terminal() {
+			return false
+		}
+		r.State, r.Done, r.Finished, r.Worker = pb.JobState_JOB_STATE_DONE, len(res.Proofs), time.Now().UnixMilli(), res.Worker
+		if r.Done == 0 {
+			r.Done = r.Spec.Partitions
+		}
+		return true
+	})
+}
+
+func (w *Worker) countRunning(d int) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.runningN += d
+	w.peak = max(w.peak, w.runningN)
+}
+
+// report publishes the worker's state for List and the metrics.
+func (w *Worker) report(ctx context.Context) {
+	w.mu.Lock()
+	rep := workerReport{
+		Name: w.cfg.Name, Backend: w.cfg.Runner.BackendName(), Running: w.runningN, Slots: w.cfg.Slots,
+		Budget: w.cfg.Budget, Admitted: w.admitted, PeakRunning: w.peak, AdmissionWaits: w.waits,
+		Keys: w.cfg.Runner.Keys(), Seen: time.Now().UnixMilli(),
+	}
+	w.mu.Unlock()
+	b, err := json.Marshal(rep)
+	if err != nil {
+		return
+	}
+	rctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	_, _ = w.st.workers.Put(rctx, w.cfg.Name, b)
+}
+
+// control answers a Preload or Evict.
+func (w *Worker) control(ctx context.Context, m *nats.Msg) {
+	var c control
+	reply := controlReply{Worker: w.cfg.Name}
+	if err := json.Unmarshal(m.Data, &c); err != nil {
+		reply.Error = fmt.Sprintf("bad control message: %v", err)
+	} else {
+		switch c.Op {
+		case "preload":
+			if err := w.cfg.Runner.Preload(ctx, c.Spec); err != nil {
+				reply.Error = err.Error()
+			}
+		case "evict":
+			if !w.cfg.Runner.Evict(c.Spec) {
+				reply.Error = fmt.Sprintf("key %s/%d not loaded", c.Spec.Circuit, c.Spec.Size)
+			}
+		default:
+			reply.Error = fmt.Sprintf("unknown control op %q", c.Op)
+		}
+	}
+	w.report(ctx)
+	b, _ := json.Marshal(reply)
+	_ = m.Respond(b)
+}
