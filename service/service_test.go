@@ -1,0 +1,376 @@
+package service
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"connectrpc.com/connect"
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+
+	"github.com/prooflane/prooflane/device/cpu"
+	"github.com/prooflane/prooflane/runtime"
+	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
+	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+// Test jobs: the chain circuit at 2^6 constraints, one partition each.
+const (
+	testCircuit = "chain"
+	testSize    = 1 << 6
+)
+
+// harness is a service in this process: embedded NATS (memory queue), the
+// API on a loopback httptest server, and a client.
+type harness struct {
+	t      *testing.T
+	keys   string
+	client prooflanev1connect.ProverServiceClient
+	url    string
+	start  func(cfg WorkerConfig) *Worker
+}
+
+func newHarness(t *testing.T, token string) *harness {
+	t.Helper()
+	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Port: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	q := QueueConfig{Memory: true, AckWait: 5 * time.Second}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	t.Cleanup(func() { cancel(); wg.Wait() })
+	nc, err := Connect("", ns, "", "test-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	srv, err := NewServer(ctx, nc, ServerConfig{Token: token, Queue: q})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := httptest.NewServer(srv.Handler())
+	t.Cleanup(hs.Close)
+	h := &harness{t: t, keys: t.TempDir(), url: hs.URL}
+	h.client = prooflanev1connect.NewProverServiceClient(hs.Client(), hs.URL)
+	h.start = func(cfg WorkerConfig) *Worker {
+		wnc, err := Connect("", ns, "", "test-worker")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Runner == nil {
+			be, err := cpu.New(1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := &EngineRunner{KeysDir: h.keys, Backend: be}
+			cfg.Runner = r
+			t.Cleanup(func() { r.Close(); be.Close() })
+		}
+		cfg.Conn, cfg.Queue = wnc, q
+		w, err := NewWorker(ctx, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer wnc.Close()
+			if err := w.Run(ctx); err != nil {
+				t.Error(err)
+			}
+		}()
+		return w
+	}
+	return h
+}
+
+func testSpec(seed uint64) *pb.JobSpec {
+	return &pb.JobSpec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Partitions: 1, Seed: seed}
+}
+
+func (h *harness) submit(spec *pb.JobSpec, prio pb.Priority) string {
+	h.t.Helper()
+	resp, err := h.client.Submit(context.Background(), connect.NewRequest(&pb.SubmitRequest{Spec: spec, Priority: prio}))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return resp.Msg.JobId
+}
+
+func (h *harness) status(id string) *pb.JobStatus {
+	h.t.Helper()
+	resp, err := h.client.Status(context.Background(), connect.NewRequest(&pb.StatusRequest{JobId: id}))
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return resp.Msg.Status
+}
+
+// await returns a job's final message, or its error.
+func (h *harness) await(id string) (*pb.AwaitResponse, error) {
+	stream, err := h.client.Await(context.Background(), connect.NewRequest(&pb.AwaitRequest{JobId: id}))
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
+	var last *pb.AwaitResponse
+	for stream.Receive() {
+		last = stream.Msg()
+	}
+	return last, stream.Err()
+}
+
+// waitFor polls until cond holds (no time limit of its own: the test's).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for !cond() {
+		if t.Context().Err() != nil {
+			t.Fatalf("gave up waiting for %s", what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// verifyProofs checks a job's proofs with gnark's verifier against the
+// key in the cache and public witnesses made here from the seed.
+func verifyProofs(t *testing.T, keysDir string, spec *pb.JobSpec, proofs []*pb.Proof) {
+	t.Helper()
+	if len(proofs) != int(spec.Partitions) {
+		t.Fatalf("%d proofs, want %d", len(proofs), spec.Partitions)
+	}
+	vk, err := keys.Cache{Dir: keysDir}.LoadVK(spec.Circuit, int(spec.Size))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ws, err := (&keys.Set{Circuit: spec.Circuit, Size: int(spec.Size)}).Witnesses(int(spec.Partitions), spec.Seed, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range proofs {
+		var proof g16.Proof
+		if _, err := proof.ReadFrom(bytes.NewReader(p.Proof)); err != nil {
+			t.Fatalf("partition %d: %v", p.Partition, err)
+		}
+		pub, err := ws[p.Partition].Public()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := pub.MarshalBinary()
+		if !bytes.Equal(want, p.PublicWitness) {
+			t.Errorf("partition %d: public witness is not the seed's", p.Partition)
+		}
+		if err := groth16.VerifyProof(vk, &proof, pub); err != nil {
+			t.Errorf("partition %d: %v", p.Partition, err)
+		}
+	}
+}
+
+// gatedRunner holds each job before it runs until the test opens the gate.
+type gatedRunner struct {
+	Runner
+	gate chan struct{}
+}
+
+func (g *gatedRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error) {
+	select {
+	case <-g.gate:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return g.Runner.Run(ctx, spec, onEvent)
+}
+
+func TestSubmitAwaitReturnsVerifiedProofsAndIdempotencyKeyNamesOneJob(t *testing.T) {
+	h := newHarness(t, "")
+	h.start(WorkerConfig{Name: "w1"})
+	spec := &pb.JobSpec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Partitions: 2, Seed: 7}
+	req := &pb.SubmitRequest{Spec: spec, IdempotencyKey: "req-1"}
+	first, err := h.client.Submit(context.Background(), connect.NewRequest(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := h.client.Submit(context.Background(), connect.NewRequest(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again.Msg.JobId != first.Msg.JobId || !again.Msg.Duplicate {
+		t.Fatalf("resubmit: %v, want job %s marked duplicate", again.Msg, first.Msg.JobId)
+	}
+	res, err := h.await(first.Msg.JobId)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyProofs(t, h.keys, spec, res.Proofs)
+	res2, err := h.await(first.Msg.JobId)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range res.Proofs {
+		if !bytes.Equal(res.Proofs[i].Proof, res2.Proofs[i].Proof) {
+			t.Errorf("partition %d: a second await returned another proof", i)
+		}
+	}
+	other := &pb.SubmitRequest{Spec: testSpec(8), IdempotencyKey: "req-1"}
+	_, err = h.client.Submit(context.Background(), connect.NewRequest(other))
+	if connect.CodeOf(err) != connect.CodeAlreadyExists || !strings.Contains(err.Error(), `idempotency_key "req-1" names job`) {
+		t.Errorf("same key, other spec: %v", err)
+	}
+}
+
+func TestCriticalJobStartsBeforeEveryQueuedNormalJob(t *testing.T) {
+	h := newHarness(t, "")
+	var normal []string
+	for i := range 20 {
+		normal = append(normal, h.submit(testSpec(uint64(100+i)), pb.Priority_PRIORITY_NORMAL))
+	}
+	crit := h.submit(testSpec(99), pb.Priority_PRIORITY_CRITICAL)
+	// The worker comes up with 21 jobs queued: it takes the lanes in order.
+	h.start(WorkerConfig{Name: "w1", Slots: 1})
+	res, err := h.await(crit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status.StartSeq != 1 {
+		t.Errorf("critical job started %d-th, want first", res.Status.StartSeq)
+	}
+	verifyProofs(t, h.keys, testSpec(99), res.Proofs)
+	for _, id := range normal {
+		if _, err := h.await(id); err != nil {
+			t.Fatal(err)
+		}
+		if s := h.status(id); s.StartSeq <= 1 {
+			t.Errorf("normal job %s started %d-th, before the critical one", id, s.StartSeq)
+		}
+	}
+}
+
+func TestMemoryBudgetOfTwoJobsHoldsTheThirdUntilOneEnds(t *testing.T) {
+	h := newHarness(t, "")
+	est, err := EstimateHost(Spec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Partitions: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	inner := &EngineRunner{KeysDir: h.keys, Backend: be}
+	defer inner.Close()
+	gr := &gatedRunner{Runner: inner, gate: make(chan struct{})}
+	h.start(WorkerConfig{Name: "w1", Slots: 3, Budget: 2*est + est/2, Runner: gr})
+	ids := []string{h.submit(testSpec(1), 0), h.submit(testSpec(2), 0), h.submit(testSpec(3), 0)}
+	count := func(state pb.JobState) int {
+		n := 0
+		for _, id := range ids {
+			if h.status(id).State == state {
+				n++
+			}
+		}
+		return n
+	}
+	waitFor(t, "two jobs running and one admitting", func() bool {
+		return count(pb.JobState_JOB_STATE_RUNNING) == 2 && count(pb.JobState_JOB_STATE_ADMITTING) == 1
+	})
+	close(gr.gate)
+	for i, id := range ids {
+		res, err := h.await(id)
+		if err != nil {
+			t.Fatalf("job %d: %v", i, err)
+		}
+		verifyProofs(t, h.keys, testSpec(uint64(i+1)), res.Proofs)
+	}
+}
+
+func TestBadRequestsGetClearErrorsAndChangeNothing(t *testing.T) {
+	h := newHarness(t, "")
+	ctx := context.Background()
+	for _, c := range []struct {
+		name string
+		req  *pb.SubmitRequest
+		want string
+	}{
+		{"no spec", &pb.SubmitRequest{}, "spec: missing"},
+		{"unknown pipeline", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth17", Circuit: "chain", Size: 64}}, `spec: no embedded pipeline "groth17"`},
+		{"bad yaml", &pb.SubmitRequest{Spec: &pb.JobSpec{PipelineYaml: "pipeline: x\nstages:\n  a: {tpye: groth16.synthesize}\n", Circuit: "chain", Size: 64}}, `pipeline_yaml:3:`},
+		{"unknown circuit", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chian", Size: 64}}, `spec: unknown circuit "chian"`},
+		{"size", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chain", Size: 1 << 40}}, `spec: size 1099511627776 of circuit "chain": want 2 to 2^28`},
+		{"partitions", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chain", Size: 64, Partitions: 5000}}, "spec: partitions 5000: above the limit of 1024"},
+		{"priority", &pb.SubmitRequest{Spec: testSpec(1), Priority: 9}, "priority 9: want"},
+		{"deadline", &pb.SubmitRequest{Spec: testSpec(1), DeadlineUnixMs: 1}, "deadline_unix_ms 1: already passed"},
+	} {
+		_, err := h.client.Submit(ctx, connect.NewRequest(c.req))
+		if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want invalid_argument %q", c.name, err, c.want)
+		}
+	}
+	big := &pb.SubmitRequest{Spec: &pb.JobSpec{PipelineYaml: strings.Repeat("#", 3<<20), Circuit: "chain", Size: 64}}
+	if _, err := h.client.Submit(ctx, connect.NewRequest(big)); connect.CodeOf(err) != connect.CodeResourceExhausted {
+		t.Errorf("oversized request: %v, want resource_exhausted", err)
+	}
+	// Malformed bytes straight to the handler.
+	resp, err := http.Post(h.url+prooflanev1connect.ProverServiceSubmitProcedure, "application/proto", strings.NewReader("\xff\xff\xff"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("malformed request: HTTP %d, want 400", resp.StatusCode)
+	}
+	if _, err := h.client.Status(ctx, connect.NewRequest(&pb.StatusRequest{JobId: "../etc"})); connect.CodeOf(err) != connect.CodeInvalidArgument {
+		t.Errorf("bad job id: %v", err)
+	}
+	if _, err := h.client.Status(ctx, connect.NewRequest(&pb.StatusRequest{JobId: "j000000000000000000000000"})); connect.CodeOf(err) != connect.CodeNotFound {
+		t.Errorf("unknown job: %v", err)
+	}
+	// None of them queued anything.
+	list, err := h.client.List(ctx, connect.NewRequest(&pb.ListRequest{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Msg.Jobs) != 0 {
+		t.Errorf("bad requests left %d jobs", len(list.Msg.Jobs))
+	}
+	// A cancelled job awaited (no worker runs: it stays queued until then).
+	id := h.submit(testSpec(1), 0)
+	if _, err := h.client.Cancel(ctx, connect.NewRequest(&pb.CancelRequest{JobId: id})); err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.await(id)
+	if connect.CodeOf(err) != connect.CodeCanceled || !strings.Contains(err.Error(), "job \""+id+"\" was cancelled") {
+		t.Errorf("cancelled job awaited: %v", err)
+	}
+}
+
+func TestTokenIsRequiredWhenSet(t *testing.T) {
+	h := newHarness(t, "s3cret")
+	_, err := h.client.Health(context.Background(), connect.NewRequest(&pb.HealthRequest{}))
+	if connect.CodeOf(err) != connect.CodeUnauthenticated {
+		t.Errorf("no token: %v", err)
+	}
+	for tok, ok := range map[string]bool{"wrong": false, "s3cret": true} {
+		req := connect.NewRequest(&pb.HealthRequest{})
+		req.Header().Set("Authorization", "Bearer "+tok)
+		_, err := h.client.Health(context.Background(), req)
+		if (err == nil) != ok {
+			t.Errorf("token %q: %v", tok, err)
+		}
+	}
+	resp, err := http.Get(h.url + "/healthz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/healthz without a token: HTTP %d", resp.StatusCode)
+	}
+}
