@@ -1,0 +1,226 @@
+package service
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+
+	"connectrpc.com/connect"
+
+	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
+)
+
+// binary is the prooflane command built once for the process tests.
+var binary string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "prooflane-service-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	binary = filepath.Join(dir, "prooflane")
+	out, err := exec.Command("go", "build", "-o", binary, "../cmd/prooflane").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build prooflane: %v\n%s", err, out)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// proc is a prooflane process of a test; its stderr is kept.
+type proc struct {
+	cmd *exec.Cmd
+	mu  sync.Mutex
+	log bytes.Buffer
+	url chan string // "listening on" and "--nats" URLs as they are printed
+}
+
+var urlLine = regexp.MustCompile(`(?:listening on|--nats) (\S+)`)
+
+func startProc(t *testing.T, args ...string) *proc {
+	t.Helper()
+	p := &proc{cmd: exec.Command(binary, args...), url: make(chan string, 4)}
+	stderr, err := p.cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			p.mu.Lock()
+			p.log.WriteString(sc.Text() + "\n")
+			p.mu.Unlock()
+			if m := urlLine.FindStringSubmatch(sc.Text()); m != nil {
+				p.url <- m[1]
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		if p.cmd.ProcessState == nil {
+			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			_ = p.cmd.Wait()
+		}
+		if t.Failed() {
+			p.mu.Lock()
+			t.Logf("%s:\n%s", strings.Join(args, " "), p.log.String())
+			p.mu.Unlock()
+		}
+	})
+	return p
+}
+
+func (p *proc) kill(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = p.cmd.Wait()
+}
+
+// freePort returns a loopback port free now.
+func freePort(t *testing.T) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+// serveProc starts `prooflane serve --workers 0` on data with its NATS on
+// natsPort and returns it with a client.
+func serveProc(t *testing.T, data string, natsPort int) (*proc, prooflanev1connect.ProverServiceClient) {
+	t.Helper()
+	p := startProc(t, "serve", "--workers", "0", "--addr", "127.0.0.1:0", "--data", data,
+		"--nats-listen", "127.0.0.1:"+strconv.Itoa(natsPort), "--ack-wait", "2s")
+	var api string
+	for api == "" {
+		select {
+		case u := <-p.url:
+			if strings.HasPrefix(u, "http") {
+				api = u
+			}
+		case <-t.Context().Done():
+			t.Fatal("serve did not start")
+		}
+	}
+	return p, prooflanev1connect.NewProverServiceClient(http.DefaultClient, api)
+}
+
+func awaitJobOf(t *testing.T, cl prooflanev1connect.ProverServiceClient, id string) *pb.AwaitResponse {
+	t.Helper()
+	stream, err := cl.Await(context.Background(), connect.NewRequest(&pb.AwaitRequest{JobId: id}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	var last *pb.AwaitResponse
+	for stream.Receive() {
+		last = stream.Msg()
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatalf("job %s: %v", id, err)
+	}
+	return last
+}
+
+func TestFiftyJobsCompleteWhenAWorkerIsKilledMidJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir, keysDir := t.TempDir(), t.TempDir()
+	natsPort := freePort(t)
+	_, cl := serveProc(t, dir, natsPort)
+	nats := "nats://127.0.0.1:" + strconv.Itoa(natsPort)
+	worker := func(name string) *proc {
+		return startProc(t, "worker", "--nats", nats, "--keys", keysDir, "--workers", "2", "--name", name, "--ack-wait", "2s")
+	}
+	specs := map[string]*pb.JobSpec{}
+	var ids []string
+	for i := range 50 {
+		spec := testSpec(uint64(1000 + i))
+		resp, err := cl.Submit(context.Background(), connect.NewRequest(&pb.SubmitRequest{Spec: spec}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, resp.Msg.JobId)
+		specs[resp.Msg.JobId] = spec
+	}
+	victim := worker("victim")
+	worker("survivor")
+	// Kill the victim while it runs a job: that job must go to the
+	// survivor when the victim's heartbeats stop.
+	waitFor(t, "the victim running a job", func() bool {
+		for _, id := range ids {
+			st, err := cl.Status(context.Background(), connect.NewRequest(&pb.StatusRequest{JobId: id}))
+			if err == nil && st.Msg.Status.Worker == "victim" && st.Msg.Status.State == pb.JobState_JOB_STATE_RUNNING {
+				return true
+			}
+		}
+		return false
+	})
+	victim.kill(t)
+	redelivered := 0
+	for _, id := range ids {
+		res := awaitJobOf(t, cl, id)
+		verifyProofs(t, keysDir, specs[id], res.Proofs)
+		if res.Status.Deliveries > 1 {
+			redelivered++
+		}
+		again := awaitJobOf(t, cl, id)
+		for i := range res.Proofs {
+			if !bytes.Equal(res.Proofs[i].Proof, again.Proofs[i].Proof) {
+				t.Errorf("job %s partition %d: two different proofs", id, i)
+			}
+		}
+	}
+	if redelivered == 0 {
+		t.Error("no job was handed to a second worker: the victim died idle")
+	}
+}
+
+func TestServeKilledAndRestartedLosesNoAcceptedJob(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir, keysDir := t.TempDir(), t.TempDir()
+	natsPort := freePort(t)
+	serve, cl := serveProc(t, dir, natsPort)
+	specs := map[string]*pb.JobSpec{}
+	for i := range 10 {
+		spec := testSpec(uint64(2000 + i))
+		resp, err := cl.Submit(context.Background(), connect.NewRequest(&pb.SubmitRequest{Spec: spec}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		specs[resp.Msg.JobId] = spec
+	}
+	serve.kill(t)
+	_, cl = serveProc(t, dir, natsPort)
+	startProc(t, "worker", "--nats", "nats://127.0.0.1:"+strconv.Itoa(natsPort), "--keys", keysDir, "--workers", "2")
+	for id, spec := range specs {
+		res := awaitJobOf(t, cl, id)
+		verifyProofs(t, keysDir, spec, res.Proofs)
+	}
+}
