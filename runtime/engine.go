@@ -237,6 +237,10 @@ type Job struct {
 	Partitions int
 	// Payload is handed to every stage instance as Input.Job.
 	Payload any
+	// Priority is added to every stage's priority when the job's
+	// partitions queue for workers and locks: a job of higher priority
+	// is served before the waiters of lower ones (not before the holders).
+	Priority int
 }
 
 // PartitionedPayload is a job payload that knows how many partitions it

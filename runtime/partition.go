@@ -228,7 +228,7 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 		}
 	}
 	workerClaim := []resources.Claim{{ID: plan.worker[d], Weight: 1}}
-	wg, err := e.workers.Acquire(ctx, workerClaim, s.Priority, onWait(e.workers))
+	wg, err := e.workers.Acquire(ctx, workerClaim, s.Priority+pt.js.job.Priority, onWait(e.workers))
 	if err != nil {
 		return nil, err
 	}
@@ -246,7 +246,7 @@ func (pt *partition) attempt(s *Stage, in *stages.Input) (out any, err error) {
 	}()
 	slot := plan.slots[d].get()
 	defer plan.slots[d].put(slot)
-	lg, err := e.locks.Acquire(ctx, plan.start[d], s.Priority, onWait(e.locks))
+	lg, err := e.locks.Acquire(ctx, plan.start[d], s.Priority+pt.js.job.Priority, onWait(e.locks))
 	if err != nil {
 		return nil, err
 	}
