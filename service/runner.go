@@ -246,7 +246,7 @@ func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.
 	if err != nil {
 		return nil, err
 	}
-	res, err := runObserved(ctx, e, runtime.Job{ID: spec.JobID, Partitions: n, Payload: job}, onEvent)
+	res, err := runObserved(ctx, e, runtime.Job{ID: spec.JobID, Priority: spec.Priority, Partitions: n, Payload: job}, onEvent)
 	if err != nil {
 		return nil, err
 	}
@@ -284,7 +284,7 @@ func (r *EngineRunner) runFamily(ctx context.Context, e *cachedEngine, p *runtim
 	if err != nil {
 		return nil, err
 	}
-	res, err := runObserved(ctx, e, runtime.Job{ID: spec.JobID, Partitions: n, Payload: fj.Payload()}, onEvent)
+	res, err := runObserved(ctx, e, runtime.Job{ID: spec.JobID, Priority: spec.Priority, Partitions: n, Payload: fj.Payload()}, onEvent)
 	if err != nil {
 		return nil, err
 	}

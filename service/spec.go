@@ -38,7 +38,16 @@ type Spec struct {
 	Seed         uint64 `json:"seed"`
 	// JobID names the job in the engine's errors and events.
 	JobID string `json:"-"`
+	// Priority is the job's priority in the engine's lock queues
+	// (LanePriority of its lane).
+	Priority int `json:"-"`
 }
+
+// LanePriority is the runtime job priority of a lane: added to every
+// stage's priority (pipelines use small ones), it puts a higher lane's
+// partitions ahead of every waiting partition of a lower lane on each
+// worker pool and lock.
+func LanePriority(p pb.Priority) int { return int(p) * 1000 }
 
 // Lanes, highest first: a worker takes from the first lane with work.
 var Lanes = []pb.Priority{pb.Priority_PRIORITY_CRITICAL, pb.Priority_PRIORITY_HIGH, pb.Priority_PRIORITY_NORMAL, pb.Priority_PRIORITY_LOW}

@@ -276,6 +276,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		fail(err)
 		return
 	}
+	spec.Priority = LanePriority(r.Priority)
 	est, err := w.cfg.Runner.Estimate(spec)
 	if err != nil {
 		fail(fmt.Errorf("job %q: %w", id, err))
