@@ -71,6 +71,9 @@ type EngineRunner struct {
 	Backend device.Backend
 	// Log receives key setup messages.
 	Log io.Writer
+	// Metrics, when set, record lock waits, device busy time and the
+	// resident keys' bytes.
+	Metrics *Metrics
 
 	mu      sync.Mutex
 	keys    map[keyID]*keys.Set
@@ -161,7 +164,12 @@ func (r *EngineRunner) engine(p *runtime.Pipeline) (*cachedEngine, error) {
 		}
 	}
 	ev := &eventRouter{jobs: map[string]func(runtime.Event){}}
-	e, err := runtime.NewEngine(p, runtime.Options{Devices: len(r.Backend.Devices()), Backend: r.Backend, OnEvent: ev.event})
+	m := r.Metrics
+	onEvent := func(e runtime.Event) {
+		m.event(p, e)
+		ev.event(e)
+	}
+	e, err := runtime.NewEngine(p, runtime.Options{Devices: len(r.Backend.Devices()), Backend: r.Backend, OnEvent: onEvent})
 	if err != nil {
 		return nil, err
 	}
@@ -365,6 +373,15 @@ func (r *EngineRunner) Evict(spec Spec) bool {
 	_, ok := r.keys[id]
 	delete(r.keys, id)
 	return ok
+}
+
+// ResidentBytes is the bytes of the keys the runner holds.
+func (r *EngineRunner) ResidentBytes() uint64 {
+	var n uint64
+	for _, k := range r.Keys() {
+		n += k.Bytes
+	}
+	return n
 }
 
 // Keys implements Runner.

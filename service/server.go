@@ -25,9 +25,9 @@ type ServerConfig struct {
 	Token string
 	// Queue configures the queue when the server is the first to use it.
 	Queue QueueConfig
-	// Extra handlers mounted beside the API (e.g. "/metrics"), behind the
-	// same token check.
-	Extra map[string]http.Handler
+	// Metrics, when set, count jobs and read the lanes' depths; served on
+	// /metrics behind the same token check.
+	Metrics *Metrics
 }
 
 // Server answers the API from the queue's state in JetStream.
@@ -44,7 +44,13 @@ func NewServer(ctx context.Context, nc *nats.Conn, cfg ServerConfig) (*Server, e
 	if err != nil {
 		return nil, err
 	}
-	return &Server{cfg: cfg, st: st}, nil
+	s := &Server{cfg: cfg, st: st}
+	if m := cfg.Metrics; m != nil {
+		m.mu.Lock()
+		m.lanes = s.laneDepths
+		m.mu.Unlock()
+	}
+	return s, nil
 }
 
 // Handler is the HTTP handler of the API (Connect, gRPC and gRPC-Web on
@@ -63,8 +69,8 @@ func (s *Server) Handler() http.Handler {
 		}
 		fmt.Fprintln(w, "ok")
 	})
-	for p, h := range s.cfg.Extra {
-		mux.Handle(p, h)
+	if s.cfg.Metrics != nil {
+		mux.Handle("/metrics", s.cfg.Metrics.Handler())
 	}
 	want := s.tokenHash()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -223,6 +229,7 @@ func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitReque
 		})
 		return nil, storeError(err)
 	}
+	s.cfg.Metrics.job(pb.JobState_JOB_STATE_QUEUED)
 	return connect.NewResponse(&pb.SubmitResponse{JobId: id}), nil
 }
 
@@ -320,6 +327,7 @@ func (s *Server) Cancel(ctx context.Context, req *connect.Request[pb.CancelReque
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("job %q already ended: %s", id, LaneState(r.State)))
 	}
 	_ = s.st.nc.Publish(cancelSubject, []byte(id))
+	s.cfg.Metrics.job(pb.JobState_JOB_STATE_CANCELLED)
 	return connect.NewResponse(&pb.CancelResponse{Status: r.status()}), nil
 }
 

@@ -37,7 +37,9 @@ type harness struct {
 	start  func(cfg WorkerConfig) *Worker
 }
 
-func newHarness(t *testing.T, token string) *harness {
+func newHarness(t *testing.T, token string) *harness { return newHarnessWith(t, token, nil) }
+
+func newHarnessWith(t *testing.T, token string, m *Metrics) *harness {
 	t.Helper()
 	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Port: -1})
 	if err != nil {
@@ -53,7 +55,7 @@ func newHarness(t *testing.T, token string) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	srv, err := NewServer(ctx, nc, ServerConfig{Token: token, Queue: q})
+	srv, err := NewServer(ctx, nc, ServerConfig{Token: token, Queue: q, Metrics: m})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +73,9 @@ func newHarness(t *testing.T, token string) *harness {
 			if err != nil {
 				t.Fatal(err)
 			}
-			r := &EngineRunner{KeysDir: h.keys, Backend: be}
-			cfg.Runner = r
+			r := &EngineRunner{KeysDir: h.keys, Backend: be, Metrics: m}
+			m.ObserveResident(r.ResidentBytes)
+			cfg.Runner, cfg.Metrics = r, m
 			t.Cleanup(func() { r.Close(); be.Close() })
 		}
 		cfg.Conn, cfg.Queue = wnc, q

@@ -40,6 +40,8 @@ type WorkerConfig struct {
 	Queue QueueConfig
 	// Log receives one line per job and the key setup messages.
 	Log io.Writer
+	// Metrics, when set, count the worker's jobs.
+	Metrics *Metrics
 }
 
 // Worker takes jobs from the queue, highest lane first, and runs them.
@@ -255,6 +257,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 			r.State, r.Error, r.Finished = pb.JobState_JOB_STATE_FAILED, cause.Error(), time.Now().UnixMilli()
 			return true
 		})
+		w.cfg.Metrics.job(pb.JobState_JOB_STATE_FAILED)
 		_ = msg.Ack()
 	}
 	// A worker that stored the result and died before acknowledging.
@@ -345,6 +348,13 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Ack()
 		return
 	}
+	w.cfg.Metrics.activeDelta(pb.JobState_JOB_STATE_ADMITTING, 1)
+	admitting := true
+	defer func() {
+		if admitting {
+			w.cfg.Metrics.activeDelta(pb.JobState_JOB_STATE_ADMITTING, -1)
+		}
+	}()
 	if w.mem != nil {
 		if !w.mem.TryAcquire(int64(est)) {
 			w.mu.Lock()
@@ -377,6 +387,9 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Ack()
 		return
 	}
+	w.cfg.Metrics.activeDelta(pb.JobState_JOB_STATE_ADMITTING, -1)
+	admitting = false
+	w.cfg.Metrics.activeDelta(pb.JobState_JOB_STATE_RUNNING, 1)
 	w.countRunning(+1)
 	proofs, err := w.cfg.Runner.Run(jctx, spec, func(ev runtime.Event) {
 		if ev.Kind == runtime.PartitionDone {
@@ -384,6 +397,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		}
 	})
 	w.countRunning(-1)
+	w.cfg.Metrics.activeDelta(pb.JobState_JOB_STATE_RUNNING, -1)
 	if err != nil {
 		if jctx.Err() != nil {
 			w.endCancelled(bg, msg, id, ctx, &cancelled, err)
@@ -401,6 +415,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	w.finish(bg, id, res)
 	_ = msg.Ack()
+	if res.Worker == w.cfg.Name {
+		w.cfg.Metrics.job(pb.JobState_JOB_STATE_DONE)
+		w.cfg.Metrics.jobLatency(r.Submitted)
+	}
 	logf("done, %d proofs", len(res.Proofs))
 }
 

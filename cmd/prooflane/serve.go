@@ -110,7 +110,7 @@ func parseBytes(s string) (uint64, error) {
 
 // startWorker opens the backend and runner and binds a worker on nc; the
 // returned close frees them (after the worker's Run has returned).
-func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, connect func() (service.WorkerConfig, error), stderr io.Writer) (*service.Worker, func(), error) {
+func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, m *service.Metrics, connect func() (service.WorkerConfig, error), stderr io.Writer) (*service.Worker, func(), error) {
 	if err := checkBackend(w.backend); err != nil {
 		return nil, nil, err
 	}
@@ -122,7 +122,8 @@ func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, c
 	if err != nil {
 		return nil, nil, err
 	}
-	runner := &service.EngineRunner{KeysDir: w.keys, Backend: be, Log: stderr}
+	runner := &service.EngineRunner{KeysDir: w.keys, Backend: be, Log: stderr, Metrics: m}
+	m.ObserveResident(runner.ResidentBytes)
 	cfg, err := connect()
 	if err != nil {
 		if cfg.Conn != nil {
@@ -131,7 +132,7 @@ func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, c
 		be.Close()
 		return nil, nil, err
 	}
-	cfg.Runner, cfg.Slots, cfg.Budget, cfg.MaxDeliveries, cfg.Log = runner, w.slots, budget, w.maxDeliveries, stderr
+	cfg.Runner, cfg.Slots, cfg.Budget, cfg.MaxDeliveries, cfg.Log, cfg.Metrics = runner, w.slots, budget, w.maxDeliveries, stderr, m
 	cfg.Name = w.name
 	if cfg.Name == "" {
 		host, _ := os.Hostname()
@@ -206,7 +207,12 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer nc.Close()
-	srv, err := service.NewServer(ctx, nc, service.ServerConfig{Token: token, Queue: qcfg})
+	metrics, err := service.NewMetrics()
+	if err != nil {
+		return err
+	}
+	defer metrics.Close()
+	srv, err := service.NewServer(ctx, nc, service.ServerConfig{Token: token, Queue: qcfg, Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -216,7 +222,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		wkDone  = make(chan error, 1)
 	)
 	if wf.slots > 0 {
-		wk, wkClose, err = wf.start(ctx, "serve", fs, func() (service.WorkerConfig, error) {
+		wk, wkClose, err = wf.start(ctx, "serve", fs, metrics, func() (service.WorkerConfig, error) {
 			wnc, err := service.Connect(url, embedded.server(), token, "prooflane-serve-worker")
 			return service.WorkerConfig{Conn: wnc, Queue: qcfg}, err
 		}, stderr)
@@ -269,6 +275,7 @@ func runWorker(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("worker", "", stderr)
 	natsURL := fs.String("nats", "nats://127.0.0.1:4250", "URL of the service's NATS (what serve prints)")
 	tokenFile := fs.String("token-file", "", "file holding the NATS token (default: $"+tokenEnv+")")
+	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics on this address's /metrics (loopback only; default: none)")
 	var wf workerFlags
 	wf.register(fs, 1, "jobs the worker runs at once")
 	if err := parseFlags(fs, args); err != nil {
@@ -284,9 +291,33 @@ func runWorker(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	metrics, err := service.NewMetrics()
+	if err != nil {
+		return err
+	}
+	defer metrics.Close()
+	if *metricsAddr != "" {
+		host, _, err := net.SplitHostPort(*metricsAddr)
+		if err != nil {
+			return usageErrorf(fs, "--metrics-addr %q: %w", *metricsAddr, err)
+		}
+		if !isLoopback(host) {
+			return usageErrorf(fs, "--metrics-addr %q: want a loopback address (put a proxy with TLS and a token in front to expose it)", *metricsAddr)
+		}
+		ln, err := net.Listen("tcp", *metricsAddr)
+		if err != nil {
+			return fmt.Errorf("--metrics-addr: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("/metrics", metrics.Handler())
+		ms := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+		go ms.Serve(ln)
+		defer ms.Close()
+		fmt.Fprintf(stderr, "prooflane worker: metrics on http://%s/metrics\n", ln.Addr())
+	}
 	ctx, stop := signalContext()
 	defer stop()
-	wk, closeAll, err := wf.start(ctx, "worker", fs, func() (service.WorkerConfig, error) {
+	wk, closeAll, err := wf.start(ctx, "worker", fs, metrics, func() (service.WorkerConfig, error) {
 		nc, err := service.Connect(*natsURL, nil, token, "prooflane-worker")
 		return service.WorkerConfig{Conn: nc, Queue: service.QueueConfig{AckWait: wf.ackWait}}, err
 	}, stderr)
