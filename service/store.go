@@ -126,6 +126,9 @@ type QueueConfig struct {
 	Memory bool
 	// Replicas of each stream in a NATS cluster (default 1).
 	Replicas int
+	// Retain is how long a job's record, result and objects are kept
+	// (default 24h): an await after that finds no job.
+	Retain time.Duration
 }
 
 // store is the service's state in JetStream, shared by server and workers.
@@ -155,6 +158,9 @@ func openStore(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, err
 		storage = jetstream.MemoryStorage
 	}
 	replicas := max(cfg.Replicas, 1)
+	if cfg.Retain <= 0 {
+		cfg.Retain = 24 * time.Hour
+	}
 	s := &store{nc: nc, js: js, lanes: map[pb.Priority]jetstream.Consumer{}}
 	var subjects []string
 	for _, l := range Lanes {
@@ -202,10 +208,10 @@ func openStore(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, err
 		}
 		return b, nil
 	}
-	if s.jobs, err = kv(jobsBucket, 0); err != nil {
+	if s.jobs, err = kv(jobsBucket, cfg.Retain); err != nil {
 		return nil, err
 	}
-	if s.results, err = kv(resultsBucket, 0); err != nil {
+	if s.results, err = kv(resultsBucket, cfg.Retain); err != nil {
 		return nil, err
 	}
 	if s.workers, err = kv(workersBucket, workerTTL); err != nil {
@@ -213,7 +219,7 @@ func openStore(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, err
 	}
 	s.objects, err = js.ObjectStore(ctx, objectsBucket)
 	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		s.objects, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: objectsBucket, Storage: storage, Replicas: replicas})
+		s.objects, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: objectsBucket, Storage: storage, Replicas: replicas, TTL: cfg.Retain})
 		if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 			s.objects, err = js.ObjectStore(ctx, objectsBucket)
 		}

@@ -158,6 +158,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	data := fs.String("data", "prooflane-data", "directory of the durable queue (the embedded NATS JetStream store)")
 	natsURL := fs.String("nats", "", "URL of an external NATS server with JetStream (default: embedded)")
 	natsListen := fs.String("nats-listen", "127.0.0.1:4250", "address the embedded NATS listens on for workers of other processes ('none': in-process only); off loopback it needs a token")
+	retain := fs.Duration("retain", 24*time.Hour, "how long a job's record and proofs are kept (when this process creates the queue)")
 	syncAlways := fs.Bool("sync-always", false, "write every queued job to disk before acknowledging it (survives a power cut too; slower)")
 	var wf workerFlags
 	wf.register(fs, 1, "jobs the in-process worker runs at once; 0 runs none (use prooflane worker processes)")
@@ -184,7 +185,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if !isLoopback(host) && token == "" {
 		return usageErrorf(fs, "--addr %q is not loopback: a bearer token is required (--token-file or $%s)", *addr, tokenEnv)
 	}
-	qcfg := service.QueueConfig{AckWait: wf.ackWait}
+	qcfg := service.QueueConfig{AckWait: wf.ackWait, Retain: *retain}
 	ctx, stop := signalContext()
 	defer stop()
 
