@@ -13,7 +13,8 @@ import (
 	"github.com/prooflane/prooflane/stages/builtin"
 )
 
-// setFlags collects repeated --set name=value pipeline parameters.
+// setFlags collects repeated --set name=value pipeline parameters: the
+// one --set flag type of every command.
 type setFlags map[string]string
 
 func (s setFlags) String() string {
@@ -21,6 +22,7 @@ func (s setFlags) String() string {
 	for k, v := range s {
 		parts = append(parts, k+"="+v)
 	}
+	slices.Sort(parts)
 	return strings.Join(parts, ",")
 }
 

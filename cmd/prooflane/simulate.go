@@ -22,32 +22,11 @@ func init() {
 	})
 }
 
-// simParams collects repeated --set name=value flags.
-type simParams map[string]string
-
-func (p simParams) String() string {
-	var kv []string
-	for k, v := range p {
-		kv = append(kv, k+"="+v)
-	}
-	sort.Strings(kv)
-	return strings.Join(kv, ",")
-}
-
-func (p simParams) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want name=value, got %q", s)
-	}
-	p[k] = v
-	return nil
-}
-
 func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("simulate", "--from TRACE --pipeline PIPELINE", stderr)
 	from := fs.String("from", "", "recorded `trace` (trace.jsonl or a Jaeger JSON export) whose stage run times are replayed")
 	pipeline := fs.String("pipeline", "", "the layout to predict: "+pipelineArgHelp)
-	params := simParams{}
+	params := setFlags{}
 	fs.Var(params, "set", "override a pipeline param, `name=value` (repeatable)")
 	speed := fs.Float64("speed", 10, "time compression: stages sleep recorded/speed (results are in real time)")
 	jobs := fs.Int("jobs", 0, "jobs to run (default: as many as the trace has)")

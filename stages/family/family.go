@@ -158,9 +158,10 @@ type KeyRequest struct {
 	// Size is the key's size (about how many constraints, or elements),
 	// within SizeRange(Circuit).
 	Size int
-	// Force makes Setup make the key again even when it is cached,
-	// replacing the cache's files; a family whose cache cannot be redone
-	// in place refuses it with ErrNoForce, before any work.
+	// Force makes Setup make the key whatever the cache holds, replacing
+	// its files; a family whose cache is not redone in place makes one
+	// only when none is cached, refusing (ErrNoForce, before any work) to
+	// replace a cached key.
 	Force bool
 }
 
@@ -222,6 +223,9 @@ type Key interface {
 // Layout says so, public-N.bin.
 type Files struct {
 	Proof, Public []byte
+	// ProofName and PublicName name the files in errors (their paths,
+	// when read from a directory); empty for bytes of no file.
+	ProofName, PublicName string
 }
 
 // Job is a family's job: the runtime payload, its files, and a check of
@@ -275,14 +279,14 @@ type Verifier interface {
 	VK() []byte
 }
 
-// Baseline is an optional capability of a Job: a reference prover that
+// Baseline is an optional capability of a Prover: a reference prover that
 // bench times beside the pipelines (bench --gnark).
 type Baseline interface {
 	// BaselineName names the reference prover in bench's table.
 	BaselineName() string
-	// ProveBaseline proves partition's witness with the reference prover
-	// and verifies the proof.
-	ProveBaseline(partition int) error
+	// ProveBaseline proves partition's witness of job (one of the
+	// family's) with the reference prover and verifies the proof.
+	ProveBaseline(job Job, partition int) error
 }
 
 // MemoryEstimator is an optional capability of a Prover: the host memory
