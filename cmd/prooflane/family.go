@@ -18,10 +18,19 @@ import (
 
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
+
+// shipped are the stage types and proof families the commands know: the
+// builtin ones. Tests swap in registries of their own (a fake family goes
+// through prove and verify with no edit here).
+var shipped = struct {
+	stages   func() *stages.Registry
+	families func() *family.Registry
+}{builtin.Registry, builtin.Families}
 
 // circuitFlags are the flags naming a key: circuit, size and key cache.
 type circuitFlags struct {
@@ -39,7 +48,7 @@ func (c *circuitFlags) register(fs *flag.FlagSet) {
 // circuitHelp lists each shipped family's circuits, its default first.
 func circuitHelp() string {
 	var parts []string
-	fams := builtin.Families()
+	fams := shipped.families()
 	for _, n := range fams.Names() {
 		f, _ := fams.Lookup(n)
 		if fp, ok := f.(family.Prover); ok && len(fp.Circuits()) > 0 {
@@ -88,7 +97,7 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 // proofFamily returns p's proof family, refusing a pipeline of no one
 // family or with no final stage that outputs its family's proof.
 func proofFamily(p *runtime.Pipeline) (family.Prover, error) {
-	f, err := builtin.Families().Of(p)
+	f, err := shipped.families().Of(p)
 	if err != nil {
 		return nil, fmt.Errorf("%w; use a groth16 pipeline such as pipelines/groth16.yaml", err)
 	}

@@ -10,7 +10,6 @@ import (
 
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
-	"github.com/prooflane/prooflane/stages/builtin"
 )
 
 // setFlags collects repeated --set name=value pipeline parameters: the
@@ -42,7 +41,7 @@ func loadPipeline(arg string, params map[string]string) (*runtime.Pipeline, erro
 	if err != nil {
 		return nil, err
 	}
-	return runtime.Parse(file, src, builtin.Registry(), params)
+	return runtime.Parse(file, src, shipped.stages(), params)
 }
 
 // Upper limits of the count flags that are not the runtime's own.

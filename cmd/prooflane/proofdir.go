@@ -36,7 +36,6 @@ import (
 
 	"github.com/prooflane/prooflane/internal/durable"
 	pl "github.com/prooflane/prooflane/otel"
-	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
 )
 
@@ -76,14 +75,28 @@ func publicFile(p int) string { return fmt.Sprintf("public-%d.bin", p) }
 // isVKFile reports whether name is a registered family's verifying key
 // file (Layout.VK).
 func isVKFile(name string) bool {
-	fams := builtin.Families()
-	for _, n := range fams.Names() {
+	fams := shipped.families()
+	for _, n := range vkFamilies() {
 		f, _ := fams.Lookup(n)
-		if fp, ok := f.(family.Prover); ok && fp.Layout().VK == name {
+		if f.(family.Prover).Layout().VK == name {
 			return true
 		}
 	}
 	return false
+}
+
+// vkFamilies names the registered families whose proof directories hold a
+// verifying key file.
+func vkFamilies() []string {
+	var names []string
+	fams := shipped.families()
+	for _, n := range fams.Names() {
+		f, _ := fams.Lookup(n)
+		if fp, ok := f.(family.Prover); ok && fp.Layout().VK != "" {
+			names = append(names, n)
+		}
+	}
+	return names
 }
 
 // runFile matches the names prove gives proof and public-input files.
@@ -134,10 +147,10 @@ func (m manifest) check() (family.Prover, error) {
 	if name == "" {
 		name = legacyFamily
 	}
-	f, ok := builtin.Families().Lookup(name)
+	f, ok := shipped.families().Lookup(name)
 	fp, isProver := f.(family.Prover)
 	if !ok || !isProver {
-		return nil, fmt.Errorf("family %q is not one verify reads (%s)", m.Family, strings.Join(builtin.Families().Names(), ", "))
+		return nil, fmt.Errorf("family %q is not one verify reads (%s)", m.Family, strings.Join(shipped.families().Names(), ", "))
 	}
 	if err := m.checkCircuit(fp); err != nil {
 		return nil, err

@@ -12,7 +12,6 @@ import (
 	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime/simulate"
-	"github.com/prooflane/prooflane/stages/builtin"
 )
 
 func init() {
@@ -81,7 +80,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signalContext()
 	defer stop()
 	pred, err := simulate.Predict(ctx, spans, pfile, simulate.Options{
-		Registry: builtin.Registry(), Params: params, Speed: *speed, Jobs: *jobs, InFlight: *inFlight,
+		Registry: shipped.stages(), Params: params, Speed: *speed, Jobs: *jobs, InFlight: *inFlight,
 		Partitions: *partitions, Devices: *devices, Seed: *seed, Analyze: aopts, Source: psrc,
 	})
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strings"
 
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
@@ -33,7 +34,7 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	}
 	layout := fp.Layout()
 	if *vkPath != "" && layout.VK == "" {
-		return usageErrorf(fs, "--vk is for proof directories with a verifying key file (groth16); %s holds %s proofs, checked against the key cache (--keys)", dir, fp.Name())
+		return usageErrorf(fs, "--vk is for proof directories with a verifying key file (%s); %s holds %s proofs, checked against the key cache (--keys)", strings.Join(vkFamilies(), ", "), dir, fp.Name())
 	}
 	req := family.VerifyRequest{
 		KeyRequest: family.KeyRequest{Dir: *keysDir, Circuit: m.Circuit, Size: m.Size},
