@@ -3,11 +3,13 @@ package service
 import (
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strconv"
 	"testing"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 func TestMetricsEndpointCountsAJobsLifeInPrometheusFormat(t *testing.T) {
@@ -40,13 +42,22 @@ func TestMetricsEndpointCountsAJobsLifeInPrometheusFormat(t *testing.T) {
 		v, _ := strconv.ParseFloat(string(m[1]), 64)
 		return v
 	}
+	var keyBytes float64
+	r1cs, pk, vk := keys.Cache{Dir: h.keys}.Paths(testCircuit, testSize)
+	for _, f := range []string{r1cs, pk, vk} {
+		st, err := os.Stat(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		keyBytes += float64(st.Size())
+	}
 	for series, want := range map[string]float64{
 		`prooflane_service_jobs_total{state="queued"}`:   1,
 		`prooflane_service_jobs_total{state="done"}`:     1,
 		`prooflane_service_job_latency_seconds_count`:    1,
 		`prooflane_service_queue_depth{lane="high"}`:     0,
 		`prooflane_service_jobs_active{state="running"}`: 0,
-		`prooflane_service_resident_key_bytes`:           testSize * (2 << 10),
+		`prooflane_service_resident_key_bytes`:           keyBytes,
 	} {
 		if got := value(series); got != want {
 			t.Errorf("%s = %v, want %v", series, got, want)

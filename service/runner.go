@@ -1,23 +1,19 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"sync"
-
-	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 // Runner runs jobs on one machine: the worker's only view of pipelines,
@@ -62,8 +58,9 @@ type Key struct {
 // keeps; the least recently used goes first.
 const maxEngines = 8
 
-// EngineRunner is the Runner over the runtime's engine: Groth16 through
-// its key cache, other families through family.Prover.
+// EngineRunner is the Runner over the runtime's engine and the families'
+// family.Prover: keys from the key cache, kept loaded; one engine per
+// pipeline, kept started.
 type EngineRunner struct {
 	// KeysDir is the key cache directory.
 	KeysDir string
@@ -76,12 +73,15 @@ type EngineRunner struct {
 	Metrics *Metrics
 
 	mu      sync.Mutex
-	keys    map[keyID]*keys.Set
+	keys    map[keyID]family.Key
 	loading map[keyID]chan struct{}
 	engines []*cachedEngine
 }
 
+// keyID names a key: a family's circuit ("" for a family without
+// circuits) at a size.
 type keyID struct {
+	family  string
 	circuit string
 	size    int
 }
@@ -184,18 +184,18 @@ func (r *EngineRunner) engine(p *runtime.Pipeline) (*cachedEngine, error) {
 	return c, nil
 }
 
-// groth16Keys returns the key set of circuit and size, loading it (or
-// making it) once however many jobs ask at the same time.
-func (r *EngineRunner) groth16Keys(ctx context.Context, circuit string, size int) (*keys.Set, error) {
-	id := keyID{circuit, size}
+// key returns the key spec names, loading it (or making it) once however
+// many jobs ask at the same time.
+func (r *EngineRunner) key(ctx context.Context, fp family.Prover, spec Spec) (family.Key, error) {
+	id := keyID{fp.Name(), spec.Circuit, spec.Size}
 	for {
 		r.mu.Lock()
 		if r.keys == nil {
-			r.keys, r.loading = map[keyID]*keys.Set{}, map[keyID]chan struct{}{}
+			r.keys, r.loading = map[keyID]family.Key{}, map[keyID]chan struct{}{}
 		}
-		if ks := r.keys[id]; ks != nil {
+		if k := r.keys[id]; k != nil {
 			r.mu.Unlock()
-			return ks, nil
+			return k, nil
 		}
 		if ch := r.loading[id]; ch != nil {
 			r.mu.Unlock()
@@ -213,25 +213,39 @@ func (r *EngineRunner) groth16Keys(ctx context.Context, circuit string, size int
 		if log == nil {
 			log = io.Discard
 		}
-		ks, err := keys.Cache{Dir: r.KeysDir}.LoadOrSetup(ctx, circuit, size, log)
+		k, err := fp.Setup(ctx, family.KeyRequest{Dir: r.KeysDir, Circuit: spec.Circuit, Size: spec.Size}, log)
 		r.mu.Lock()
 		delete(r.loading, id)
 		if err == nil {
-			r.keys[id] = ks
+			r.keys[id] = k
 		}
 		r.mu.Unlock()
 		close(ch)
-		return ks, err
+		return k, err
 	}
 }
 
-// Run implements Runner.
-func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error) {
+// specPipeline parses spec's pipeline and returns it with its family.
+func specPipeline(spec Spec) (*runtime.Pipeline, family.Prover, error) {
 	p, err := parsePipeline(spec)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	f, err := pipelineFamily(p)
+	if err != nil {
+		return nil, nil, err
+	}
+	fp, ok := f.(family.Prover)
+	if !ok {
+		return nil, nil, fmt.Errorf("%s: pipeline %q: the %s family has no prover the service can drive", p.File, p.Name, f.Name())
+	}
+	return p, fp, nil
+}
+
+// Run implements Runner: the family's key (kept loaded), its job, the
+// engine's run, and each partition's files checked by the job's verifier.
+func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error) {
+	p, fp, err := specPipeline(spec)
 	if err != nil {
 		return nil, err
 	}
@@ -243,56 +257,15 @@ func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.
 	if err != nil {
 		return nil, err
 	}
-	if fp, ok := f.(family.Prover); ok {
-		return r.runFamily(ctx, e, p, fp, spec, n, onEvent)
-	}
-	ks, err := r.groth16Keys(ctx, spec.Circuit, spec.Size)
+	k, err := r.key(ctx, fp, spec)
 	if err != nil {
 		return nil, err
 	}
-	job, err := ks.NewJob(n, spec.Seed)
+	job, err := k.NewJob(n, spec.Seed)
 	if err != nil {
 		return nil, err
 	}
-	res, err := runObserved(ctx, e, runtime.Job{ID: spec.JobID, Priority: spec.Priority, Partitions: n, Payload: job}, onEvent)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]PartitionProof, n)
-	for _, pr := range res.Partitions {
-		proof := findGroth16Proof(pr.Outputs)
-		if proof == nil {
-			return nil, fmt.Errorf("partition %d: pipeline %q produced no groth16 proof", pr.Index, p.Name)
-		}
-		if err := job.Verify(pr.Index, proof); err != nil {
-			return nil, fmt.Errorf("partition %d: %w", pr.Index, err)
-		}
-		pub, err := job.Public(pr.Index)
-		if err != nil {
-			return nil, err
-		}
-		pp := PartitionProof{Partition: pr.Index}
-		if pp.Proof, err = marshal(proof.WriteTo); err != nil {
-			return nil, err
-		}
-		if pp.Public, err = pub.MarshalBinary(); err != nil {
-			return nil, err
-		}
-		out[pr.Index] = pp
-	}
-	return out, nil
-}
-
-func (r *EngineRunner) runFamily(ctx context.Context, e *cachedEngine, p *runtime.Pipeline, fp family.Prover, spec Spec, n int, onEvent func(runtime.Event)) ([]PartitionProof, error) {
-	log := r.Log
-	if log == nil {
-		log = io.Discard
-	}
-	fj, err := fp.SetupJob(r.KeysDir, spec.Size, n, spec.Seed, log)
-	if err != nil {
-		return nil, err
-	}
-	res, err := runObserved(ctx, e, runtime.Job{ID: spec.JobID, Priority: spec.Priority, Partitions: n, Payload: fj.Payload()}, onEvent)
+	res, err := runObserved(ctx, e, runtime.Job{ID: spec.JobID, Priority: spec.Priority, Partitions: n, Payload: job.Payload()}, onEvent)
 	if err != nil {
 		return nil, err
 	}
@@ -303,14 +276,15 @@ func (r *EngineRunner) runFamily(ctx context.Context, e *cachedEngine, p *runtim
 		if !ok {
 			return nil, fmt.Errorf("partition %d: pipeline %q produced no %s proof", pr.Index, p.Name, fp.Name())
 		}
-		data, err := fj.EncodeProof(pr.Index, o)
+		files, err := job.Files(pr.Index, o)
 		if err != nil {
 			return nil, err
 		}
-		if err := fj.VerifyProof(pr.Index, data); err != nil {
+		// Checked as verify would, before it leaves the worker.
+		if err := job.Verify(pr.Index, files); err != nil {
 			return nil, fmt.Errorf("partition %d: %w", pr.Index, err)
 		}
-		out[pr.Index] = PartitionProof{Partition: pr.Index, Proof: data}
+		out[pr.Index] = PartitionProof{Partition: pr.Index, Proof: files.Proof, Public: files.Public}
 	}
 	return out, nil
 }
@@ -324,17 +298,25 @@ func runObserved(ctx context.Context, c *cachedEngine, job runtime.Job, onEvent 
 	return c.e.Run(ctx, job)
 }
 
-// Estimate implements Runner: the Groth16 key in memory plus the
-// partitions the pipeline runs at once (the measurements behind
-// docs/memory.md); a family.Prover's job is taken to hold its size's
-// vectors.
+// Estimate implements Runner.
 func (r *EngineRunner) Estimate(spec Spec) (uint64, error) {
-	return EstimateHost(spec)
+	return EstimateHost(spec, r.KeysDir)
 }
 
-// EstimateHost is the host memory estimate of a job, in bytes.
-func EstimateHost(spec Spec) (uint64, error) {
-	p, err := parsePipeline(spec)
+// Below the sizes a family estimates (small keys), a job is taken to
+// hold a fixed share plus its partitions in flight at docs/memory.md's
+// per-partition figure.
+const (
+	smallJobBase  = 16 << 20
+	smallPartPerC = 1280
+)
+
+// EstimateHost is the host memory a job holds while it runs, in bytes: the
+// family's estimate (family.MemoryEstimator) for its partitions in flight,
+// or, for the small keys it leaves out, a fixed share plus the partitions
+// in flight.
+func EstimateHost(spec Spec, keysDir string) (uint64, error) {
+	p, fp, err := specPipeline(spec)
 	if err != nil {
 		return 0, err
 	}
@@ -343,25 +325,21 @@ func EstimateHost(spec Spec) (uint64, error) {
 		n = p.Partitions
 	}
 	inFlight := min(n, p.InFlight(p.Devices))
-	const (
-		base       = 16 << 20 // a job's own share of the runtime
-		keysPerC   = 2 << 10  // R1CS and proving key
-		partPerC   = 1280     // one partition in flight
-		familyPerC = 256      // a family.Prover's vectors
-	)
-	s := uint64(spec.Size)
-	if spec.Circuit == "" {
-		return base + s*familyPerC*uint64(inFlight), nil
+	if me, ok := fp.(family.MemoryEstimator); ok {
+		if b, _ := me.HostMemory(family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}, inFlight); b > 0 {
+			return b, nil
+		}
 	}
-	return base + s*keysPerC + s*partPerC*uint64(inFlight), nil
+	return smallJobBase + uint64(spec.Size)*smallPartPerC*uint64(inFlight), nil
 }
 
 // Preload implements Runner.
 func (r *EngineRunner) Preload(ctx context.Context, spec Spec) error {
-	if spec.Circuit == "" {
-		return errors.New("preload: only groth16 keys (a circuit) are kept resident")
+	_, fp, err := specPipeline(spec)
+	if err != nil {
+		return err
 	}
-	_, err := r.groth16Keys(ctx, spec.Circuit, spec.Size)
+	_, err = r.key(ctx, fp, spec)
 	return err
 }
 
@@ -369,7 +347,7 @@ func (r *EngineRunner) Preload(ctx context.Context, spec Spec) error {
 func (r *EngineRunner) Evict(spec Spec) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	id := keyID{spec.Circuit, spec.Size}
+	id := keyID{spec.Family, spec.Circuit, spec.Size}
 	_, ok := r.keys[id]
 	delete(r.keys, id)
 	return ok
@@ -384,20 +362,34 @@ func (r *EngineRunner) ResidentBytes() uint64 {
 	return n
 }
 
-// Keys implements Runner.
+// Keys implements Runner. A key's bytes are those of its files in the
+// cache, which its form in memory follows.
 func (r *EngineRunner) Keys() []Key {
 	r.mu.Lock()
-	defer r.mu.Unlock()
-	var out []Key
-	for id := range r.keys {
-		// A key's bytes in memory follow its size (docs/memory.md).
-		out = append(out, Key{Family: groth16.Family{}.Name(), Circuit: id.circuit, Size: id.size, Bytes: uint64(id.size) * (2 << 10)})
+	files := map[keyID][]string{}
+	for id, k := range r.keys {
+		files[id] = k.Files()
+	}
+	r.mu.Unlock()
+	out := make([]Key, 0, len(files))
+	for id, fs := range files {
+		var n uint64
+		for _, f := range fs {
+			if st, err := os.Stat(f); err == nil {
+				n += uint64(st.Size())
+			}
+		}
+		out = append(out, Key{Family: id.family, Circuit: id.circuit, Size: id.size, Bytes: n})
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if out[i].Circuit != out[j].Circuit {
-			return out[i].Circuit < out[j].Circuit
+		a, b := out[i], out[j]
+		if a.Family != b.Family {
+			return a.Family < b.Family
 		}
-		return out[i].Size < out[j].Size
+		if a.Circuit != b.Circuit {
+			return a.Circuit < b.Circuit
+		}
+		return a.Size < b.Size
 	})
 	return out
 }
@@ -413,31 +405,4 @@ func (r *EngineRunner) Close() error {
 		errs = append(errs, c.e.Close(context.Background()))
 	}
 	return errors.Join(errs...)
-}
-
-// marshal returns what a WriteTo writes.
-func marshal(write func(io.Writer) (int64, error)) ([]byte, error) {
-	var b bytes.Buffer
-	if _, err := write(&b); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
-}
-
-// findGroth16Proof returns the one groth16 proof among a partition's
-// outputs.
-func findGroth16Proof(outputs map[string]any) *g16.Proof {
-	if p, ok := outputs["epilogue"].(*g16.Proof); ok {
-		return p
-	}
-	var found *g16.Proof
-	for _, v := range outputs {
-		if p, ok := v.(*g16.Proof); ok {
-			if found != nil {
-				return nil
-			}
-			found = p
-		}
-	}
-	return found
 }

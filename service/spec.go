@@ -9,7 +9,6 @@ import (
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
 
 // Limits of a request, checked before anything is allocated or queued.
@@ -19,7 +18,7 @@ const (
 	MaxRequestBytes = 2 << 20
 	// MaxPartitions bounds a job's partitions (proofs).
 	MaxPartitions = 1024
-	// MaxSizeLog2 bounds a Groth16 size: 2^28 constraints, as prove does.
+	// MaxSizeLog2 bounds any size before a family's own bound: 2^28.
 	MaxSizeLog2 = 28
 	// MaxIdempotencyKey bounds an idempotency key's length.
 	MaxIdempotencyKey = 256
@@ -101,25 +100,21 @@ func checkSpec(in *pb.JobSpec) (Spec, error) {
 	if s.Partitions < 1 || s.Partitions > MaxPartitions {
 		return Spec{}, fmt.Errorf("spec: pipeline %q: %d partitions, want 1 to %d", p.Name, s.Partitions, MaxPartitions)
 	}
-	if fp, ok := f.(family.Prover); ok {
-		if s.Circuit != "" {
-			return Spec{}, fmt.Errorf("spec: circuit %q: pipeline %q is of the %s family, which has no circuits", s.Circuit, p.Name, fp.Name())
-		}
-		if in.Size < 1 || in.Size > uint64(fp.MaxSize()) {
-			return Spec{}, fmt.Errorf("spec: size %d: want 1 to %d, the %s family's limit", in.Size, fp.MaxSize(), fp.Name())
-		}
-		s.Size = int(in.Size)
-		return s, nil
+	fp, ok := f.(family.Prover)
+	if !ok {
+		return Spec{}, fmt.Errorf("spec: pipeline %q: the %s family has no prover the service can drive", p.Name, f.Name())
 	}
-	if s.Circuit == "" {
-		return Spec{}, fmt.Errorf("spec: circuit is required for a %s pipeline (%s)", f.Name(), strings.Join(circuits.Names(), ", "))
+	if in.Size > 1<<MaxSizeLog2 {
+		return Spec{}, fmt.Errorf("spec: size %d: above the limit of 2^%d", in.Size, MaxSizeLog2)
 	}
-	cf, err := circuits.Lookup(s.Circuit)
+	circuit, err := family.CheckCircuit(fp, family.KeyRequest{Circuit: s.Circuit, Size: int(in.Size)})
 	if err != nil {
 		return Spec{}, fmt.Errorf("spec: %w", err)
 	}
-	if in.Size < uint64(max(cf.MinSize, 1)) || in.Size > 1<<MaxSizeLog2 {
-		return Spec{}, fmt.Errorf("spec: size %d of circuit %q: want %d to 2^%d", in.Size, s.Circuit, max(cf.MinSize, 1), MaxSizeLog2)
+	// A family's default circuit is named, so that "" and its name are one
+	// key (and one idempotent spec); a family without circuits keeps "".
+	if len(fp.Circuits()) > 0 {
+		s.Circuit = circuit
 	}
 	s.Size = int(in.Size)
 	return s, nil

@@ -28,7 +28,7 @@ func (c *Groth16Checker) Check(spec *pb.JobSpec, proofs []*pb.Proof) error {
 	if len(proofs) != int(spec.Partitions) {
 		return fmt.Errorf("%d proofs, want %d", len(proofs), spec.Partitions)
 	}
-	id := keyID{spec.Circuit, int(spec.Size)}
+	id := keyID{"groth16", spec.Circuit, int(spec.Size)}
 	c.mu.Lock()
 	vk := c.vks[id]
 	if vk == nil {
