@@ -139,15 +139,19 @@ type LoadConfig struct {
 
 // LoadReport is what a load test measured.
 type LoadReport struct {
-	Jobs                int
-	Elapsed             time.Duration
-	P50, P99, Max       time.Duration // submit to proofs received, per job
-	JobsPerSecond       float64
-	GoroutinesBefore    int
-	GoroutinesAfter     int
-	HeapBefore          uint64 // bytes in use after a GC
-	HeapAfter           uint64
-	ProofBytesPerJobAvg int
+	Jobs    int           `json:"jobs"`
+	Elapsed time.Duration `json:"elapsed_ns"`
+	// Submit to proofs received, per job.
+	P50           time.Duration `json:"p50_ns"`
+	P99           time.Duration `json:"p99_ns"`
+	Max           time.Duration `json:"max_ns"`
+	JobsPerSecond float64       `json:"jobs_per_s"`
+	// This process's goroutines, and its heap in use after a GC.
+	GoroutinesBefore    int    `json:"goroutines_before"`
+	GoroutinesAfter     int    `json:"goroutines_after"`
+	HeapBefore          uint64 `json:"heap_before_bytes"`
+	HeapAfter           uint64 `json:"heap_after_bytes"`
+	ProofBytesPerJobAvg int    `json:"proof_bytes_per_job"`
 }
 
 // heapInUse is the heap in use after a collection.

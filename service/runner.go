@@ -66,6 +66,9 @@ type EngineRunner struct {
 	KeysDir string
 	// Backend is lent to every engine; the caller closes it after Close.
 	Backend device.Backend
+	// Devices is how many of the backend's devices the engines place
+	// partitions on (0: all of them).
+	Devices int
 	// Log receives key setup messages.
 	Log io.Writer
 	// Metrics, when set, record lock waits, device busy time and the
@@ -169,7 +172,11 @@ func (r *EngineRunner) engine(p *runtime.Pipeline) (*cachedEngine, error) {
 		m.event(p, e)
 		ev.event(e)
 	}
-	e, err := runtime.NewEngine(p, runtime.Options{Devices: len(r.Backend.Devices()), Backend: r.Backend, OnEvent: onEvent})
+	n := len(r.Backend.Devices())
+	if r.Devices > 0 {
+		n = min(n, r.Devices)
+	}
+	e, err := runtime.NewEngine(p, runtime.Options{Devices: n, Backend: r.Backend, OnEvent: onEvent})
 	if err != nil {
 		return nil, err
 	}

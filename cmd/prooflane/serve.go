@@ -122,7 +122,7 @@ func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, m
 	if err != nil {
 		return nil, nil, err
 	}
-	runner := &service.EngineRunner{KeysDir: w.keys, Backend: be, Log: stderr, Metrics: m}
+	runner := &service.EngineRunner{KeysDir: w.keys, Backend: be, Devices: w.devices, Log: stderr, Metrics: m}
 	m.ObserveResident(runner.ResidentBytes)
 	cfg, err := connect()
 	if err != nil {
