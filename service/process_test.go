@@ -4,7 +4,14 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"net/http"
 	"os"
@@ -16,6 +23,7 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
 
@@ -222,5 +230,94 @@ func TestServeKilledAndRestartedLosesNoAcceptedJob(t *testing.T) {
 	for id, spec := range specs {
 		res := awaitJobOf(t, cl, id)
 		verifyProofs(t, keysDir, spec, res.Proofs)
+	}
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "prooflane test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, IsCA: true, BasicConstraintsValid: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kb, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kb}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
+// serve over TLS with a token: the CLI client with the CA and the token
+// gets verified proofs; a wrong token is refused, naming the cause.
+func TestServeOverTLSWithATokenServesOnlyTheTokensHolder(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir, keysDir := t.TempDir(), t.TempDir()
+	cert, key := selfSigned(t, dir)
+	tokFile, badFile := filepath.Join(dir, "token"), filepath.Join(dir, "bad")
+	if err := os.WriteFile(tokFile, []byte("0123456789abcdef\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(badFile, []byte("0123456789abcdeg\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := startProc(t, "serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "data"), "--keys", keysDir,
+		"--nats-listen", "none", "--tls-cert", cert, "--tls-key", key, "--token-file", tokFile)
+	var url string
+	for !strings.HasPrefix(url, "https://") {
+		select {
+		case url = <-p.url:
+		case <-t.Context().Done():
+			t.Fatal("serve did not start")
+		}
+	}
+	out := filepath.Join(dir, "proofs")
+	client := func(token string, args ...string) (string, error) {
+		cmd := exec.Command(binary, append(args, "--addr", url, "--ca", cert, "--token-file", token)...)
+		b, err := cmd.CombinedOutput()
+		return string(b), err
+	}
+	if msg, err := client(tokFile, "submit", "--circuit", testCircuit, "--size", "64", "--partitions", "2", "--seed", "9", "--await", "--out", out); err != nil {
+		t.Fatalf("submit over TLS: %v\n%s", err, msg)
+	}
+	var proofs []*pb.Proof
+	for i := range 2 {
+		proof, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("proof-%d.bin", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, err := os.ReadFile(filepath.Join(out, fmt.Sprintf("public-%d.bin", i)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		proofs = append(proofs, &pb.Proof{Partition: uint32(i), Proof: proof, PublicWitness: pub})
+	}
+	verifyProofs(t, keysDir, &pb.JobSpec{Circuit: testCircuit, Size: 64, Partitions: 2, Seed: 9}, proofs)
+	msg, err := client(badFile, "status")
+	if err == nil || !strings.Contains(msg, "prooflane status: status: missing or wrong bearer token") {
+		t.Errorf("wrong token: %v\n%s", err, msg)
+	}
+	// Without the CA, the client refuses the server's certificate.
+	cmd := exec.Command(binary, "status", "--addr", url, "--token-file", tokFile)
+	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "certificate") {
+		t.Errorf("status without --ca: %v\n%s", err, b)
 	}
 }

@@ -434,9 +434,6 @@ func (s *Server) control(ctx context.Context, op string, req *pb.KeyRequest, wai
 	if err != nil {
 		return nil, invalid(err)
 	}
-	if spec.Circuit == "" {
-		return nil, invalid(fmt.Errorf("%s: only groth16 keys (a circuit) are kept resident", op))
-	}
 	reps, err := s.st.workerReports(ctx)
 	if len(reps) == 0 {
 		if err != nil && !strings.Contains(err.Error(), "no keys") {

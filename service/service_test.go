@@ -414,3 +414,98 @@ func TestAJobOfAnotherFamilyRunsAndVerifies(t *testing.T) {
 		t.Error("partition 1's commitment passed as partition 0's")
 	}
 }
+
+// Cancelling a running job stops it and frees its slot: the job after it
+// runs on the same one-slot worker.
+func TestCancelStopsARunningJobAndFreesItsSlot(t *testing.T) {
+	h := newHarness(t, "")
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	inner := &EngineRunner{KeysDir: h.keys, Backend: be}
+	defer inner.Close()
+	gr := &gatedRunner{Runner: inner, gate: make(chan struct{})}
+	h.start(WorkerConfig{Name: "w1", Slots: 1, Runner: gr})
+	first := h.submit(testSpec(1), 0)
+	waitFor(t, "the first job running", func() bool { return h.status(first).State == pb.JobState_JOB_STATE_RUNNING })
+	second := h.submit(testSpec(2), 0)
+	if _, err := h.client.Cancel(context.Background(), connect.NewRequest(&pb.CancelRequest{JobId: first})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.await(first); connect.CodeOf(err) != connect.CodeCanceled {
+		t.Errorf("cancelled running job: %v", err)
+	}
+	close(gr.gate)
+	res, err := h.await(second)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyProofs(t, h.keys, testSpec(2), res.Proofs)
+	if s := h.status(first); s.State != pb.JobState_JOB_STATE_CANCELLED {
+		t.Errorf("first job %v after the second ran, want cancelled", s.State)
+	}
+	_, err = h.client.Cancel(context.Background(), connect.NewRequest(&pb.CancelRequest{JobId: second}))
+	if connect.CodeOf(err) != connect.CodeFailedPrecondition || !strings.Contains(err.Error(), "already ended: done") {
+		t.Errorf("cancel of a done job: %v", err)
+	}
+}
+
+// A job whose deadline passed while it was queued fails without running.
+func TestDeadlinePassedInTheQueueFailsTheJob(t *testing.T) {
+	h := newHarness(t, "")
+	deadline := time.Now().Add(300 * time.Millisecond)
+	resp, err := h.client.Submit(context.Background(), connect.NewRequest(&pb.SubmitRequest{Spec: testSpec(1), DeadlineUnixMs: deadline.UnixMilli()}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the deadline", func() bool { return time.Now().After(deadline.Add(10 * time.Millisecond)) })
+	h.start(WorkerConfig{Name: "w1"})
+	_, err = h.await(resp.Msg.JobId)
+	if connect.CodeOf(err) != connect.CodeAborted || !strings.Contains(err.Error(), "passed before it started") {
+		t.Errorf("await: %v", err)
+	}
+}
+
+func TestPreloadAndEvictReachEveryWorker(t *testing.T) {
+	h := newHarness(t, "")
+	ctx := context.Background()
+	req := &pb.KeyRequest{Pipeline: "groth16", Circuit: testCircuit, Size: testSize}
+	if _, err := h.client.Preload(ctx, connect.NewRequest(req)); connect.CodeOf(err) != connect.CodeFailedPrecondition || !strings.Contains(err.Error(), "no worker is running") {
+		t.Errorf("preload without workers: %v", err)
+	}
+	h.start(WorkerConfig{Name: "w1"})
+	h.start(WorkerConfig{Name: "w2"})
+	workers := func() []*pb.WorkerInfo {
+		resp, err := h.client.List(ctx, connect.NewRequest(&pb.ListRequest{}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp.Msg.Workers
+	}
+	waitFor(t, "two workers reporting", func() bool { return len(workers()) == 2 })
+	resp, err := h.client.Preload(ctx, connect.NewRequest(req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.Msg.Workers) != 2 || len(resp.Msg.Errors) != 0 {
+		t.Fatalf("preload: %v", resp.Msg)
+	}
+	for _, w := range workers() {
+		if len(w.Keys) != 1 || w.Keys[0].Circuit != testCircuit || w.Keys[0].Size != testSize || w.Keys[0].Bytes == 0 {
+			t.Errorf("worker %s keys %v after preload", w.Name, w.Keys)
+		}
+	}
+	if resp, err = h.client.Evict(ctx, connect.NewRequest(req)); err != nil || len(resp.Msg.Workers) != 2 {
+		t.Fatalf("evict: %v %v", resp, err)
+	}
+	for _, w := range workers() {
+		if len(w.Keys) != 0 {
+			t.Errorf("worker %s keys %v after evict", w.Name, w.Keys)
+		}
+	}
+	if resp, err = h.client.Evict(ctx, connect.NewRequest(req)); err != nil || len(resp.Msg.Errors) != 2 || !strings.Contains(resp.Msg.Errors[0], "not loaded") {
+		t.Errorf("second evict: %v %v", resp, err)
+	}
+}

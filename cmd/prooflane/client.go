@@ -330,7 +330,8 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("keys", "[preload|evict]", stderr)
 	var cf clientFlags
 	cf.register(fs)
-	circuit := fs.String("circuit", "chain", "the Groth16 circuit")
+	pipeline := fs.String("pipeline", "groth16", "an embedded pipeline of the key's family")
+	circuit := fs.String("circuit", "", "the key's circuit (default: the family's default; none for a family without circuits)")
 	size := fs.String("size", "2^12", "the key's size: 4096 or 2^12")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -362,7 +363,7 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf(fs, "--size: %w", err)
 	}
-	req := connect.NewRequest(&pb.KeyRequest{Circuit: *circuit, Size: uint64(n)})
+	req := connect.NewRequest(&pb.KeyRequest{Pipeline: *pipeline, Circuit: *circuit, Size: uint64(n)})
 	var resp *connect.Response[pb.KeyResponse]
 	if fs.Arg(0) == "preload" {
 		resp, err = cl.Preload(ctx, req)
@@ -373,7 +374,7 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 		return rpcError("keys "+fs.Arg(0), err)
 	}
 	cf.print(stdout, resp.Msg, func() {
-		fmt.Fprintf(stdout, "%s %s/%d: %d workers done\n", fs.Arg(0), *circuit, n, len(resp.Msg.Workers))
+		fmt.Fprintf(stdout, "%s %s %s/%d: %d workers done\n", fs.Arg(0), *pipeline, *circuit, n, len(resp.Msg.Workers))
 		for _, e := range resp.Msg.Errors {
 			fmt.Fprintln(stdout, e)
 		}
