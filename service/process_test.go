@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"go.uber.org/goleak"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
@@ -49,6 +50,14 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if code == 0 {
+		// Every server, worker and watch a test started is gone with it.
+		http.DefaultClient.CloseIdleConnections()
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
 	os.Exit(code)
 }
 

@@ -41,9 +41,9 @@ type Runner interface {
 
 // PartitionProof is one partition's verified proof.
 type PartitionProof struct {
-	Partition int
-	Proof     []byte
-	Public    []byte
+	Partition int    `json:"partition"`
+	Proof     []byte `json:"proof"`
+	Public    []byte `json:"public,omitempty"`
 }
 
 // Key is a key resident in a runner.

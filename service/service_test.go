@@ -14,6 +14,7 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
 	"github.com/prooflane/prooflane/device/cpu"
+	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
@@ -34,6 +35,7 @@ const (
 type harness struct {
 	t      *testing.T
 	keys   string
+	srv    *Server
 	client prooflanev1connect.ProverServiceClient
 	url    string
 	start  func(cfg WorkerConfig) *Worker
@@ -63,7 +65,7 @@ func newHarnessWith(t *testing.T, token string, m *Metrics) *harness {
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	h := &harness{t: t, keys: t.TempDir(), url: hs.URL}
+	h := &harness{t: t, keys: t.TempDir(), url: hs.URL, srv: srv}
 	h.client = prooflanev1connect.NewProverServiceClient(hs.Client(), hs.URL)
 	h.start = func(cfg WorkerConfig) *Worker {
 		wnc, err := Connect("", ns, "", "test-worker")
@@ -507,5 +509,36 @@ func TestPreloadAndEvictReachEveryWorker(t *testing.T) {
 	}
 	if resp, err = h.client.Evict(ctx, connect.NewRequest(req)); err != nil || len(resp.Msg.Errors) != 2 || !strings.Contains(resp.Msg.Errors[0], "not loaded") {
 		t.Errorf("second evict: %v %v", resp, err)
+	}
+}
+
+// What is too large for a message goes through the object store: a
+// pipeline's YAML on the way in, the proofs on the way out.
+func TestLargeInputsAndProofsGoThroughTheObjectStore(t *testing.T) {
+	defer func(old int) { inlineLimit = old }(inlineLimit)
+	inlineLimit = 1 << 10
+	h := newHarness(t, "")
+	h.start(WorkerConfig{Name: "w1"})
+	_, src, err := pipelines.Open("groth16")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml := string(src) + "\n#" + strings.Repeat(" padding", 1<<10) + "\n"
+	spec := &pb.JobSpec{PipelineYaml: yaml, Circuit: testCircuit, Size: testSize, Partitions: 4, Seed: 11}
+	id := h.submit(spec, 0)
+	if s := h.status(id); s.Spec.PipelineYaml != "" {
+		t.Errorf("a large pipeline_yaml is kept in the record (%d bytes)", len(s.Spec.PipelineYaml))
+	}
+	res, err := h.await(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyProofs(t, h.keys, spec, res.Proofs)
+	e, err := h.srv.st.results.Get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(e.Value()), `"object":"`+id+`.w1"`) || len(e.Value()) > inlineLimit {
+		t.Errorf("result record %s: want a reference to the object store", e.Value())
 	}
 }

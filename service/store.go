@@ -30,15 +30,16 @@ const (
 	notifySubject  = "prooflane.notify"
 	cancelSubject  = "prooflane.cancel"
 	controlSubject = "prooflane.control"
-	// inlineLimit is the largest value kept in a record or a result
-	// itself; a larger one goes to the object store (a NATS message is 1
-	// MiB by default).
-	inlineLimit = 256 << 10
 	// workerTTL is how long a worker's report lasts without a refresh.
 	workerTTL = 15 * time.Second
 	// dedupWindow is how long the queue drops a second publish of a job id.
 	dedupWindow = 10 * time.Minute
 )
+
+// inlineLimit is the largest value kept in a record or a result itself; a
+// larger one goes to the object store (a NATS message is 1 MiB by
+// default). A variable for the tests.
+var inlineLimit = 256 << 10
 
 // record is a job's state in the jobs bucket, under its id.
 type record struct {
