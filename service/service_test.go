@@ -136,11 +136,13 @@ func (h *harness) await(id string) (*pb.AwaitResponse, error) {
 	return last, stream.Err()
 }
 
-// waitFor polls until cond holds (no time limit of its own: the test's).
+// waitFor polls until cond holds; it gives up after two minutes (a guard
+// against a hang, not a measure of speed).
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
+	giveUp := time.Now().Add(2 * time.Minute)
 	for !cond() {
-		if t.Context().Err() != nil {
+		if time.Now().After(giveUp) {
 			t.Fatalf("gave up waiting for %s", what)
 		}
 		time.Sleep(20 * time.Millisecond)
@@ -540,5 +542,42 @@ func TestLargeInputsAndProofsGoThroughTheObjectStore(t *testing.T) {
 	}
 	if !strings.Contains(string(e.Value()), `"object":"`+id+`.w1"`) || len(e.Value()) > inlineLimit {
 		t.Errorf("result record %s: want a reference to the object store", e.Value())
+	}
+}
+
+// A CRITICAL job does not wait behind a NORMAL one that is itself waiting
+// for memory: the worker hands the NORMAL job back to the queue, and the
+// CRITICAL one waits only for the job running.
+func TestCriticalJobOvertakesALowerJobWaitingForMemory(t *testing.T) {
+	h := newHarness(t, "")
+	est, err := EstimateHost(Spec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Partitions: 1}, h.keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	inner := &EngineRunner{KeysDir: h.keys, Backend: be}
+	defer inner.Close()
+	gr := &gatedRunner{Runner: inner, gate: make(chan struct{})}
+	h.start(WorkerConfig{Name: "w1", Slots: 2, Budget: est + est/2, Runner: gr})
+	running := h.submit(testSpec(1), pb.Priority_PRIORITY_NORMAL)
+	waitFor(t, "the first job running", func() bool { return h.status(running).State == pb.JobState_JOB_STATE_RUNNING })
+	waiting := h.submit(testSpec(2), pb.Priority_PRIORITY_NORMAL)
+	waitFor(t, "the second job admitting", func() bool { return h.status(waiting).State == pb.JobState_JOB_STATE_ADMITTING })
+	crit := h.submit(testSpec(3), pb.Priority_PRIORITY_CRITICAL)
+	waitFor(t, "the critical job admitting", func() bool { return h.status(crit).State == pb.JobState_JOB_STATE_ADMITTING })
+	close(gr.gate)
+	for i, id := range []string{running, waiting, crit} {
+		res, err := h.await(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		verifyProofs(t, h.keys, testSpec(uint64(i+1)), res.Proofs)
+	}
+	if c, n := h.status(crit), h.status(waiting); c.StartSeq != 2 || n.StartSeq != 3 || n.Deliveries < 2 {
+		t.Errorf("critical started %d-th, the waiting normal job %d-th after %d deliveries; want 2, 3 and at least 2", c.StartSeq, n.StartSeq, n.Deliveries)
 	}
 }

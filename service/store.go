@@ -55,6 +55,9 @@ type record struct {
 	Worker     string `json:"worker,omitempty"`
 	Done       int    `json:"done,omitempty"`
 	Deliveries int    `json:"deliveries,omitempty"`
+	// HandedBack counts the times a worker handed the job back to the
+	// queue, waiting for memory, for a job of a higher lane.
+	HandedBack int    `json:"handed_back,omitempty"`
 	Submitted  int64  `json:"submitted"`
 	Started    int64  `json:"started,omitempty"`
 	Finished   int64  `json:"finished,omitempty"`

@@ -12,8 +12,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"golang.org/x/sync/semaphore"
 
+	"github.com/prooflane/prooflane/resources"
 	"github.com/prooflane/prooflane/runtime"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 )
@@ -46,11 +46,18 @@ type WorkerConfig struct {
 
 // Worker takes jobs from the queue, highest lane first, and runs them.
 type Worker struct {
-	cfg   WorkerConfig
-	st    *store
-	mem   *semaphore.Weighted
+	cfg WorkerConfig
+	st  *store
+	// mem admits jobs against the budget: its one resource is the
+	// budget's bytes, waiters served by lane, then in arrival order.
+	mem   *resources.Set
 	slots chan struct{}
 	wake  chan struct{}
+	// full is poked with wake, for the check of a worker whose slots
+	// are all taken (handBack).
+	full chan struct{}
+	// admitting are the jobs waiting for memory, by id.
+	admitting map[string]*admission
 
 	mu       sync.Mutex
 	running  map[string]context.CancelFunc
@@ -108,9 +115,15 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &Worker{cfg: cfg, st: st, slots: make(chan struct{}, cfg.Slots), wake: make(chan struct{}, 1), running: map[string]context.CancelFunc{}}
+	if cfg.Budget > 1<<62 {
+		return nil, fmt.Errorf("worker: budget %d bytes: above the limit of 2^62", cfg.Budget)
+	}
+	w := &Worker{cfg: cfg, st: st, slots: make(chan struct{}, cfg.Slots), wake: make(chan struct{}, 1), full: make(chan struct{}, 1),
+		running: map[string]context.CancelFunc{}, admitting: map[string]*admission{}}
 	if cfg.Budget > 0 {
-		w.mem = semaphore.NewWeighted(int64(cfg.Budget))
+		if w.mem, err = resources.NewSet([]resources.Decl{{Name: "host_memory", Capacity: int64(cfg.Budget)}}, 0); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -166,9 +179,7 @@ func (w *Worker) Run(ctx context.Context) error {
 		_ = w.st.workers.Delete(dctx, w.cfg.Name)
 	}()
 	for {
-		select {
-		case w.slots <- struct{}{}:
-		case <-ctx.Done():
+		if err := w.takeSlot(ctx); err != nil {
 			return nil
 		}
 		msg, err := w.next(ctx)
@@ -189,9 +200,67 @@ func (w *Worker) Run(ctx context.Context) error {
 }
 
 func (w *Worker) poke() {
-	select {
-	case w.wake <- struct{}{}:
-	default:
+	for _, c := range []chan struct{}{w.wake, w.full} {
+		select {
+		case c <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// admission is a job waiting for memory.
+type admission struct {
+	lane     pb.Priority
+	handBack context.CancelCauseFunc
+}
+
+// errHandedBack cancels the admission wait of a job handed back to the
+// queue for a job of a higher lane.
+var errHandedBack = errors.New("handed back to the queue for a job of a higher lane")
+
+// takeSlot waits for a free slot. Meanwhile, on every submit notice (and
+// every second), a job of a lower lane waiting for memory is handed back
+// to the queue when a higher lane has work: its slot goes to that work,
+// which then waits only for the jobs running.
+func (w *Worker) takeSlot(ctx context.Context) error {
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case w.slots <- struct{}{}:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-w.full:
+		case <-t.C:
+		}
+		w.handBack(ctx)
+	}
+}
+
+// handBack hands back the lowest-lane admitting job when a higher lane
+// has jobs queued.
+func (w *Worker) handBack(ctx context.Context) {
+	w.mu.Lock()
+	var low *admission
+	for _, a := range w.admitting {
+		if low == nil || a.lane < low.lane {
+			low = a
+		}
+	}
+	w.mu.Unlock()
+	if low == nil {
+		return
+	}
+	for _, l := range Lanes {
+		if l <= low.lane {
+			return
+		}
+		info, err := w.st.lanes[l].Info(ctx)
+		if err == nil && info.NumPending > 0 {
+			low.handBack(errHandedBack)
+			return
+		}
 	}
 }
 
@@ -266,8 +335,8 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		_ = msg.Ack()
 		return
 	}
-	if deliveries > w.cfg.MaxDeliveries {
-		fail(fmt.Errorf("job %q: handed to workers %d times without an end (limit %d): a worker died on each", id, deliveries-1, w.cfg.MaxDeliveries))
+	if deliveries-r.HandedBack > w.cfg.MaxDeliveries {
+		fail(fmt.Errorf("job %q: handed to workers %d times without an end (limit %d): a worker died on each", id, deliveries-1-r.HandedBack, w.cfg.MaxDeliveries))
 		return
 	}
 	if r.Deadline > 0 && time.Now().UnixMilli() > r.Deadline {
@@ -356,16 +425,31 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		}
 	}()
 	if w.mem != nil {
-		if !w.mem.TryAcquire(int64(est)) {
+		claim := []resources.Claim{{ID: 0, Weight: int64(est)}}
+		g, ok, err := w.mem.TryAcquire(claim)
+		if err == nil && !ok {
 			w.mu.Lock()
 			w.waits++
+			actx, handBack := context.WithCancelCause(jctx)
+			w.admitting[id] = &admission{lane: r.Priority, handBack: handBack}
 			w.mu.Unlock()
-			if err := w.mem.Acquire(jctx, int64(est)); err != nil {
-				w.endCancelled(bg, msg, id, ctx, &cancelled, err)
+			w.poke() // a higher lane's job may be waiting for this slot already
+			g, err = w.mem.Acquire(actx, claim, int(r.Priority), nil)
+			w.mu.Lock()
+			delete(w.admitting, id)
+			w.mu.Unlock()
+			handedBack := context.Cause(actx) == errHandedBack
+			handBack(nil)
+			if err != nil && handedBack && jctx.Err() == nil {
+				w.handBackJob(bg, msg, id)
 				return
 			}
 		}
-		defer w.mem.Release(int64(est))
+		if err != nil {
+			w.endCancelled(bg, msg, id, ctx, &cancelled, err)
+			return
+		}
+		defer g.Release()
 	}
 	w.mu.Lock()
 	w.admitted += est
@@ -448,6 +532,21 @@ func (w *Worker) endCancelled(bg context.Context, msg jetstream.Msg, id string, 
 		})
 		_ = msg.Ack()
 	}
+}
+
+// handBackJob puts an admitting job back on its lane (counting it, so
+// that the limit on deliveries counts only the deliveries that ended
+// without an end).
+func (w *Worker) handBackJob(bg context.Context, msg jetstream.Msg, id string) {
+	_, _ = w.st.update(bg, id, func(r *record) bool {
+		if r.terminal() {
+			return false
+		}
+		r.State, r.Worker, r.HandedBack = pb.JobState_JOB_STATE_QUEUED, "", r.HandedBack+1
+		return true
+	})
+	_ = msg.Nak()
+	fmt.Fprintf(w.cfg.Log, "worker %s: job %s: %v\n", w.cfg.Name, id, errHandedBack)
 }
 
 // finish marks a job done with the result that stands.
