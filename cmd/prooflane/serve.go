@@ -17,6 +17,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 
+	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/service"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
@@ -68,6 +69,7 @@ func isLoopback(host string) bool {
 // workerFlags are the flags serve and worker share.
 type workerFlags struct {
 	keys, backend, budget, name string
+	budgetBytes                 uint64
 	devices, slots              int
 	maxDeliveries               int
 	ackWait                     time.Duration
@@ -110,14 +112,34 @@ func parseBytes(s string) (uint64, error) {
 
 // startWorker opens the backend and runner and binds a worker on nc; the
 // returned close frees them (after the worker's Run has returned).
-func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, m *service.Metrics, connect func() (service.WorkerConfig, error), stderr io.Writer) (*service.Worker, func(), error) {
+// check checks the flags before anything starts; min is the least
+// --workers.
+func (w *workerFlags) check(fs *flag.FlagSet, min int) error {
+	if w.slots < min || w.slots > maxInFlight {
+		return usageErrorf(fs, "--workers %d: want %d to %d", w.slots, min, maxInFlight)
+	}
 	if err := checkBackend(w.backend); err != nil {
-		return nil, nil, err
+		return usageErrorf(fs, "%w", err)
 	}
-	budget, err := parseBytes(w.budget)
+	if w.devices < 1 || w.devices > runtime.MaxDevices {
+		return usageErrorf(fs, "--devices %d: want 1 to %d", w.devices, runtime.MaxDevices)
+	}
+	if w.maxDeliveries < 1 || w.maxDeliveries > 1000 {
+		return usageErrorf(fs, "--max-deliveries %d: want 1 to 1000", w.maxDeliveries)
+	}
+	if w.ackWait < time.Second || w.ackWait > time.Hour {
+		return usageErrorf(fs, "--ack-wait %s: want 1s to 1h", w.ackWait)
+	}
+	b, err := parseBytes(w.budget)
 	if err != nil {
-		return nil, nil, usageErrorf(fs, "--mem-budget: %w", err)
+		return usageErrorf(fs, "--mem-budget: %w", err)
 	}
+	w.budgetBytes = b
+	return nil
+}
+
+func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, m *service.Metrics, connect func() (service.WorkerConfig, error), stderr io.Writer) (*service.Worker, func(), error) {
+	budget := w.budgetBytes
 	be, err := openBackend(cmd, w.backend, w.devices, stderr)
 	if err != nil {
 		return nil, nil, err
@@ -168,8 +190,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return usageErrorf(fs, "serve takes no arguments, got %q", fs.Args())
 	}
-	if wf.slots < 0 || wf.slots > maxInFlight {
-		return usageErrorf(fs, "--workers %d: want 0 to %d", wf.slots, maxInFlight)
+	if err := wf.check(fs, 0); err != nil {
+		return err
 	}
 	if (*tlsCert == "") != (*tlsKey == "") {
 		return usageErrorf(fs, "--tls-cert and --tls-key go together")
@@ -184,6 +206,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	}
 	if !isLoopback(host) && token == "" {
 		return usageErrorf(fs, "--addr %q is not loopback: a bearer token is required (--token-file or $%s)", *addr, tokenEnv)
+	}
+	if *natsURL == "" {
+		if err := checkNATSListen(*natsListen, token); err != nil {
+			return usageErrorf(fs, "%w", err)
+		}
 	}
 	qcfg := service.QueueConfig{AckWait: wf.ackWait, Retain: *retain}
 	ctx, stop := signalContext()
@@ -285,8 +312,8 @@ func runWorker(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return usageErrorf(fs, "worker takes no arguments, got %q", fs.Args())
 	}
-	if wf.slots < 1 || wf.slots > maxInFlight {
-		return usageErrorf(fs, "--workers %d: want 1 to %d", wf.slots, maxInFlight)
+	if err := wf.check(fs, 1); err != nil {
+		return err
 	}
 	token, err := readToken(*tokenFile)
 	if err != nil {
@@ -349,18 +376,12 @@ func (e *embeddedNATS) server() *server.Server {
 func startEmbedded(listen, data, token string, syncAlways bool) (*embeddedNATS, error) {
 	cfg := service.NATSConfig{DataDir: data, Token: token, SyncAlways: syncAlways, Port: -1}
 	if listen != "none" {
-		host, port, err := net.SplitHostPort(listen)
-		if err != nil {
-			return nil, fmt.Errorf("--nats-listen %q: %w", listen, err)
+		if err := checkNATSListen(listen, token); err != nil {
+			return nil, err
 		}
-		p, err := strconv.Atoi(port)
-		if err != nil || p < 0 || p > 65535 {
-			return nil, fmt.Errorf("--nats-listen %q: port %q: want 0 to 65535", listen, port)
-		}
-		if !isLoopback(host) && token == "" {
-			return nil, fmt.Errorf("--nats-listen %q is not loopback: a token is required (--token-file or $%s)", listen, tokenEnv)
-		}
-		cfg.Host, cfg.Port = host, p
+		host, port, _ := net.SplitHostPort(listen)
+		cfg.Host = host
+		cfg.Port, _ = strconv.Atoi(port)
 	}
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return nil, fmt.Errorf("--data: %w", err)
@@ -374,4 +395,23 @@ func startEmbedded(listen, data, token string, syncAlways bool) (*embeddedNATS, 
 		e.url = ns.ClientURL()
 	}
 	return e, nil
+}
+
+// checkNATSListen checks --nats-listen: "none", or a host and port, off
+// loopback only with a token.
+func checkNATSListen(listen, token string) error {
+	if listen == "none" {
+		return nil
+	}
+	host, port, err := net.SplitHostPort(listen)
+	if err != nil {
+		return fmt.Errorf("--nats-listen %q: %w", listen, err)
+	}
+	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
+		return fmt.Errorf("--nats-listen %q: port %q: want 0 to 65535", listen, port)
+	}
+	if !isLoopback(host) && token == "" {
+		return fmt.Errorf("--nats-listen %q is not loopback: a token is required (--token-file or $%s)", listen, tokenEnv)
+	}
+	return nil
 }

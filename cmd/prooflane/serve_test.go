@@ -1,0 +1,64 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The service commands check their flags before they start anything: a
+// mistake exits 2 naming the flag, a refused setting (a public address
+// without a token) too.
+func TestServiceCommandsRefuseBadFlagsBeforeStarting(t *testing.T) {
+	t.Setenv(tokenEnv, "")
+	dir := t.TempDir()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--addr", "0.0.0.0:0", "--data", dir}, `--addr "0.0.0.0:0" is not loopback: a bearer token is required`},
+		{[]string{"serve", "--addr", "localhost", "--data", dir}, `--addr "localhost": address localhost: missing port in address`},
+		{[]string{"serve", "--tls-cert", "c.pem", "--data", dir}, "--tls-cert and --tls-key go together"},
+		{[]string{"serve", "--workers", "-1", "--data", dir}, "--workers -1: want 0 to 256"},
+		{[]string{"serve", "--mem-budget", "lots", "--data", dir}, "--mem-budget: "},
+		{[]string{"serve", "--backend", "tpu", "--data", dir}, `--backend "tpu": want cpu, cuda or auto`},
+		{[]string{"serve", "--ack-wait", "10ms", "--data", dir}, "--ack-wait 10ms: want 1s to 1h"},
+		{[]string{"serve", "--data", filepath.Join(dir, "d"), "--nats-listen", "0.0.0.0:4250"}, `--nats-listen "0.0.0.0:4250" is not loopback: a token is required`},
+		{[]string{"worker", "--workers", "0"}, "--workers 0: want 1 to 256"},
+		{[]string{"worker", "--metrics-addr", "0.0.0.0:9464"}, `--metrics-addr "0.0.0.0:9464": want a loopback address`},
+		{[]string{"submit", "--priority", "urgent"}, `--priority: priority "urgent": want critical, high, normal or low`},
+		{[]string{"submit", "--await"}, "--await needs --out"},
+		{[]string{"submit", "--size", "2^x"}, "--size: "},
+		{[]string{"await"}, "await takes one job id, got 0 arguments"},
+		{[]string{"cancel", "a", "b"}, "cancel takes one job id, got 2 arguments"},
+		{[]string{"status", "--limit", "0"}, "--limit 0: want 1 to 1000"},
+		{[]string{"keys", "drop"}, `keys takes nothing, preload or evict, got ["drop"]`},
+		{[]string{"loadtest", "--jobs", "0"}, "--jobs 0: want 1 to 100000"},
+	} {
+		rc, _, stderr := prooflane(t, c.args...)
+		if rc != exitUsage || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit 2 and %q", c.args, rc, stderr, c.want)
+		}
+	}
+	if left, _ := filepath.Glob(filepath.Join(dir, "*")); len(left) > 0 {
+		t.Errorf("a refused serve left %v in its --data", left)
+	}
+}
+
+// A client's errors name the command and what the service said (or why
+// there is no service).
+func TestClientCommandsSayWhatWentWrong(t *testing.T) {
+	t.Setenv(tokenEnv, "")
+	rc, _, stderr := prooflane(t, "status", "--addr", "ftp://127.0.0.1:1")
+	if rc != exitFailure || !strings.Contains(stderr, `--addr "ftp://127.0.0.1:1": want an http:// or https:// URL`) {
+		t.Errorf("ftp address: exit %d, %q", rc, stderr)
+	}
+	rc, _, stderr = prooflane(t, "status", "--addr", "http://127.0.0.1:1", "j000000000000000000000000")
+	if rc != exitFailure || !strings.Contains(stderr, "prooflane status: status: ") || !strings.Contains(stderr, "unavailable") {
+		t.Errorf("no service: exit %d, %q", rc, stderr)
+	}
+	rc, _, stderr = prooflane(t, "status", "--token-file", filepath.Join(t.TempDir(), "missing"))
+	if rc != exitFailure || !strings.Contains(stderr, "--token-file: open ") {
+		t.Errorf("missing token file: exit %d, %q", rc, stderr)
+	}
+}
