@@ -53,10 +53,12 @@ func StartNATS(cfg NATSConfig) (*server.Server, error) {
 	return ns, nil
 }
 
-// Connect connects to NATS at url (or to ns in process when ns is set),
-// reconnecting for ever: a restarted server is picked up again.
+// Connect connects to NATS at url (or to ns in process when ns is set);
+// once connected it reconnects for ever, so a restarted server is picked
+// up again. A server that cannot be reached or refuses the token is an
+// error at once.
 func Connect(url string, ns *server.Server, token, name string) (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond), nats.RetryOnFailedConnect(true)}
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
 	if token != "" {
 		opts = append(opts, nats.Token(token))
 	}

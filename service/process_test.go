@@ -73,7 +73,16 @@ var urlLine = regexp.MustCompile(`(?:listening on|--nats) (\S+)`)
 
 func startProc(t *testing.T, args ...string) *proc {
 	t.Helper()
+	return startProcEnv(t, nil, args...)
+}
+
+// startProcEnv is startProc with variables added to the environment.
+func startProcEnv(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
 	p := &proc{cmd: exec.Command(binary, args...), url: make(chan string, 4)}
+	if env != nil {
+		p.cmd.Env = append(os.Environ(), env...)
+	}
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -328,5 +337,87 @@ func TestServeOverTLSWithATokenServesOnlyTheTokensHolder(t *testing.T) {
 	cmd := exec.Command(binary, "status", "--addr", url, "--token-file", tokFile)
 	if b, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(b), "certificate") {
 		t.Errorf("status without --ca: %v\n%s", err, b)
+	}
+}
+
+// serve --nats joins a NATS server it does not own (here one this test
+// runs): the queue's streams are made there, and its worker proves.
+func TestServeOnAnExternalNATS(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Host: "127.0.0.1", Port: 0, Token: "nats-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Shutdown()
+	keysDir := t.TempDir()
+	p := startProcEnv(t, []string{"PROOFLANE_TOKEN=nats-secret"}, "serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--keys", keysDir, "--data", t.TempDir())
+	var api string
+	for !strings.HasPrefix(api, "http") {
+		select {
+		case api = <-p.url:
+		case <-t.Context().Done():
+			t.Fatal("serve did not start")
+		}
+	}
+	cl := prooflanev1connect.NewProverServiceClient(http.DefaultClient, api)
+	spec := testSpec(77)
+	req := connect.NewRequest(&pb.SubmitRequest{Spec: spec})
+	req.Header().Set("Authorization", "Bearer nats-secret")
+	resp, err := cl.Submit(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	areq := connect.NewRequest(&pb.AwaitRequest{JobId: resp.Msg.JobId})
+	areq.Header().Set("Authorization", "Bearer nats-secret")
+	stream, err := cl.Await(context.Background(), areq)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	var last *pb.AwaitResponse
+	for stream.Receive() {
+		last = stream.Msg()
+	}
+	if err := stream.Err(); err != nil {
+		t.Fatal(err)
+	}
+	verifyProofs(t, keysDir, spec, last.Proofs)
+	// The streams are the external server's.
+	nc, err := Connect(ns.ClientURL(), nil, "nats-secret", "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	st, err := openStore(context.Background(), nc, QueueConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, _, err := st.get(context.Background(), resp.Msg.JobId); err != nil || r.State != pb.JobState_JOB_STATE_DONE {
+		t.Errorf("job record on the external server: %v, %v", r, err)
+	}
+}
+
+// A NATS server that refuses the token is an error at once, not a hang.
+func TestWrongNATSTokenIsAnErrorNotAHang(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Host: "127.0.0.1", Port: 0, Token: "nats-secret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ns.Shutdown()
+	for _, args := range [][]string{
+		{"serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--data", t.TempDir()},
+		{"worker", "--nats", ns.ClientURL()},
+	} {
+		cmd := exec.Command(binary, args...)
+		cmd.Env = append(os.Environ(), "PROOFLANE_TOKEN=wrong")
+		out, err := cmd.CombinedOutput()
+		if err == nil || !strings.Contains(strings.ToLower(string(out)), "authorization violation") {
+			t.Errorf("%s with a wrong token: %v\n%s", args[0], err, out)
+		}
 	}
 }

@@ -147,9 +147,23 @@ type store struct {
 	ackWait time.Duration
 }
 
+// openTimeout bounds the opening of the queue: a NATS server without
+// JetStream never answers its API.
+const openTimeout = 30 * time.Second
+
 // openStore creates (or binds to) the queue's streams, buckets and lane
 // consumers on nc.
 func openStore(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, error) {
+	ctx, cancel := context.WithTimeout(ctx, openTimeout)
+	defer cancel()
+	s, err := openStoreCtx(ctx, nc, cfg)
+	if err != nil && ctx.Err() != nil {
+		return nil, fmt.Errorf("nats %s: the queue did not open within %s (is JetStream enabled?): %w", nc.ConnectedUrlRedacted(), openTimeout, err)
+	}
+	return s, err
+}
+
+func openStoreCtx(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, error) {
 	js, err := jetstream.New(nc)
 	if err != nil {
 		return nil, fmt.Errorf("jetstream: %w", err)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/service"
@@ -346,7 +347,7 @@ func runWorker(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signalContext()
 	defer stop()
 	wk, closeAll, err := wf.start(ctx, "worker", fs, metrics, func() (service.WorkerConfig, error) {
-		nc, err := service.Connect(*natsURL, nil, token, "prooflane-worker")
+		nc, err := connectRetrying(ctx, *natsURL, token, stderr)
 		return service.WorkerConfig{Conn: nc, Queue: service.QueueConfig{AckWait: wf.ackWait}}, err
 	}, stderr)
 	if err != nil {
@@ -414,4 +415,25 @@ func checkNATSListen(listen, token string) error {
 		return fmt.Errorf("--nats-listen %q is not loopback: a token is required (--token-file or $%s)", listen, tokenEnv)
 	}
 	return nil
+}
+
+// connectRetrying connects a worker to NATS, trying again every second
+// while the server is not up yet (a worker started before its serve); a
+// refused token ends it at once.
+func connectRetrying(ctx context.Context, url, token string, stderr io.Writer) (*nats.Conn, error) {
+	for {
+		nc, err := service.Connect(url, nil, token, "prooflane-worker")
+		if err == nil {
+			return nc, nil
+		}
+		if errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization") {
+			return nil, fmt.Errorf("--nats: %w (give the service's token: --token-file or $%s)", err, tokenEnv)
+		}
+		fmt.Fprintf(stderr, "prooflane worker: %v; trying again\n", err)
+		select {
+		case <-ctx.Done():
+			return nil, fmt.Errorf("--nats: %w", err)
+		case <-time.After(time.Second):
+		}
+	}
 }
