@@ -6,6 +6,7 @@ import (
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/plonk"
 	"github.com/prooflane/prooflane/stages/sim"
 	"github.com/prooflane/prooflane/stages/vcommit"
 )
@@ -15,7 +16,8 @@ func Registry() *stages.Registry {
 	return stages.NewRegistry().
 		MustRegister(sim.Factories()...).
 		MustRegister(groth16.Factories()...).
-		MustRegister(vcommit.Factories()...)
+		MustRegister(vcommit.Factories()...).
+		MustRegister(plonk.Factories()...)
 }
 
 // Families returns a registry holding every shipped proof family: one line
@@ -23,5 +25,6 @@ func Registry() *stages.Registry {
 func Families() *family.Registry {
 	return family.NewRegistry().
 		MustRegister(groth16.Family{}).
-		MustRegister(vcommit.Family{})
+		MustRegister(vcommit.Family{}).
+		MustRegister(plonk.Family{})
 }
