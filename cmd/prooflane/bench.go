@@ -160,7 +160,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		defer be.Close()
-		fj, err := fp.SetupJob(cf.keys, size, *partitions, *seed, stderr)
+		fj, _, err := familyJob(ctx, fp, cf.keys, size, *partitions, *seed, stderr)
 		if err != nil {
 			return err
 		}
@@ -287,11 +287,11 @@ func familyVerifier(p *runtime.Pipeline, fp family.Prover, fj family.Job) proofV
 		if !ok {
 			return fmt.Errorf("pipeline %q produced no %s proof (outputs %v)", p.Name, fp.Name(), keysOf(outputs))
 		}
-		data, err := fj.EncodeProof(partition, out)
+		files, err := fj.Files(partition, out)
 		if err != nil {
 			return err
 		}
-		return fj.VerifyProof(partition, data)
+		return fj.Verify(partition, files)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -98,11 +99,11 @@ func TestBenchFamilyVerifierRefusesAnotherPartitionsProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fj, err := vcommit.Family{}.SetupJob(t.TempDir(), 256, 2, 1, io.Discard)
+	fj, _, err := familyJob(context.Background(), vcommit.Family{}, t.TempDir(), 256, 2, 1, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := fj.(*vcommit.Job)
+	j := fj.Payload().(*vcommit.Job)
 	final := family.FinalProofStages(p, vcommit.Family{})[0]
 	verify := familyVerifier(p, vcommit.Family{}, fj)
 	c0, err := vcommit.Commit(j.Key, j.Scalars(0))

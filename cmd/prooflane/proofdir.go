@@ -158,8 +158,10 @@ func (m manifest) checkFamily() error {
 	if m.Circuit != m.Family {
 		return fmt.Errorf("circuit %q: want %q, the family's", m.Circuit, m.Family)
 	}
-	if m.Size < 1 || m.Size > fp.MaxSize() {
-		return fmt.Errorf("size %d: want 1 to %d", m.Size, fp.MaxSize())
+	if lo, hi, err := fp.SizeRange(""); err != nil {
+		return err
+	} else if m.Size < lo || m.Size > hi {
+		return fmt.Errorf("size %d: want %d to %d", m.Size, lo, hi)
 	}
 	if m.Partitions < 1 {
 		return fmt.Errorf("partitions %d: want at least 1", m.Partitions)

@@ -129,6 +129,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		be      device.Backend
 		job     *groth16.Job
 		fj      family.Job
+		keyName string
 		payload any
 		circuit = cf.circuit
 	)
@@ -138,7 +139,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	} else {
 		circuit = fp.Name()
 		if be, err = openBackend("prove", *backend, nDev, stderr); err == nil {
-			if fj, err = fp.SetupJob(cf.keys, size, nParts, *seed, stderr); err != nil {
+			if fj, keyName, err = familyJob(ctx, fp, cf.keys, size, nParts, *seed, stderr); err != nil {
 				be.Close()
 			} else {
 				payload = fj.Payload()
@@ -205,7 +206,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		Seconds: el.Seconds(),
 	}
 	if fp != nil {
-		m.Family, m.Key, m.Constraints = fp.Name(), fj.KeyName(), size
+		m.Family, m.Key, m.Constraints = fp.Name(), keyName, size
 		if err := writeFamilyProofs(od, p, fp, fj, res, &m); err != nil {
 			return err
 		}
@@ -277,12 +278,12 @@ func writeFamilyProofs(od *outDir, p *runtime.Pipeline, fp family.Prover, fj fam
 		if !ok {
 			return fmt.Errorf("partition %d: pipeline %q produced no %s proof (outputs %v)", r.Index, p.Name, fp.Name(), keysOf(r.Outputs))
 		}
-		data, err := fj.EncodeProof(r.Index, out)
+		files, err := fj.Files(r.Index, out)
 		if err != nil {
 			return err
 		}
 		if err := od.writeFile(proofFile(r.Index), func(w io.Writer) (int64, error) {
-			n, err := w.Write(data)
+			n, err := w.Write(files.Proof)
 			return int64(n), err
 		}); err != nil {
 			return err
@@ -307,10 +308,28 @@ func familySize(fs *flag.FlagSet, cf circuitFlags, p *runtime.Pipeline, fp famil
 	if err != nil {
 		return 0, usageErrorf(fs, "--size: %w", err)
 	}
-	if size < 1 || size > fp.MaxSize() {
-		return 0, usageErrorf(fs, "--size %s: want 1 to %d, the %s family's limit on sizes", cf.size, fp.MaxSize(), fp.Name())
+	lo, hi, err := fp.SizeRange("")
+	if err != nil {
+		return 0, err
+	}
+	if size < lo || size > hi {
+		return 0, usageErrorf(fs, "--size %s: want %d to %d, the %s family's limit on sizes", cf.size, lo, hi, fp.Name())
 	}
 	return size, nil
+}
+
+// familyJob sets up (or loads) fp's key of size in keysDir and returns its
+// job of partitions from seed, and the key's name.
+func familyJob(ctx context.Context, fp family.Prover, keysDir string, size, partitions int, seed uint64, log io.Writer) (family.Job, string, error) {
+	k, err := fp.Setup(ctx, family.KeyRequest{Dir: keysDir, Size: size}, log)
+	if err != nil {
+		return nil, "", err
+	}
+	j, err := k.NewJob(partitions, seed)
+	if err != nil {
+		return nil, "", err
+	}
+	return j, k.Name(), nil
 }
 
 // checkBackend checks a --backend value.

@@ -156,16 +156,17 @@ func setupFamily(stdout, stderr io.Writer, fs *flag.FlagSet, cf circuitFlags, p 
 	if err != nil {
 		return err
 	}
-	if fj, err := fp.LoadJob(cf.keys, size, 1, 1); err == nil {
-		fmt.Fprintf(stdout, "%s key of size %d already cached in %s: %s\n", fp.Name(), size, cf.keys, fj.KeyName())
+	req := family.KeyRequest{Dir: cf.keys, Size: size}
+	if k, err := fp.Load(context.Background(), req); err == nil {
+		fmt.Fprintf(stdout, "%s key of size %d already cached in %s: %s\n", fp.Name(), size, cf.keys, k.Name())
 		return nil
 	}
 	start := time.Now()
-	fj, err := fp.SetupJob(cf.keys, size, 1, 1, stderr)
+	k, err := fp.Setup(context.Background(), req, stderr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "%s key of size %d: %s, set up in %.1fs into %s\n", fp.Name(), size, fj.KeyName(), time.Since(start).Seconds(), cf.keys)
+	fmt.Fprintf(stdout, "%s key of size %d: %s, set up in %.1fs into %s\n", fp.Name(), size, k.Name(), time.Since(start).Seconds(), cf.keys)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -93,21 +94,23 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 func verifyFamily(keysDir, dir string, m manifest, stdout, stderr io.Writer) error {
 	f, _ := builtin.Families().Lookup(m.Family)
 	fp := f.(family.Prover)
-	fj, err := fp.LoadJob(keysDir, m.Size, m.Partitions, m.Seed)
-	if err != nil {
+	v, err := fp.Verifier(context.Background(), family.VerifyRequest{
+		KeyRequest: family.KeyRequest{Dir: keysDir, Size: m.Size},
+		Manifest:   filepath.Join(dir, manifestFile), Key: m.Key, Constraints: m.Constraints, Partitions: m.Partitions, Seed: m.Seed,
+	})
+	if errors.Is(err, family.ErrNotCached) {
 		return fmt.Errorf("%s proofs in %s: %w (give --keys the cache the proofs were made with)", m.Family, dir, err)
 	}
-	if fj.KeyName() != m.Key {
-		return fmt.Errorf("%s: key is %q, but the key cache %s holds %q for size %d: the proofs were made with another key",
-			filepath.Join(dir, manifestFile), m.Key, keysDir, fj.KeyName(), m.Size)
+	if err != nil {
+		return err
 	}
-	fmt.Fprintf(stdout, "verifying %d %s proofs (size %d, seed %d) with key %s\n", m.Partitions, m.Family, m.Size, m.Seed, m.Key)
+	fmt.Fprintf(stdout, "verifying %d %s proofs (size %d, seed %d) with %s\n", m.Partitions, m.Family, m.Size, m.Seed, v.From())
 	failed := 0
 	for i := range m.Partitions {
 		path := filepath.Join(dir, m.Proofs[i])
 		data, err := readRegular(path, maxProofFile)
 		if err == nil {
-			err = fj.VerifyProof(i, data)
+			err = v.Verify(i, family.Files{Proof: data})
 		}
 		if err != nil {
 			failed++
