@@ -16,12 +16,13 @@ import (
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 
 	"github.com/prooflane/prooflane/internal/keyfile"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
 
 // ErrNotCached is wrapped when the cache holds no key of a circuit and
-// size.
-var ErrNotCached = errors.New("no plonk key in the cache")
+// size; it wraps family.ErrNotCached.
+var ErrNotCached = fmt.Errorf("plonk: %w", family.ErrNotCached)
 
 // Cache is a directory of PLONK keys, one file a circuit and size:
 // plonk-<circuit>-<size>.pk, gnark's serialization of the proving key

@@ -1,15 +1,13 @@
 package plonk
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/big"
 	"math/bits"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/kzg"
@@ -18,7 +16,6 @@ import (
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/scs"
-	"github.com/consensys/gnark/test/unsafekzg"
 )
 
 // MaxSize bounds a key's domain (constraints plus public inputs, rounded
@@ -92,23 +89,50 @@ func domainSize(spr *cs.SparseR1CS) uint64 {
 	return ecc.NextPowerOfTwo(uint64(spr.GetNbConstraints() + len(spr.Public)))
 }
 
-// UnsafeSetup runs gnark's PLONK setup on an SRS from gnark's unsafekzg
-// (a toxic value drawn at random and known while it runs: for tests,
-// benchmarks and demos, not for production; SetupSRS takes a ceremony's).
+// UnsafeSetup runs gnark's PLONK setup on an SRS of a toxic value drawn
+// at random and known while it runs (for tests, benchmarks and demos, not
+// for production; SetupSRS takes a ceremony's). It is the SRS gnark's
+// test/unsafekzg makes, drawn here rather than there because unsafekzg
+// keeps every SRS it makes in a process-wide map (one per toxic value, or
+// one per size reused by every setup of the process).
 func UnsafeSetup(circuit string, spr *cs.SparseR1CS) (*Key, error) {
 	if err := checkDomain(circuit, spr); err != nil {
 		return nil, err
 	}
-	canonical, lagrange, err := unsafekzg.NewSRS(spr)
+	canonical, lagrange, err := unsafeSRS(domainSize(spr))
 	if err != nil {
 		return nil, fmt.Errorf("circuit %q: kzg srs: %w", circuit, err)
 	}
-	c, ok1 := canonical.(*kzg.SRS)
-	l, ok2 := lagrange.(*kzg.SRS)
-	if !ok1 || !ok2 {
-		return nil, fmt.Errorf("circuit %q: kzg srs is %T, want a bls12-381 srs", circuit, canonical)
+	return setup(circuit, spr, canonical, lagrange)
+}
+
+// unsafeSRS returns an SRS of n+3 points of a random τ and its Lagrange
+// form on the domain of n: [Lᵢ(τ)]₁ with Lᵢ(τ) = (τⁿ-1)/n · ωⁱ/(τ-ωⁱ).
+func unsafeSRS(n uint64) (canonical, lagrange *kzg.SRS, err error) {
+	var tau fr.Element
+	if _, err := tau.SetRandom(); err != nil {
+		return nil, nil, err
 	}
-	return setup(circuit, spr, c, l)
+	if canonical, err = kzg.NewSRS(n+3, tau.BigInt(new(big.Int))); err != nil {
+		return nil, nil, err
+	}
+	d := fft.NewDomain(n, fft.WithoutPrecompute())
+	den := make([]fr.Element, n)
+	pow := make([]fr.Element, n)
+	fft.BuildExpTable(d.Generator, pow)
+	for i := range den {
+		den[i].Sub(&tau, &pow[i])
+	}
+	inv := fr.BatchInvert(den)
+	var c fr.Element
+	one := fr.One()
+	c.Exp(tau, new(big.Int).SetUint64(n)).Sub(&c, &one).Mul(&c, &d.CardinalityInv)
+	for i := range inv {
+		inv[i].Mul(&inv[i], &pow[i]).Mul(&inv[i], &c)
+	}
+	_, _, g1, _ := curve.Generators()
+	lag := curve.BatchScalarMultiplicationG1(&g1, inv)
+	return canonical, &kzg.SRS{Pk: kzg.ProvingKey{G1: lag}, Vk: canonical.Vk}, nil
 }
 
 // SetupSRS runs gnark's PLONK setup on a canonical SRS (a ceremony's,
@@ -170,16 +194,11 @@ func NewKey(circuit string, spr *cs.SparseR1CS, pk *gplonk.ProvingKey, vk *gplon
 	case !vk.S[0].Equal(&pk.Vk.S[0]) || !vk.Ql.Equal(&pk.Vk.Ql):
 		return nil, fmt.Errorf("circuit %q: the proving and verifying keys come from different setups", circuit)
 	}
-	var vkBytes bytes.Buffer
-	if _, err := vk.WriteRawTo(&vkBytes); err != nil {
-		return nil, fmt.Errorf("plonk key %q: %w", circuit, err)
+	name, err := keyName(circuit, vk)
+	if err != nil {
+		return nil, err
 	}
-	sum := sha256.Sum256(vkBytes.Bytes())
-	k := &Key{
-		Circuit: circuit, SPR: spr, PK: pk, VK: vk,
-		Name: fmt.Sprintf("plonk/%s/%d/%s", circuit, n, hex.EncodeToString(sum[:12])),
-		n:    int(n),
-	}
+	k := &Key{Circuit: circuit, SPR: spr, PK: pk, VK: vk, Name: name, n: int(n)}
 	k.derive()
 	return k, nil
 }
