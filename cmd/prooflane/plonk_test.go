@@ -18,7 +18,7 @@ func TestProveVerifyAndBenchThePlonkFamily(t *testing.T) {
 	if rc != 0 {
 		t.Fatalf("prove: exit %d\n%s%s", rc, stdout, stderr)
 	}
-	if !strings.Contains(stdout, "2 proofs of plonk") || !strings.Contains(stderr, "plonk setup") {
+	if !strings.Contains(stdout, "2 proofs of") || !strings.Contains(stdout, `pipeline "plonk"`) || !strings.Contains(stderr, "plonk setup") {
 		t.Errorf("prove: stdout %q, stderr %q", stdout, stderr)
 	}
 	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 0 || !strings.Contains(stdout, "all 2 proofs verify") {

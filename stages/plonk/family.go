@@ -286,6 +286,19 @@ func (j *familyJob) ProveBaseline(partition int) error {
 	return nil
 }
 
+// BaselineName names gnark's prover in bench's table.
+func (Family) BaselineName() string { return "gnark plonk.Prove" }
+
+// ProveBaseline proves partition's witness of job (one of this family's)
+// with gnark's plonk.Prove and verifies the proof.
+func (Family) ProveBaseline(job family.Job, partition int) error {
+	j, ok := job.(*familyJob)
+	if !ok {
+		return fmt.Errorf("plonk baseline: job %T is not a plonk job", job)
+	}
+	return j.ProveBaseline(partition)
+}
+
 // verifier checks a partition's files against a verifying key and the
 // public inputs the seed gives the partition.
 type verifier struct {
