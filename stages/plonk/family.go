@@ -262,12 +262,9 @@ func (j *familyJob) Files(partition int, output any) (family.Files, error) {
 // VK is the verifying key's file contents.
 func (j *familyJob) VK() ([]byte, error) { return j.vkBytes, nil }
 
-// BaselineName names gnark's prover in bench's table.
-func (j *familyJob) BaselineName() string { return "gnark plonk.Prove" }
-
-// ProveBaseline proves partition's witness with gnark's plonk.Prove and
+// proveBaseline proves partition's witness with gnark's plonk.Prove and
 // verifies the proof.
-func (j *familyJob) ProveBaseline(partition int) error {
+func (j *familyJob) proveBaseline(partition int) error {
 	if partition < 0 || partition >= len(j.j.Witnesses) {
 		return fmt.Errorf("partition %d of %d", partition, len(j.j.Witnesses))
 	}
@@ -296,7 +293,7 @@ func (Family) ProveBaseline(job family.Job, partition int) error {
 	if !ok {
 		return fmt.Errorf("plonk baseline: job %T is not a plonk job", job)
 	}
-	return j.ProveBaseline(partition)
+	return j.proveBaseline(partition)
 }
 
 // verifier checks a partition's files against a verifying key and the
@@ -364,6 +361,6 @@ func (v *verifier) Verify(partition int, f family.Files) error {
 
 var (
 	_ family.Prover   = Family{}
-	_ family.Baseline = (*familyJob)(nil)
+	_ family.Baseline = Family{}
 	_ family.Verifier = (*verifier)(nil)
 )

@@ -2,8 +2,10 @@ package vcommit
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
@@ -24,20 +26,28 @@ func (f Family) SizeRange(circuit string) (int, int, error) {
 // Layout: proofs only, no public inputs and no verifying key file.
 func (Family) Layout() family.Layout { return family.Layout{} }
 
-// Setup loads or makes the key of req.Size bases in req.Dir. Force is
-// refused: the cache is not redone in place.
+// Setup loads or makes the key of req.Size bases in req.Dir. With Force
+// it makes one only when none is cached: a cached key is not replaced
+// (family.ErrNoForce), a corrupt one is an error.
 func (f Family) Setup(_ context.Context, req family.KeyRequest, log io.Writer) (family.Key, error) {
 	if err := f.check(req); err != nil {
 		return nil, err
 	}
+	c := Cache{Dir: req.Dir}
 	if req.Force {
-		return nil, fmt.Errorf("the %s family's %w", f.Name(), family.ErrNoForce)
+		_, err := c.Load(req.Size)
+		if err == nil {
+			return nil, fmt.Errorf("the %s family's %w", f.Name(), family.ErrNoForce)
+		}
+		if !errors.Is(err, ErrNotCached) {
+			return nil, err
+		}
 	}
-	k, err := Cache{Dir: req.Dir}.LoadOrSetup(req.Size, log)
+	k, err := c.LoadOrSetup(req.Size, log)
 	if err != nil {
 		return nil, err
 	}
-	return key{k, Cache{Dir: req.Dir}}, nil
+	return key{k, c}, nil
 }
 
 // Load loads the key of req.Size bases from req.Dir; ErrNotCached when it
@@ -61,7 +71,7 @@ func (f Family) Verifier(_ context.Context, req family.VerifyRequest) (family.Ve
 	}
 	k, err := Cache{Dir: req.Dir}.Load(req.Size)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%s proofs in %s: %w (give --keys the cache the proofs were made with)", f.Name(), filepath.Dir(req.Manifest), err)
 	}
 	if k.Name != req.Key {
 		return nil, fmt.Errorf("%s: key is %q, but the key cache %s holds %q for size %d: the proofs were made with another key",

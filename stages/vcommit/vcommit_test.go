@@ -226,7 +226,10 @@ func TestTheFamilyInterfaceMakesAndChecksProofFiles(t *testing.T) {
 		t.Errorf("another key's manifest: %v", err)
 	}
 	if _, err := f.Setup(ctx, family.KeyRequest{Dir: dir, Size: 8, Force: true}, io.Discard); !errors.Is(err, family.ErrNoForce) {
-		t.Errorf("Force: %v, want family.ErrNoForce", err)
+		t.Errorf("Force over a cached key: %v, want family.ErrNoForce", err)
+	}
+	if k, err := f.Setup(ctx, family.KeyRequest{Dir: dir, Size: 4, Force: true}, io.Discard); err != nil || k.Constraints() != 4 {
+		t.Errorf("Force with no key cached: %v", err)
 	}
 	for _, req := range []family.KeyRequest{{Dir: dir, Size: 8, Circuit: "chain"}, {Dir: dir, Size: vcommit.MaxSize + 1}} {
 		if _, err := f.Setup(ctx, req, io.Discard); err == nil {
