@@ -57,29 +57,34 @@ func (c Cache) Load(circuit string, size int) (*Key, circuits.Instance, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	k, err := c.load(circuit, size, spr)
+	return k, inst, err
+}
+
+func (c Cache) load(circuit string, size int, spr *cs.SparseR1CS) (*Key, error) {
 	pk, err := readPK(c.Path(circuit, size), domainSize(spr))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	k, err := NewKey(circuit, spr, pk, pk.Vk)
 	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w (%s)", c.Path(circuit, size), err, keyfile.SetupAgain)
+		return nil, fmt.Errorf("%s: %w (%s)", c.Path(circuit, size), err, keyfile.SetupAgain)
 	}
-	return k, inst, nil
+	return k, nil
 }
 
 // LoadOrSetup loads the key of circuit at size, or makes one with
 // UnsafeSetup and saves it, saying so on log.
 func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Key, circuits.Instance, error) {
-	k, inst, err := c.Load(circuit, size)
-	if !errors.Is(err, ErrNotCached) {
-		return k, inst, err
-	}
-	fmt.Fprintf(log, "plonk setup: circuit %s, size %d, an unsafe kzg srs (for tests and benchmarks) into %s\n", circuit, size, c.Path(circuit, size))
 	spr, inst, err := Compile(circuit, size)
 	if err != nil {
 		return nil, nil, err
 	}
+	k, err := c.load(circuit, size, spr)
+	if !errors.Is(err, ErrNotCached) {
+		return k, inst, err
+	}
+	fmt.Fprintf(log, "plonk setup: circuit %s, size %d, an unsafe kzg srs (for tests and benchmarks) into %s\n", circuit, size, c.Path(circuit, size))
 	if k, err = UnsafeSetup(circuit, spr); err != nil {
 		return nil, nil, err
 	}
