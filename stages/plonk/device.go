@@ -68,7 +68,7 @@ func (w *work) errf(err error, format string, args ...any) error {
 func (w *work) alloc(n int) (device.Vector, error) {
 	v, err := w.st.Alloc(n)
 	if err != nil {
-		return nil, w.errf(err, "alloc %d scalars", n)
+		return nil, w.errf(err, "alloc")
 	}
 	w.vecs[v] = true
 	return v, nil

@@ -16,6 +16,7 @@ import (
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/frontend"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
@@ -76,15 +77,21 @@ func witnesses(t testing.TB, inst circuits.Instance, partitions int, seed uint64
 // partition's proof.
 func prove(t testing.TB, pipeline string, job *plonk.Job) (map[int]*gplonk.Proof, error) {
 	t.Helper()
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proveOn(t, pipeline, job, be)
+}
+
+// proveOn is prove on a backend of the caller's, which it closes.
+func proveOn(t testing.TB, pipeline string, job *plonk.Job, be device.Backend) (map[int]*gplonk.Proof, error) {
+	t.Helper()
 	file, src, err := pipelines.Open(pipeline)
 	if err != nil {
 		t.Fatal(err)
 	}
 	p, err := runtime.Parse(file, src, builtin.Registry(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	be, err := cpu.New(1)
 	if err != nil {
 		t.Fatal(err)
 	}
