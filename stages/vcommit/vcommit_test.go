@@ -19,6 +19,7 @@ import (
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/stages/stagetest"
 	"github.com/prooflane/prooflane/stages/vcommit"
 )
 
@@ -45,6 +46,39 @@ func cpuBackend(t *testing.T, n int) device.Backend {
 	}
 	t.Cleanup(func() { be.Close() })
 	return be
+}
+
+// newJob is a job of partitions vectors from seed under a new key of size
+// bases.
+func newJob(t *testing.T, size, partitions int, seed uint64) *vcommit.Job {
+	t.Helper()
+	key, err := vcommit.NewKey(size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job, err := vcommit.NewJob(key, partitions, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+// verifyEach decodes each partition's commitment and verifies it with
+// gnark-crypto (Job.Verify recomputes the MSM).
+func verifyEach(t *testing.T, job *vcommit.Job, proofs map[int][]byte) {
+	t.Helper()
+	if len(proofs) != job.Partitions {
+		t.Fatalf("%d proofs, want %d", len(proofs), job.Partitions)
+	}
+	for i, b := range proofs {
+		pt, err := vcommit.DecodeProof(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := job.Verify(i, pt); err != nil {
+			t.Errorf("partition %d: %v", i, err)
+		}
+	}
 }
 
 // prove runs the shipped vcommit pipeline on the CPU backend and returns
@@ -81,29 +115,13 @@ func proveOn(t *testing.T, be device.Backend, job *vcommit.Job) map[int][]byte {
 }
 
 func TestCommitmentsMadeOnTheCPUBackendVerifyAndTamperedOnesDoNot(t *testing.T) {
-	key, err := vcommit.NewKey(64)
-	if err != nil {
-		t.Fatal(err)
-	}
-	job, err := vcommit.NewJob(key, 3, 7)
-	if err != nil {
-		t.Fatal(err)
-	}
+	job := newJob(t, 64, 3, 7)
 	proofs := prove(t, job)
-	if len(proofs) != 3 {
-		t.Fatalf("%d proofs, want 3", len(proofs))
-	}
+	verifyEach(t, job, proofs)
 	for i, b := range proofs {
-		pt, err := vcommit.DecodeProof(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := job.Verify(i, pt); err != nil {
-			t.Errorf("partition %d: %v", i, err)
-		}
 		// Another partition's commitment is not this one's.
-		if err := job.Verify((i+1)%3, pt); err == nil {
-			t.Errorf("partition %d's commitment verifies as partition %d's", i, (i+1)%3)
+		if pt, err := vcommit.DecodeProof(b); err != nil || job.Verify((i+1)%3, pt) == nil {
+			t.Errorf("partition %d's commitment verifies as partition %d's (%v)", i, (i+1)%3, err)
 		}
 	}
 	// A flipped byte is either no point or the wrong one.
@@ -169,11 +187,6 @@ func TestKeyCacheRoundTripsAndRefusesCorruptFiles(t *testing.T) {
 	}
 }
 
-type host struct{ be device.Backend }
-
-func (h host) Backend() device.Backend { return h.be }
-func (h host) Devices() int            { return 1 }
-
 // startStage builds and starts the family's stage of type typ on be.
 func startStage(t *testing.T, typ string, be device.Backend) stages.Stage {
 	t.Helper()
@@ -185,7 +198,7 @@ func startStage(t *testing.T, typ string, be device.Backend) stages.Stage {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.(stages.Starter).Start(context.Background(), host{be}); err != nil {
+		if err := s.(stages.Starter).Start(context.Background(), stagetest.Host{B: be, N: 1}); err != nil {
 			t.Fatal(err)
 		}
 		return s
@@ -204,7 +217,7 @@ func TestTheStagesRefuseNoBackendAForeignPayloadAndAVectorOfAnotherSize(t *testi
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := s.(stages.Starter).Start(context.Background(), host{}); err == nil || !strings.Contains(err.Error(), "no device backend") {
+		if err := s.(stages.Starter).Start(context.Background(), stagetest.Host{}); err == nil || !strings.Contains(err.Error(), "no device backend") {
 			t.Errorf("%s: start without a backend: %v", f.Type, err)
 		}
 		s = startStage(t, f.Type, be)
@@ -214,14 +227,7 @@ func TestTheStagesRefuseNoBackendAForeignPayloadAndAVectorOfAnotherSize(t *testi
 			t.Errorf("%s: run on a string payload: %v", f.Type, err)
 		}
 	}
-	key, err := vcommit.NewKey(8)
-	if err != nil {
-		t.Fatal(err)
-	}
-	job, err := vcommit.NewJob(key, 1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	job := newJob(t, 8, 1, 1)
 	commit := startStage(t, vcommit.TypeNameCommit, be)
 	for name, values := range map[string]map[stages.DataType]any{
 		"no vector":    nil,
@@ -272,14 +278,7 @@ func TestTheComputeLockedStageTakesItsVectorFromAHostStage(t *testing.T) {
 // handed another partition's vector, it returns that partition's
 // commitment.
 func TestCommitCommitsToTheVectorOfItsInput(t *testing.T) {
-	key, err := vcommit.NewKey(16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	job, err := vcommit.NewJob(key, 2, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
+	job := newJob(t, 16, 2, 9)
 	in := stages.NewInput(map[stages.DataType]any{vcommit.TypeScalars: &vcommit.Vector{Scalars: job.Scalars(1)}})
 	in.Stage, in.Partition, in.Job = "commit", 0, job
 	out, err := startStage(t, vcommit.TypeNameCommit, cpuBackend(t, 1)).Run(context.Background(), in)
@@ -295,40 +294,11 @@ func TestCommitCommitsToTheVectorOfItsInput(t *testing.T) {
 	}
 }
 
-// canonicalBackend is the CPU backend posing as a device that wants
-// canonical scalars, like a GPU: scalars converts them, Upload converts
-// them back.
-type canonicalBackend struct{ device.Backend }
-
-func (b canonicalBackend) Device(i int) (device.Device, error) {
-	d, err := b.Backend.Device(i)
-	return canonicalDevice{d}, err
-}
-
-type canonicalDevice struct{ device.Device }
-
-func (canonicalDevice) WantsCanonical() bool { return true }
-
 // On a device that wants canonical scalars the pipeline's commitments
 // still verify.
 func TestCommitmentsMadeForACanonicalDeviceVerify(t *testing.T) {
-	key, err := vcommit.NewKey(32)
-	if err != nil {
-		t.Fatal(err)
-	}
-	job, err := vcommit.NewJob(key, 2, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, b := range proveOn(t, canonicalBackend{cpuBackend(t, 2)}, job) {
-		pt, err := vcommit.DecodeProof(b)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := job.Verify(i, pt); err != nil {
-			t.Errorf("partition %d: %v", i, err)
-		}
-	}
+	job := newJob(t, 32, 2, 3)
+	verifyEach(t, job, proveOn(t, stagetest.Canonical(cpuBackend(t, 2)), job))
 }
 
 // Through stages/family: a key set up into a cache loads again under the
