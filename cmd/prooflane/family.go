@@ -45,14 +45,26 @@ func (c *circuitFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.keys, "keys", keys.DefaultDir(), "key cache directory")
 }
 
-// circuitHelp lists each shipped family's circuits, its default first.
-func circuitHelp() string {
-	var parts []string
+// provers returns the shipped families the commands drive (those that
+// are family.Provers), by name.
+func provers() []family.Prover {
+	var out []family.Prover
 	fams := shipped.families()
 	for _, n := range fams.Names() {
 		f, _ := fams.Lookup(n)
-		if fp, ok := f.(family.Prover); ok && len(fp.Circuits()) > 0 {
-			parts = append(parts, n+": "+strings.Join(fp.Circuits(), ", "))
+		if fp, ok := f.(family.Prover); ok {
+			out = append(out, fp)
+		}
+	}
+	return out
+}
+
+// circuitHelp lists each shipped family's circuits, its default first.
+func circuitHelp() string {
+	var parts []string
+	for _, fp := range provers() {
+		if len(fp.Circuits()) > 0 {
+			parts = append(parts, fp.Name()+": "+strings.Join(fp.Circuits(), ", "))
 		}
 	}
 	return strings.Join(parts, "; ")
