@@ -179,9 +179,23 @@ func (s *quotient) numerator(ctx context.Context, w *work, st *State) error {
 	if err := cosetEval(xs); err != nil {
 		return fail(err, "x on the coset")
 	}
-	zh, err := w.upload(k.zh, N)
+	// zh = xⁿ-1 on the coset: x squared log₂(n) times.
+	zh, err := w.alloc(N)
 	if err != nil {
 		return err
+	}
+	if err := ds.Scale(ctx, zh, xs, fr.One()); err != nil {
+		return fail(err, "x to the n")
+	}
+	for m := k.n; m > 1; m >>= 1 {
+		if err := ds.Mul(ctx, zh, zh, zh); err != nil {
+			return fail(err, "x to the n")
+		}
+	}
+	minusOne := fr.One()
+	minusOne.Neg(&minusOne)
+	if err := ds.AddScalar(ctx, zh, zh, minusOne); err != nil {
+		return fail(err, "x to the n")
 	}
 	tmp, err := w.alloc(N)
 	if err != nil {
@@ -372,8 +386,9 @@ func (s *quotient) numerator(ctx context.Context, w *work, st *State) error {
 	if err != nil {
 		return fail(err, "l1")
 	}
-	minusOne := fr.One()
-	minusOne.Neg(&minusOne)
+	// 1/Z_H into tmp: Horner of k.zhInvPoly on y = xⁿ (zh+1).
+	a := k.zhInvPoly
+	plusOne := fr.One()
 	steps := []func() error{
 		func() error { return ds.AddScalar(ctx, Z, Z, minusOne) },
 		func() error { return ds.Mul(ctx, Z, Z, l1) },
@@ -381,10 +396,19 @@ func (s *quotient) numerator(ctx context.Context, w *work, st *State) error {
 		func() error { return ds.Add(ctx, Z, Z, ordering) },
 		func() error { return ds.Scale(ctx, Z, Z, st.alpha) },
 		func() error { return ds.Add(ctx, Z, Z, gate) },
-		func() error { return ds.Upload(zh, k.zhInv, device.FormMontgomery) },
-		func() error { return ds.Mul(ctx, Z, Z, zh) },
-		func() error { return ds.FFTInverse(ctx, Z, d1, fft.DIT, true) },
+		func() error { return ds.AddScalar(ctx, zh, zh, plusOne) },
+		func() error { return ds.Scale(ctx, tmp, zh, a[len(a)-1]) },
+		func() error { return ds.AddScalar(ctx, tmp, tmp, a[len(a)-2]) },
 	}
+	for j := len(a) - 3; j >= 0; j-- {
+		steps = append(steps,
+			func() error { return ds.Mul(ctx, tmp, tmp, zh) },
+			func() error { return ds.AddScalar(ctx, tmp, tmp, a[j]) })
+	}
+	steps = append(steps,
+		func() error { return ds.Mul(ctx, Z, Z, tmp) },
+		func() error { return ds.FFTInverse(ctx, Z, d1, fft.DIT, true) },
+	)
 	for _, f := range steps {
 		if err := f(); err != nil {
 			return fail(err, "numerator")

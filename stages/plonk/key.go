@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
-	"math/bits"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -50,7 +49,7 @@ type Key struct {
 	perm               []int64
 	omegaPow           []fr.Element // ω^i, i < n
 	lOne               []fr.Element // L₁'s canonical coefficients: 1/n, n of them
-	zh, zhInv          []fr.Element // Xⁿ-1 and its inverse on domain1's coset, bit-reversed
+	zhInvPoly          []fr.Element // 1/(y-1) on y = xⁿ of domain1's coset, a polynomial of degree ρ-1
 }
 
 // CheckSupported refuses a constraint system the stages cannot prove: one
@@ -241,27 +240,40 @@ func (k *Key) derive() {
 	}
 
 	// On domain1's coset, x = g·ω_N^j and xⁿ = gⁿ·ω_ρ^(j mod ρ), ρ = N/n:
-	// ρ values, laid out in the bit-reversed order the DIF transforms
-	// leave evaluations in.
-	N := int(k.domain1.Cardinality)
-	rho := N / k.n
-	vals := make([]fr.Element, rho)
-	var gn, wr fr.Element
-	gn.Exp(k.domain1.FrMultiplicativeGen, big.NewInt(int64(k.n)))
-	wr.Exp(k.domain1.Generator, big.NewInt(int64(k.n)))
+	// 1/(xⁿ-1) takes ρ values there, so it is a polynomial of degree ρ-1
+	// in y = xⁿ: Σ aⱼ yʲ with aⱼ c^j = (1/ρ) Σₖ vₖ ω_ρ^(-jk), c = gⁿ,
+	// vₖ = 1/(c·ω_ρᵏ - 1) (an inverse DFT of size ρ). The quotient stage
+	// evaluates it on the device from xⁿ, which needs no upload.
+	rho := int(k.domain1.Cardinality) / k.n
+	var c, w fr.Element
+	c.Exp(k.domain1.FrMultiplicativeGen, big.NewInt(int64(k.n)))
+	w.Exp(k.domain1.Generator, big.NewInt(int64(k.n)))
 	one := fr.One()
-	acc := gn
-	for i := range vals {
-		vals[i].Sub(&acc, &one)
-		acc.Mul(&acc, &wr)
+	v := make([]fr.Element, rho)
+	acc := c
+	for i := range v {
+		v[i].Sub(&acc, &one)
+		acc.Mul(&acc, &w)
 	}
-	inv := fr.BatchInvert(vals)
-	k.zh = make([]fr.Element, N)
-	k.zhInv = make([]fr.Element, N)
-	shift := 64 - bits.TrailingZeros(uint(N))
-	for i := range k.zh {
-		j := int(bits.Reverse64(uint64(i)) >> shift)
-		k.zh[i] = vals[j%rho]
-		k.zhInv[i] = inv[j%rho]
+	v = fr.BatchInvert(v)
+	var wInv, cInv, rhoInv fr.Element
+	wInv.Inverse(&w)
+	cInv.Inverse(&c)
+	rhoInv.SetUint64(uint64(rho)).Inverse(&rhoInv)
+	k.zhInvPoly = make([]fr.Element, rho)
+	cj := fr.One() // c^-j
+	for j := range k.zhInvPoly {
+		var wj, t fr.Element // ω^-j, then ω^-jk
+		wj.Exp(wInv, big.NewInt(int64(j)))
+		t.SetOne()
+		var sum fr.Element
+		for kk := range v {
+			var term fr.Element
+			term.Mul(&v[kk], &t)
+			sum.Add(&sum, &term)
+			t.Mul(&t, &wj)
+		}
+		k.zhInvPoly[j].Mul(&sum, &rhoInv).Mul(&k.zhInvPoly[j], &cj)
+		cj.Mul(&cj, &cInv)
 	}
 }

@@ -159,6 +159,26 @@ func TestShippedPipelinesProveEveryCircuitAndGnarkVerifies(t *testing.T) {
 	}
 }
 
+// The smallest systems (fewer than 6 rows) take gnark's quotient domain of
+// 8n, not 4n: 1/Z_H is then a polynomial of degree 7 in xⁿ.
+func TestSmallestCircuitsProveWithTheQuotientOn8n(t *testing.T) {
+	for _, size := range []int{2, 3} {
+		kd := keyOf(t, "chain", size)
+		ws := witnesses(t, kd.inst, 1, 2, -1)
+		job, err := plonk.NewJob(kd.key, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proofs, err := prove(t, "plonk", job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := verify(t, kd.key, ws[0], proofs[0]); err != nil {
+			t.Errorf("chain of size %d (domain %d): %v", size, kd.key.DomainSize(), err)
+		}
+	}
+}
+
 func TestTamperedProofAndWrongKeyAreRejected(t *testing.T) {
 	kd := keyOf(t, "chain", 200)
 	ws := witnesses(t, kd.inst, 1, 11, -1)
