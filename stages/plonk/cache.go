@@ -96,11 +96,10 @@ func (c Cache) Save(k *Key, size int) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return fmt.Errorf("plonk key cache %s: %w", c.Dir, err)
 	}
-	path := c.Path(k.Circuit, size)
-	if err := keyfile.RemoveTemporaries(path); err != nil {
-		return err
-	}
-	return keyfile.Write(path, k.PK.WriteRawTo)
+	// (No keyfile.RemoveTemporaries here: it is for a caller holding the
+	// cache's lock, and two setups of one key may run at once; each
+	// writes a temporary name of its own and the last rename wins.)
+	return keyfile.Write(c.Path(k.Circuit, size), k.PK.WriteRawTo)
 }
 
 // vkRawSize is the length of a verifying key without commitments
