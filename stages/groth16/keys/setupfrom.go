@@ -19,6 +19,8 @@ import (
 
 // Phases are the times a setup spent in each of its steps.
 type Phases struct {
+	// Compile is the circuit's compilation (SetupFresh only).
+	Compile time.Duration
 	// QAP is the Lagrange basis at τ, the A/B/C evaluations per wire and
 	// the K and Z scalars (host).
 	QAP time.Duration
@@ -173,4 +175,35 @@ func hostFixedBase() device.FixedBase {
 	st, _ := d.NewStream()
 	fb, _ := device.As[device.FixedBase](st)
 	return fb
+}
+
+// SetupFresh compiles the named circuit at size and makes its keys with
+// NewKeys from fresh secrets (RandomSecrets, dropped when it returns), the
+// bases computed by bases (nil: on the host). It is prooflane's own setup,
+// the one `prooflane setup --backend` runs; Phases.Compile is the
+// circuit's compilation. Like Setup, it is for benchmarks and demos: a
+// production key needs a multi-party ceremony.
+func SetupFresh(ctx context.Context, circuit string, size int, bases device.FixedBase) (*Set, Phases, error) {
+	start := time.Now()
+	sys, _, err := Compile(circuit, size)
+	if err != nil {
+		return nil, Phases{}, err
+	}
+	compile := time.Since(start)
+	sec, err := RandomSecrets()
+	if err != nil {
+		return nil, Phases{}, err
+	}
+	pk, vk, ph, err := NewKeys(ctx, sys, sec, bases)
+	ph.Compile = compile
+	if err != nil {
+		return nil, ph, fmt.Errorf("setup of circuit %q size %d: %w", circuit, size, err)
+	}
+	return &Set{Circuit: circuit, Size: size, R1CS: sys, PK: pk, VK: vk}, ph, nil
+}
+
+// String is the phases as "compile 1.2s, qap 0.8s, g1 3.1s, g2 2.0s".
+func (p Phases) String() string {
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	return fmt.Sprintf("compile %v, qap %v, g1 %v, g2 %v", r(p.Compile), r(p.QAP), r(p.G1), r(p.G2))
 }
