@@ -177,7 +177,7 @@ func (c Cache) load(circuit string, size int) (*Set, error) {
 	if err := readKeyFile(rp, true, r1csDecoder(s.R1CS)); err != nil {
 		return nil, err
 	}
-	if err := readKeyFile(pp, true, decoder{check: checkPKLengths, read: s.PK.UnsafeReadFrom}); err != nil {
+	if err := readKeyFile(pp, true, decoder{check: checkPKLengths, read: func(r io.Reader) (int64, error) { return readProvingKey(r, s.PK) }}); err != nil {
 		return nil, err
 	}
 	if s.VK, err = readVK(vp, true); err != nil {

@@ -3,11 +3,14 @@ package keys
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
 	"github.com/prooflane/prooflane/device"
 )
@@ -58,5 +61,39 @@ func TestSetupAtScale(t *testing.T) {
 			circuit, e, s.R1CS.GetNbConstraints(), ph, (total - made).Round(time.Millisecond), total.Round(time.Millisecond), float64(st.Size())/(1<<30))
 		t.Log(line)
 		fmt.Println(line)
+	}
+}
+
+// TestLoadAtScale times loading cached proving keys (circuit:log2size
+// items in PROOFLANE_SCALE_LOAD, from PROOFLANE_SCALE_KEYS) with gnark's
+// decoder and with readProvingKey, each through readKeyFile (the checks
+// and the checksum), gnark's first, then ours, then gnark's again (the
+// file in the page cache for both of the last two).
+func TestLoadAtScale(t *testing.T) {
+	spec, dir := os.Getenv("PROOFLANE_SCALE_LOAD"), os.Getenv("PROOFLANE_SCALE_KEYS")
+	if spec == "" || dir == "" {
+		t.Skip("PROOFLANE_SCALE_LOAD or PROOFLANE_SCALE_KEYS not set")
+	}
+	for _, item := range strings.Split(spec, ",") {
+		circuit, lg, _ := strings.Cut(item, ":")
+		e, err := strconv.Atoi(lg)
+		if err != nil || e < 1 || e > 28 {
+			t.Fatalf("PROOFLANE_SCALE_LOAD item %q: want circuit:log2size", item)
+		}
+		_, pp, _ := Cache{Dir: dir}.Paths(circuit, 1<<e)
+		for _, way := range []string{"gnark", "prooflane", "gnark"} {
+			pk := new(g16.ProvingKey)
+			read := pk.UnsafeReadFrom
+			if way == "prooflane" {
+				read = func(r io.Reader) (int64, error) { return readProvingKey(r, pk) }
+			}
+			start := time.Now()
+			if err := readKeyFile(pp, true, decoder{check: checkPKLengths, read: read}); err != nil {
+				t.Fatal(err)
+			}
+			line := fmt.Sprintf("load %s 2^%d proving key with %s's decoder: %v", circuit, e, way, time.Since(start).Round(time.Millisecond))
+			t.Log(line)
+			fmt.Println(line)
+		}
 	}
 }
