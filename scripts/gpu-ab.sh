@@ -11,7 +11,7 @@
 # (their key files may differ in format, so each has its own cache), then
 # ROUNDS rounds of `bench` (A then B) over LAYOUTS. Tables land in $OUT and
 # are printed last. Environment: OUT, SIZE (2^20), CIRCUIT (chain), ROUNDS
-# (2), JOBS (6), TESTS (1), LAYOUTS (the four shipped Groth16 layouts).
+# (2), JOBS (6), TESTS (1), SHARE_KEYS (0), LAYOUTS (the four shipped Groth16 layouts).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu-ab-out}
@@ -46,7 +46,14 @@ if [ "$TESTS" = 1 ]; then
 	grep -E "^(--- FAIL|FAIL|ok|PASS|panic)" "$OUT/tests.log" | sort | uniq -c
 fi
 
-for side in old new; do
+# SHARE_KEYS=1: both builds read the same key format, so the key is set
+# up once, by the new build, and the old one reads it (saves a setup).
+sides="old new"
+if [ "${SHARE_KEYS:-0}" = 1 ]; then
+	sides=new
+	ln -sfn /tmp/ab-keys-new /tmp/ab-keys-old
+fi
+for side in $sides; do
 	timeout 170 "/tmp/ab-$side/prooflane" setup --circuit "$CIRCUIT" --size "$SIZE" --keys "/tmp/ab-keys-$side" >>"$OUT/setup.log" 2>&1
 	say "setup $side rc=$?"
 done

@@ -3,7 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -13,7 +13,6 @@ import (
 	"text/tabwriter"
 	"time"
 
-	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"golang.org/x/sync/errgroup"
 
@@ -22,8 +21,6 @@ import (
 	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 func init() {
@@ -42,145 +39,162 @@ type benchRow struct {
 	isBaseline bool
 }
 
-func runBench(args []string, stdout, stderr io.Writer) error {
-	quietGnark()
+// benchFlags are bench's flags.
+type benchFlags struct {
+	cf                                          circuitFlags
+	partitions, jobs, inflight, devices, gnarkN int
+	backend                                     string
+	seed                                        uint64
+	set                                         setFlags
+	asJSON                                      bool
+}
+
+func newBenchFlags(stderr io.Writer) (*flag.FlagSet, *benchFlags) {
 	fs := newFlags("bench", "PIPELINE...", stderr)
-	var cf circuitFlags
-	cf.register(fs)
-	partitions := fs.Int("partitions", 10, "partitions per job")
-	jobs := fs.Int("jobs", 3, "jobs per pipeline")
-	inflight := fs.Int("inflight", 3, "jobs in flight at once")
-	devices := fs.Int("devices", 0, "devices to run on (default: each pipeline's devices)")
-	backend := fs.String("backend", "cpu", "device backend: cpu, cuda or auto")
-	gnarkN := fs.Int("gnark", 0, "also time this many proofs with gnark's own groth16.Prove, one after the other")
-	seed := fs.Uint64("seed", 1, "witness seed")
-	set := setFlags{}
-	fs.Var(set, "set", "override a parameter of every pipeline, name=value (repeatable)")
-	asJSON := fs.Bool("json", false, "print the results as one JSON document on stdout (schema in docs/json.md) instead of the table")
+	f := &benchFlags{set: setFlags{}}
+	f.cf.register(fs)
+	fs.IntVar(&f.partitions, "partitions", 10, "partitions per job")
+	fs.IntVar(&f.jobs, "jobs", 3, "jobs per pipeline")
+	fs.IntVar(&f.inflight, "inflight", 3, "jobs in flight at once")
+	fs.IntVar(&f.devices, "devices", 0, "devices to run on (default: each pipeline's devices)")
+	fs.StringVar(&f.backend, "backend", "cpu", "device backend: cpu, cuda or auto")
+	fs.IntVar(&f.gnarkN, "gnark", 0, "also time this many proofs with the family's baseline prover (groth16: gnark's own groth16.Prove), one after the other")
+	fs.Uint64Var(&f.seed, "seed", 1, "witness seed")
+	fs.Var(f.set, "set", "override a parameter of every pipeline, name=value (repeatable)")
+	fs.BoolVar(&f.asJSON, "json", false, "print the results as one JSON document on stdout (schema in docs/json.md) instead of the table")
+	return fs, f
+}
+
+// parse parses and checks the flags on their own.
+func (f *benchFlags) parse(fs *flag.FlagSet, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if err := checkCounts(fs, "devices", "partitions", "jobs", "inflight"); err != nil {
 		return err
 	}
-	if *gnarkN < 0 || *gnarkN > maxGnarkProofs {
-		return usageErrorf(fs, "--gnark %d: want 0 to %d, the limit on gnark proofs (each takes seconds at 2^20)", *gnarkN, maxGnarkProofs)
+	if f.gnarkN < 0 || f.gnarkN > maxGnarkProofs {
+		return usageErrorf(fs, "--gnark %d: want 0 to %d, the limit on gnark proofs (each takes seconds at 2^20)", f.gnarkN, maxGnarkProofs)
 	}
-	if fs.NArg() == 0 && *gnarkN == 0 {
+	if fs.NArg() == 0 && f.gnarkN == 0 {
 		return usageErrorf(fs, "no pipeline given (a file or an embedded name) and no --gnark")
 	}
-	if *partitions < 1 || *jobs < 1 || *inflight < 1 {
+	if f.partitions < 1 || f.jobs < 1 || f.inflight < 1 {
 		return usageErrorf(fs, "--partitions, --jobs and --inflight must be at least 1")
 	}
-	if err := checkBackend(*backend); err != nil {
+	if err := checkBackend(f.backend); err != nil {
 		return err
 	}
-	set["partitions"] = strconv.Itoa(*partitions)
+	f.set["partitions"] = strconv.Itoa(f.partitions)
+	return nil
+}
+
+// loadBenchPipelines loads the pipelines named, all of one family, and
+// returns them with that family and the devices to run on. With none
+// (--gnark alone) the family is the default pipeline's.
+func (f *benchFlags) loadPipelines(names []string) ([]*runtime.Pipeline, family.Prover, int, error) {
 	var (
 		ps   []*runtime.Pipeline
-		rows []benchRow
-		err  error
+		fp   family.Prover
+		nDev = f.devices
 	)
-	var fam family.Family // the pipelines' one family; nil with --gnark alone
-	nDev := *devices
-	for _, f := range fs.Args() {
-		p, err := loadPipeline(f, set)
+	for _, name := range names {
+		p, err := loadPipeline(name, f.set)
 		if err != nil {
-			return err
+			return nil, nil, 0, err
 		}
 		pf, err := proofFamily(p)
 		if err != nil {
-			return err
+			return nil, nil, 0, err
 		}
-		if fam != nil && pf.Name() != fam.Name() {
-			return fmt.Errorf("%s: pipeline %q is of the %s family, %q before it of the %s family: bench compares the layouts of one family on the same keys",
-				p.File, p.Name, pf.Name(), ps[0].Name, fam.Name())
+		if fp != nil && pf.Name() != fp.Name() {
+			return nil, nil, 0, fmt.Errorf("%s: pipeline %q is of the %s family, %q before it of the %s family: bench compares the layouts of one family on the same keys",
+				p.File, p.Name, pf.Name(), ps[0].Name, fp.Name())
 		}
-		fam = pf
-		ps = append(ps, p)
-		if *devices == 0 {
+		fp, ps = pf, append(ps, p)
+		if f.devices == 0 {
 			nDev = max(nDev, p.Devices)
 		}
 	}
-	nDev = max(nDev, 1)
-	// fp is a family bench drives through stages/family; nil for Groth16.
-	fp, _ := fam.(family.Prover)
-	var size int
 	if fp == nil {
-		if size, err = cf.parse(); err != nil {
-			return err
+		p, err := loadPipeline("groth16", f.set)
+		if err != nil {
+			return nil, nil, 0, err
 		}
-	} else {
-		if *gnarkN > 0 {
-			return usageErrorf(fs, "--gnark: pipeline %q is of the %s family; gnark's prover is a baseline for groth16 pipelines only", ps[0].Name, fp.Name())
+		if fp, err = proofFamily(p); err != nil {
+			return nil, nil, 0, err
 		}
-		if size, err = familySize(fs, cf, ps[0], fp); err != nil {
-			return err
-		}
+		return []*runtime.Pipeline{p}, fp, max(nDev, 1), nil
 	}
+	return ps, fp, max(nDev, 1), nil
+}
 
+func runBench(args []string, stdout, stderr io.Writer) error {
+	quietGnark()
+	fs, f := newBenchFlags(stderr)
+	if err := f.parse(fs, args); err != nil {
+		return err
+	}
+	ps, fp, nDev, err := f.loadPipelines(fs.Args())
+	if err != nil {
+		return err
+	}
+	req, err := f.cf.request(fs, ps[0], fp)
+	if err != nil {
+		return err
+	}
+	baseline, ok := fp.(family.Baseline)
+	if f.gnarkN > 0 && !ok {
+		return usageErrorf(fs, "--gnark: pipeline %q is of the %s family, which has no baseline prover to time", ps[0].Name, fp.Name())
+	}
+	if fs.NArg() == 0 {
+		ps = nil // --gnark alone: the default pipeline only named the family
+	}
 	perJob := 0 // partitions of one job in flight: max_in_flight bounds them
 	for _, p := range ps {
-		perJob = max(perJob, min(*partitions, p.InFlight(nDev)))
+		perJob = max(perJob, min(f.partitions, p.InFlight(nDev)))
 	}
-	if fp == nil {
-		if err := checkHostMemory(stderr, "bench", cf, size, perJob**inflight, false); err != nil {
-			return err
-		}
+	if err := checkHostMemory(stderr, "bench", fp, req, perJob*f.inflight); err != nil {
+		return err
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	var (
-		be          device.Backend
-		payload     any
-		circuit     = cf.circuit
-		constraints = size
-		verifier    func(p *runtime.Pipeline) proofVerifier
-	)
-	if fp == nil {
-		var ks *keys.Set
-		var job *groth16.Job
-		if ks, be, job, err = openJob(ctx, "bench", cf, size, *partitions, *seed, *backend, nDev, stderr); err != nil {
-			return err
-		}
-		payload, constraints = job, ks.R1CS.GetNbConstraints()
-		verifier = func(*runtime.Pipeline) proofVerifier { return groth16Verifier(job) }
-		defer be.Close()
-		fmt.Fprintf(stderr, "bench: %s at size %d (%d constraints), %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
-			cf.circuit, size, constraints, *jobs, *partitions, *inflight, be.Name(), nDev)
-		if *gnarkN > 0 {
-			r, err := benchGnark(job, ks, *gnarkN, stderr)
-			if err != nil {
-				return err
-			}
-			rows = append(rows, r)
-		}
-	} else {
-		if be, err = openBackend("bench", *backend, nDev, stderr); err != nil {
-			return err
-		}
-		defer be.Close()
-		fj, err := fp.SetupJob(cf.keys, size, *partitions, *seed, stderr)
+	key, be, job, err := openJob(ctx, "bench", fp, req, f.partitions, f.seed, f.backend, nDev, stderr)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	f.printHeader(stderr, fp, key, req.Size, be.Name(), nDev)
+	var rows []benchRow
+	if f.gnarkN > 0 {
+		r, err := benchBaseline(baseline, job, f.partitions, f.gnarkN, stderr)
 		if err != nil {
 			return err
 		}
-		circuit, payload = fp.Name(), fj.Payload()
-		verifier = func(p *runtime.Pipeline) proofVerifier { return familyVerifier(p, fp, fj) }
-		fmt.Fprintf(stderr, "bench: the %s family at size %d, %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
-			fp.Name(), size, *jobs, *partitions, *inflight, be.Name(), nDev)
+		rows = append(rows, r)
 	}
 	for _, p := range ps {
-		r, err := benchPipeline(ctx, p, payload, verifier(p), be, nDev, *jobs, *inflight, *partitions, stderr)
+		r, err := benchPipeline(ctx, p, job.Payload(), familyVerifier(p, fp, job), be, nDev, f.jobs, f.inflight, f.partitions, stderr)
 		if err != nil {
 			return fmt.Errorf("pipeline %q: %w", p.File, err)
 		}
 		rows = append(rows, r)
 	}
-	if *asJSON {
-		return writeJSON(stdout, benchJSON(circuit, size, constraints, *jobs, *partitions, *inflight, be.Name(), nDev, rows))
+	if f.asJSON {
+		return writeJSON(stdout, benchJSON(key.Circuit(), req.Size, key.Constraints(), f.jobs, f.partitions, f.inflight, be.Name(), nDev, rows))
 	}
 	writeBenchTable(stdout, rows)
 	return nil
+}
+
+// printHeader says on stderr what bench runs.
+func (f *benchFlags) printHeader(stderr io.Writer, fp family.Prover, key family.Key, size int, backend string, nDev int) {
+	what := fmt.Sprintf("%s at size %d (%d constraints)", key.Circuit(), size, key.Constraints())
+	if len(fp.Circuits()) == 0 {
+		what = fmt.Sprintf("the %s family at size %d", fp.Name(), size)
+	}
+	fmt.Fprintf(stderr, "bench: %s, %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
+		what, f.jobs, f.partitions, f.inflight, backend, nDev)
 }
 
 // benchOutput is bench --json (docs/json.md).
@@ -237,49 +251,33 @@ func benchJSON(circuit string, size, constraints, jobs, partitions, inflight int
 	return out
 }
 
-// benchGnark proves n partitions' witnesses with gnark's own prover on the
-// same keys, one after the other.
-func benchGnark(job *groth16.Job, ks *keys.Set, n int, stderr io.Writer) (benchRow, error) {
-	row := benchRow{name: "gnark groth16.Prove (CPU, sequential)", isBaseline: true}
+// benchBaseline proves n partitions' witnesses (of the job's partitions,
+// in turn) with the family's baseline prover, one after the other, each
+// verified.
+func benchBaseline(b family.Baseline, job family.Job, partitions, n int, stderr io.Writer) (benchRow, error) {
+	row := benchRow{name: b.BaselineName(), isBaseline: true}
 	var peak peakRSS
 	stopRSS := peak.watch()
 	began := time.Now()
 	for i := 0; i < n; i++ {
-		p := i % len(job.Witnesses)
-		proof, err := g16.Prove(ks.R1CS, ks.PK, job.Witnesses[p])
-		if err != nil {
+		if err := b.ProveBaseline(job, i%partitions); err != nil {
 			stopRSS()
-			return row, fmt.Errorf("gnark prove: %w", err)
-		}
-		if err := job.Verify(p, proof); err != nil {
-			stopRSS()
-			return row, fmt.Errorf("gnark proof %d: %w", i, err)
+			return row, fmt.Errorf("baseline proof %d: %w", i, err)
 		}
 	}
 	row.seconds = time.Since(began).Seconds()
 	stopRSS()
 	row.proofs, row.peakRSS = n, peak.max
-	fmt.Fprintf(stderr, "bench: gnark: %d proofs in %.2fs\n", n, row.seconds)
+	fmt.Fprintf(stderr, "bench: %s: %d proofs in %.2fs\n", row.name, n, row.seconds)
 	return row, nil
 }
 
 // proofVerifier checks the proof among a partition's outputs.
 type proofVerifier func(partition int, outputs map[string]any) error
 
-// groth16Verifier checks a partition's Groth16 proof with gnark's verifier.
-func groth16Verifier(job *groth16.Job) proofVerifier {
-	return func(partition int, outputs map[string]any) error {
-		proof := findProof(outputs)
-		if proof == nil {
-			return errors.New("no proof in the outputs")
-		}
-		return job.Verify(partition, proof)
-	}
-}
-
-// familyVerifier checks a family.Prover's proof the way verify does: the
-// output of p's final proof stage, encoded to a proof file's bytes and
-// checked by Job.VerifyProof.
+// familyVerifier checks a family's proof the way verify does: the output
+// of p's final proof stage, encoded to the partition's files and checked
+// by Job.Verify.
 func familyVerifier(p *runtime.Pipeline, fp family.Prover, fj family.Job) proofVerifier {
 	final := family.FinalProofStages(p, fp)
 	return func(partition int, outputs map[string]any) error {
@@ -287,11 +285,11 @@ func familyVerifier(p *runtime.Pipeline, fp family.Prover, fj family.Job) proofV
 		if !ok {
 			return fmt.Errorf("pipeline %q produced no %s proof (outputs %v)", p.Name, fp.Name(), keysOf(outputs))
 		}
-		data, err := fj.EncodeProof(partition, out)
+		files, err := fj.Files(partition, out)
 		if err != nil {
 			return err
 		}
-		return fj.VerifyProof(partition, data)
+		return fj.Verify(partition, files)
 	}
 }
 

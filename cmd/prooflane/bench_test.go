@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
 }
 
 // A family.Prover's pipeline is benched like Groth16's, on its own key, each
-// proof checked by Job.VerifyProof; there is no gnark baseline for it.
+// proof checked by Job.Verify; there is no baseline prover for it.
 func TestBenchOfTheVcommitFamilyWithEveryProofVerified(t *testing.T) {
 	keysDir := t.TempDir()
 	rc, out, stderr := prooflane(t, "bench", "--size", "2^8", "--keys", keysDir,
@@ -80,7 +81,7 @@ func TestBenchOfTheVcommitFamilyWithEveryProofVerified(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--gnark", "1", "vcommit"}, `--gnark: pipeline "vcommit" is of the vcommit family; gnark's prover is a baseline for groth16 pipelines only`},
+		{[]string{"--gnark", "1", "vcommit"}, `--gnark: pipeline "vcommit" is of the vcommit family, which has no baseline prover to time`},
 		{[]string{"--circuit", "chain", "vcommit"}, `--circuit "chain": pipeline "vcommit" is of the vcommit family, which has no circuits (leave --circuit out)`},
 		{[]string{"vcommit", "groth16"}, `pipeline "groth16" is of the groth16 family, "vcommit" before it of the vcommit family: bench compares the layouts of one family on the same keys`},
 	} {
@@ -98,11 +99,15 @@ func TestBenchFamilyVerifierRefusesAnotherPartitionsProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fj, err := vcommit.Family{}.SetupJob(t.TempDir(), 256, 2, 1, io.Discard)
+	k, err := vcommit.Family{}.Setup(context.Background(), family.KeyRequest{Dir: t.TempDir(), Size: 256}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := fj.(*vcommit.Job)
+	fj, err := k.NewJob(2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	j := fj.Payload().(*vcommit.Job)
 	final := family.FinalProofStages(p, vcommit.Family{})[0]
 	verify := familyVerifier(p, vcommit.Family{}, fj)
 	c0, err := vcommit.Commit(j.Key, j.Scalars(0))

@@ -10,10 +10,10 @@ import (
 
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
-	"github.com/prooflane/prooflane/stages/builtin"
 )
 
-// setFlags collects repeated --set name=value pipeline parameters.
+// setFlags collects repeated --set name=value pipeline parameters: the
+// one --set flag type of every command.
 type setFlags map[string]string
 
 func (s setFlags) String() string {
@@ -21,6 +21,7 @@ func (s setFlags) String() string {
 	for k, v := range s {
 		parts = append(parts, k+"="+v)
 	}
+	slices.Sort(parts)
 	return strings.Join(parts, ",")
 }
 
@@ -40,7 +41,7 @@ func loadPipeline(arg string, params map[string]string) (*runtime.Pipeline, erro
 	if err != nil {
 		return nil, err
 	}
-	return runtime.Parse(file, src, builtin.Registry(), params)
+	return runtime.Parse(file, src, shipped.stages(), params)
 }
 
 // Upper limits of the count flags that are not the runtime's own.

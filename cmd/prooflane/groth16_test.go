@@ -344,3 +344,32 @@ func dirNames(t testing.TB, dir string) string {
 	}
 	return strings.Join(names, " ")
 }
+
+// A proof directory written before manifests named their family and key
+// (no "family", no "key") is groth16's and still verifies; one naming
+// another family's layout is refused.
+func TestOldGroth16ManifestsWithoutAFamilyVerify(t *testing.T) {
+	out, keysDir, _ := proveSmall(t, "chain")
+	path := filepath.Join(out, manifestFile)
+	orig, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := regexp.MustCompile(`(?m)^  "(family|key)": "[^"]*",\n`).ReplaceAllString(string(orig), "")
+	if old == string(orig) || strings.Contains(old, `"family"`) || strings.Contains(old, `"key"`) {
+		t.Fatalf("manifest has no family and key lines to remove:\n%s", orig)
+	}
+	if err := os.WriteFile(path, []byte(old), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 0 || !strings.Contains(stdout, "all 3 proofs verify") {
+		t.Fatalf("verify of an old manifest: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	vc := strings.Replace(string(orig), `"family": "groth16"`, `"family": "vcommit"`, 1)
+	if err := os.WriteFile(path, []byte(vc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rc, _, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 1 || !strings.Contains(stderr, `circuit "chain": want "vcommit", the family's`) {
+		t.Errorf("groth16 files under the vcommit family: exit %d, %s", rc, stderr)
+	}
+}

@@ -9,50 +9,26 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/family"
 )
 
-// Host memory estimate, per constraint of the circuit (its size), from
-// peak RSS measured with /usr/bin/time on the chain circuit (CPU backend,
-// 2-core machine; docs/memory.md has the table and the command). It is a
-// rough upper bound for circuits of about one wire per constraint; the
-// scale work refines it.
-const (
-	memBase            = 64 << 20 // the process, gnark and the runtime
-	memSetupPerC       = 3 << 10  // setup: domain, key being built, R1CS
-	memKeysPerC        = 2 << 10  // prove: R1CS and proving key in memory
-	memPartitionPerC   = 1280     // prove: one partition in flight (witness, a/b/c, H, MSM scalars)
-	memCheckFromSize   = 1 << 18  // below this, no estimate is printed and nothing is refused
-	memSkipEnvVariable = "PROOFLANE_SKIP_MEMCHECK"
-)
+// memSkipEnvVariable set to 1 skips the host memory check.
+const memSkipEnvVariable = "PROOFLANE_SKIP_MEMCHECK"
 
-// memEstimate returns the estimated peak host memory of proving size
-// constraints with inFlight partitions at once, including the setup when
-// it has to run.
-func memEstimate(size, inFlight int, setup bool) uint64 {
-	n := uint64(size)
-	prove := memBase + n*memKeysPerC + n*memPartitionPerC*uint64(max(inFlight, 0))
-	if setup {
-		return max(prove, memBase+n*memSetupPerC)
-	}
-	return prove
-}
-
-// checkHostMemory estimates the host memory a setup (when the keys are not
-// cached, or force) and a prove of inFlight partitions at once need, and
-// refuses before any work when it exceeds the machine's memory; above
-// what is available now it warns. PROOFLANE_SKIP_MEMCHECK=1 skips it.
-func checkHostMemory(stderr io.Writer, cmd string, cf circuitFlags, size, inFlight int, force bool) error {
-	if size < memCheckFromSize || os.Getenv(memSkipEnvVariable) == "1" {
+// checkHostMemory asks fp (a family.MemoryEstimator) for the host memory
+// a job of req's key with inFlight partitions at once needs (the key setup
+// included when it has to run), and refuses before any work when it
+// exceeds the machine's memory; above what is available now it warns. A
+// family without an estimate, or PROOFLANE_SKIP_MEMCHECK=1, skips it.
+func checkHostMemory(stderr io.Writer, cmd string, fp family.Prover, req family.KeyRequest, inFlight int) error {
+	me, ok := fp.(family.MemoryEstimator)
+	if !ok || os.Getenv(memSkipEnvVariable) == "1" {
 		return nil
 	}
-	setup := force
-	if !setup {
-		_, pk, _ := keys.Cache{Dir: cf.keys}.Paths(cf.circuit, size)
-		_, err := os.Stat(pk)
-		setup = err != nil
+	est, setup := me.HostMemory(req, inFlight)
+	if est == 0 {
+		return nil
 	}
-	est := memEstimate(size, inFlight, setup)
 	total, avail, err := readMeminfo("/proc/meminfo")
 	if err != nil {
 		fmt.Fprintf(stderr, "prooflane %s: estimated host memory %s; cannot tell what the machine has: %v\n", cmd, humanBytes(est), err)
@@ -68,13 +44,13 @@ func checkHostMemory(stderr io.Writer, cmd string, cf circuitFlags, size, inFlig
 	what := strings.Join(parts, " and ")
 	if est > total {
 		return fmt.Errorf("size %d with %s needs about %s of host memory, more than this machine's %s (estimate in docs/memory.md; fewer partitions or a smaller --size, or %s=1 to try anyway)",
-			size, what, humanBytes(est), humanBytes(total), memSkipEnvVariable)
+			req.Size, what, humanBytes(est), humanBytes(total), memSkipEnvVariable)
 	}
 	note := ""
 	if est > avail {
 		note = fmt.Sprintf("; more than the %s available now: the machine may swap", humanBytes(avail))
 	}
-	fmt.Fprintf(stderr, "prooflane %s: size %d with %s: about %s of host memory of %s%s\n", cmd, size, what, humanBytes(est), humanBytes(total), note)
+	fmt.Fprintf(stderr, "prooflane %s: size %d with %s: about %s of host memory of %s%s\n", cmd, req.Size, what, humanBytes(est), humanBytes(total), note)
 	return nil
 }
 

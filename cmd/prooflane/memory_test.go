@@ -30,19 +30,6 @@ func TestProveAndSetupRefuseWhatTheMachinesMemoryCannotHold(t *testing.T) {
 	}
 }
 
-func TestMemEstimateFormula(t *testing.T) {
-	const n = 1 << 20
-	if got, want := memEstimate(n, 10, false), uint64(memBase+n*memKeysPerC+10*n*memPartitionPerC); got != want {
-		t.Errorf("prove estimate %d, want %d", got, want)
-	}
-	if got := memEstimate(n, 0, true); got != memBase+n*memSetupPerC {
-		t.Errorf("setup estimate %d", got)
-	}
-	if memEstimate(n, 10, true) != memEstimate(n, 10, false) {
-		t.Error("with 10 partitions the prove needs more than the setup: the estimate is the larger")
-	}
-}
-
 func TestReadMeminfo(t *testing.T) {
 	dir := t.TempDir()
 	good := writeFile(t, dir, "good", "MemTotal:       24576000 kB\nMemFree:  100 kB\nMemAvailable:   12288000 kB\n")

@@ -36,15 +36,14 @@ import (
 
 	"github.com/prooflane/prooflane/internal/durable"
 	pl "github.com/prooflane/prooflane/otel"
-	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
 
 // manifest describes a directory of proofs written by prove.
 type manifest struct {
-	// Family is the proof family of a family.Prover (vcommit), empty for
-	// Groth16; Key names the key its proofs were made with.
+	// Family is the proof family; a manifest without one is groth16's
+	// (prove wrote none before the field existed). Key names the key the
+	// proofs were made with.
 	Family         string  `json:"family,omitempty"`
 	Key            string  `json:"key,omitempty"`
 	Circuit        string  `json:"circuit"`
@@ -59,7 +58,7 @@ type manifest struct {
 	Devices        int     `json:"devices"`
 	Seconds        float64 `json:"seconds"`
 	// VK is the verifying key copied next to the proofs, relative to the
-	// directory: always vkFile. verify never uses it unless it is named
+	// directory: the family's Layout.VK. verify never uses it unless it is named
 	// with --vk.
 	VK     string   `json:"vk"`
 	Proofs []string `json:"proofs"`
@@ -68,11 +67,37 @@ type manifest struct {
 
 const (
 	manifestFile = "manifest.json"
-	vkFile       = "vk.bin"
 )
 
 func proofFile(p int) string  { return fmt.Sprintf("proof-%d.bin", p) }
 func publicFile(p int) string { return fmt.Sprintf("public-%d.bin", p) }
+
+// isVKFile reports whether name is a registered family's verifying key
+// file (Layout.VK).
+func isVKFile(name string) bool {
+	fams := shipped.families()
+	for _, n := range vkFamilies() {
+		f, _ := fams.Lookup(n)
+		if f.(family.Prover).Layout().VK == name {
+			return true
+		}
+	}
+	return false
+}
+
+// vkFamilies names the registered families whose proof directories hold a
+// verifying key file.
+func vkFamilies() []string {
+	var names []string
+	fams := shipped.families()
+	for _, n := range fams.Names() {
+		f, _ := fams.Lookup(n)
+		if fp, ok := f.(family.Prover); ok && fp.Layout().VK != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
 
 // runFile matches the names prove gives proof and public-input files.
 var runFile = regexp.MustCompile(`^(?:proof|public)-(0|[1-9][0-9]*)\.bin$`)
@@ -84,93 +109,107 @@ const (
 	// maxProofFile: proof and public input files are a few hundred bytes
 	// for any circuit prove makes (32 bytes a public input).
 	maxProofFile = 64 << 20
-	// maxSize is the largest --size (2^30).
-	maxSize = 1 << 30
 )
 
-// readManifest reads and checks dir's manifest: the circuit is a shipped
-// one, the size is one --size accepts, and the files are proof-0.bin,
-// public-0.bin up to partitions-1, in order, one each. It does not check
-// the manifest against a key: verify does.
-func readManifest(dir string) (manifest, error) {
+// readManifest reads and checks dir's manifest and returns it with its
+// proof family: a registered one (no family field: groth16, as prove
+// wrote before the field existed), the circuit one of the family's (its
+// name for a family without circuits), the size within its bounds, and
+// the files proof-0.bin (and public-0.bin, when the family writes public
+// inputs) up to partitions-1, in order, one each. It does not check the
+// manifest against a key: the family's verifier does.
+func readManifest(dir string) (manifest, family.Prover, error) {
 	path := filepath.Join(dir, manifestFile)
 	data, err := readRegular(path, maxManifestFile)
 	if errors.Is(err, os.ErrNotExist) {
-		return manifest{}, fmt.Errorf("%s: not a directory written by prooflane prove: %w", dir, err)
+		return manifest{}, nil, fmt.Errorf("%s: not a directory written by prooflane prove: %w", dir, err)
 	}
 	if err != nil {
-		return manifest{}, err
+		return manifest{}, nil, err
 	}
 	var m manifest
 	if err := json.Unmarshal(data, &m); err != nil {
-		return manifest{}, fmt.Errorf("%s: %w", path, err)
+		return manifest{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	check := m.check
-	if m.Family != "" {
-		check = m.checkFamily
+	fp, err := m.check()
+	if err != nil {
+		return manifest{}, nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if err := check(); err != nil {
-		return manifest{}, fmt.Errorf("%s: %w", path, err)
-	}
-	return m, nil
+	return m, fp, nil
 }
 
-// check checks the manifest's fields on their own.
-func (m manifest) check() error {
-	if !slices.Contains(circuits.Names(), m.Circuit) {
-		return fmt.Errorf("circuit %q is not one of the shipped circuits (%s)", m.Circuit, strings.Join(circuits.Names(), ", "))
+// legacyFamily is the family of a manifest without a family field.
+const legacyFamily = "groth16"
+
+// check checks the manifest's fields on their own and returns its family.
+func (m manifest) check() (family.Prover, error) {
+	name := m.Family
+	if name == "" {
+		name = legacyFamily
 	}
-	if m.Size < 1 || m.Size > maxSize {
-		return fmt.Errorf("size %d: want 1 to 2^30", m.Size)
+	f, ok := shipped.families().Lookup(name)
+	fp, isProver := f.(family.Prover)
+	if !ok || !isProver {
+		return nil, fmt.Errorf("family %q is not one verify reads (%s)", m.Family, strings.Join(shipped.families().Names(), ", "))
+	}
+	if err := m.checkCircuit(fp); err != nil {
+		return nil, err
 	}
 	if m.Partitions < 1 {
-		return fmt.Errorf("partitions %d: want at least 1", m.Partitions)
+		return nil, fmt.Errorf("partitions %d: want at least 1", m.Partitions)
 	}
-	if len(m.Proofs) != m.Partitions || len(m.Public) != m.Partitions {
-		return fmt.Errorf("partitions is %d, but %d proofs and %d public inputs are listed", m.Partitions, len(m.Proofs), len(m.Public))
-	}
-	for i := range m.Partitions {
-		if m.Proofs[i] != proofFile(i) {
-			return fmt.Errorf("proofs[%d] is %q, want %q (prove names them proof-0.bin to proof-%d.bin, in order)", i, m.Proofs[i], proofFile(i), m.Partitions-1)
-		}
-		if m.Public[i] != publicFile(i) {
-			return fmt.Errorf("public[%d] is %q, want %q (prove names them public-0.bin to public-%d.bin, in order)", i, m.Public[i], publicFile(i), m.Partitions-1)
-		}
-	}
-	if m.VK != "" && m.VK != vkFile {
-		return fmt.Errorf("vk is %q, want %q", m.VK, vkFile)
+	if err := m.checkFiles(fp.Layout()); err != nil {
+		return nil, err
 	}
 	if m.Constraints < 1 {
-		return fmt.Errorf("constraints %d: want at least 1", m.Constraints)
+		return nil, fmt.Errorf("constraints %d: want at least 1", m.Constraints)
+	}
+	return fp, nil
+}
+
+// checkCircuit checks the circuit and size against fp's.
+func (m manifest) checkCircuit(fp family.Prover) error {
+	circuits := fp.Circuits()
+	if len(circuits) == 0 && m.Circuit != fp.Name() {
+		return fmt.Errorf("circuit %q: want %q, the family's", m.Circuit, fp.Name())
+	}
+	if len(circuits) > 0 && !slices.Contains(circuits, m.Circuit) {
+		return fmt.Errorf("circuit %q is not one of the shipped circuits (%s)", m.Circuit, strings.Join(circuits, ", "))
+	}
+	circuit := m.Circuit
+	if len(circuits) == 0 {
+		circuit = ""
+	}
+	lo, hi, err := fp.SizeRange(circuit)
+	if err != nil {
+		return err
+	}
+	if m.Size < lo || m.Size > hi {
+		return fmt.Errorf("size %d: want %d to %d", m.Size, lo, hi)
 	}
 	return nil
 }
 
-// checkFamily checks the fields of a family.Prover's manifest: a
-// registered such family, a size within its limit, and the proof files
-// proof-0.bin up to partitions-1, in order, and no public input files.
-func (m manifest) checkFamily() error {
-	f, ok := builtin.Families().Lookup(m.Family)
-	fp, isProver := f.(family.Prover)
-	if !ok || !isProver {
-		return fmt.Errorf("family %q is not one verify reads (groth16 directories have no family field)", m.Family)
+// checkFiles checks the listed files against the family's layout: the
+// names prove gives them, in order, and vk only the layout's.
+func (m manifest) checkFiles(layout family.Layout) error {
+	nPublic := 0
+	if layout.Public {
+		nPublic = m.Partitions
 	}
-	if m.Circuit != m.Family {
-		return fmt.Errorf("circuit %q: want %q, the family's", m.Circuit, m.Family)
-	}
-	if m.Size < 1 || m.Size > fp.MaxSize() {
-		return fmt.Errorf("size %d: want 1 to %d", m.Size, fp.MaxSize())
-	}
-	if m.Partitions < 1 {
-		return fmt.Errorf("partitions %d: want at least 1", m.Partitions)
-	}
-	if len(m.Proofs) != m.Partitions || len(m.Public) != 0 || m.VK != "" {
-		return fmt.Errorf("partitions is %d, but %d proofs, %d public inputs and vk %q are listed (want %d, none and none)", m.Partitions, len(m.Proofs), len(m.Public), m.VK, m.Partitions)
+	if len(m.Proofs) != m.Partitions || len(m.Public) != nPublic {
+		return fmt.Errorf("partitions is %d, but %d proofs and %d public inputs are listed (want %d and %d)", m.Partitions, len(m.Proofs), len(m.Public), m.Partitions, nPublic)
 	}
 	for i := range m.Partitions {
 		if m.Proofs[i] != proofFile(i) {
 			return fmt.Errorf("proofs[%d] is %q, want %q (prove names them proof-0.bin to proof-%d.bin, in order)", i, m.Proofs[i], proofFile(i), m.Partitions-1)
 		}
+		if layout.Public && m.Public[i] != publicFile(i) {
+			return fmt.Errorf("public[%d] is %q, want %q (prove names them public-0.bin to public-%d.bin, in order)", i, m.Public[i], publicFile(i), m.Partitions-1)
+		}
+	}
+	if m.VK != "" && m.VK != layout.VK {
+		return fmt.Errorf("vk is %q, want %q", m.VK, layout.VK)
 	}
 	return nil
 }
@@ -300,7 +339,7 @@ func checkReplaceable(path, trace string) error {
 	var other []string
 	for _, e := range entries {
 		name := e.Name()
-		ours := name == manifestFile || name == vkFile || name == pl.DefaultFile || name == trace || runFile.MatchString(name)
+		ours := name == manifestFile || isVKFile(name) || name == pl.DefaultFile || name == trace || runFile.MatchString(name)
 		if !ours || e.IsDir() {
 			other = append(other, name)
 		}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/prooflane/prooflane/device"
@@ -18,36 +17,46 @@ import (
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
-	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 func init() {
 	register("prove", command{summary: "prove a job of a proof family (groth16, vcommit) with a pipeline and write the proofs", run: runProve})
 }
 
-func runProve(args []string, stdout, stderr io.Writer) (err error) {
-	quietGnark()
+// proveFlags are prove's flags.
+type proveFlags struct {
+	cf                     circuitFlags
+	pipeline, out, backend string
+	progress               string
+	partitions, devices    int
+	seed                   uint64
+	set                    setFlags
+	tc                     pl.Config
+}
+
+func newProveFlags(stderr io.Writer) (*flag.FlagSet, *proveFlags) {
 	fs := newFlags("prove", "", stderr)
-	var cf circuitFlags
-	cf.register(fs)
-	pipeline := fs.String("pipeline", "groth16", pipelineArgHelp)
-	partitions := fs.Int("partitions", 0, "partitions, each with its own witness (default: the pipeline's partitions parameter)")
-	out := fs.String("out", "", "directory for the proofs, public inputs, manifest and trace (required); it is replaced as a whole once the run has succeeded, so it holds one complete run")
-	seed := fs.Uint64("seed", 1, "witness seed; partition p proves the witness of a seed derived from it and p")
-	devices := fs.Int("devices", 0, "devices to run on (default: the pipeline's devices)")
-	backend := fs.String("backend", "cpu", "device backend: cpu (gnark-crypto, emulated devices), cuda (needs a -tags cuda build and a GPU), or auto (cuda when available, else cpu)")
-	progressMode := fs.String("progress", "auto", "progress line on stderr: auto (when a terminal), on, off")
-	set := setFlags{}
-	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
-	var tc pl.Config
-	tc.RegisterFlags(fs)
-	if f := fs.Lookup("trace-file"); f != nil {
+	f := &proveFlags{set: setFlags{}}
+	f.cf.register(fs)
+	fs.StringVar(&f.pipeline, "pipeline", "groth16", pipelineArgHelp)
+	fs.IntVar(&f.partitions, "partitions", 0, "partitions, each with its own witness (default: the pipeline's partitions parameter)")
+	fs.StringVar(&f.out, "out", "", "directory for the proofs, public inputs, manifest and trace (required); it is replaced as a whole once the run has succeeded, so it holds one complete run")
+	fs.Uint64Var(&f.seed, "seed", 1, "witness seed; partition p proves the witness of a seed derived from it and p")
+	fs.IntVar(&f.devices, "devices", 0, "devices to run on (default: the pipeline's devices)")
+	fs.StringVar(&f.backend, "backend", "cpu", "device backend: cpu (gnark-crypto, emulated devices), cuda (needs a -tags cuda build and a GPU), or auto (cuda when available, else cpu)")
+	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), on, off")
+	fs.Var(f.set, "set", "override a pipeline parameter, name=value (repeatable)")
+	f.tc.RegisterFlags(fs)
+	if tf := fs.Lookup("trace-file"); tf != nil {
 		// prove writes the trace next to the proofs unless told otherwise.
-		f.Usage, f.DefValue = "trace file of --trace file, OTLP JSON lines (default: trace.jsonl in the --out directory)", ""
+		tf.Usage, tf.DefValue = "trace file of --trace file, OTLP JSON lines (default: trace.jsonl in the --out directory)", ""
 	}
+	return fs, f
+}
+
+// parse parses and checks the flags on their own.
+func (f *proveFlags) parse(fs *flag.FlagSet, args []string) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -57,111 +66,97 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	if fs.NArg() != 0 {
 		return usageErrorf(fs, "prove takes no arguments, got %q", fs.Args())
 	}
-	if *out == "" {
+	if f.out == "" {
 		return usageErrorf(fs, "--out is required")
 	}
-	if err := checkBackend(*backend); err != nil {
+	if err := checkBackend(f.backend); err != nil {
 		return err
 	}
-	if *partitions > 0 {
-		set["partitions"] = fmt.Sprint(*partitions)
+	if f.partitions > 0 {
+		f.set["partitions"] = fmt.Sprint(f.partitions)
 	}
-	p, err := loadPipeline(*pipeline, set)
-	if err != nil {
-		return err
-	}
-	fam, err := proofFamily(p)
-	if err != nil {
-		return err
-	}
-	// fp is a family prove drives through stages/family; nil for Groth16,
-	// whose keys and files go through this package's own path.
-	fp, _ := fam.(family.Prover)
-	var size int
-	if fp == nil {
-		if size, err = cf.parse(); err != nil {
-			return err
-		}
-	} else {
-		if size, err = familySize(fs, cf, p, fp); err != nil {
-			return err
-		}
-	}
-	nParts := p.Partitions
-	nDev := p.Devices
-	if *devices > 0 {
-		nDev = *devices
-	}
+	return nil
+}
 
+// traceIn is the trace file's name inside --out, "" when --trace-file
+// puts it elsewhere: the trace goes with the run when it is inside --out
+// (by default).
+func (f *proveFlags) traceIn(fs *flag.FlagSet) string {
+	if !flagGiven(fs, "trace-file") {
+		return pl.DefaultFile
+	}
+	absOut, err1 := filepath.Abs(f.out)
+	absTrace, err2 := filepath.Abs(f.tc.File)
+	if err1 == nil && err2 == nil && filepath.Dir(absTrace) == absOut {
+		return filepath.Base(absTrace)
+	}
+	return ""
+}
+
+// proveRun is one prove: the pipeline, its family's key and job, the
+// backend, and the output directory being written.
+type proveRun struct {
+	f          *proveFlags
+	p          *runtime.Pipeline
+	fp         family.Prover
+	key        family.Key
+	job        family.Job
+	be         device.Backend
+	od         *outDir
+	size, nDev int
+}
+
+func runProve(args []string, stdout, stderr io.Writer) (err error) {
+	quietGnark()
+	fs, f := newProveFlags(stderr)
+	if err := f.parse(fs, args); err != nil {
+		return err
+	}
+	r := &proveRun{f: f}
+	if r.p, err = loadPipeline(f.pipeline, f.set); err != nil {
+		return err
+	}
+	if r.fp, err = proofFamily(r.p); err != nil {
+		return err
+	}
+	req, err := f.cf.request(fs, r.p, r.fp)
+	if err != nil {
+		return err
+	}
+	r.size, r.nDev = req.Size, r.p.Devices
+	if f.devices > 0 {
+		r.nDev = f.devices
+	}
 	// Cheap checks first: the key setup below can take minutes.
-	show, err := progressEnabled(*progressMode, stderr)
+	show, err := progressEnabled(f.progress, stderr)
 	if err != nil {
 		return err
 	}
-	// The trace goes with the run when it is inside --out (by default).
-	traceIn := pl.DefaultFile
-	traceFileSet := false
-	fs.Visit(func(f *flag.Flag) { traceFileSet = traceFileSet || f.Name == "trace-file" })
-	if traceFileSet {
-		traceIn = ""
-		absOut, err1 := filepath.Abs(*out)
-		absTrace, err2 := filepath.Abs(tc.File)
-		if err1 == nil && err2 == nil && filepath.Dir(absTrace) == absOut {
-			traceIn = filepath.Base(absTrace)
-		}
-	}
-	od, err := openOut(*out, traceIn, stderr)
-	if err != nil {
+	traceIn := f.traceIn(fs)
+	if r.od, err = openOut(f.out, traceIn, stderr); err != nil {
 		return err
 	}
-	defer od.close(stderr)
-
+	defer r.od.close(stderr)
 	// Memory follows the partitions in flight, which max_in_flight bounds.
-	if fp == nil {
-		if err := checkHostMemory(stderr, "prove", cf, size, min(nParts, p.InFlight(nDev)), false); err != nil {
-			return err
-		}
+	if err := checkHostMemory(stderr, "prove", r.fp, req, min(r.p.Partitions, r.p.InFlight(r.nDev))); err != nil {
+		return err
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	var (
-		ks      *keys.Set
-		be      device.Backend
-		job     *groth16.Job
-		fj      family.Job
-		payload any
-		circuit = cf.circuit
-	)
-	if fp == nil {
-		ks, be, job, err = openJob(ctx, "prove", cf, size, nParts, *seed, *backend, nDev, stderr)
-		payload = job
-	} else {
-		circuit = fp.Name()
-		if be, err = openBackend("prove", *backend, nDev, stderr); err == nil {
-			if fj, err = fp.SetupJob(cf.keys, size, nParts, *seed, stderr); err != nil {
-				be.Close()
-			} else {
-				payload = fj.Payload()
-			}
-		}
-	}
-	if err != nil {
+	if r.key, r.be, r.job, err = openJob(ctx, "prove", r.fp, req, r.p.Partitions, f.seed, f.backend, r.nDev, stderr); err != nil {
 		return err
 	}
-	defer be.Close()
+	defer r.be.Close()
 	if traceIn != "" {
-		tc.File = od.path(traceIn)
+		f.tc.File = r.od.path(traceIn)
 	}
-	tc.Attributes = append(tc.Attributes,
-		attribute.String("prooflane.pipeline", p.Name),
-		attribute.String("prooflane.pipeline_file", p.File),
-		semconv.KeyPipelineHash.String(p.Hash),
-		semconv.KeyBackend.String(be.Name()),
-		attribute.Int("prooflane.devices", nDev),
-		attribute.StringSlice("prooflane.device_names", deviceNames(be, nDev)),
-		attribute.String("prooflane.circuit", circuit),
-		attribute.Int("prooflane.size", size))
-	prov, err := pl.Setup(ctx, tc)
+	return r.run(ctx, show, stdout, stderr)
+}
+
+// run proves the job with the trace on, writes the run's files and
+// commits the output directory.
+func (r *proveRun) run(ctx context.Context, show bool, stdout, stderr io.Writer) (err error) {
+	prov, err := pl.Setup(ctx, r.traceConfig())
 	if err != nil {
 		return err
 	}
@@ -181,136 +176,131 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 			err = ferr
 		}
 	}()
-	pr := startProgress(stderr, p, nParts, show)
-	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: nDev, OnEvent: pr.Event, Backend: be})
-	if err != nil {
-		pr.Stop()
-		return err
-	}
-	began := time.Now()
-	res, err := e.Run(ctx, runtime.Job{ID: fmt.Sprintf("%s-%d", circuit, size), Partitions: nParts, Payload: payload})
-	el := time.Since(began)
-	pr.Stop()
-	// The engine goes before the backend it was lent (deferred above).
-	if cerr := e.Close(context.Background()); err == nil {
-		err = cerr
-	}
+	res, el, err := r.prove(ctx, prov, show, stderr)
 	if err != nil {
 		return err
 	}
-
-	m := manifest{
-		Circuit: circuit, Size: size, Partitions: nParts, Seed: *seed,
-		Pipeline: p.Name, PipelineFile: p.File, PipelineSHA256: p.Hash, Backend: be.Name(), Devices: nDev,
-		Seconds: el.Seconds(),
-	}
-	if fp != nil {
-		m.Family, m.Key, m.Constraints = fp.Name(), fj.KeyName(), size
-		if err := writeFamilyProofs(od, p, fp, fj, res, &m); err != nil {
-			return err
-		}
-	} else {
-		m.Constraints, m.VK = ks.R1CS.GetNbConstraints(), vkFile
-		if err := writeGroth16Proofs(od, p, ks, job, res, &m); err != nil {
-			return err
-		}
-	}
-	mb, err := json.MarshalIndent(m, "", "  ")
+	m, err := r.write(res, el)
 	if err != nil {
 		return err
-	}
-	if err := od.writeFile(manifestFile, func(w io.Writer) (int64, error) {
-		n, err := w.Write(append(mb, '\n'))
-		return int64(n), err
-	}); err != nil {
-		return fmt.Errorf("write manifest: %w", err)
 	}
 	if err := flush(); err != nil {
 		return err
 	}
-	if err := od.commit(); err != nil {
-		return fmt.Errorf("--out %q: %w", *out, err)
+	if err := r.od.commit(); err != nil {
+		return fmt.Errorf("--out %q: %w", r.f.out, err)
 	}
 	fmt.Fprintf(stdout, "%d proofs of %s (size %d, %d constraints) with pipeline %q in %.2fs: %.1f proofs/min; written to %s\n",
-		nParts, circuit, size, m.Constraints, p.Name, el.Seconds(), float64(nParts)/el.Minutes(), *out)
+		m.Partitions, m.Circuit, m.Size, m.Constraints, r.p.Name, el.Seconds(), float64(m.Partitions)/el.Minutes(), r.f.out)
 	return nil
 }
 
-// writeGroth16Proofs writes the verifying key and each partition's proof
-// and public inputs, listing them in m.
-func writeGroth16Proofs(od *outDir, p *runtime.Pipeline, ks *keys.Set, job *groth16.Job, res *runtime.Result, m *manifest) error {
-	if err := od.writeFile(vkFile, ks.VK.WriteTo); err != nil {
-		return err
+// traceConfig is the trace's configuration with the run's attributes.
+func (r *proveRun) traceConfig() pl.Config {
+	tc := r.f.tc
+	tc.Attributes = append(tc.Attributes,
+		attribute.String("prooflane.pipeline", r.p.Name),
+		attribute.String("prooflane.pipeline_file", r.p.File),
+		semconv.KeyPipelineHash.String(r.p.Hash),
+		semconv.KeyBackend.String(r.be.Name()),
+		attribute.Int("prooflane.devices", r.nDev),
+		attribute.StringSlice("prooflane.device_names", deviceNames(r.be, r.nDev)),
+		attribute.String("prooflane.circuit", r.key.Circuit()),
+		attribute.Int("prooflane.size", r.size))
+	return tc
+}
+
+// prove runs the job on an engine lent the backend, and closes the engine.
+func (r *proveRun) prove(ctx context.Context, prov *pl.Provider, show bool, stderr io.Writer) (*runtime.Result, time.Duration, error) {
+	nParts := r.p.Partitions
+	pr := startProgress(stderr, r.p, nParts, show)
+	e, err := runtime.NewEngine(r.p, runtime.Options{Tracer: prov.TracerProvider(), Devices: r.nDev, OnEvent: pr.Event, Backend: r.be})
+	if err != nil {
+		pr.Stop()
+		return nil, 0, err
 	}
-	for _, r := range res.Partitions {
-		proof, ok := r.Outputs["epilogue"].(*g16.Proof)
-		if !ok {
-			proof = findProof(r.Outputs)
-		}
-		if proof == nil {
-			return fmt.Errorf("partition %d: pipeline %q produced no groth16 proof (outputs %v)", r.Index, p.Name, keysOf(r.Outputs))
-		}
-		pub, err := job.Public(r.Index)
+	began := time.Now()
+	res, err := e.Run(ctx, runtime.Job{ID: fmt.Sprintf("%s-%d", r.key.Circuit(), r.size), Partitions: nParts, Payload: r.job.Payload()})
+	el := time.Since(began)
+	pr.Stop()
+	// The engine goes before the backend it was lent.
+	if cerr := e.Close(context.Background()); err == nil {
+		err = cerr
+	}
+	return res, el, err
+}
+
+// write writes the run's proof files and its manifest into the output
+// directory.
+func (r *proveRun) write(res *runtime.Result, el time.Duration) (manifest, error) {
+	m := manifest{
+		Family: r.fp.Name(), Key: r.key.Name(),
+		Circuit: r.key.Circuit(), Size: r.size, Constraints: r.key.Constraints(), Partitions: r.p.Partitions, Seed: r.f.seed,
+		Pipeline: r.p.Name, PipelineFile: r.p.File, PipelineSHA256: r.p.Hash, Backend: r.be.Name(), Devices: r.nDev,
+		Seconds: el.Seconds(),
+	}
+	if err := writeProofs(r.od, r.p, r.fp, r.job, res, &m); err != nil {
+		return m, err
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return m, err
+	}
+	if err := r.od.writeFile(manifestFile, writeBytes(append(mb, '\n'))); err != nil {
+		return m, fmt.Errorf("write manifest: %w", err)
+	}
+	return m, nil
+}
+
+// writeProofs writes the job's verifying key file (when its family's
+// layout has one) and each partition's files, from the output of the
+// pipeline's final proof stage, listing them in m.
+func writeProofs(od *outDir, p *runtime.Pipeline, fp family.Prover, job family.Job, res *runtime.Result, m *manifest) error {
+	layout := fp.Layout()
+	if layout.VK != "" {
+		vk, err := job.VK()
 		if err != nil {
 			return err
 		}
-		if err := od.writeFile(proofFile(r.Index), proof.WriteTo); err != nil {
+		if err := od.writeFile(layout.VK, writeBytes(vk)); err != nil {
 			return err
 		}
-		if err := od.writeFile(publicFile(r.Index), pub.WriteTo); err != nil {
-			return err
-		}
+		m.VK = layout.VK
 	}
-	for i := 0; i < m.Partitions; i++ {
-		m.Proofs = append(m.Proofs, proofFile(i))
-		m.Public = append(m.Public, publicFile(i))
-	}
-	return nil
-}
-
-// writeFamilyProofs writes each partition's proof of a family.Prover (the
-// output of the pipeline's final proof stage), listing them in m.
-func writeFamilyProofs(od *outDir, p *runtime.Pipeline, fp family.Prover, fj family.Job, res *runtime.Result, m *manifest) error {
 	final := family.FinalProofStages(p, fp)
 	for _, r := range res.Partitions {
 		out, ok := r.Outputs[final[0]]
 		if !ok {
 			return fmt.Errorf("partition %d: pipeline %q produced no %s proof (outputs %v)", r.Index, p.Name, fp.Name(), keysOf(r.Outputs))
 		}
-		data, err := fj.EncodeProof(r.Index, out)
+		files, err := job.Files(r.Index, out)
 		if err != nil {
 			return err
 		}
-		if err := od.writeFile(proofFile(r.Index), func(w io.Writer) (int64, error) {
-			n, err := w.Write(data)
-			return int64(n), err
-		}); err != nil {
+		if err := od.writeFile(proofFile(r.Index), writeBytes(files.Proof)); err != nil {
 			return err
 		}
+		if layout.Public {
+			if err := od.writeFile(publicFile(r.Index), writeBytes(files.Public)); err != nil {
+				return err
+			}
+		}
 	}
-	for i := 0; i < m.Partitions; i++ {
+	for i := range m.Partitions {
 		m.Proofs = append(m.Proofs, proofFile(i))
+		if layout.Public {
+			m.Public = append(m.Public, publicFile(i))
+		}
 	}
 	return nil
 }
 
-// familySize is a family.Prover's --size, bounded by its MaxSize (not a
-// circuit's minimum); --circuit, which names a Groth16 circuit, is refused
-// with pipeline p of the family.
-func familySize(fs *flag.FlagSet, cf circuitFlags, p *runtime.Pipeline, fp family.Prover) (int, error) {
-	circuitSet := false
-	fs.Visit(func(f *flag.Flag) { circuitSet = circuitSet || f.Name == "circuit" })
-	if circuitSet {
-		return 0, usageErrorf(fs, "--circuit %q: pipeline %q is of the %s family, which has no circuits (leave --circuit out)", cf.circuit, p.Name, fp.Name())
+// writeBytes is outDir.writeFile's writer of data.
+func writeBytes(data []byte) func(io.Writer) (int64, error) {
+	return func(w io.Writer) (int64, error) {
+		n, err := w.Write(data)
+		return int64(n), err
 	}
-	size, err := parseSize(cf.size)
-	if err != nil {
-		return 0, usageErrorf(fs, "--size: %w", err)
-	}
-	if size < 1 || size > fp.MaxSize() {
-		return 0, usageErrorf(fs, "--size %s: want 1 to %d, the %s family's limit on sizes", cf.size, fp.MaxSize(), fp.Name())
-	}
-	return size, nil
 }
 
 // checkBackend checks a --backend value.
@@ -341,38 +331,6 @@ func openBackend(cmd, name string, n int, stderr io.Writer) (device.Backend, err
 		return cpu.New(n)
 	}
 	return be, nil
-}
-
-// proofFamily returns p's proof family, refusing a pipeline of no one
-// family or with no final stage that outputs its family's proof.
-func proofFamily(p *runtime.Pipeline) (family.Family, error) {
-	f, err := builtin.Families().Of(p)
-	if err != nil {
-		return nil, fmt.Errorf("%w; use a groth16 pipeline such as pipelines/groth16.yaml", err)
-	}
-	if len(family.FinalProofStages(p, f)) > 0 {
-		return f, nil
-	}
-	if _, ok := f.(family.Prover); ok {
-		return nil, fmt.Errorf("%s: pipeline %q makes no %s proof: none of its final stages outputs %s", p.File, p.Name, f.Name(), f.ProofType())
-	}
-	return nil, fmt.Errorf("%s: pipeline %q makes no Groth16 proof: none of its final stages outputs %s (a stage of type %s); use a groth16 pipeline such as pipelines/groth16.yaml",
-		p.File, p.Name, groth16.TypeProof, groth16.TypeNameEpilogue)
-}
-
-// findProof returns the one groth16 proof among a partition's outputs, for
-// pipelines whose last stage is not named epilogue.
-func findProof(outputs map[string]any) *g16.Proof {
-	var found *g16.Proof
-	for _, v := range outputs {
-		if p, ok := v.(*g16.Proof); ok {
-			if found != nil {
-				return nil
-			}
-			found = p
-		}
-	}
-	return found
 }
 
 func keysOf(m map[string]any) []string {

@@ -43,14 +43,9 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if *jobs < 1 || *inflight < 1 {
 		return usageErrorf(fs, "--jobs and --inflight must be at least 1")
 	}
-	p, err := loadPipeline(fs.Arg(0), set)
+	p, err := loadPayloadless(fs.Arg(0), set)
 	if err != nil {
 		return err
-	}
-	for _, s := range p.Stages {
-		if pay := s.Factory().Payload; pay != "" {
-			return fmt.Errorf("%s: stage %q (%s) needs a job payload, %s; run gives jobs none", p.File, s.Name, s.Type, pay)
-		}
 	}
 	ctx, stop := signalContext()
 	defer stop()
@@ -72,39 +67,7 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	if err != nil {
 		return err
 	}
-	pr := startProgress(stderr, p, perJob**jobs, show)
-	holds := &holdLog{}
-	onEvent := func(ev runtime.Event) {
-		holds.Event(ev)
-		pr.Event(ev)
-	}
-	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: *devices, OnEvent: onEvent})
-	if err != nil {
-		pr.Stop()
-		return err
-	}
-	began := time.Now()
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(*inflight)
-	var mu sync.Mutex
-	done := 0
-	for j := 0; j < *jobs; j++ {
-		g.Go(func() error {
-			_, err := e.Run(gctx, runtime.Job{ID: fmt.Sprintf("job-%d", j+1), Partitions: perJob})
-			if err == nil {
-				mu.Lock()
-				done++
-				mu.Unlock()
-			}
-			return err
-		})
-	}
-	err = g.Wait()
-	pr.Stop()
-	el := time.Since(began)
-	if cerr := e.Close(context.Background()); err == nil {
-		err = cerr
-	}
+	el, done, holds, err := runWithProgress(ctx, p, prov, *devices, *jobs, *inflight, perJob, show, stderr)
 	if err != nil {
 		return err
 	}
@@ -117,6 +80,68 @@ func runRun(args []string, stdout, stderr io.Writer) (err error) {
 		fmt.Fprintf(stdout, "trace: %s\n", w)
 	}
 	return nil
+}
+
+// runWithProgress runs the jobs on an engine of p with a progress line
+// and a log of lock holds, closes the engine, and returns the time they
+// took and how many succeeded.
+func runWithProgress(ctx context.Context, p *runtime.Pipeline, prov *pl.Provider, devices, jobs, inflight, perJob int, show bool, stderr io.Writer) (time.Duration, int, *holdLog, error) {
+	pr := startProgress(stderr, p, perJob*jobs, show)
+	holds := &holdLog{}
+	onEvent := func(ev runtime.Event) {
+		holds.Event(ev)
+		pr.Event(ev)
+	}
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: prov.TracerProvider(), Devices: devices, OnEvent: onEvent})
+	if err != nil {
+		pr.Stop()
+		return 0, 0, nil, err
+	}
+	began := time.Now()
+	done, err := runJobs(ctx, e, jobs, inflight, perJob)
+	pr.Stop()
+	el := time.Since(began)
+	if cerr := e.Close(context.Background()); err == nil {
+		err = cerr
+	}
+	return el, done, holds, err
+}
+
+// runJobs runs jobs payload-less jobs of perJob partitions on e, inflight
+// at once, and returns how many succeeded and the first error.
+func runJobs(ctx context.Context, e *runtime.Engine, jobs, inflight, perJob int) (int, error) {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(inflight)
+	var mu sync.Mutex
+	done := 0
+	for j := 0; j < jobs; j++ {
+		g.Go(func() error {
+			_, err := e.Run(gctx, runtime.Job{ID: fmt.Sprintf("job-%d", j+1), Partitions: perJob})
+			if err == nil {
+				mu.Lock()
+				done++
+				mu.Unlock()
+			}
+			return err
+		})
+	}
+	err := g.Wait()
+	return done, err
+}
+
+// loadPayloadless loads a pipeline whose stages read no job payload: run
+// gives jobs none.
+func loadPayloadless(arg string, set setFlags) (*runtime.Pipeline, error) {
+	p, err := loadPipeline(arg, set)
+	if err != nil {
+		return nil, err
+	}
+	for _, s := range p.Stages {
+		if pay := s.Factory().Payload; pay != "" {
+			return nil, fmt.Errorf("%s: stage %q (%s) needs a job payload, %s; run gives jobs none", p.File, s.Name, s.Type, pay)
+		}
+	}
+	return p, nil
 }
 
 // finishTracing shuts tracing down at the end of a command. A trace file

@@ -12,7 +12,6 @@ import (
 	"github.com/prooflane/prooflane/otel/tracefile"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime/simulate"
-	"github.com/prooflane/prooflane/stages/builtin"
 )
 
 func init() {
@@ -22,32 +21,11 @@ func init() {
 	})
 }
 
-// simParams collects repeated --set name=value flags.
-type simParams map[string]string
-
-func (p simParams) String() string {
-	var kv []string
-	for k, v := range p {
-		kv = append(kv, k+"="+v)
-	}
-	sort.Strings(kv)
-	return strings.Join(kv, ",")
-}
-
-func (p simParams) Set(s string) error {
-	k, v, ok := strings.Cut(s, "=")
-	if !ok || k == "" {
-		return fmt.Errorf("want name=value, got %q", s)
-	}
-	p[k] = v
-	return nil
-}
-
 func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("simulate", "--from TRACE --pipeline PIPELINE", stderr)
 	from := fs.String("from", "", "recorded `trace` (trace.jsonl or a Jaeger JSON export) whose stage run times are replayed")
 	pipeline := fs.String("pipeline", "", "the layout to predict: "+pipelineArgHelp)
-	params := simParams{}
+	params := setFlags{}
 	fs.Var(params, "set", "override a pipeline param, `name=value` (repeatable)")
 	speed := fs.Float64("speed", 10, "time compression: stages sleep recorded/speed (results are in real time)")
 	jobs := fs.Int("jobs", 0, "jobs to run (default: as many as the trace has)")
@@ -85,54 +63,77 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	spans, err := tracefile.Read(*from)
+	aopts := analyze.Options{BusyStage: *busy, MinGap: *gap}
+	spans, before, err := readRecorded(*from, aopts, *speed, stderr)
 	if err != nil {
 		return err
-	}
-	aopts := analyze.Options{BusyStage: *busy, MinGap: *gap}
-	before, err := analyze.Analyze(spans, aopts)
-	if err != nil {
-		return fmt.Errorf("%s: %w", *from, err)
-	}
-	// The replay runs in compressed real time: say so when it is long.
-	if est := time.Duration(float64(before.Makespan) / *speed); est > 5*time.Second {
-		fmt.Fprintf(stderr, "replaying at speed %g: about %v (the recorded run took %v; Ctrl-C stops, a higher --speed compresses more)\n",
-			*speed, est.Round(time.Second), before.Makespan.Round(time.Second))
 	}
 	ctx, stop := signalContext()
 	defer stop()
 	pred, err := simulate.Predict(ctx, spans, pfile, simulate.Options{
-		Registry: builtin.Registry(), Params: params, Speed: *speed, Jobs: *jobs, InFlight: *inFlight,
+		Registry: shipped.stages(), Params: params, Speed: *speed, Jobs: *jobs, InFlight: *inFlight,
 		Partitions: *partitions, Devices: *devices, Seed: *seed, Analyze: aopts, Source: psrc,
 	})
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		if err := writeJSON(stdout, predictionJSON(*from, pfile, before, pred)); err != nil {
+	return simulateOutputs{from: *from, pipeline: *pipeline, pfile: pfile, asJSON: *asJSON, verbose: *verbose,
+		traceOut: *traceOut, html: *html}.write(before, pred, stdout, stderr)
+}
+
+// readRecorded reads and analyzes the recorded trace, saying on stderr how
+// long a replay at speed takes when it is long (it runs in compressed real
+// time).
+func readRecorded(from string, aopts analyze.Options, speed float64, stderr io.Writer) ([]tracefile.Span, *analyze.Report, error) {
+	spans, err := tracefile.Read(from)
+	if err != nil {
+		return nil, nil, err
+	}
+	before, err := analyze.Analyze(spans, aopts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", from, err)
+	}
+	if est := time.Duration(float64(before.Makespan) / speed); est > 5*time.Second {
+		fmt.Fprintf(stderr, "replaying at speed %g: about %v (the recorded run took %v; Ctrl-C stops, a higher --speed compresses more)\n",
+			speed, est.Round(time.Second), before.Makespan.Round(time.Second))
+	}
+	return spans, before, nil
+}
+
+// simulateOutputs are where simulate's prediction goes: stdout as a table
+// or JSON (with -v the simulated run's analysis too), and the optional
+// trace and HTML files.
+type simulateOutputs struct {
+	from, pipeline, pfile, traceOut, html string
+	asJSON, verbose                       bool
+}
+
+func (o simulateOutputs) write(before *analyze.Report, pred *simulate.Prediction, stdout, stderr io.Writer) error {
+	if o.asJSON {
+		if err := writeJSON(stdout, predictionJSON(o.from, o.pfile, before, pred)); err != nil {
 			return err
 		}
 	} else {
-		writePrediction(stdout, *from, *pipeline, before, pred)
+		writePrediction(stdout, o.from, o.pipeline, before, pred)
 	}
-	if *verbose && !*asJSON {
+	if o.verbose && !o.asJSON {
 		fmt.Fprintln(stdout, "\nsimulated run:")
 		if err := pred.Report.WriteText(stdout); err != nil {
 			return err
 		}
 	}
-	if *traceOut != "" {
-		if err := writeReportFile(*traceOut, func(w io.Writer) error { return tracefile.Write(w, pred.Spans) }); err != nil {
+	if o.traceOut != "" {
+		if err := writeReportFile(o.traceOut, func(w io.Writer) error { return tracefile.Write(w, pred.Spans) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "wrote %s\n", *traceOut)
+		fmt.Fprintf(stderr, "wrote %s\n", o.traceOut)
 	}
-	if *html != "" {
-		title := fmt.Sprintf("prooflane simulate: %s replaying %s", pred.Pipeline, *from)
-		if err := writeReportFile(*html, func(w io.Writer) error { return pred.Report.WriteHTML(w, title) }); err != nil {
+	if o.html != "" {
+		title := fmt.Sprintf("prooflane simulate: %s replaying %s", pred.Pipeline, o.from)
+		if err := writeReportFile(o.html, func(w io.Writer) error { return pred.Report.WriteHTML(w, title) }); err != nil {
 			return err
 		}
-		fmt.Fprintf(stderr, "wrote %s\n", *html)
+		fmt.Fprintf(stderr, "wrote %s\n", o.html)
 	}
 	return nil
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-
-	"github.com/prooflane/prooflane/stages/builtin"
 )
 
 func init() {
@@ -19,7 +17,7 @@ func runStages(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 0 {
 		return usageErrorf(fs, "stages takes no arguments, got %q", fs.Args())
 	}
-	reg := builtin.Registry()
+	reg := shipped.stages()
 	for _, t := range reg.Types() {
 		f, _ := reg.Lookup(t)
 		io := ""

@@ -24,6 +24,10 @@ func TestProveAndVerifyTheVcommitFamily(t *testing.T) {
 	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 0 || !strings.Contains(stdout, "all 3 proofs verify") {
 		t.Fatalf("verify: exit %d\n%s%s", rc, stdout, stderr)
 	}
+	if rc, _, stderr := prooflane(t, "verify", "--keys", keysDir, "--vk", filepath.Join(out, "vk.bin"), out); rc != 2 ||
+		!strings.Contains(stderr, "--vk is for proof directories with a verifying key file (groth16); "+out+" holds vcommit proofs") {
+		t.Errorf("verify --vk of a family without a verifying key: exit %d, stderr %q", rc, stderr)
+	}
 	for _, args := range [][]string{
 		{"analyze", filepath.Join(out, "trace.jsonl")},
 		{"simulate", "--from", filepath.Join(out, "trace.jsonl"), "--pipeline", "vcommit", "--speed", "5", "--trace-file", filepath.Join(t.TempDir(), "sim.jsonl")},

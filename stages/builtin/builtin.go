@@ -6,6 +6,7 @@ import (
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/prover"
 	"github.com/prooflane/prooflane/stages/sim"
 	"github.com/prooflane/prooflane/stages/vcommit"
 )
@@ -22,6 +23,6 @@ func Registry() *stages.Registry {
 // a family, beside its stage types above.
 func Families() *family.Registry {
 	return family.NewRegistry().
-		MustRegister(groth16.Family{}).
+		MustRegister(prover.Family{}).
 		MustRegister(vcommit.Family{})
 }

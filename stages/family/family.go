@@ -8,11 +8,16 @@
 // types plus what a command needs to turn their outputs into proofs; it
 // imports runtime only to read a parsed pipeline, and runtime never imports
 // it.
+//
+// What the commands need of a family is family.Prover (prover.go): its
+// circuits and sizes, its keys (KeyRequest, Key), its jobs and their files
+// (Job, Files, Layout) and verify's checker (Verifier), with two optional
+// capabilities (Baseline, MemoryEstimator). prove, verify, setup and bench
+// name no family: they drive each through this package.
 package family
 
 import (
 	"fmt"
-	"io"
 	"slices"
 	"sort"
 	"strings"
@@ -136,34 +141,4 @@ func FinalProofStages(p *runtime.Pipeline, f Family) []string {
 		}
 	}
 	return names
-}
-
-// Prover is a family that prove and verify drive wholly through this
-// interface: its keys, jobs and proof files. (Groth16 is not one yet: its
-// keys, verifying key copy and public inputs still go through
-// cmd/prooflane's own path.)
-type Prover interface {
-	Family
-	// MaxSize bounds a key's size, checked before anything is allocated.
-	MaxSize() int
-	// SetupJob loads the key of size from the key cache keysDir, or makes
-	// and caches one (saying so on log), and returns the job of
-	// partitions from seed.
-	SetupJob(keysDir string, size, partitions int, seed uint64, log io.Writer) (Job, error)
-	// LoadJob is SetupJob that never makes a key: verify's, whose key
-	// must be the one the proofs were made with.
-	LoadJob(keysDir string, size, partitions int, seed uint64) (Job, error)
-}
-
-// Job is a family's job: the runtime payload, and its proofs' files.
-type Job interface {
-	// Payload is runtime.Job's Payload for the family's stages.
-	Payload() any
-	// KeyName names the key the job uses (recorded in the manifest).
-	KeyName() string
-	// EncodeProof returns the file contents of partition's proof from the
-	// output of a final proof stage.
-	EncodeProof(partition int, output any) ([]byte, error)
-	// VerifyProof checks partition's proof file contents.
-	VerifyProof(partition int, data []byte) error
 }

@@ -2,6 +2,7 @@ package family
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
 	"testing"
@@ -87,6 +88,43 @@ func TestRegisterRefusesBadNames(t *testing.T) {
 	for _, f := range []Family{fakeFamily{"", ""}, fakeFamily{"a.b", ""}, fakeFamily{"sim", ""}, fakeFamily{"a", ""}} {
 		if err := registry().Register(f); err == nil {
 			t.Errorf("family %q registered", f.Name())
+		}
+	}
+}
+
+// circuitFamily is a Prover with two circuits (the first the default) and
+// sizes 4 to 64; only CheckCircuit's part of it is used.
+type circuitFamily struct {
+	Prover
+	circuits []string
+}
+
+func (f circuitFamily) Name() string       { return "c" }
+func (f circuitFamily) Circuits() []string { return f.circuits }
+func (f circuitFamily) SizeRange(circuit string) (int, int, error) {
+	if circuit != "" && !slices.Contains(f.circuits, circuit) {
+		return 0, 0, errors.New("unknown circuit")
+	}
+	return 4, 64, nil
+}
+
+func TestCheckCircuitResolvesTheDefaultAndRefusesCircuitsAFamilyLacks(t *testing.T) {
+	with, without := circuitFamily{circuits: []string{"x", "y"}}, circuitFamily{}
+	for _, c := range []struct {
+		f         Prover
+		req       KeyRequest
+		want, err string
+	}{
+		{with, KeyRequest{Size: 8}, "x", ""},
+		{with, KeyRequest{Circuit: "y", Size: 64}, "y", ""},
+		{with, KeyRequest{Circuit: "z", Size: 8}, "", `circuit "z" is not one of the c family's (x, y)`},
+		{with, KeyRequest{Size: 65}, "", "x size 65: want 4 to 64"},
+		{without, KeyRequest{Size: 4}, "c", ""},
+		{without, KeyRequest{Circuit: "x", Size: 4}, "", `circuit "x": the c family has no circuits`},
+	} {
+		got, err := CheckCircuit(c.f, c.req)
+		if got != c.want || (err == nil) != (c.err == "") || err != nil && err.Error() != c.err {
+			t.Errorf("%+v: %q, %v; want %q, %q", c.req, got, err, c.want, c.err)
 		}
 	}
 }

@@ -14,6 +14,7 @@ import (
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/prooflane/prooflane/internal/durable"
+	"github.com/prooflane/prooflane/stages/family"
 )
 
 // A key file is keyMagic, the number of bases (8 bytes, big-endian), the
@@ -23,8 +24,14 @@ const (
 	keyHeader = len(keyMagic) + 8
 )
 
-// ErrNotCached is wrapped when the cache holds no key of a size.
-var ErrNotCached = errors.New("no vcommit key in the cache")
+// ErrNotCached is wrapped when the cache holds no key of a size; it is
+// also family.ErrNotCached.
+var ErrNotCached error = notCached{}
+
+type notCached struct{}
+
+func (notCached) Error() string        { return "no vcommit key in the cache" }
+func (notCached) Is(target error) bool { return target == family.ErrNotCached }
 
 // Cache is a directory of keys, one a size (the Groth16 key cache's
 // directory is a fine one: the file names differ).

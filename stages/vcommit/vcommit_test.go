@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -14,6 +15,7 @@ import (
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/builtin"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/vcommit"
 )
 
@@ -176,5 +178,62 @@ func TestCommitStageRefusesNoBackendAndAForeignPayload(t *testing.T) {
 	in.Stage, in.Partition, in.Job = "commit", 2, "not a job"
 	if _, err := s.Run(context.Background(), in); err == nil || !strings.Contains(err.Error(), `stage "commit" partition 2: job payload is string, want *vcommit.Job`) {
 		t.Errorf("run on a string payload: %v", err)
+	}
+}
+
+// Through stages/family: a key set up into a cache loads again under the
+// same name; its job's files verify, another partition's do not; a
+// circuit, a size out of range and Force are refused; an empty cache is
+// family.ErrNotCached.
+func TestTheFamilyInterfaceMakesAndChecksProofFiles(t *testing.T) {
+	ctx, f, dir := context.Background(), vcommit.Family{}, t.TempDir()
+	if _, err := f.Load(ctx, family.KeyRequest{Dir: dir, Size: 8}); !errors.Is(err, family.ErrNotCached) {
+		t.Fatalf("empty cache: %v, want family.ErrNotCached", err)
+	}
+	k, err := f.Setup(ctx, family.KeyRequest{Dir: dir, Size: 8}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := f.Load(ctx, family.KeyRequest{Dir: dir, Size: 8})
+	if err != nil || again.Name() != k.Name() || k.Constraints() != 8 || k.Circuit() != "vcommit" {
+		t.Fatalf("loaded %v (%v), set up %s", again, err, k.Name())
+	}
+	j, err := k.NewJob(2, 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vj := j.Payload().(*vcommit.Job)
+	c0, err := vcommit.Commit(vj.Key, vj.Scalars(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := j.Files(0, &c0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Verify(0, files); err != nil {
+		t.Errorf("partition 0's own files: %v", err)
+	}
+	if err := j.Verify(1, files); err == nil {
+		t.Error("partition 0's proof verified as partition 1's")
+	}
+	v, err := f.Verifier(ctx, family.VerifyRequest{KeyRequest: family.KeyRequest{Dir: dir, Size: 8}, Key: k.Name(), Partitions: 2, Seed: 5})
+	if err != nil || v.Verify(0, files) != nil {
+		t.Errorf("verifier: %v", err)
+	}
+	if _, err := f.Verifier(ctx, family.VerifyRequest{KeyRequest: family.KeyRequest{Dir: dir, Size: 8}, Manifest: "m.json", Key: "vcommit/other", Partitions: 2}); err == nil ||
+		!strings.Contains(err.Error(), `m.json: key is "vcommit/other"`) {
+		t.Errorf("another key's manifest: %v", err)
+	}
+	if _, err := f.Setup(ctx, family.KeyRequest{Dir: dir, Size: 8, Force: true}, io.Discard); !errors.Is(err, family.ErrNoForce) {
+		t.Errorf("Force over a cached key: %v, want family.ErrNoForce", err)
+	}
+	if k, err := f.Setup(ctx, family.KeyRequest{Dir: dir, Size: 4, Force: true}, io.Discard); err != nil || k.Constraints() != 4 {
+		t.Errorf("Force with no key cached: %v", err)
+	}
+	for _, req := range []family.KeyRequest{{Dir: dir, Size: 8, Circuit: "chain"}, {Dir: dir, Size: vcommit.MaxSize + 1}} {
+		if _, err := f.Setup(ctx, req, io.Discard); err == nil {
+			t.Errorf("%+v: set up", req)
+		}
 	}
 }

@@ -1,0 +1,223 @@
+package prover
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+
+	"github.com/prooflane/prooflane/stages/family"
+)
+
+// setup makes the chain circuit's keys of size 64 in a fresh cache.
+func setup(t testing.TB) (family.KeyRequest, family.Key) {
+	t.Helper()
+	req := family.KeyRequest{Dir: t.TempDir(), Size: 64}
+	k, err := Family{}.Setup(context.Background(), req, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return req, k
+}
+
+// gnarkFiles proves partition p of job with gnark's prover and returns
+// its files.
+func gnarkFiles(t testing.TB, j family.Job, p int) family.Files {
+	t.Helper()
+	gj := j.(*Job)
+	proof, err := g16.Prove(gj.set.R1CS, gj.set.PK, gj.Witnesses[p])
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := j.Files(p, proof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f
+}
+
+// A key set up through the family loads again under the same name with
+// the default circuit; a job's files verify through the job and through
+// verify's verifier, and another partition's do not.
+func TestGroth16FilesVerifyThroughTheJobAndTheVerifier(t *testing.T) {
+	ctx := context.Background()
+	req, k := setup(t)
+	if k.Circuit() != DefaultCircuit || k.Constraints() < 1 || len(k.Files()) != 3 {
+		t.Fatalf("key %s: circuit %q, %d constraints, files %v", k.Name(), k.Circuit(), k.Constraints(), k.Files())
+	}
+	again, err := Family{}.Load(ctx, req)
+	if err != nil || again.Name() != k.Name() {
+		t.Fatalf("loaded %v, %v; want %s", again, err, k.Name())
+	}
+	j, err := k.NewJob(2, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f0, f1 := gnarkFiles(t, j, 0), gnarkFiles(t, j, 1)
+	if err := j.Verify(0, f0); err != nil {
+		t.Fatalf("job: partition 0's own files: %v", err)
+	}
+	if err := j.Verify(1, f0); err == nil {
+		t.Error("job: partition 0's files verified as partition 1's")
+	}
+	v, err := Family{}.Verifier(ctx, family.VerifyRequest{KeyRequest: req, Manifest: "m.json", Constraints: k.Constraints(), Partitions: 2, Seed: 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	vk, _ := j.VK()
+	if !bytes.Equal(v.VK(), vk) || !strings.HasSuffix(v.From(), ".vk") {
+		t.Errorf("verifier's key %s is not the job's", v.From())
+	}
+	if err := v.Verify(1, f1); err != nil {
+		t.Errorf("verifier: partition 1's own files: %v", err)
+	}
+	f0.PublicName = "public-0.bin"
+	if err := v.Verify(1, family.Files{Proof: f1.Proof, Public: f0.Public}); err == nil {
+		t.Error("verifier: partition 1's proof with partition 0's public inputs verified")
+	}
+	if err := v.Verify(1, f0); err == nil || !strings.Contains(err.Error(), `public-0.bin: not the public inputs of circuit "chain" size 64 seed 9 partition 1`) {
+		t.Errorf("verifier: partition 0's files as partition 1's: %v", err)
+	}
+}
+
+// verify's verifier refuses what does not fit the cache: a missing key
+// (family.ErrNotCached, advising --vk), a manifest's constraint count that
+// is not the cache's; a --vk file is used instead of the cache.
+func TestGroth16VerifierChecksTheManifestAgainstTheKey(t *testing.T) {
+	ctx := context.Background()
+	req, k := setup(t)
+	base := family.VerifyRequest{KeyRequest: req, Manifest: "dir/manifest.json", Constraints: k.Constraints(), Partitions: 1, Seed: 1, DirVK: "dir/vk.bin"}
+
+	empty := base
+	empty.Dir = t.TempDir()
+	_, err := Family{}.Verifier(ctx, empty)
+	if !errors.Is(err, family.ErrNotCached) || !strings.Contains(err.Error(), "--vk dir/vk.bin") {
+		t.Errorf("empty cache: %v", err)
+	}
+	wrong := base
+	wrong.Constraints++
+	if _, err := (Family{}).Verifier(ctx, wrong); err == nil || !strings.Contains(err.Error(), "dir/manifest.json: constraints is") {
+		t.Errorf("constraint count off by one: %v", err)
+	}
+
+	j, err := k.NewJob(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vk, err := j.VK()
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "vk.bin")
+	if err := os.WriteFile(file, vk, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	named := empty
+	named.VKFile = file
+	v, err := Family{}.Verifier(ctx, named)
+	if err != nil || v.From() != file {
+		t.Fatalf("--vk: %v, from %v", err, v)
+	}
+	if err := v.Verify(0, gnarkFiles(t, j, 0)); err != nil {
+		t.Errorf("--vk: %v", err)
+	}
+}
+
+// Circuits and sizes: the default first, an unknown circuit and a size
+// below the circuit's minimum refused before any work.
+func TestGroth16RequestsAreCheckedFirst(t *testing.T) {
+	f := Family{}
+	if c := f.Circuits(); c[0] != DefaultCircuit || len(c) < 3 {
+		t.Errorf("circuits %v", c)
+	}
+	for _, req := range []family.KeyRequest{{Circuit: "nope", Size: 64}, {Size: 1}, {Size: MaxSize + 1}} {
+		req.Dir = t.TempDir()
+		if _, err := f.Setup(context.Background(), req, io.Discard); err == nil {
+			t.Errorf("%+v: set up", req)
+		}
+	}
+}
+
+// A proof or public inputs file whose declared lengths do not fit its
+// size is refused before gnark decodes it (gnark would allocate what the
+// length says).
+func TestDecodingChecksDeclaredLengths(t *testing.T) {
+	_, k := setup(t)
+	j, err := k.NewJob(1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := gnarkFiles(t, j, 0)
+	pub := append([]byte(nil), f.Public...)
+	pub[8], pub[9], pub[10], pub[11] = 0xff, 0xff, 0xff, 0xff
+	if _, err := DecodePublic(pub); err == nil || !strings.Contains(err.Error(), "corrupt: declares 4294967295 public inputs") {
+		t.Errorf("public inputs: %v", err)
+	}
+	proof := append([]byte(nil), f.Proof...)
+	proof[2*48+96] = 0x80
+	if _, err := DecodeProof(proof); err == nil || !strings.Contains(err.Error(), "corrupt: declares 2147483648 commitments") {
+		t.Errorf("proof: %v", err)
+	}
+	if _, err := DecodeProof(append(f.Proof, 0)); err == nil || !strings.Contains(err.Error(), "trailing") {
+		t.Errorf("trailing byte: %v", err)
+	}
+}
+
+// A proof or public-input file is user input: whatever bytes it holds,
+// the length checks and gnark's decoders return an error or a value,
+// without a panic or an allocation the file's size does not justify.
+func FuzzProofAndPublicFiles(f *testing.F) {
+	_, k := setup(f)
+	j, err := k.NewJob(1, 1)
+	if err != nil {
+		f.Fatal(err)
+	}
+	files := gnarkFiles(f, j, 0)
+	f.Add(files.Proof)
+	f.Add(files.Public)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		DecodeProof(data)
+		DecodePublic(data)
+	})
+}
+
+// The baseline proves and verifies a partition with gnark's prover.
+func TestBaselineProvesWithGnark(t *testing.T) {
+	_, k := setup(t)
+	j, err := k.NewJob(2, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (Family{}).ProveBaseline(j, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := (Family{}).ProveBaseline(j, 2); err == nil {
+		t.Error("partition 2 of 2 proved")
+	}
+}
+
+func TestMemEstimateFormula(t *testing.T) {
+	const n = 1 << 20
+	if got, want := memEstimate(n, 10, false), uint64(memBase+n*memKeysPerC+10*n*memPartitionPerC); got != want {
+		t.Errorf("prove estimate %d, want %d", got, want)
+	}
+	if got := memEstimate(n, 0, true); got != memBase+n*memSetupPerC {
+		t.Errorf("setup estimate %d", got)
+	}
+	if memEstimate(n, 10, true) != memEstimate(n, 10, false) {
+		t.Error("with 10 partitions the prove needs more than the setup: the estimate is the larger")
+	}
+	dir := t.TempDir()
+	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: 1 << 17}, 4); est != 0 || setup {
+		t.Errorf("below 2^18: %d, %v; want no estimate", est, setup)
+	}
+	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: n}, 10); est != memEstimate(n, 10, true) || !setup {
+		t.Errorf("nothing cached: %d, %v; want the setup counted", est, setup)
+	}
+}
