@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -206,4 +207,75 @@ func SetupFresh(ctx context.Context, circuit string, size int, bases device.Fixe
 func (p Phases) String() string {
 	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
 	return fmt.Sprintf("compile %v, qap %v, g1 %v, g2 %v", r(p.Compile), r(p.QAP), r(p.G1), r(p.G2))
+}
+
+// SetupOn is SetupLogged making the keys with prooflane's setup (NewKeys
+// from fresh secrets) with the bases computed on device 0 of be, through
+// its streams' FixedBase capability (on the host, said on log, when it
+// has none); with be nil it is SetupLogged, gnark's setup. It says each
+// phase's time on log. Cancelling ctx returns at once while the circuit
+// compiles (the compilation runs on in the background, as in
+// SetupLogged) and between chunks of the device's work after it; nothing
+// is written either way.
+func SetupOn(ctx context.Context, circuit string, size int, be device.Backend, log io.Writer) (*Set, error) {
+	if be == nil {
+		return SetupLogged(ctx, circuit, size, log)
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	what := fmt.Sprintf("setup of circuit %q size %d", circuit, size)
+	stop := heartbeat(log, heartbeatEvery, what)
+	defer stop()
+	var bases device.FixedBase
+	d, err := be.Device(0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	st, err := d.NewStream()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer st.Close()
+	on := fmt.Sprintf("the bases on %s device 0 (%s)", be.Name(), d.Info().Name)
+	if fb, ok := device.As[device.FixedBase](st); ok {
+		bases = fb
+	} else {
+		on = "the bases on the host"
+		fmt.Fprintf(log, "%s: the %s backend cannot multiply the generators: %s\n", what, be.Name(), on)
+	}
+	type compiled struct {
+		sys *cs.R1CS
+		err error
+		d   time.Duration
+	}
+	done := make(chan compiled, 1)
+	go func() {
+		start := time.Now()
+		sys, _, err := Compile(circuit, size)
+		done <- compiled{sys, err, time.Since(start)}
+	}()
+	var c compiled
+	select {
+	case c = <-done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s stopped, no keys written: %w", what, context.Cause(ctx))
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	sec, err := RandomSecrets()
+	if err != nil {
+		return nil, err
+	}
+	pk, vk, ph, err := NewKeys(ctx, c.sys, sec, bases)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s stopped, no keys written: %w", what, context.Cause(ctx))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	ph.Compile = c.d
+	fmt.Fprintf(log, "%s, %s: %s\n", what, on, ph)
+	return &Set{Circuit: circuit, Size: size, R1CS: c.sys, PK: pk, VK: vk}, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	mrand "math/rand/v2"
 	"strings"
@@ -12,6 +13,9 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
+
+	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/device/cpu"
 )
 
 // fixedSecrets returns secrets drawn from a seeded stream.
@@ -229,5 +233,52 @@ func TestUnusableSecretsAreRefused(t *testing.T) {
 		if err == nil || err.Error() != c.want {
 			t.Errorf("error %v, want %q", err, c.want)
 		}
+	}
+}
+
+// plainBackend hides its streams' optional capabilities.
+type plainBackend struct{ device.Backend }
+type plainDevice struct{ device.Device }
+type plainStream struct{ device.Stream }
+
+func (b plainBackend) Device(i int) (device.Device, error) {
+	d, err := b.Backend.Device(i)
+	return plainDevice{d}, err
+}
+func (d plainDevice) NewStream() (device.Stream, error) {
+	s, err := d.Device.NewStream()
+	return plainStream{s}, err
+}
+
+func TestSetupOnABackendMakesKeysThatProve(t *testing.T) {
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	for _, c := range []struct {
+		be   device.Backend
+		want string
+	}{
+		{be, `setup of circuit "chain" size 300, the bases on cpu device 0 (cpu (emulated device 0)): compile `},
+		{plainBackend{be}, `setup of circuit "chain" size 300: the cpu backend cannot multiply the generators: the bases on the host`},
+	} {
+		var log strings.Builder
+		s, err := SetupOn(context.Background(), "chain", 300, c.be, &log)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(log.String(), c.want) {
+			t.Errorf("log %q, want it to say %q", log.String(), c.want)
+		}
+		if err := proveVerify(t, "chain", 300, s.R1CS, s.PK, s.VK); err != nil {
+			t.Errorf("proof with SetupOn's keys: %v", err)
+		}
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errors.New("interrupt"))
+	_, err = SetupOn(ctx, "chain", 300, be, nil)
+	if err == nil || err.Error() != `setup of circuit "chain" size 300 stopped, no keys written: interrupt` {
+		t.Errorf("cancelled: error %v", err)
 	}
 }
