@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/prooflane/prooflane/device"
 )
 
 // ErrNotCached is wrapped by Prover.Load and Prover.Verifier when the key
@@ -32,6 +34,10 @@ type KeyRequest struct {
 	// only when none is cached, refusing (ErrNoForce, before any work) to
 	// replace a cached key.
 	Force bool
+	// Backend, when not nil, is where Setup may make the key (Groth16:
+	// its bases on device 0's generator multiplication); nil: on the
+	// host. The caller owns it and closes it after Setup returns.
+	Backend device.Backend
 }
 
 // Layout is the proof directory a family's job writes besides its
