@@ -174,6 +174,19 @@ type MemoryEstimator interface {
 	HostMemory(req KeyRequest, inFlight int) (bytes uint64, setup bool)
 }
 
+// DeviceMemoryEstimator is an optional capability of a Prover: the memory
+// one device needs, checked by prove and bench against each device's (or
+// PROOFLANE_DEVICE_MEMORY) once the backend is open, before the key is
+// set up or loaded.
+type DeviceMemoryEstimator interface {
+	// DeviceMemory estimates the peak memory of one device running a job
+	// of req's key with perDevice of its partitions placed there at once,
+	// under the pipeline's effective params (which the family's own
+	// pipelines define): the bytes, what they are made of, and the
+	// setting that lowers them, both for a message. Zero: no estimate.
+	DeviceMemory(req KeyRequest, params map[string]string, perDevice int) (bytes uint64, parts, lower string)
+}
+
 // CheckCircuit resolves req.Circuit against f's circuits ("" the default)
 // and checks req.Size against f's bounds for it: a family without
 // circuits refuses any circuit name. It returns the circuit the key is of

@@ -58,18 +58,6 @@ func EstimateDevice(size, resident int) DeviceEstimate {
 // fixed-base kernels work a chunk at a time, whatever the size.
 func EstimateSetupDevice() uint64 { return deviceBase + setupChunkBytes }
 
-// CheckDevice refuses an estimate above limit bytes of device memory,
-// naming both, the parts, where the limit comes from (limitFrom, e.g.
-// "device 0 (NVIDIA H200)") and the settings that lower it.
-func (e DeviceEstimate) CheckDevice(limit uint64, limitFrom string) error {
-	if e.Total() <= limit {
-		return nil
-	}
-	return fmt.Errorf("needs about %s of device memory (the proving key's bases %s, %d resident partition(s) %s, context %s), more than the %s of %s: "+
-		"lower the partitions resident on a device (groth16.yaml's resident parameter: --set resident=1) or --size",
-		HumanBytes(e.Total()), HumanBytes(e.Bases), e.Resident, HumanBytes(e.Partitions), HumanBytes(e.Base), HumanBytes(limit), limitFrom)
-}
-
 // HumanBytes prints n in KiB, MiB or GiB with one decimal.
 func HumanBytes(n uint64) string {
 	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
