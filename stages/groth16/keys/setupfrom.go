@@ -20,7 +20,7 @@ import (
 
 // Phases are the times a setup spent in each of its steps.
 type Phases struct {
-	// Compile is the circuit's compilation (SetupFresh only).
+	// Compile is the circuit's compilation (SetupFresh and SetupOn).
 	Compile time.Duration
 	// QAP is the Lagrange basis at τ, the A/B/C evaluations per wire and
 	// the K and Z scalars (host).
@@ -180,10 +180,11 @@ func hostFixedBase() device.FixedBase {
 
 // SetupFresh compiles the named circuit at size and makes its keys with
 // NewKeys from fresh secrets (RandomSecrets, dropped when it returns), the
-// bases computed by bases (nil: on the host). It is prooflane's own setup,
-// the one `prooflane setup --backend` runs; Phases.Compile is the
-// circuit's compilation. Like Setup, it is for benchmarks and demos: a
-// production key needs a multi-party ceremony.
+// bases computed by bases (nil: on the host), returning each phase's
+// time (Phases.Compile the circuit's compilation). SetupOn, what
+// `prooflane setup --backend` runs, is the same with a log and
+// cancellation. Like Setup, it is for benchmarks and demos: a production
+// key needs a multi-party ceremony.
 func SetupFresh(ctx context.Context, circuit string, size int, bases device.FixedBase) (*Set, Phases, error) {
 	start := time.Now()
 	sys, _, err := Compile(circuit, size)
