@@ -21,7 +21,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	cf.register(fs)
 	force := fs.Bool("force", false, "run the setup again even when keys are cached, replacing their files (the fix for a corrupt key file)")
 	pipeline := fs.String("pipeline", "groth16", "set up the key of this pipeline's proof family: "+pipelineArgHelp)
-	backend := fs.String("backend", "cpu", "where the key is made: cpu (gnark's setup on the host), cuda (Groth16's bases on GPU 0, by prooflane's setup: needs a -tags cuda build and a GPU), or auto (cuda when available, else cpu)")
+	backend := fs.String("backend", "cpu", backendHelp+"; where the key is made: cpu runs gnark's setup on the host, cuda prooflane's with Groth16's bases on GPU 0")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
