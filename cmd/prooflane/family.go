@@ -162,6 +162,11 @@ func openJob(ctx context.Context, cmd string, fp family.Prover, req family.KeyRe
 		be.Close()
 		return nil, nil, nil, err
 	}
+	// A key not yet cached is made on the device when there is one, as
+	// setup --backend cuda makes it; the CPU backend keeps gnark's setup.
+	if be.Name() != "cpu" {
+		req.Backend = be
+	}
 	k, err := fp.Setup(ctx, req, stderr)
 	if err != nil {
 		be.Close()
