@@ -158,7 +158,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	key, be, job, err := openJob(ctx, "bench", fp, req, f.partitions, f.seed, f.backend, nDev, stderr)
+	key, be, job, err := openJob(ctx, "bench", fp, req, f.partitions, f.seed, f.backend, nDev, planOf(ps, perJob*f.inflight, nDev), stderr)
 	if err != nil {
 		return err
 	}

@@ -151,12 +151,21 @@ func proverOf(p *runtime.Pipeline) (family.Prover, error) {
 // openJob opens the device backend, loads (or sets up, until ctx is
 // cancelled) fp's key of req and builds its job of n partitions from seed,
 // for command cmd. The caller closes the backend.
-func openJob(ctx context.Context, cmd string, fp family.Prover, req family.KeyRequest, n int, seed uint64, backend string, devices int, stderr io.Writer) (family.Key, device.Backend, family.Job, error) {
-	// The backend first: a missing GPU should not wait for a key setup
-	// that can take minutes at large sizes.
+func openJob(ctx context.Context, cmd string, fp family.Prover, req family.KeyRequest, n int, seed uint64, backend string, devices int, plan devicePlan, stderr io.Writer) (family.Key, device.Backend, family.Job, error) {
+	// The backend first: a missing GPU, or one too small, should not wait
+	// for a key setup that can take minutes at large sizes.
 	be, err := openBackend(cmd, backend, devices, stderr)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if err := checkDeviceMemory(stderr, cmd, fp, req, plan, be); err != nil {
+		be.Close()
+		return nil, nil, nil, err
+	}
+	// A key not yet cached is made on the device when there is one, as
+	// setup --backend cuda makes it; the CPU backend keeps gnark's setup.
+	if be.Name() != "cpu" {
+		req.Backend = be
 	}
 	k, err := fp.Setup(ctx, req, stderr)
 	if err != nil {
@@ -169,6 +178,24 @@ func openJob(ctx context.Context, cmd string, fp family.Prover, req family.KeyRe
 		return nil, nil, nil, err
 	}
 	return k, be, j, nil
+}
+
+// devicePlan is what the device memory check needs of a run: the
+// effective parameters of its pipelines (the largest estimate counts)
+// and the partitions on one device at once.
+type devicePlan struct {
+	params    []map[string]string
+	perDevice int
+}
+
+// planOf is the plan of pipelines ps running inFlight partitions at once
+// over devices devices.
+func planOf(ps []*runtime.Pipeline, inFlight, devices int) devicePlan {
+	plan := devicePlan{perDevice: (max(inFlight, 1) + max(devices, 1) - 1) / max(devices, 1)}
+	for _, p := range ps {
+		plan.params = append(plan.params, p.Params)
+	}
+	return plan
 }
 
 // quietGnark turns off gnark's own logging (compile and solver progress

@@ -142,7 +142,8 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	if r.key, r.be, r.job, err = openJob(ctx, "prove", r.fp, req, r.p.Partitions, f.seed, f.backend, r.nDev, stderr); err != nil {
+	if r.key, r.be, r.job, err = openJob(ctx, "prove", r.fp, req, r.p.Partitions, f.seed, f.backend, r.nDev,
+		planOf([]*runtime.Pipeline{r.p}, min(r.p.Partitions, r.p.InFlight(r.nDev)), r.nDev), stderr); err != nil {
 		return err
 	}
 	defer r.be.Close()
