@@ -87,6 +87,17 @@ int pl_msm_g2(pl_stream* s, const void* bases, const void* scalars, size_t n, in
 int pl_sum_g1(pl_stream* s, const void* bases, const int32_t* idx, size_t count, void* out);
 int pl_sum_g2(pl_stream* s, const void* bases, const int32_t* idx, size_t count, void* out);
 
+/* Fixed-base batch scalar multiplication (a key setup's bases): out[i] =
+ * scalars[i]·G in affine form (gnark-crypto's layout, infinity as (0, 0))
+ * for i < n. table (device) holds G's multiples for signed c-bit digits,
+ * table[w·2^(c-1) + m - 1] = m·2^(c·w)·G for w < ceil(256/c) and
+ * 1 <= m <= 2^(c-1), 2 <= c <= 20; scalars (device) are Fr in Montgomery
+ * form; out (device). Queued only; temporaries (XYZZ sums and the
+ * conversion's products, 240 bytes a point for G1, 480 for G2) come from
+ * the stream's pool. */
+int pl_fixed_g1(pl_stream* s, const void* table, int c, const void* scalars, size_t n, void* out);
+int pl_fixed_g2(pl_stream* s, const void* table, int c, const void* scalars, size_t n, void* out);
+
 /* compares the device's Montgomery multiplication with the plain CIOS
  * reference (mont_mul_ref) on random inputs; mismatches counts the
  * differences. */

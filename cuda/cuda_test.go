@@ -5,6 +5,7 @@ package cuda
 import (
 	"context"
 	"errors"
+	"math/big"
 	"math/rand/v2"
 	"os"
 	"strconv"
@@ -409,5 +410,64 @@ func TestOverlap(t *testing.T) {
 	t.Logf("kernel [%.3f, %.3f] ms, upload [%.3f, %.3f] ms (%.1f GB/s)", at[1], at[2], at[3], at[4], float64(n*frBytes)/float64(at[4]-at[3])/1e6)
 	if !(at[3] < at[2] && at[1] < at[4]) {
 		t.Fatalf("upload [%.3f, %.3f] and kernel [%.3f, %.3f] do not overlap", at[3], at[4], at[1], at[2])
+	}
+}
+
+// TestMulGenerator checks the fixed-base kernels against gnark-crypto's
+// ScalarMultiplication of the generators, edge scalars (0, 1, r-1, 2,
+// r-2) first, across chunk boundaries (a chunk of 1000 scalars), and at
+// the sizes of maxLog (up to 2^20: PROOFLANE_CUDA_TEST_MAXLOG=20) against
+// BatchScalarMultiplication.
+func TestMulGenerator(t *testing.T) {
+	s := stream(t)
+	r := rng(t)
+	_, _, g1, g2 := curve.Generators()
+	sc := make([]fr.Element, 2500)
+	sc[1].SetOne()
+	sc[2].SetInt64(-1)
+	sc[3].SetUint64(2)
+	sc[4].SetInt64(-2)
+	copy(sc[5:], ref.Fr(r, len(sc)-5))
+	defer func(c int) { fixedChunk = c }(fixedChunk)
+	fixedChunk = 1000
+	p1 := make([]curve.G1Affine, len(sc))
+	p2 := make([]curve.G2Affine, len(sc))
+	if err := s.MulGeneratorG1(context.Background(), p1, sc); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.MulGeneratorG2(context.Background(), p2, sc); err != nil {
+		t.Fatal(err)
+	}
+	for i := range sc {
+		var k big.Int
+		sc[i].BigInt(&k)
+		var w1 curve.G1Affine
+		var w2 curve.G2Affine
+		w1.ScalarMultiplication(&g1, &k)
+		w2.ScalarMultiplication(&g2, &k)
+		if p1[i] != w1 || p2[i] != w2 {
+			t.Fatalf("scalar %d (%s): g1 equal %v, g2 equal %v", i, sc[i].String(), p1[i] == w1, p2[i] == w2)
+		}
+	}
+	fixedChunk = 1 << 22
+	for logn := 12; logn <= maxLog(); logn += 4 {
+		n := 1 << logn
+		sc := ref.Fr(r, n)
+		got1 := make([]curve.G1Affine, n)
+		if err := s.MulGeneratorG1(context.Background(), got1, sc); err != nil {
+			t.Fatal(err)
+		}
+		want1 := curve.BatchScalarMultiplicationG1(&g1, sc)
+		got2 := make([]curve.G2Affine, n)
+		if err := s.MulGeneratorG2(context.Background(), got2, sc); err != nil {
+			t.Fatal(err)
+		}
+		want2 := curve.BatchScalarMultiplicationG2(&g2, sc)
+		for i := range sc {
+			if got1[i] != want1[i] || got2[i] != want2[i] {
+				t.Fatalf("2^%d: point %d differs (g1 %v, g2 %v)", logn, i, got1[i] == want1[i], got2[i] == want2[i])
+			}
+		}
+		t.Logf("2^%d: g1 and g2 points equal gnark-crypto's", logn)
 	}
 }

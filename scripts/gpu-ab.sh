@@ -11,7 +11,8 @@
 # (their key files may differ in format, so each has its own cache), then
 # ROUNDS rounds of `bench` (A then B) over LAYOUTS. Tables land in $OUT and
 # are printed last. Environment: OUT, SIZE (2^20), CIRCUIT (chain), ROUNDS
-# (2), JOBS (6), TESTS (1), SHARE_KEYS (0), LAYOUTS (the four shipped Groth16 layouts).
+# (2), JOBS (6), TESTS (1), SHARE_KEYS (0), SETUP_FLAGS (e.g. "--backend
+# cuda": the key made on the GPU, seconds instead of a minute), LAYOUTS (the four shipped Groth16 layouts).
 set -u
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/gpu-ab-out}
@@ -20,6 +21,7 @@ CIRCUIT=${CIRCUIT:-chain}
 ROUNDS=${ROUNDS:-2}
 JOBS=${JOBS:-6}
 TESTS=${TESTS:-1}
+SETUP_FLAGS=${SETUP_FLAGS:-}
 LAYOUTS=${LAYOUTS:-pipelines/groth16.yaml pipelines/groth16-single-lock.yaml pipelines/groth16-dual-worker.yaml pipelines/groth16-two-lock.yaml}
 mkdir -p "$OUT"
 began=$SECONDS
@@ -54,7 +56,8 @@ if [ "${SHARE_KEYS:-0}" = 1 ]; then
 	ln -sfn /tmp/ab-keys-new /tmp/ab-keys-old
 fi
 for side in $sides; do
-	timeout 170 "/tmp/ab-$side/prooflane" setup --circuit "$CIRCUIT" --size "$SIZE" --keys "/tmp/ab-keys-$side" >>"$OUT/setup.log" 2>&1
+	# shellcheck disable=SC2086
+	timeout 170 "/tmp/ab-$side/prooflane" setup $SETUP_FLAGS --circuit "$CIRCUIT" --size "$SIZE" --keys "/tmp/ab-keys-$side" >>"$OUT/setup.log" 2>&1
 	say "setup $side rc=$?"
 done
 for r in $(seq 1 "$ROUNDS"); do

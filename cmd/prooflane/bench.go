@@ -51,16 +51,15 @@ type benchFlags struct {
 
 func newBenchFlags(stderr io.Writer) (*flag.FlagSet, *benchFlags) {
 	fs := newFlags("bench", "PIPELINE...", stderr)
-	f := &benchFlags{set: setFlags{}}
+	f := &benchFlags{set: newSetFlag(fs, "every pipeline")}
 	f.cf.register(fs)
 	fs.IntVar(&f.partitions, "partitions", 10, "partitions per job")
 	fs.IntVar(&f.jobs, "jobs", 3, "jobs per pipeline")
 	fs.IntVar(&f.inflight, "inflight", 3, "jobs in flight at once")
 	fs.IntVar(&f.devices, "devices", 0, "devices to run on (default: each pipeline's devices)")
-	fs.StringVar(&f.backend, "backend", "cpu", "device backend: cpu, cuda or auto")
+	fs.StringVar(&f.backend, "backend", "cpu", backendHelp)
 	fs.IntVar(&f.gnarkN, "gnark", 0, "also time this many proofs with the family's baseline prover (groth16: gnark's own groth16.Prove), one after the other")
 	fs.Uint64Var(&f.seed, "seed", 1, "witness seed")
-	fs.Var(f.set, "set", "override a parameter of every pipeline, name=value (repeatable)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the results as one JSON document on stdout (schema in docs/json.md) instead of the table")
 	return fs, f
 }
@@ -159,7 +158,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	key, be, job, err := openJob(ctx, "bench", fp, req, f.partitions, f.seed, f.backend, nDev, stderr)
+	key, be, job, err := openJob(ctx, "bench", fp, req, f.partitions, f.seed, f.backend, nDev, planOf(ps, perJob*f.inflight, nDev), stderr)
 	if err != nil {
 		return err
 	}

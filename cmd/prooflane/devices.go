@@ -11,7 +11,7 @@ func init() {
 
 func runDevices(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("devices", "", stderr)
-	backend := fs.String("backend", "auto", "cpu, cuda, or auto (cuda when it has a device, else cpu)")
+	backend := fs.String("backend", "auto", backendHelp)
 	n := fs.Int("devices", 1, "emulated devices of the cpu backend")
 	if err := parseFlags(fs, args); err != nil {
 		return err

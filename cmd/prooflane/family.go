@@ -17,6 +17,7 @@ import (
 	"github.com/consensys/gnark/logger"
 
 	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/builtin"
@@ -45,14 +46,26 @@ func (c *circuitFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.keys, "keys", keys.DefaultDir(), "key cache directory")
 }
 
-// circuitHelp lists each shipped family's circuits, its default first.
-func circuitHelp() string {
-	var parts []string
+// provers returns the shipped families the commands drive (those that
+// are family.Provers), by name.
+func provers() []family.Prover {
+	var out []family.Prover
 	fams := shipped.families()
 	for _, n := range fams.Names() {
 		f, _ := fams.Lookup(n)
-		if fp, ok := f.(family.Prover); ok && len(fp.Circuits()) > 0 {
-			parts = append(parts, n+": "+strings.Join(fp.Circuits(), ", "))
+		if fp, ok := f.(family.Prover); ok {
+			out = append(out, fp)
+		}
+	}
+	return out
+}
+
+// circuitHelp lists each shipped family's circuits, its default first.
+func circuitHelp() string {
+	var parts []string
+	for _, fp := range provers() {
+		if len(fp.Circuits()) > 0 {
+			parts = append(parts, fp.Name()+": "+strings.Join(fp.Circuits(), ", "))
 		}
 	}
 	return strings.Join(parts, "; ")
@@ -95,11 +108,35 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 }
 
 // proofFamily returns p's proof family, refusing a pipeline of no one
-// family or with no final stage that outputs its family's proof.
+// family (naming the embedded pipelines that have one) or with no final
+// stage that outputs its family's proof.
 func proofFamily(p *runtime.Pipeline) (family.Prover, error) {
+	if _, err := shipped.families().Of(p); err != nil {
+		return nil, fmt.Errorf("%w; use a pipeline of a proof family, such as the embedded %s", err, strings.Join(provingPipelines(), ", "))
+	}
+	return proverOf(p)
+}
+
+// provingPipelines names the embedded pipelines that make proofs the
+// commands drive, as --pipeline takes them.
+func provingPipelines() []string {
+	var names []string
+	for _, info := range pipelines.List() {
+		if p, err := loadPipeline(info.Name, nil); err == nil {
+			if _, err := proverOf(p); err == nil {
+				names = append(names, info.Name)
+			}
+		}
+	}
+	return names
+}
+
+// proverOf returns p's family when the commands drive it and p has a final
+// stage that outputs its proof.
+func proverOf(p *runtime.Pipeline) (family.Prover, error) {
 	f, err := shipped.families().Of(p)
 	if err != nil {
-		return nil, fmt.Errorf("%w; use a groth16 pipeline such as pipelines/groth16.yaml", err)
+		return nil, err
 	}
 	fp, ok := f.(family.Prover)
 	if !ok {
@@ -114,12 +151,21 @@ func proofFamily(p *runtime.Pipeline) (family.Prover, error) {
 // openJob opens the device backend, loads (or sets up, until ctx is
 // cancelled) fp's key of req and builds its job of n partitions from seed,
 // for command cmd. The caller closes the backend.
-func openJob(ctx context.Context, cmd string, fp family.Prover, req family.KeyRequest, n int, seed uint64, backend string, devices int, stderr io.Writer) (family.Key, device.Backend, family.Job, error) {
-	// The backend first: a missing GPU should not wait for a key setup
-	// that can take minutes at large sizes.
+func openJob(ctx context.Context, cmd string, fp family.Prover, req family.KeyRequest, n int, seed uint64, backend string, devices int, plan devicePlan, stderr io.Writer) (family.Key, device.Backend, family.Job, error) {
+	// The backend first: a missing GPU, or one too small, should not wait
+	// for a key setup that can take minutes at large sizes.
 	be, err := openBackend(cmd, backend, devices, stderr)
 	if err != nil {
 		return nil, nil, nil, err
+	}
+	if err := checkDeviceMemory(stderr, cmd, fp, req, plan, be); err != nil {
+		be.Close()
+		return nil, nil, nil, err
+	}
+	// A key not yet cached is made on the device when there is one, as
+	// setup --backend cuda makes it; the CPU backend keeps gnark's setup.
+	if be.Name() != "cpu" {
+		req.Backend = be
 	}
 	k, err := fp.Setup(ctx, req, stderr)
 	if err != nil {
@@ -132,6 +178,24 @@ func openJob(ctx context.Context, cmd string, fp family.Prover, req family.KeyRe
 		return nil, nil, nil, err
 	}
 	return k, be, j, nil
+}
+
+// devicePlan is what the device memory check needs of a run: the
+// effective parameters of its pipelines (the largest estimate counts)
+// and the partitions on one device at once.
+type devicePlan struct {
+	params    []map[string]string
+	perDevice int
+}
+
+// planOf is the plan of pipelines ps running inFlight partitions at once
+// over devices devices.
+func planOf(ps []*runtime.Pipeline, inFlight, devices int) devicePlan {
+	plan := devicePlan{perDevice: (max(inFlight, 1) + max(devices, 1) - 1) / max(devices, 1)}
+	for _, p := range ps {
+		plan.params = append(plan.params, p.Params)
+	}
+	return plan
 }
 
 // quietGnark turns off gnark's own logging (compile and solver progress

@@ -25,6 +25,17 @@ func (s setFlags) String() string {
 	return strings.Join(parts, ",")
 }
 
+// newSetFlag registers --set on fs, overriding the parameters of of ("the
+// pipeline", "every pipeline").
+func newSetFlag(fs *flag.FlagSet, of string) setFlags {
+	s := setFlags{}
+	fs.Var(s, "set", "override a parameter of "+of+", `name=value` (repeatable)")
+	return s
+}
+
+// backendHelp is the --backend flag's help, the same in every command.
+const backendHelp = "device backend: cpu (gnark-crypto, emulated devices), cuda (needs a -tags cuda build and a GPU), or auto (cuda when it has a device, else cpu)"
+
 func (s setFlags) Set(kv string) error {
 	k, v, ok := strings.Cut(kv, "=")
 	if !ok || k == "" {

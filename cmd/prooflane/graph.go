@@ -15,8 +15,7 @@ func init() {
 func runGraph(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("graph", "PIPELINE", stderr)
 	format := fs.String("format", "dot", "output format: dot or mermaid")
-	set := setFlags{}
-	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
+	set := newSetFlag(fs, "the pipeline")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}

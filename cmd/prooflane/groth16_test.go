@@ -258,7 +258,7 @@ func TestVerifyWithKeysSetUpAgainSaysWhichKeyTheProverUsed(t *testing.T) {
 // after them.
 func TestProveAndBenchRefuseAPipelineThatMakesNoProofBeforeAnyWork(t *testing.T) {
 	keysDir, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
-	want := `pipeline "sim-groth16" makes no proof: its stage types (sim.device, sim.sleep) belong to no proof family (groth16, vcommit); use a groth16 pipeline`
+	want := `pipeline "sim-groth16" makes no proof: its stage types (sim.device, sim.sleep) belong to no proof family (groth16, plonk, vcommit); use a pipeline of a proof family, such as the embedded groth16, groth16-dual-worker, groth16-single-lock, groth16-two-lock, plonk, plonk-single-lock, vcommit`
 	for _, args := range [][]string{
 		{"prove", "--pipeline", "../../pipelines/sim-groth16.yaml", "--size", "2^7", "--keys", keysDir, "--out", out},
 		{"bench", "--size", "2^7", "--keys", keysDir, "../../pipelines/groth16.yaml", "../../pipelines/sim-groth16.yaml"},

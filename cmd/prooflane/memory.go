@@ -9,11 +9,88 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages/family"
 )
 
-// memSkipEnvVariable set to 1 skips the host memory check.
+// memSkipEnvVariable set to 1 skips the host and device memory checks.
 const memSkipEnvVariable = "PROOFLANE_SKIP_MEMCHECK"
+
+// The memory to plan for instead of what the machine reports: the host's
+// (instead of MemTotal) and each device's (instead of its total; also for
+// the CPU backend's emulated devices, which report none), in bytes or
+// with a KiB, MiB, GiB or TiB suffix. For headroom, and for tests.
+const (
+	hostMemEnvVariable   = "PROOFLANE_HOST_MEMORY"
+	deviceMemEnvVariable = "PROOFLANE_DEVICE_MEMORY"
+)
+
+// memLimit reads the limit env names, if set: ok false when it is not.
+func memLimit(env string) (limit uint64, ok bool, err error) {
+	v := strings.TrimSpace(os.Getenv(env))
+	if v == "" {
+		return 0, false, nil
+	}
+	num, mult := v, uint64(1)
+	for i, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if n, found := strings.CutSuffix(v, u); found {
+			num, mult = strings.TrimSpace(n), 1<<(10*(i+1))
+			break
+		}
+	}
+	n, err := strconv.ParseUint(num, 10, 64)
+	if err != nil || n == 0 || n > (1<<50)/mult {
+		return 0, false, fmt.Errorf("%s=%q: want a size in bytes, or with KiB, MiB, GiB or TiB, from 1 byte to 1 PiB", env, v)
+	}
+	return n * mult, true, nil
+}
+
+// checkDeviceMemory asks fp (a family.DeviceMemoryEstimator) for the
+// memory one device needs for a job of req's key with plan.perDevice
+// partitions placed on it at once (the largest estimate over the plan's
+// pipelines), and refuses before any work when it
+// exceeds a device's memory (its total, or PROOFLANE_DEVICE_MEMORY),
+// naming both, the estimate's parts and the setting that lowers it. The
+// CPU backend's devices report no memory: checked only against
+// PROOFLANE_DEVICE_MEMORY.
+func checkDeviceMemory(stderr io.Writer, cmd string, fp family.Prover, req family.KeyRequest, plan devicePlan, be device.Backend) error {
+	de, ok := fp.(family.DeviceMemoryEstimator)
+	if !ok || os.Getenv(memSkipEnvVariable) == "1" {
+		return nil
+	}
+	var est uint64
+	var parts, lower string
+	perDevice := plan.perDevice
+	for _, params := range plan.params {
+		if e, p, l := de.DeviceMemory(req, params, perDevice); e > est {
+			est, parts, lower = e, p, l
+		}
+	}
+	if est == 0 {
+		return nil
+	}
+	limit, fromEnv, err := memLimit(deviceMemEnvVariable)
+	if err != nil {
+		return err
+	}
+	for _, d := range be.Devices() {
+		total, from := d.MemTotal, fmt.Sprintf("device %d (%s)", d.Index, d.Name)
+		if fromEnv {
+			total, from = limit, fmt.Sprintf("device %d (%s=%s)", d.Index, deviceMemEnvVariable, os.Getenv(deviceMemEnvVariable))
+		}
+		if total == 0 {
+			continue
+		}
+		if est > total {
+			return fmt.Errorf("size %d with %d partition(s) on a device needs about %s of device memory (%s), more than the %s of %s: %s, or %s=1 to try anyway",
+				req.Size, max(perDevice, 1), humanBytes(est), parts, humanBytes(total), from, lower, memSkipEnvVariable)
+		}
+		if d.Index == 0 {
+			fmt.Fprintf(stderr, "prooflane %s: size %d with %d partition(s) on a device: about %s of device memory, of %s on %s\n", cmd, req.Size, max(perDevice, 1), humanBytes(est), humanBytes(total), from)
+		}
+	}
+	return nil
+}
 
 // checkHostMemory asks fp (a family.MemoryEstimator) for the host memory
 // a job of req's key with inFlight partitions at once needs (the key setup
@@ -30,6 +107,13 @@ func checkHostMemory(stderr io.Writer, cmd string, fp family.Prover, req family.
 		return nil
 	}
 	total, avail, err := readMeminfo("/proc/meminfo")
+	limit, limited, lerr := memLimit(hostMemEnvVariable)
+	if lerr != nil {
+		return lerr
+	}
+	if limited {
+		total, avail, err = limit, limit, nil
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "prooflane %s: estimated host memory %s; cannot tell what the machine has: %v\n", cmd, humanBytes(est), err)
 		return nil
@@ -43,8 +127,12 @@ func checkHostMemory(stderr io.Writer, cmd string, fp family.Prover, req family.
 	}
 	what := strings.Join(parts, " and ")
 	if est > total {
-		return fmt.Errorf("size %d with %s needs about %s of host memory, more than this machine's %s (estimate in docs/memory.md; fewer partitions or a smaller --size, or %s=1 to try anyway)",
-			req.Size, what, humanBytes(est), humanBytes(total), memSkipEnvVariable)
+		machine := fmt.Sprintf("this machine's %s", humanBytes(total))
+		if limited {
+			machine = fmt.Sprintf("the %s of %s=%s", humanBytes(total), hostMemEnvVariable, os.Getenv(hostMemEnvVariable))
+		}
+		return fmt.Errorf("size %d with %s needs about %s of host memory, more than %s (estimate in docs/memory.md; fewer partitions or a smaller --size, or %s=1 to try anyway)",
+			req.Size, what, humanBytes(est), machine, memSkipEnvVariable)
 	}
 	note := ""
 	if est > avail {

@@ -75,10 +75,8 @@ func publicFile(p int) string { return fmt.Sprintf("public-%d.bin", p) }
 // isVKFile reports whether name is a registered family's verifying key
 // file (Layout.VK).
 func isVKFile(name string) bool {
-	fams := shipped.families()
-	for _, n := range vkFamilies() {
-		f, _ := fams.Lookup(n)
-		if f.(family.Prover).Layout().VK == name {
+	for _, fp := range provers() {
+		if vk := fp.Layout().VK; vk != "" && vk == name {
 			return true
 		}
 	}
@@ -89,11 +87,9 @@ func isVKFile(name string) bool {
 // verifying key file.
 func vkFamilies() []string {
 	var names []string
-	fams := shipped.families()
-	for _, n := range fams.Names() {
-		f, _ := fams.Lookup(n)
-		if fp, ok := f.(family.Prover); ok && fp.Layout().VK != "" {
-			names = append(names, n)
+	for _, fp := range provers() {
+		if fp.Layout().VK != "" {
+			names = append(names, fp.Name())
 		}
 	}
 	return names

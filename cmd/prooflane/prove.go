@@ -37,16 +37,15 @@ type proveFlags struct {
 
 func newProveFlags(stderr io.Writer) (*flag.FlagSet, *proveFlags) {
 	fs := newFlags("prove", "", stderr)
-	f := &proveFlags{set: setFlags{}}
+	f := &proveFlags{set: newSetFlag(fs, "the pipeline")}
 	f.cf.register(fs)
 	fs.StringVar(&f.pipeline, "pipeline", "groth16", pipelineArgHelp)
 	fs.IntVar(&f.partitions, "partitions", 0, "partitions, each with its own witness (default: the pipeline's partitions parameter)")
 	fs.StringVar(&f.out, "out", "", "directory for the proofs, public inputs, manifest and trace (required); it is replaced as a whole once the run has succeeded, so it holds one complete run")
 	fs.Uint64Var(&f.seed, "seed", 1, "witness seed; partition p proves the witness of a seed derived from it and p")
 	fs.IntVar(&f.devices, "devices", 0, "devices to run on (default: the pipeline's devices)")
-	fs.StringVar(&f.backend, "backend", "cpu", "device backend: cpu (gnark-crypto, emulated devices), cuda (needs a -tags cuda build and a GPU), or auto (cuda when available, else cpu)")
+	fs.StringVar(&f.backend, "backend", "cpu", backendHelp)
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), on, off")
-	fs.Var(f.set, "set", "override a pipeline parameter, name=value (repeatable)")
 	f.tc.RegisterFlags(fs)
 	if tf := fs.Lookup("trace-file"); tf != nil {
 		// prove writes the trace next to the proofs unless told otherwise.
@@ -143,7 +142,8 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	if r.key, r.be, r.job, err = openJob(ctx, "prove", r.fp, req, r.p.Partitions, f.seed, f.backend, r.nDev, stderr); err != nil {
+	if r.key, r.be, r.job, err = openJob(ctx, "prove", r.fp, req, r.p.Partitions, f.seed, f.backend, r.nDev,
+		planOf([]*runtime.Pipeline{r.p}, min(r.p.Partitions, r.p.InFlight(r.nDev)), r.nDev), stderr); err != nil {
 		return err
 	}
 	defer r.be.Close()

@@ -22,8 +22,7 @@ func init() {
 
 func runRun(args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlags("run", "PIPELINE", stderr)
-	set := setFlags{}
-	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
+	set := newSetFlag(fs, "the pipeline")
 	partitions := fs.Int("partitions", 0, "partitions per job (default: the pipeline's partitions parameter)")
 	jobs := fs.Int("jobs", 1, "jobs to run")
 	inflight := fs.Int("inflight", 1, "jobs in flight at once")

@@ -21,11 +21,15 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	cf.register(fs)
 	force := fs.Bool("force", false, "run the setup again even when keys are cached, replacing their files (the fix for a corrupt key file)")
 	pipeline := fs.String("pipeline", "groth16", "set up the key of this pipeline's proof family: "+pipelineArgHelp)
+	backend := fs.String("backend", "cpu", backendHelp+"; where the key is made: cpu runs gnark's setup on the host, cuda prooflane's with Groth16's bases on GPU 0")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
 	if fs.NArg() != 0 {
 		return usageErrorf(fs, "setup takes no arguments, got %q", fs.Args())
+	}
+	if err := checkBackend(*backend); err != nil {
+		return err
 	}
 	p, err := loadPipeline(*pipeline, setFlags{})
 	if err != nil {
@@ -57,10 +61,21 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	if err := checkHostMemory(stderr, "setup", fp, family.KeyRequest{Dir: req.Dir, Circuit: req.Circuit, Size: req.Size, Force: true}, 0); err != nil {
 		return err
 	}
+	newKey := family.KeyRequest{Dir: req.Dir, Circuit: req.Circuit, Size: req.Size, Force: true}
+	if *backend != "cpu" {
+		be, err := openBackend("setup", *backend, 1, stderr)
+		if err != nil {
+			return err
+		}
+		defer be.Close()
+		if be.Name() != "cpu" {
+			newKey.Backend = be
+		}
+	}
 	// setup makes the key, replacing what the cache holds: a family that
 	// does not replace a cached key refuses an explicit --force only.
 	start := time.Now()
-	k, err := fp.Setup(ctx, family.KeyRequest{Dir: req.Dir, Circuit: req.Circuit, Size: req.Size, Force: true}, stderr)
+	k, err := fp.Setup(ctx, newKey, stderr)
 	if errors.Is(err, family.ErrNoForce) && *force {
 		return usageErrorf(fs, "--force: pipeline %q is of the %s family, whose %v", p.Name, fp.Name(), family.ErrNoForce)
 	}

@@ -25,8 +25,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("simulate", "--from TRACE --pipeline PIPELINE", stderr)
 	from := fs.String("from", "", "recorded `trace` (trace.jsonl or a Jaeger JSON export) whose stage run times are replayed")
 	pipeline := fs.String("pipeline", "", "the layout to predict: "+pipelineArgHelp)
-	params := setFlags{}
-	fs.Var(params, "set", "override a pipeline param, `name=value` (repeatable)")
+	params := newSetFlag(fs, "the pipeline")
 	speed := fs.Float64("speed", 10, "time compression: stages sleep recorded/speed (results are in real time)")
 	jobs := fs.Int("jobs", 0, "jobs to run (default: as many as the trace has)")
 	inFlight := fs.Int("inflight", 0, "jobs run at once (default: the most the trace ran at once)")

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
+
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
@@ -57,14 +59,25 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	spans, err := sendRequests(ctx, client, reqs, path, where)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "sent %d spans of %s to %s\n", spans, path, where)
+	return nil
+}
+
+// sendRequests uploads the trace file's requests to the collector at
+// where, one after the other, and counts their spans.
+func sendRequests(ctx context.Context, client otlptrace.Client, reqs []*tracefile.Request, path, where string) (int, error) {
 	if err := client.Start(ctx); err != nil {
-		return fmt.Errorf("%s: %w", where, err)
+		return 0, fmt.Errorf("%s: %w", where, err)
 	}
 	spans := 0
 	for i, req := range reqs {
 		if err := client.UploadTraces(ctx, req.GetResourceSpans()); err != nil {
 			client.Stop(context.Background())
-			return fmt.Errorf("sending %s to %s: request %d of %d: %w (is the collector running?)", path, where, i+1, len(reqs), err)
+			return 0, fmt.Errorf("sending %s to %s: request %d of %d: %w (is the collector running?)", path, where, i+1, len(reqs), err)
 		}
 		for _, rs := range req.GetResourceSpans() {
 			for _, ss := range rs.GetScopeSpans() {
@@ -73,8 +86,7 @@ func runTrace(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if err := client.Stop(ctx); err != nil {
-		return fmt.Errorf("%s: %w", where, err)
+		return 0, fmt.Errorf("%s: %w", where, err)
 	}
-	fmt.Fprintf(stdout, "sent %d spans of %s to %s\n", spans, path, where)
-	return nil
+	return spans, nil
 }

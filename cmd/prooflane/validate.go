@@ -14,8 +14,7 @@ func init() {
 
 func runValidate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("validate", "PIPELINE...", stderr)
-	set := setFlags{}
-	fs.Var(set, "set", "override a pipeline parameter, name=value (repeatable)")
+	set := newSetFlag(fs, "the pipeline")
 	asJSON := fs.Bool("json", false, "print one JSON document on stdout (schema in docs/json.md) instead of lines")
 	if err := parseFlags(fs, args); err != nil {
 		return err

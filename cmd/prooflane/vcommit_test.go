@@ -25,7 +25,7 @@ func TestProveAndVerifyTheVcommitFamily(t *testing.T) {
 		t.Fatalf("verify: exit %d\n%s%s", rc, stdout, stderr)
 	}
 	if rc, _, stderr := prooflane(t, "verify", "--keys", keysDir, "--vk", filepath.Join(out, "vk.bin"), out); rc != 2 ||
-		!strings.Contains(stderr, "--vk is for proof directories with a verifying key file (groth16); "+out+" holds vcommit proofs") {
+		!strings.Contains(stderr, "--vk is for proof directories with a verifying key file (groth16, plonk); "+out+" holds vcommit proofs") {
 		t.Errorf("verify --vk of a family without a verifying key: exit %d, stderr %q", rc, stderr)
 	}
 	for _, args := range [][]string{

@@ -7,6 +7,7 @@ import (
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/prover"
+	"github.com/prooflane/prooflane/stages/plonk"
 	"github.com/prooflane/prooflane/stages/sim"
 	"github.com/prooflane/prooflane/stages/vcommit"
 )
@@ -16,7 +17,8 @@ func Registry() *stages.Registry {
 	return stages.NewRegistry().
 		MustRegister(sim.Factories()...).
 		MustRegister(groth16.Factories()...).
-		MustRegister(vcommit.Factories()...)
+		MustRegister(vcommit.Factories()...).
+		MustRegister(plonk.Factories()...)
 }
 
 // Families returns a registry holding every shipped proof family: one line
@@ -24,5 +26,6 @@ func Registry() *stages.Registry {
 func Families() *family.Registry {
 	return family.NewRegistry().
 		MustRegister(prover.Family{}).
-		MustRegister(vcommit.Family{})
+		MustRegister(vcommit.Family{}).
+		MustRegister(plonk.Family{})
 }

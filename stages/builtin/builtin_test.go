@@ -23,7 +23,8 @@ func TestEveryShippedStageTypePassesTheLifecycleCheck(t *testing.T) {
 // Which shipped types keep their device busy is declared on the type:
 // Groth16's kernels stage does, its upload does not; a type declared busy
 // always runs on a device (a busy stage off any device does not load).
-// vcommit's one stage is its MSM kernel: busy.
+// vcommit's one stage is its MSM kernel: busy. PLONK's device stages
+// are its commitments and the quotient's kernels: busy.
 func TestShippedTypesDeclareWhichKeepTheDeviceBusy(t *testing.T) {
 	reg := Registry()
 	var busy []string
@@ -36,8 +37,9 @@ func TestShippedTypesDeclareWhichKeepTheDeviceBusy(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(busy, []string{"groth16.gpu_compute", "vcommit.commit"}) {
-		t.Errorf("busy types %v, want [groth16.gpu_compute vcommit.commit]", busy)
+	want := []string{"groth16.gpu_compute", "plonk.batch_open", "plonk.commit_lro", "plonk.commit_z", "plonk.open", "plonk.quotient", "vcommit.commit"}
+	if !slices.Equal(busy, want) {
+		t.Errorf("busy types %v, want %v", busy, want)
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"io"
 	"slices"
 	"strings"
+
+	"github.com/prooflane/prooflane/device"
 )
 
 // ErrNotCached is wrapped by Prover.Load and Prover.Verifier when the key
@@ -32,6 +34,10 @@ type KeyRequest struct {
 	// only when none is cached, refusing (ErrNoForce, before any work) to
 	// replace a cached key.
 	Force bool
+	// Backend, when not nil, is where Setup may make the key (Groth16:
+	// its bases on device 0's generator multiplication); nil: on the
+	// host. The caller owns it and closes it after Setup returns.
+	Backend device.Backend
 }
 
 // Layout is the proof directory a family's job writes besides its
@@ -166,6 +172,19 @@ type MemoryEstimator interface {
 	// with inFlight partitions at once, and says whether the key setup
 	// runs first (req.Force, or no key cached). Zero bytes: no estimate.
 	HostMemory(req KeyRequest, inFlight int) (bytes uint64, setup bool)
+}
+
+// DeviceMemoryEstimator is an optional capability of a Prover: the memory
+// one device needs, checked by prove and bench against each device's (or
+// PROOFLANE_DEVICE_MEMORY) once the backend is open, before the key is
+// set up or loaded.
+type DeviceMemoryEstimator interface {
+	// DeviceMemory estimates the peak memory of one device running a job
+	// of req's key with perDevice of its partitions placed there at once,
+	// under the pipeline's effective params (which the family's own
+	// pipelines define): the bytes, what they are made of, and the
+	// setting that lowers them, both for a message. Zero: no estimate.
+	DeviceMemory(req KeyRequest, params map[string]string, perDevice int) (bytes uint64, parts, lower string)
 }
 
 // CheckCircuit resolves req.Circuit against f's circuits ("" the default)

@@ -20,6 +20,7 @@ import (
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/stagetest"
 )
 
 func TestUnsatisfiedWitnessErrorNamesPartitionAndConstraint(t *testing.T) {
@@ -125,22 +126,9 @@ func TestG2MSMOnDeviceMatchesCPU(t *testing.T) {
 	})
 }
 
-// canonicalBackend is the CPU backend posing as a device that wants
-// canonical scalars, like a GPU: prep_msm converts, Upload converts back.
-type canonicalBackend struct{ device.Backend }
-
-func (b canonicalBackend) Device(i int) (device.Device, error) {
-	d, err := b.Backend.Device(i)
-	return canonicalDevice{d}, err
-}
-
-type canonicalDevice struct{ device.Device }
-
-func (canonicalDevice) WantsCanonical() bool { return true }
-
 func TestCanonicalDevicePathProvesValidProofs(t *testing.T) {
 	set := setupKeys(t, "chain", 1<<8)
-	be := canonicalBackend{cpuBackend(t, 1)}
+	be := stagetest.Canonical(cpuBackend(t, 1)) // prep_msm converts, Upload converts back
 	job, err := set.NewJob(2, 3)
 	if err != nil {
 		t.Fatal(err)

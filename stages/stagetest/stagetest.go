@@ -187,6 +187,22 @@ type Host struct {
 func (h Host) Backend() device.Backend { return h.B }
 func (h Host) Devices() int            { return h.N }
 
+// Canonical is be posing as devices that want canonical scalars, like a
+// GPU's: stages convert for it, and the CPU backend's Upload converts
+// back, so a test on the CPU covers the conversion.
+func Canonical(be device.Backend) device.Backend { return canonicalBackend{be} }
+
+type canonicalBackend struct{ device.Backend }
+
+func (b canonicalBackend) Device(i int) (device.Device, error) {
+	d, err := b.Backend.Device(i)
+	return canonicalDevice{d}, err
+}
+
+type canonicalDevice struct{ device.Device }
+
+func (canonicalDevice) WantsCanonical() bool { return true }
+
 // checkLifecycle starts s on a host without a backend (an error is fine,
 // a panic is not), then a fresh stage on a CPU backend, and shuts it down.
 func checkLifecycle(t testing.TB, typ string, s stages.Stage, f *stages.Factory, cfg stages.Config) {

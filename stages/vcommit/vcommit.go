@@ -2,7 +2,10 @@
 // key is a random set of G1 bases; a partition's "proof" is the
 // commitment sum_i s_i*B_i to the partition's scalar vector s, derived
 // from the job's seed; verifying recomputes the MSM on the host with
-// gnark-crypto and compares. It exists to show what a family needs
+// gnark-crypto and compares. A partition runs two stages: vcommit.scalars
+// derives its vector on the host, vcommit.commit uploads it and runs the
+// MSM on the device, so the stage holding the device's compute lock does
+// no host work. It exists to show what a family needs
 // (stages/family) besides Groth16, not to prove anything of interest.
 package vcommit
 
@@ -22,8 +25,12 @@ import (
 )
 
 const (
-	// TypeNameCommit is the family's one stage type.
+	// TypeNameScalars is the family's host stage: a partition's vector.
+	TypeNameScalars = "vcommit.scalars"
+	// TypeNameCommit is the family's device stage: the vector's MSM.
 	TypeNameCommit = "vcommit.commit"
+	// TypeScalars is the scalars stage's output, a *Vector.
+	TypeScalars stages.DataType = "vcommit.scalars"
 	// TypeCommitment is the commit stage's output, a *curve.G1Affine: the
 	// family's proof.
 	TypeCommitment stages.DataType = "vcommit.commitment"

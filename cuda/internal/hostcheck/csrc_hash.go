@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "38771ec7cedec760f5c5a7268afd565257f28c7db664992adddf6f57a35e2d5f"
+const csrcHash = "7dae1a1870f21d596c6d7dd36020b3f4f38ef13351b92f7a55a6dd5db7562cef"

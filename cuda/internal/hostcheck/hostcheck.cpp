@@ -7,6 +7,7 @@
 #include <string.h>
 #include <algorithm>
 #include <vector>
+#include "fixed.cuh"
 #include "msm.cuh"
 #include "ntt.cuh"
 #include "vec.cuh"
@@ -299,3 +300,35 @@ void hc_compute_h(uint64_t* a, uint64_t* b, uint64_t* c, int L, const uint64_t* 
 }
 
 }  // extern "C"
+
+// fixed.cu's kernels: k_fixed_mul for each scalar, then k_fixed_affine in
+// batches of `batch` points.
+template <class F>
+static void fixed(const void* table, size_t table_len, int c, const uint64_t* scalars, size_t n,
+                  size_t batch, void* out) {
+  std::vector<Affine<F>> t = copy_in<Affine<F>>(table, table_len);
+  std::vector<Fr> s = copy_in<Fr>(scalars, n);
+  std::vector<XYZZ<F>> acc(n);
+  std::vector<F> scratch(n);
+  std::vector<Affine<F>> res(n);
+  for (size_t i = 0; i < n; i++) {
+    Fr k = s[i].from_mont();
+    acc[i] = fixed_mul<F>(t.data(), c, k.v);
+  }
+  for (size_t lo = 0; lo < n; lo += batch) {
+    size_t hi = lo + batch < n ? lo + batch : n;
+    fixed_to_affine<F>(acc.data(), res.data(), scratch.data() + lo, lo, hi);
+  }
+  memcpy(out, (const void*)res.data(), n * sizeof(Affine<F>));
+}
+
+extern "C" {
+void hc_fixed_g1(const void* table, size_t table_len, int c, const uint64_t* scalars, size_t n,
+                 size_t batch, void* out) {
+  fixed<Fp>(table, table_len, c, scalars, n, batch, out);
+}
+void hc_fixed_g2(const void* table, size_t table_len, int c, const uint64_t* scalars, size_t n,
+                 size_t batch, void* out) {
+  fixed<Fp2>(table, table_len, c, scalars, n, batch, out);
+}
+}

@@ -21,6 +21,8 @@ void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, i
 void hc_sum_g1(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out);
 void hc_sum_g2(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out);
 void hc_ntt(uint64_t* data, int L, const uint64_t* dom, int inverse, int dif, int coset);
+void hc_fixed_g1(const void* table, size_t table_len, int c, const uint64_t* scalars, size_t n, size_t batch, void* out);
+void hc_fixed_g2(const void* table, size_t table_len, int c, const uint64_t* scalars, size_t n, size_t batch, void* out);
 void hc_compute_h(uint64_t* a, uint64_t* b, uint64_t* c, int L, const uint64_t* dom);
 */
 import "C"
@@ -131,4 +133,19 @@ func b2i(b bool) C.int {
 		return 1
 	}
 	return 0
+}
+
+// FixedG1 is fixed.cu's fixed-base multiplication of the G1 generator
+// (table from points.FixedTableG1(c)), converting batch points at a time.
+func FixedG1(table []curve.G1Affine, c int, scalars []fr.Element, batch int) []curve.G1Affine {
+	out := make([]curve.G1Affine, len(scalars))
+	C.hc_fixed_g1(unsafe.Pointer(&table[0]), C.size_t(len(table)), C.int(c), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), C.size_t(batch), unsafe.Pointer(&out[0]))
+	return out
+}
+
+// FixedG2 is FixedG1 over G2.
+func FixedG2(table []curve.G2Affine, c int, scalars []fr.Element, batch int) []curve.G2Affine {
+	out := make([]curve.G2Affine, len(scalars))
+	C.hc_fixed_g2(unsafe.Pointer(&table[0]), C.size_t(len(table)), C.int(c), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), C.size_t(batch), unsafe.Pointer(&out[0]))
+	return out
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
+	"github.com/prooflane/prooflane/cuda/internal/points"
 	"github.com/prooflane/prooflane/cuda/internal/ref"
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/cpu"
@@ -335,6 +336,43 @@ func TestComputeH(t *testing.T) {
 		for i := range a {
 			if !a[i].Equal(&want[i]) {
 				t.Fatalf("logn=%d: differs at %d", logn, i)
+			}
+		}
+	}
+}
+
+// fixedScalars returns 0, 1, r-1, 2, 2^255-ish (r-2) and random scalars.
+func fixedScalars(n int) []fr.Element {
+	s := make([]fr.Element, n)
+	s[1].SetOne()
+	s[2].SetInt64(-1)
+	s[3].SetUint64(2)
+	s[4].SetInt64(-2)
+	for i := 5; i < n; i++ {
+		s[i].SetRandom()
+	}
+	return s
+}
+
+// TestFixedBase checks the fixed-base kernels' arithmetic (fixed_mul,
+// fixed_to_affine with partial last batches, infinity) against
+// gnark-crypto's batch scalar multiplication, for several window sizes.
+func TestFixedBase(t *testing.T) {
+	sc := fixedScalars(70)
+	_, _, g1, g2 := bls.Generators()
+	want1 := bls.BatchScalarMultiplicationG1(&g1, sc)
+	want2 := bls.BatchScalarMultiplicationG2(&g2, sc)
+	for _, c := range []int{4, 7, 12} {
+		for _, batch := range []int{1, 32} {
+			got1 := FixedG1(points.FixedTableG1(c), c, sc, batch)
+			got2 := FixedG2(points.FixedTableG2(c), c, sc, batch)
+			for i := range sc {
+				if got1[i] != want1[i] {
+					t.Errorf("c %d batch %d: g1 point %d (scalar %s) differs", c, batch, i, sc[i].String())
+				}
+				if got2[i] != want2[i] {
+					t.Errorf("c %d batch %d: g2 point %d (scalar %s) differs", c, batch, i, sc[i].String())
+				}
 			}
 		}
 	}

@@ -1,244 +1,40 @@
 package keys
 
 import (
-	"bufio"
-	"encoding/binary"
-	"errors"
-	"fmt"
-	"hash"
-	"hash/crc32"
 	"io"
-	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/prooflane/prooflane/internal/durable"
+	"github.com/prooflane/prooflane/internal/keyfile"
 )
 
-// The checksum trailer every file of the key cache ends with: the magic,
-// the length of the bytes before the trailer (big endian), and their
-// CRC-32C (Castagnoli, big endian).
+// The checksum trailer, and the writing and reading of the cache's files,
+// are package internal/keyfile's (shared with the PLONK key cache).
 const (
-	trailerMagic = "prooflane crc32c"
-	trailerLen   = len(trailerMagic) + 8 + 4
+	trailerLen = keyfile.TrailerLen
+	setupAgain = keyfile.SetupAgain
 )
 
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+var castagnoli = keyfile.Castagnoli
 
-// setupAgain is the advice for a corrupt file of the cache.
-const setupAgain = "run prooflane setup --force to set the keys up again"
-
-// checksumWriter counts and hashes what passes through it to w.
-type checksumWriter struct {
-	w   io.Writer
-	crc hash.Hash32
-	n   int64
-}
-
-func (c *checksumWriter) Write(p []byte) (int, error) {
-	n, err := c.w.Write(p)
-	c.crc.Write(p[:n])
-	c.n += int64(n)
-	return n, err
-}
-
-// trailer returns the trailer of what c has seen.
-func (c *checksumWriter) trailer() []byte {
-	b := make([]byte, 0, trailerLen)
-	b = append(b, trailerMagic...)
-	b = binary.BigEndian.AppendUint64(b, uint64(c.n))
-	return binary.BigEndian.AppendUint32(b, c.crc.Sum32())
-}
-
-// readTrailer checks the trailer of a cache file of size bytes and returns
-// the length of what it covers and the checksum it records.
-func readTrailer(f io.ReaderAt, size int64) (payload int64, sum uint32, err error) {
-	const missing = "no checksum trailer (written by a prooflane from before key files had one, or truncated, or appended to)"
-	if size < int64(trailerLen) {
-		return 0, 0, fmt.Errorf("%s: %d bytes", missing, size)
-	}
-	var t [trailerLen]byte
-	if _, err := f.ReadAt(t[:], size-int64(trailerLen)); err != nil {
-		return 0, 0, err
-	}
-	if string(t[:len(trailerMagic)]) != trailerMagic {
-		return 0, 0, errors.New(missing)
-	}
-	payload = size - int64(trailerLen)
-	if n := binary.BigEndian.Uint64(t[len(trailerMagic):]); n != uint64(payload) {
-		return 0, 0, fmt.Errorf("the checksum trailer covers %d bytes, the file has %d before it", n, payload)
-	}
-	return payload, binary.BigEndian.Uint32(t[len(trailerMagic)+8:]), nil
-}
-
-// hasTrailer reports whether a file of size bytes ends with the magic of
-// a checksum trailer.
-func hasTrailer(f io.ReaderAt, size int64) bool {
-	if size < int64(trailerLen) {
-		return false
-	}
-	var m [len(trailerMagic)]byte
-	_, err := f.ReadAt(m[:], size-int64(trailerLen))
-	return err == nil && string(m[:]) == trailerMagic
-}
-
-// decoder says how readKeyFile decodes one kind of key file.
+// decoder says how readKeyFile decodes one kind of key file
+// (keyfile.Decoder).
 type decoder struct {
-	// check (when not nil) looks at the lengths the file declares, before
-	// read allocates what they say.
-	check func(r io.ReaderAt, size int64) error
-	// read decodes the content.
-	read func(io.Reader) (int64, error)
-	// hashFirst checks the checksum in a pass of its own before read
-	// runs, for a decoder that can crash on corrupt bytes in a way no
-	// recover catches (gnark's R1CS decoder panics in goroutines of its
-	// own); otherwise the bytes are hashed as read decodes them.
+	check     func(r io.ReaderAt, size int64) error
+	read      func(io.Reader) (int64, error)
 	hashFirst bool
 }
 
-// readKeyFile reads a key file with d.
-//
-// A file of the key cache (inCache) ends with a checksum trailer: the
-// bytes are hashed as read decodes them (one pass, nothing held twice),
-// and a mismatch is the error, ahead of whatever a decoder made of the
-// corrupt bytes. A missing file wraps ErrNotCached; a corrupt one says to
-// set the keys up again. Any other file (--vk: plain gnark serialization
-// such as a proof directory's copy, or a file of a cache) is checked the
-// same way when it ends with a trailer, and named in errors without the
-// advice.
+// readKeyFile reads a key file with d (keyfile.Read); a missing file of
+// the cache wraps ErrNotCached.
 func readKeyFile(path string, inCache bool, d decoder) error {
-	corrupt := fmt.Sprintf("key file %q is corrupt", path)
-	if inCache {
-		corrupt += " (" + setupAgain + ")"
-	}
-	f, err := os.Open(path)
-	if inCache && errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("key file %q: %w (run prooflane setup)", path, ErrNotCached)
-	}
-	if err != nil {
-		return fmt.Errorf("key file %q: %w", path, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("key file %q: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("key file %q: not a regular file (%s)", path, st.Mode().Type())
-	}
-	size, want := st.Size(), uint32(0)
-	checked := inCache || hasTrailer(f, size)
-	if checked {
-		if size, want, err = readTrailer(f, size); err != nil {
-			return fmt.Errorf("%s: %w", corrupt, err)
-		}
-	}
-	crc := crc32.New(castagnoli)
-	if checked && d.hashFirst {
-		if _, err := io.Copy(crc, bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<20)); err != nil {
-			return fmt.Errorf("key file %q: %w", path, err)
-		}
-		if got := crc.Sum32(); got != want {
-			return fmt.Errorf("%s: %w", corrupt, mismatch(got, want))
-		}
-		checked = false
-	}
-	var body io.Reader = io.NewSectionReader(f, 0, size)
-	if checked {
-		body = io.TeeReader(body, crc)
-	}
-	r := bufio.NewReaderSize(body, 1<<20)
-	if d.check != nil {
-		err = d.check(f, size)
-	}
-	if err == nil {
-		_, err = readSafely(d.read, r)
-	}
-	if err == nil {
-		if n, cerr := io.Copy(io.Discard, r); cerr != nil {
-			err = cerr
-		} else if n != 0 {
-			err = fmt.Errorf("%d bytes of trailing data", n)
-		}
-	}
-	if checked {
-		// Hash what the decoder left (all of it when check refused the
-		// file) so a flipped byte reads as one, not as a decoder's guess.
-		if _, cerr := io.Copy(io.Discard, r); cerr != nil && err == nil {
-			err = cerr
-		}
-		if got := crc.Sum32(); got != want {
-			return fmt.Errorf("%s: %w", corrupt, mismatch(got, want))
-		}
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", corrupt, err)
-	}
-	return nil
+	return keyfile.Read(path, inCache, ErrNotCached, keyfile.Decoder{Check: d.check, Read: d.read, HashFirst: d.hashFirst})
 }
 
-func mismatch(got, want uint32) error {
-	return fmt.Errorf("checksum mismatch (crc32c of the content %08x, the trailer says %08x)", got, want)
-}
-
-// readSafely turns a decoder panic on garbage input into an error.
-func readSafely(read func(io.Reader) (int64, error), r io.Reader) (n int64, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = fmt.Errorf("decoder panicked: %v", p)
-		}
-	}()
-	return read(r)
-}
-
-// writeFile writes a file of the key cache with write, then the checksum
-// trailer, to a temporary name beside path; it syncs the file, renames it
-// into place and syncs the directory, so a crash leaves the old file or
-// the new one, whole.
+// writeFile writes a file of the key cache with its checksum trailer,
+// whole or not at all (keyfile.Write).
 func writeFile(path string, write func(io.Writer) (int64, error)) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("key file %q: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	err = durable.Write(tmp, func(w io.Writer) error {
-		cw := &checksumWriter{w: w, crc: crc32.New(castagnoli)}
-		if _, err := write(cw); err != nil {
-			return err
-		}
-		_, err := w.Write(cw.trailer())
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("write key file %q: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("key file %q: %w", path, err)
-	}
-	return durable.SyncDir(filepath.Dir(path))
+	return keyfile.Write(path, write)
 }
 
-// removeTemporaries removes the temporary files a killed setup left
-// beside the files at paths (name.tmpNNN, in the same directory). The
-// caller holds the exclusive lock: no other setup of them is running.
-func removeTemporaries(paths ...string) error {
-	if len(paths) == 0 {
-		return nil
-	}
-	dir := filepath.Dir(paths[0])
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return err
-	}
-	for _, e := range entries {
-		for _, p := range paths {
-			if filepath.Dir(p) != dir || !strings.HasPrefix(e.Name(), filepath.Base(p)+".tmp") {
-				continue
-			}
-			if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return fmt.Errorf("removing %s, left by a setup that did not finish: %w", filepath.Join(dir, e.Name()), err)
-			}
-		}
-	}
-	return nil
-}
+// removeTemporaries removes what a killed setup left beside paths
+// (keyfile.RemoveTemporaries).
+func removeTemporaries(paths ...string) error { return keyfile.RemoveTemporaries(paths...) }

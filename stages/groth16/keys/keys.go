@@ -61,6 +61,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
@@ -177,7 +178,7 @@ func (c Cache) load(circuit string, size int) (*Set, error) {
 	if err := readKeyFile(rp, true, r1csDecoder(s.R1CS)); err != nil {
 		return nil, err
 	}
-	if err := readKeyFile(pp, true, decoder{check: checkPKLengths, read: s.PK.UnsafeReadFrom}); err != nil {
+	if err := readKeyFile(pp, true, decoder{check: checkPKLengths, read: func(r io.Reader) (int64, error) { return readProvingKey(r, s.PK) }}); err != nil {
 		return nil, err
 	}
 	if s.VK, err = readVK(vp, true); err != nil {
@@ -396,6 +397,12 @@ func (c Cache) save(s *Set) error {
 // error, not a silent re-setup. Cancelling ctx stops waiting for the
 // setup (see SetupLogged); nothing is written then.
 func (c Cache) LoadOrSetup(ctx context.Context, circuit string, size int, log io.Writer) (*Set, error) {
+	return c.LoadOrSetupOn(ctx, circuit, size, nil, log)
+}
+
+// LoadOrSetupOn is LoadOrSetup with the setup made by SetupOn on be (nil:
+// gnark's setup).
+func (c Cache) LoadOrSetupOn(ctx context.Context, circuit string, size int, be device.Backend, log io.Writer) (*Set, error) {
 	if log == nil {
 		log = io.Discard
 	}
@@ -420,7 +427,7 @@ func (c Cache) LoadOrSetup(ctx context.Context, circuit string, size int, log io
 	}
 	fmt.Fprintf(log, "no keys cached for circuit %q size %d in %s: running setup (once)\n", circuit, size, c.Dir)
 	start := time.Now()
-	s, err = SetupLogged(ctx, circuit, size, log)
+	s, err = SetupOn(ctx, circuit, size, be, log)
 	if err != nil {
 		return nil, err
 	}

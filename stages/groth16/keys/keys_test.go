@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"hash/crc32"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/stages/groth16"
 )
 
@@ -312,9 +312,7 @@ func rewrite(t *testing.T, path string, mutate func([]byte)) (restore func()) {
 	}
 	b := append([]byte(nil), orig[:len(orig)-trailerLen]...)
 	mutate(b)
-	cw := &checksumWriter{w: io.Discard, crc: crc32.New(castagnoli)}
-	cw.Write(b)
-	if err := os.WriteFile(path, append(b, cw.trailer()...), 0o644); err != nil {
+	if err := os.WriteFile(path, append(b, keyfile.Trailer(b)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return func() {

@@ -19,10 +19,14 @@ import (
 const MaxFileBytes = 64 << 20
 
 // verifyFiles checks a partition's files: both decode (their declared
-// lengths checked first), the public inputs are want, and the proof
+// lengths checked first), the public inputs are want's, and the proof
 // verifies with vk against them. mismatch says what public inputs that
-// are not want are not. Errors name the files by f's names.
-func verifyFiles(vk *g16.VerifyingKey, f family.Files, want []byte, mismatch func() string) error {
+// are not want's are not. Errors name the files by f's names.
+func verifyFiles(vk *g16.VerifyingKey, f family.Files, want witness.Witness, mismatch func() string) error {
+	wantBytes, err := want.MarshalBinary()
+	if err != nil {
+		return err
+	}
 	proof, err := DecodeProof(f.Proof)
 	if err != nil {
 		return named("read ", f.ProofName, err)
@@ -34,7 +38,7 @@ func verifyFiles(vk *g16.VerifyingKey, f family.Files, want []byte, mismatch fun
 	if err := groth16.VerifyProof(vk, proof, pub); err != nil {
 		return err
 	}
-	if !bytes.Equal(f.Public, want) {
+	if !bytes.Equal(f.Public, wantBytes) {
 		return named("", f.PublicName, fmt.Errorf("%s", mismatch()))
 	}
 	return nil

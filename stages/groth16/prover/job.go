@@ -52,11 +52,7 @@ func (j *Job) Verify(partition int, f family.Files) error {
 	if err != nil {
 		return err
 	}
-	want, err := pub.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	return verifyFiles(j.Job.VK, f, want, func() string {
+	return verifyFiles(j.Job.VK, f, pub, func() string {
 		return fmt.Sprintf("not the public inputs of circuit %q partition %d", j.Circuit, partition)
 	})
 }

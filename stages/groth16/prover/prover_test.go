@@ -26,6 +26,16 @@ func setup(t testing.TB) (family.KeyRequest, family.Key) {
 	return req, k
 }
 
+// newJob is k's job of partitions witnesses from seed.
+func newJob(t testing.TB, k family.Key, partitions int, seed uint64) family.Job {
+	t.Helper()
+	j, err := k.NewJob(partitions, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return j
+}
+
 // gnarkFiles proves partition p of job with gnark's prover and returns
 // its files.
 func gnarkFiles(t testing.TB, j family.Job, p int) family.Files {
@@ -55,10 +65,7 @@ func TestGroth16FilesVerifyThroughTheJobAndTheVerifier(t *testing.T) {
 	if err != nil || again.Name() != k.Name() {
 		t.Fatalf("loaded %v, %v; want %s", again, err, k.Name())
 	}
-	j, err := k.NewJob(2, 9)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := newJob(t, k, 2, 9)
 	f0, f1 := gnarkFiles(t, j, 0), gnarkFiles(t, j, 1)
 	if err := j.Verify(0, f0); err != nil {
 		t.Fatalf("job: partition 0's own files: %v", err)
@@ -106,10 +113,7 @@ func TestGroth16VerifierChecksTheManifestAgainstTheKey(t *testing.T) {
 		t.Errorf("constraint count off by one: %v", err)
 	}
 
-	j, err := k.NewJob(1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := newJob(t, k, 1, 1)
 	vk, err := j.VK()
 	if err != nil {
 		t.Fatal(err)
@@ -149,10 +153,7 @@ func TestGroth16RequestsAreCheckedFirst(t *testing.T) {
 // length says).
 func TestDecodingChecksDeclaredLengths(t *testing.T) {
 	_, k := setup(t)
-	j, err := k.NewJob(1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := newJob(t, k, 1, 1)
 	f := gnarkFiles(t, j, 0)
 	pub := append([]byte(nil), f.Public...)
 	pub[8], pub[9], pub[10], pub[11] = 0xff, 0xff, 0xff, 0xff
@@ -174,10 +175,7 @@ func TestDecodingChecksDeclaredLengths(t *testing.T) {
 // without a panic or an allocation the file's size does not justify.
 func FuzzProofAndPublicFiles(f *testing.F) {
 	_, k := setup(f)
-	j, err := k.NewJob(1, 1)
-	if err != nil {
-		f.Fatal(err)
-	}
+	j := newJob(f, k, 1, 1)
 	files := gnarkFiles(f, j, 0)
 	f.Add(files.Proof)
 	f.Add(files.Public)
@@ -190,10 +188,7 @@ func FuzzProofAndPublicFiles(f *testing.F) {
 // The baseline proves and verifies a partition with gnark's prover.
 func TestBaselineProvesWithGnark(t *testing.T) {
 	_, k := setup(t)
-	j, err := k.NewJob(2, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
+	j := newJob(t, k, 2, 3)
 	if err := (Family{}).ProveBaseline(j, 1); err != nil {
 		t.Fatal(err)
 	}

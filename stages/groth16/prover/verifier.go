@@ -99,11 +99,7 @@ func (v *verifier) Verify(partition int, f family.Files) error {
 	if err != nil {
 		return err
 	}
-	want, err := pub.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	return verifyFiles(v.vk, f, want, func() string {
+	return verifyFiles(v.vk, f, pub, func() string {
 		return fmt.Sprintf("not the public inputs of circuit %q size %d seed %d partition %d", v.circuit, v.size, v.seed, partition)
 	})
 }

@@ -1,0 +1,68 @@
+// fixed.cu: fixed-base batch scalar multiplication kernels (fixed.cuh),
+// G1 and G2 instances.
+#define PL_MUL_CALL 1
+#include "common.cuh"
+#include "fixed.cuh"
+
+namespace pl {
+namespace fixedk {
+namespace {
+
+constexpr unsigned THREADS = 128;
+// points a thread converts to affine with one inversion (~570
+// multiplications for Fp, so ~18 a point).
+constexpr size_t BATCH = 32;
+
+template <class F>
+__global__ void k_fixed_mul(const Affine<F>* table, int c, const Fr* scalars, size_t n,
+                            XYZZ<F>* acc) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    Fr s = scalars[i].from_mont();
+    acc[i] = fixed_mul<F>(table, c, s.v);
+  }
+}
+
+template <class F>
+__global__ void k_fixed_affine(const XYZZ<F>* acc, size_t n, F* scratch, Affine<F>* out) {
+  const size_t batches = (n + BATCH - 1) / BATCH;
+  for (size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x; b < batches;
+       b += (size_t)gridDim.x * blockDim.x) {
+    size_t lo = b * BATCH, hi = lo + BATCH < n ? lo + BATCH : n;
+    fixed_to_affine<F>(acc, out, scratch + lo, lo, hi);
+  }
+}
+
+template <class F>
+int fixed(pl_stream* s, const void* table, int c, const void* scalars, size_t n, void* out) {
+  if (c < 2 || c > 20 || !table || !scalars || !out) return PL_ERR_ARG;
+  if (n == 0) return 0;
+  PL_CHECK(cudaSetDevice(s->dev));
+  Scratch tmp(s);
+  XYZZ<F>* acc;
+  F* scratch;
+  PL_TRY(tmp.alloc(&acc, n));
+  PL_TRY(tmp.alloc(&scratch, n));
+  k_fixed_mul<F><<<grid_for(n, THREADS), THREADS, 0, s->s>>>((const Affine<F>*)table, c,
+                                                             (const Fr*)scalars, n, acc);
+  PL_LAUNCHED();
+  const size_t batches = (n + BATCH - 1) / BATCH;
+  k_fixed_affine<F><<<grid_for(batches, THREADS), THREADS, 0, s->s>>>(acc, n, scratch,
+                                                                      (Affine<F>*)out);
+  PL_LAUNCHED();
+  return 0;
+}
+
+}  // namespace
+}  // namespace fixedk
+}  // namespace pl
+
+extern "C" int pl_fixed_g1(pl_stream* s, const void* table, int c, const void* scalars, size_t n,
+                           void* out) {
+  return pl::fixedk::fixed<pl::Fp>(s, table, c, scalars, n, out);
+}
+
+extern "C" int pl_fixed_g2(pl_stream* s, const void* table, int c, const void* scalars, size_t n,
+                           void* out) {
+  return pl::fixedk::fixed<pl::Fp2>(s, table, c, scalars, n, out);
+}

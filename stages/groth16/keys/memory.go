@@ -1,0 +1,73 @@
+package keys
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Device memory of a Groth16 run with the CUDA backend, per constraint of
+// a circuit of about one wire per constraint (chain, mimc), from the H200
+// runs in docs/scale.md (nvidia-smi's peak while proving chain at 2^24, 4
+// partitions, 2 resident: 29.5 GiB).
+const (
+	// BasesPerConstraint is the proving key's points resident on a device:
+	// A, B, Z and K in G1 (96 bytes each, affine) and B in G2 (192 bytes).
+	BasesPerConstraint = 4*96 + 192
+	// devicePartitionPerC is one resident partition: its a, b, c and H
+	// vectors and the MSMs' digits, sort buffers and buckets, with what
+	// the stream-ordered pools keep between them.
+	devicePartitionPerC = 640
+	// deviceBase is the CUDA context, the kernels and the pools' floor.
+	deviceBase = 768 << 20
+	// setupChunkBytes is the fixed-base kernels' peak during a setup: a
+	// chunk of 2^22 G2 scalars at 704 bytes each (package cuda).
+	setupChunkBytes = (1 << 22) * 704
+)
+
+// DeviceEstimate is the device memory a run needs, by part.
+type DeviceEstimate struct {
+	// Bases is the proving key's points, resident once per device.
+	Bases uint64
+	// Partitions is the vectors and MSM buffers of the partitions resident
+	// at once.
+	Partitions uint64
+	// Resident is how many partitions that is.
+	Resident int
+	// Base is the context and pools.
+	Base uint64
+}
+
+// Total is the estimate's sum.
+func (e DeviceEstimate) Total() uint64 { return e.Base + e.Bases + e.Partitions }
+
+// EstimateDevice estimates the device memory of proving a circuit of size
+// constraints with its keys' bases resident and resident partitions on
+// the device at once.
+func EstimateDevice(size, resident int) DeviceEstimate {
+	n := uint64(max(size, 0))
+	r := max(resident, 0)
+	return DeviceEstimate{
+		Bases:      n * BasesPerConstraint,
+		Partitions: n * devicePartitionPerC * uint64(r),
+		Resident:   r,
+		Base:       deviceBase,
+	}
+}
+
+// EstimateSetupDevice is the device memory of a setup on the device: the
+// fixed-base kernels work a chunk at a time, whatever the size.
+func EstimateSetupDevice() uint64 { return deviceBase + setupChunkBytes }
+
+// HumanBytes prints n in KiB, MiB or GiB with one decimal.
+func HumanBytes(n uint64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
+	v, u := float64(n), 0
+	for v >= 1024 && u < len(units)-1 {
+		v /= 1024
+		u++
+	}
+	if u == 0 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + units[u]
+}

@@ -1,0 +1,130 @@
+package keys
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"sync"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+)
+
+// readProvingKey reads a proving key that WriteRawTo wrote into pk: the
+// values UnsafeReadFrom reads (no subgroup checks; the tests compare
+// them), with the point vectors decoded on every core a batch at a time.
+// gnark decodes one point after the other at 170-270 MB/s, so loading
+// the 9 GiB key of chain at 2^24 took some 40 s on the H200's host.
+// Every point must be uncompressed, as WriteRawTo writes them; memory on
+// top of the key is one batch's bytes (readBatch points). The caller has
+// checked the lengths the file declares against its size
+// (checkPKLengths): the vectors are allocated as declared.
+func readProvingKey(r io.Reader, pk *g16.ProvingKey) (int64, error) {
+	cr := &countingReader{r: r}
+	if _, err := pk.Domain.ReadFrom(cr); err != nil {
+		return cr.n, fmt.Errorf("read domain: %w", err)
+	}
+	dec := curve.NewDecoder(cr, curve.NoSubgroupChecks())
+	decode := func(what string, vs ...any) error {
+		for _, v := range vs {
+			if err := dec.Decode(v); err != nil {
+				return fmt.Errorf("read %s: %w", what, err)
+			}
+		}
+		return nil
+	}
+	if err := decode("g1 alpha, beta, delta", &pk.G1.Alpha, &pk.G1.Beta, &pk.G1.Delta); err != nil {
+		return cr.n, err
+	}
+	for _, v := range []struct {
+		what string
+		dst  *[]curve.G1Affine
+	}{{"g1.a", &pk.G1.A}, {"g1.b", &pk.G1.B}, {"g1.z", &pk.G1.Z}, {"g1.k", &pk.G1.K}} {
+		var err error
+		if *v.dst, err = readPoints[curve.G1Affine](cr, curve.SizeOfG1AffineUncompressed, v.what); err != nil {
+			return cr.n, err
+		}
+	}
+	if err := decode("g2 beta, delta", &pk.G2.Beta, &pk.G2.Delta); err != nil {
+		return cr.n, err
+	}
+	var err error
+	if pk.G2.B, err = readPoints[curve.G2Affine](cr, curve.SizeOfG2AffineUncompressed, "g2.b"); err != nil {
+		return cr.n, err
+	}
+	var wires uint64
+	if err := decode("the wire and infinity counts", &wires, &pk.NbInfinityA, &pk.NbInfinityB); err != nil {
+		return cr.n, err
+	}
+	pk.InfinityA, pk.InfinityB = make([]bool, wires), make([]bool, wires)
+	var commitments uint32
+	if err := decode("the infinity flags and the commitment count", &pk.InfinityA, &pk.InfinityB, &commitments); err != nil {
+		return cr.n, err
+	}
+	if commitments != 0 {
+		return cr.n, fmt.Errorf("%d commitment keys: not supported", commitments)
+	}
+	return cr.n, nil
+}
+
+// readBatch is the points a batch of readPoints: 96 MiB of G2 points.
+var readBatch = 1 << 19
+
+// readPoints reads a vector of uncompressed points of size bytes each
+// (a 4-byte big-endian count, then the points), decoding the points of a
+// batch in parallel with gnark-crypto's decoder.
+func readPoints[P any](r io.Reader, size int, what string) ([]P, error) {
+	var l [4]byte
+	if _, err := io.ReadFull(r, l[:]); err != nil {
+		return nil, fmt.Errorf("read %s: %w", what, err)
+	}
+	n := int(binary.BigEndian.Uint32(l[:]))
+	v := make([]P, n)
+	buf := make([]byte, min(n, readBatch)*size)
+	workers := runtime.NumCPU()
+	for lo := 0; lo < n; lo += readBatch {
+		m := min(readBatch, n-lo)
+		if _, err := io.ReadFull(r, buf[:m*size]); err != nil {
+			return nil, fmt.Errorf("read %s: %w", what, err)
+		}
+		per := (m + workers - 1) / workers
+		errs := make([]error, (m+per-1)/per)
+		var wg sync.WaitGroup
+		for k := range errs {
+			s, e := k*per, min((k+1)*per, m)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				var pre [4]byte
+				binary.BigEndian.PutUint32(pre[:], uint32(e-s))
+				d := curve.NewDecoder(io.MultiReader(bytes.NewReader(pre[:]), bytes.NewReader(buf[s*size:e*size])), curve.NoSubgroupChecks())
+				sub := v[lo+s : lo+e]
+				if err := d.Decode(&sub); err != nil {
+					errs[k] = err
+				} else if d.BytesRead() != int64(4+(e-s)*size) || len(sub) != e-s {
+					errs[k] = errors.New("a compressed point (prooflane writes them uncompressed)")
+				}
+			}()
+		}
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, fmt.Errorf("read %s: %w", what, err)
+		}
+	}
+	return v, nil
+}
+
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}

@@ -1,0 +1,282 @@
+package keys
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark/constraint"
+	cs "github.com/consensys/gnark/constraint/bls12-381"
+
+	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/device/cpu"
+)
+
+// Phases are the times a setup spent in each of its steps.
+type Phases struct {
+	// Compile is the circuit's compilation (SetupFresh and SetupOn).
+	Compile time.Duration
+	// QAP is the Lagrange basis at τ, the A/B/C evaluations per wire and
+	// the K and Z scalars (host).
+	QAP time.Duration
+	// G1 and G2 are the generator multiplications making the bases.
+	G1, G2 time.Duration
+}
+
+// NewKeys makes sys's Groth16 proving and verifying keys from sec, every
+// field as gnark's Setup fills it for the same secret values (so the key
+// files are byte for byte the same), with the base points computed by mul:
+// a device stream's FixedBase capability, or nil for gnark-crypto on the
+// host. Systems with commitments are refused (as CheckSupported does).
+func NewKeys(ctx context.Context, sys *cs.R1CS, sec Secrets, mul device.FixedBase) (*g16.ProvingKey, *g16.VerifyingKey, Phases, error) {
+	var ph Phases
+	if mul == nil {
+		mul = hostFixedBase()
+	}
+	if ci, ok := sys.CommitmentInfo.(constraint.Groth16Commitments); !ok || len(ci) != 0 {
+		return nil, nil, ph, errors.New("setup: constraint systems with commitments are not supported")
+	}
+	nbPublic := sys.GetNbPublicVariables()
+	nbWires := sys.NbInternalVariables + nbPublic + sys.GetNbSecretVariables()
+	nbCons := sys.GetNbConstraints()
+	if nbCons == 0 {
+		return nil, nil, ph, errors.New("setup: the constraint system has no constraints")
+	}
+	domain := fft.NewDomain(uint64(nbCons))
+	n := int(domain.Cardinality)
+	if err := sec.check(domain.Cardinality); err != nil {
+		return nil, nil, ph, err
+	}
+	var gammaInv, deltaInv fr.Element
+	gammaInv.Inverse(&sec.Gamma)
+	deltaInv.Inverse(&sec.Delta)
+
+	start := time.Now()
+	A, B, C := columns(sys, lagrangeAt(domain, sec.Tau, nbCons), nbWires)
+	// K: (β·A + α·B + C)/γ for the public wires (the verifying key's),
+	// /δ for the others (the proving key's); computed into C.
+	parallel(nbWires, func(lo, hi int) {
+		var t fr.Element
+		for i := lo; i < hi; i++ {
+			t.Mul(&B[i], &sec.Alpha)
+			C[i].Add(&C[i], &t)
+			t.Mul(&A[i], &sec.Beta)
+			C[i].Add(&C[i], &t)
+			if i < nbPublic {
+				C[i].Mul(&C[i], &gammaInv)
+			} else {
+				C[i].Mul(&C[i], &deltaInv)
+			}
+		}
+	})
+	// Z: (τⁿ - 1)/δ · τⁱ, in bit-reversed order, the last one dropped
+	// (deg H = n - 2).
+	var zdt, one fr.Element
+	one.SetOne()
+	zdt.Exp(sec.Tau, bigUint(uint64(n))).Sub(&zdt, &one).Mul(&zdt, &deltaInv)
+	Z := powersTimes(zdt, sec.Tau, n)
+	fft.BitReverse(Z)
+	Z = Z[:n-1]
+
+	pk, vk := new(g16.ProvingKey), new(g16.VerifyingKey)
+	pk.InfinityA, A = dropZeros(A)
+	pk.InfinityB, B = dropZeros(B)
+	pk.NbInfinityA = uint64(nbWires - len(A))
+	pk.NbInfinityB = uint64(nbWires - len(B))
+	ph.QAP = time.Since(start)
+
+	start = time.Now()
+	g1 := func(what string, scalars []fr.Element) ([]curve.G1Affine, error) {
+		out := make([]curve.G1Affine, len(scalars))
+		if err := mul.MulGeneratorG1(ctx, out, scalars); err != nil {
+			return nil, fmt.Errorf("setup: g1 %s bases: %w", what, err)
+		}
+		return out, nil
+	}
+	abd, err := g1("alpha, beta, delta", []fr.Element{sec.Alpha, sec.Beta, sec.Delta})
+	if err != nil {
+		return nil, nil, ph, err
+	}
+	pk.G1.Alpha, pk.G1.Beta, pk.G1.Delta = abd[0], abd[1], abd[2]
+	if pk.G1.A, err = g1("A", A); err != nil {
+		return nil, nil, ph, err
+	}
+	A = nil
+	if pk.G1.Z, err = g1("Z", Z); err != nil {
+		return nil, nil, ph, err
+	}
+	Z = nil
+	if vk.G1.K, err = g1("verifying key K", C[:nbPublic]); err != nil {
+		return nil, nil, ph, err
+	}
+	if pk.G1.K, err = g1("K", C[nbPublic:]); err != nil {
+		return nil, nil, ph, err
+	}
+	C = nil
+	if pk.G1.B, err = g1("B", B); err != nil {
+		return nil, nil, ph, err
+	}
+	ph.G1 = time.Since(start)
+
+	start = time.Now()
+	g2 := func(what string, scalars []fr.Element) ([]curve.G2Affine, error) {
+		out := make([]curve.G2Affine, len(scalars))
+		if err := mul.MulGeneratorG2(ctx, out, scalars); err != nil {
+			return nil, fmt.Errorf("setup: g2 %s bases: %w", what, err)
+		}
+		return out, nil
+	}
+	if pk.G2.B, err = g2("B", B); err != nil {
+		return nil, nil, ph, err
+	}
+	bdg, err := g2("beta, delta, gamma", []fr.Element{sec.Beta, sec.Delta, sec.Gamma})
+	if err != nil {
+		return nil, nil, ph, err
+	}
+	ph.G2 = time.Since(start)
+	pk.G2.Beta, pk.G2.Delta = bdg[0], bdg[1]
+
+	vk.G1.Alpha, vk.G1.Beta, vk.G1.Delta = pk.G1.Alpha, pk.G1.Beta, pk.G1.Delta
+	vk.G2.Beta, vk.G2.Delta, vk.G2.Gamma = bdg[0], bdg[1], bdg[2]
+	vk.PublicAndCommitmentCommitted = constraint.Groth16Commitments{}.GetPublicAndCommitmentCommitted(nil, nbPublic)
+	if err := vk.Precompute(); err != nil {
+		return nil, nil, ph, fmt.Errorf("setup: verifying key: %w", err)
+	}
+	pk.Domain = *domain
+	return pk, vk, ph, nil
+}
+
+// dropZeros returns the flags of the zero scalars of s and s without them
+// (in place): their bases would be the point at infinity, which gnark's
+// keys leave out and flag.
+func dropZeros(s []fr.Element) ([]bool, []fr.Element) {
+	inf := make([]bool, len(s))
+	k := 0
+	for i := range s {
+		if s[i].IsZero() {
+			inf[i] = true
+			continue
+		}
+		s[k] = s[i]
+		k++
+	}
+	return inf, s[:k]
+}
+
+// hostFixedBase is the CPU backend's generator multiplication.
+func hostFixedBase() device.FixedBase {
+	b, _ := cpu.New(1)
+	d, _ := b.Device(0)
+	st, _ := d.NewStream()
+	fb, _ := device.As[device.FixedBase](st)
+	return fb
+}
+
+// SetupFresh compiles the named circuit at size and makes its keys with
+// NewKeys from fresh secrets (RandomSecrets, dropped when it returns), the
+// bases computed by bases (nil: on the host), returning each phase's
+// time (Phases.Compile the circuit's compilation). SetupOn, what
+// `prooflane setup --backend` runs, is the same with a log and
+// cancellation. Like Setup, it is for benchmarks and demos: a production
+// key needs a multi-party ceremony.
+func SetupFresh(ctx context.Context, circuit string, size int, bases device.FixedBase) (*Set, Phases, error) {
+	start := time.Now()
+	sys, _, err := Compile(circuit, size)
+	if err != nil {
+		return nil, Phases{}, err
+	}
+	compile := time.Since(start)
+	sec, err := RandomSecrets()
+	if err != nil {
+		return nil, Phases{}, err
+	}
+	pk, vk, ph, err := NewKeys(ctx, sys, sec, bases)
+	ph.Compile = compile
+	if err != nil {
+		return nil, ph, fmt.Errorf("setup of circuit %q size %d: %w", circuit, size, err)
+	}
+	return &Set{Circuit: circuit, Size: size, R1CS: sys, PK: pk, VK: vk}, ph, nil
+}
+
+// String is the phases as "compile 1.2s, qap 0.8s, g1 3.1s, g2 2.0s".
+func (p Phases) String() string {
+	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
+	return fmt.Sprintf("compile %v, qap %v, g1 %v, g2 %v", r(p.Compile), r(p.QAP), r(p.G1), r(p.G2))
+}
+
+// SetupOn is SetupLogged making the keys with prooflane's setup (NewKeys
+// from fresh secrets) with the bases computed on device 0 of be, through
+// its streams' FixedBase capability (on the host, said on log, when it
+// has none); with be nil it is SetupLogged, gnark's setup. It says each
+// phase's time on log. Cancelling ctx returns at once while the circuit
+// compiles (the compilation runs on in the background, as in
+// SetupLogged) and between chunks of the device's work after it; nothing
+// is written either way.
+func SetupOn(ctx context.Context, circuit string, size int, be device.Backend, log io.Writer) (*Set, error) {
+	if be == nil {
+		return SetupLogged(ctx, circuit, size, log)
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	what := fmt.Sprintf("setup of circuit %q size %d", circuit, size)
+	stop := heartbeat(log, heartbeatEvery, what)
+	defer stop()
+	var bases device.FixedBase
+	d, err := be.Device(0)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	st, err := d.NewStream()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	defer st.Close()
+	on := fmt.Sprintf("the bases on %s device 0 (%s)", be.Name(), d.Info().Name)
+	if fb, ok := device.As[device.FixedBase](st); ok {
+		bases = fb
+	} else {
+		on = "the bases on the host"
+		fmt.Fprintf(log, "%s: the %s backend cannot multiply the generators: %s\n", what, be.Name(), on)
+	}
+	type compiled struct {
+		sys *cs.R1CS
+		err error
+		d   time.Duration
+	}
+	done := make(chan compiled, 1)
+	go func() {
+		start := time.Now()
+		sys, _, err := Compile(circuit, size)
+		done <- compiled{sys, err, time.Since(start)}
+	}()
+	var c compiled
+	select {
+	case c = <-done:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("%s stopped, no keys written: %w", what, context.Cause(ctx))
+	}
+	if c.err != nil {
+		return nil, c.err
+	}
+	sec, err := RandomSecrets()
+	if err != nil {
+		return nil, err
+	}
+	pk, vk, ph, err := NewKeys(ctx, c.sys, sec, bases)
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("%s stopped, no keys written: %w", what, context.Cause(ctx))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", what, err)
+	}
+	ph.Compile = c.d
+	fmt.Fprintf(log, "%s, %s: %s\n", what, on, ph)
+	return &Set{Circuit: circuit, Size: size, R1CS: c.sys, PK: pk, VK: vk}, nil
+}

@@ -1,0 +1,226 @@
+package plonk
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/kzg"
+	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
+	cs "github.com/consensys/gnark/constraint/bls12-381"
+
+	"github.com/prooflane/prooflane/internal/keyfile"
+	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
+)
+
+// ErrNotCached is wrapped when the cache holds no key of a circuit and
+// size; it wraps family.ErrNotCached.
+var ErrNotCached = fmt.Errorf("plonk: %w", family.ErrNotCached)
+
+// Cache is a directory of PLONK keys, one file a circuit and size:
+// plonk-<circuit>-<size>.pk, gnark's serialization of the proving key
+// (which holds the verifying key and both forms of the SRS, points
+// uncompressed: ProvingKey.WriteRawTo) followed by the checksum trailer of
+// internal/keyfile, written whole or not at all. The constraint system is
+// not cached: compiling a shipped circuit is deterministic, and NewKey
+// checks the key against it. (Groth16's key cache directory is a fine
+// one: the file names differ.)
+type Cache struct{ Dir string }
+
+// Path is the key file of circuit at size.
+func (c Cache) Path(circuit string, size int) string {
+	return filepath.Join(c.Dir, fmt.Sprintf("plonk-%s-%d.pk", circuit, size))
+}
+
+// Compile builds the shipped circuit (stages/groth16/circuits) of about
+// size constraints and compiles it for PLONK.
+func Compile(circuit string, size int) (*cs.SparseR1CS, circuits.Instance, error) {
+	inst, err := circuits.New(circuit, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	spr, err := CompileCircuit(circuit, inst.Circuit())
+	return spr, inst, err
+}
+
+// Load compiles the circuit and reads its key from the cache; ErrNotCached
+// when the file is missing.
+func (c Cache) Load(circuit string, size int) (*Key, circuits.Instance, error) {
+	spr, inst, err := Compile(circuit, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := c.load(circuit, size, spr)
+	return k, inst, err
+}
+
+func (c Cache) load(circuit string, size int, spr *cs.SparseR1CS) (*Key, error) {
+	pk, err := readPK(c.Path(circuit, size), domainSize(spr))
+	if err != nil {
+		return nil, err
+	}
+	k, err := NewKey(circuit, spr, pk, pk.Vk)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w (%s)", c.Path(circuit, size), err, keyfile.SetupAgain)
+	}
+	return k, nil
+}
+
+// LoadOrSetup loads the key of circuit at size, or makes one with
+// UnsafeSetup and saves it, saying so on log.
+func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Key, circuits.Instance, error) {
+	spr, inst, err := Compile(circuit, size)
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := c.load(circuit, size, spr)
+	if !errors.Is(err, ErrNotCached) {
+		return k, inst, err
+	}
+	fmt.Fprintf(log, "plonk setup: circuit %s, size %d, an unsafe kzg srs (for tests and benchmarks) into %s\n", circuit, size, c.Path(circuit, size))
+	if k, err = UnsafeSetup(circuit, spr); err != nil {
+		return nil, nil, err
+	}
+	return k, inst, c.Save(k, size)
+}
+
+// Save writes k as the key of its circuit at size.
+func (c Cache) Save(k *Key, size int) error {
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return fmt.Errorf("plonk key cache %s: %w", c.Dir, err)
+	}
+	// (No keyfile.RemoveTemporaries here: it is for a caller holding the
+	// cache's lock, and two setups of one key may run at once; each
+	// writes a temporary name of its own and the last rename wins.)
+	return keyfile.Write(c.Path(k.Circuit, size), k.PK.WriteRawTo)
+}
+
+// vkRawSize is the length of a verifying key without commitments
+// (VerifyingKey.WriteRawTo), the part of a key file before the SRS.
+var vkRawSize = sync.OnceValue(func() int64 {
+	var b bytes.Buffer
+	if _, err := (&gplonk.VerifyingKey{}).WriteRawTo(&b); err != nil {
+		panic("plonk: encoding an empty verifying key: " + err.Error()) // cannot happen: a bytes.Buffer does not fail
+	}
+	return int64(b.Len())
+})
+
+// qcpOffset is where a raw verifying key's count of commitment digests
+// (a 4-byte length) sits: found by encoding keys with none and with one.
+var qcpOffset = sync.OnceValue(func() int64 {
+	var none, one bytes.Buffer
+	_, err1 := (&gplonk.VerifyingKey{}).WriteRawTo(&none)
+	_, err2 := (&gplonk.VerifyingKey{Qcp: make([]kzg.Digest, 1)}).WriteRawTo(&one)
+	if err1 != nil || err2 != nil {
+		panic("plonk: encoding an empty verifying key failed") // cannot happen: a bytes.Buffer does not fail
+	}
+	a, b := none.Bytes(), one.Bytes()
+	i := 0
+	for i < len(a) && a[i] == b[i] {
+		i++
+	}
+	return int64(i - 3) // the length's last byte is the first to differ
+})
+
+// readPK reads a key file of the cache for a domain of n: the lengths it
+// declares are checked against n and against the file's size before
+// gnark's decoder allocates them, and the checksum before anything is
+// decoded.
+func readPK(path string, n uint64) (*gplonk.ProvingKey, error) {
+	pk := &gplonk.ProvingKey{}
+	err := keyfile.Read(path, true, ErrNotCached, keyfile.Decoder{
+		HashFirst: true,
+		Check:     func(r io.ReaderAt, size int64) error { return checkPKLengths(r, size, n) },
+		Read:      pk.UnsafeReadFrom,
+	})
+	if err != nil {
+		return nil, err
+	}
+	return pk, nil
+}
+
+// checkPKLengths checks a raw proving key of size bytes for a domain of n:
+// no commitment digests, n+3 canonical and n Lagrange points, nothing
+// else.
+func checkPKLengths(r io.ReaderAt, size int64, n uint64) error {
+	u32 := func(off int64, what string) (uint64, error) {
+		var b [4]byte
+		if off+4 > size {
+			return 0, fmt.Errorf("%d bytes: too short for the %s", size, what)
+		}
+		if _, err := r.ReadAt(b[:], off); err != nil {
+			return 0, err
+		}
+		return uint64(binary.BigEndian.Uint32(b[:])), nil
+	}
+	if qcp, err := u32(qcpOffset(), "verifying key"); err != nil {
+		return err
+	} else if qcp != 0 {
+		return fmt.Errorf("the verifying key declares %d commitments; the plonk stages support none", qcp)
+	}
+	off := vkRawSize()
+	for _, want := range []struct {
+		n    uint64
+		what string
+	}{{n + 3, "canonical srs"}, {n, "lagrange srs"}} {
+		got, err := u32(off, want.what)
+		if err != nil {
+			return err
+		}
+		if got != want.n {
+			return fmt.Errorf("the %s declares %d points, the circuit's domain of %d needs %d", want.what, got, n, want.n)
+		}
+		off += 4 + int64(got)*curve.SizeOfG1AffineUncompressed
+	}
+	if off != size {
+		return fmt.Errorf("%d bytes, the lengths it declares make %d", size, off)
+	}
+	return nil
+}
+
+// MaxSRSPoints bounds the G1 points of an SRS file ReadSRS reads.
+const MaxSRSPoints = MaxSize + 3
+
+// ReadSRS reads a canonical KZG SRS in gnark's serialization
+// (kzg.SRS.WriteTo or WriteRawTo: the G1 points, compressed or not, then
+// the verifying key), as a ceremony publishes it, with gnark's checks that
+// every point is on the curve and in its subgroup. The point count is
+// bounded by MaxSRSPoints and checked against the file's size before
+// anything is allocated. (A file with a checksum trailer is checked too.)
+func ReadSRS(path string) (*kzg.SRS, error) {
+	srs := &kzg.SRS{}
+	err := keyfile.Read(path, false, ErrNotCached, keyfile.Decoder{
+		Check: func(r io.ReaderAt, size int64) error {
+			var b [4]byte
+			if size < 4 {
+				return fmt.Errorf("%d bytes: too short for a kzg srs", size)
+			}
+			if _, err := r.ReadAt(b[:], 0); err != nil {
+				return err
+			}
+			count := int64(binary.BigEndian.Uint32(b[:]))
+			if count > MaxSRSPoints {
+				return fmt.Errorf("declares %d G1 points, above the limit of %d (MaxSRSPoints)", count, MaxSRSPoints)
+			}
+			if 4+count*curve.SizeOfG1AffineCompressed > size {
+				return fmt.Errorf("declares %d G1 points, more than its %d bytes hold", count, size)
+			}
+			return nil
+		},
+		Read: srs.ReadFrom,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("kzg srs: %w", err)
+	}
+	if len(srs.Pk.G1) < 5 {
+		return nil, fmt.Errorf("kzg srs %q: %d G1 points, too few for any circuit", path, len(srs.Pk.G1))
+	}
+	return srs, nil
+}

@@ -1,0 +1,67 @@
+package plonk
+
+import (
+	"github.com/prooflane/prooflane/stages"
+)
+
+// Stage type names.
+const (
+	TypeNameSolve     = "plonk.solve"
+	TypeNameCommitLRO = "plonk.commit_lro"
+	TypeNameRatio     = "plonk.ratio"
+	TypeNameCommitZ   = "plonk.commit_z"
+	TypeNameQuotient  = "plonk.quotient"
+	TypeNameLinearize = "plonk.linearize"
+	TypeNameOpen      = "plonk.open"
+	TypeNameFold      = "plonk.fold"
+	TypeNameBatchOpen = "plonk.batch_open"
+)
+
+// jobPayload is what every PLONK stage reads from Input.Job.
+const jobPayload = "a *plonk.Job (key, one witness per partition): prove with `prooflane prove --pipeline plonk` or build it with plonk.NewJob"
+
+// Factories returns the PLONK stage types.
+func Factories() []stages.Factory {
+	host := func(typ, doc string, in, out stages.DataType, st stages.Stage) stages.Factory {
+		f := stages.Factory{Type: typ, Doc: doc, Output: out, Payload: jobPayload,
+			New: func(stages.Config) (stages.Stage, error) { return st, nil }}
+		if in != "" {
+			f.Inputs = []stages.DataType{in}
+		}
+		return f
+	}
+	dev := func(typ, doc string, in, out stages.DataType, mk func(onDevice) stages.Stage) stages.Factory {
+		return stages.Factory{Type: typ, Doc: doc, Inputs: []stages.DataType{in}, Output: out, Payload: jobPayload,
+			Device: true, Busy: true,
+			New: func(stages.Config) (stages.Stage, error) { return mk(onDevice{typ: typ}), nil }}
+	}
+	return []stages.Factory{
+		host(TypeNameSolve, "Solve the SparseR1CS for the partition's witness: L, R, O in Lagrange form; draw the blinding polynomials.",
+			"", TypeSolved, solve{}),
+		dev(TypeNameCommitLRO, "Commit to L, R, O (MSMs over the Lagrange SRS on the device, blinded); derive gamma and beta.",
+			TypeSolved, TypeLRO, func(d onDevice) stages.Stage { return &commitLRO{d} }),
+		host(TypeNameRatio, "Build the permutation ratio Z in Lagrange form on the host.",
+			TypeLRO, TypeRatio, ratio{}),
+		dev(TypeNameCommitZ, "Commit to Z (an MSM over the Lagrange SRS on the device, blinded); derive alpha.",
+			TypeRatio, TypeZ, func(d onDevice) stages.Stage { return &commitZ{d} }),
+		dev(TypeNameQuotient, "The quotient on the 4n coset on the device (NTTs, element-wise numerator), its three commitments; derive zeta.",
+			TypeZ, TypeQuotient, func(d onDevice) stages.Stage { return &quotient{d} }),
+		host(TypeNameLinearize, "Evaluate at zeta, open Z at omega*zeta, build the linearised polynomial on the host.",
+			TypeQuotient, TypeLinearized, linearize{}),
+		dev(TypeNameOpen, "Commit to Z's opening quotient and to the linearised polynomial on the device.",
+			TypeLinearized, TypeOpened, func(d onDevice) stages.Stage { return &open{d} }),
+		host(TypeNameFold, "Fold the polynomials opened at zeta and divide by X-zeta on the host.",
+			TypeOpened, TypeFolded, fold{}),
+		dev(TypeNameBatchOpen, "Commit to the folded quotient on the device: the batched opening, the proof's last part.",
+			TypeFolded, TypeProof, func(d onDevice) stages.Stage { return &batchOpen{d} }),
+	}
+}
+
+// Family is PLONK as stages/family sees it.
+type Family struct{}
+
+// Name is the prefix of the family's stage types.
+func (Family) Name() string { return "plonk" }
+
+// ProofType is batch_open's output, the proof.
+func (Family) ProofType() stages.DataType { return TypeProof }

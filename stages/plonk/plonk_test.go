@@ -1,0 +1,284 @@
+package plonk_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math/big"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/kzg"
+	gnarkplonk "github.com/consensys/gnark/backend/plonk"
+	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/frontend"
+
+	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/device/cpu"
+	"github.com/prooflane/prooflane/pipelines"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/builtin"
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/stages/plonk"
+)
+
+// keyOf compiles and sets up a shipped circuit once per test binary.
+var keys sync.Map
+
+type keyed struct {
+	key  *plonk.Key
+	inst circuits.Instance
+}
+
+func keyOf(t testing.TB, circuit string, size int) keyed {
+	t.Helper()
+	name := fmt.Sprintf("%s/%d", circuit, size)
+	if k, ok := keys.Load(name); ok {
+		return k.(keyed)
+	}
+	inst, err := circuits.New(circuit, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spr, err := plonk.CompileCircuit(circuit, inst.Circuit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := plonk.UnsafeSetup(circuit, spr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kd := keyed{k, inst}
+	keys.Store(name, kd)
+	return kd
+}
+
+func witnesses(t testing.TB, inst circuits.Instance, partitions int, seed uint64, bad int) []witness.Witness {
+	t.Helper()
+	ws := make([]witness.Witness, partitions)
+	for p := range ws {
+		a := inst.Assignment(circuits.PartitionSeed(seed, p))
+		if p == bad {
+			a = inst.Unsatisfied(circuits.PartitionSeed(seed, p))
+		}
+		w, err := circuits.Witness(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws[p] = w
+	}
+	return ws
+}
+
+// prove runs an embedded pipeline on the CPU backend and returns each
+// partition's proof.
+func prove(t testing.TB, pipeline string, job *plonk.Job) (map[int]*gplonk.Proof, error) {
+	t.Helper()
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proveOn(t, pipeline, job, be)
+}
+
+// proveOn is prove on a backend of the caller's, which it closes.
+func proveOn(t testing.TB, pipeline string, job *plonk.Job, be device.Backend) (map[int]*gplonk.Proof, error) {
+	t.Helper()
+	file, src, err := pipelines.Open(pipeline)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := runtime.Parse(file, src, builtin.Registry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	e, err := runtime.NewEngine(p, runtime.Options{Devices: 1, Backend: be})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run(context.Background(), runtime.Job{ID: "plonk", Partitions: job.Partitions(), Payload: job})
+	if cerr := e.Close(context.Background()); err == nil && cerr != nil {
+		t.Fatal(cerr)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]*gplonk.Proof{}
+	for _, r := range res.Partitions {
+		pr, ok := r.Outputs["batch_open"].(*gplonk.Proof)
+		if !ok {
+			t.Fatalf("partition %d: batch_open output %T", r.Index, r.Outputs["batch_open"])
+		}
+		out[r.Index] = pr
+	}
+	return out, nil
+}
+
+// verify checks a proof with gnark's plonk.Verify against the partition's
+// public witness.
+func verify(t testing.TB, k *plonk.Key, w witness.Witness, proof *gplonk.Proof) error {
+	t.Helper()
+	pub, err := w.Public()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gnarkplonk.Verify(proof, k.VK, pub)
+}
+
+func TestShippedPipelinesProveEveryCircuitAndGnarkVerifies(t *testing.T) {
+	for _, pipeline := range []string{"plonk", "plonk-single-lock"} {
+		for _, c := range []struct {
+			circuit string
+			size    int
+		}{{"chain", 200}, {"mimc", 300}, {"sha256", 2000}} {
+			t.Run(pipeline+"/"+c.circuit, func(t *testing.T) {
+				kd := keyOf(t, c.circuit, c.size)
+				ws := witnesses(t, kd.inst, 2, 7, -1)
+				job, err := plonk.NewJob(kd.key, ws)
+				if err != nil {
+					t.Fatal(err)
+				}
+				proofs, err := prove(t, pipeline, job)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if len(proofs) != 2 {
+					t.Fatalf("%d proofs, want 2", len(proofs))
+				}
+				for p, pr := range proofs {
+					if err := verify(t, kd.key, ws[p], pr); err != nil {
+						t.Errorf("partition %d: gnark's plonk.Verify: %v", p, err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// The smallest systems (fewer than 6 rows) take gnark's quotient domain of
+// 8n, not 4n: 1/Z_H is then a polynomial of degree 7 in xⁿ.
+func TestSmallestCircuitsProveWithTheQuotientOn8n(t *testing.T) {
+	for _, size := range []int{2, 3} {
+		kd := keyOf(t, "chain", size)
+		ws := witnesses(t, kd.inst, 1, 2, -1)
+		job, err := plonk.NewJob(kd.key, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		proofs, err := prove(t, "plonk", job)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := verify(t, kd.key, ws[0], proofs[0]); err != nil {
+			t.Errorf("chain of size %d (domain %d): %v", size, kd.key.DomainSize(), err)
+		}
+	}
+}
+
+func TestTamperedProofAndWrongKeyAreRejected(t *testing.T) {
+	kd := keyOf(t, "chain", 200)
+	ws := witnesses(t, kd.inst, 1, 11, -1)
+	job, err := plonk.NewJob(kd.key, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := prove(t, "plonk", job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pr := proofs[0]
+	if err := verify(t, kd.key, ws[0], pr); err != nil {
+		t.Fatalf("untampered proof: %v", err)
+	}
+	tampered := *pr
+	tampered.BatchedProof.ClaimedValues = append([]fr.Element(nil), pr.BatchedProof.ClaimedValues...)
+	one := fr.One()
+	tampered.BatchedProof.ClaimedValues[1].Add(&tampered.BatchedProof.ClaimedValues[1], &one)
+	if err := verify(t, kd.key, ws[0], &tampered); err == nil {
+		t.Error("a proof with a claimed value off by one verified")
+	}
+	swapped := *pr
+	swapped.H[0], swapped.H[1] = pr.H[1], pr.H[0]
+	if err := verify(t, kd.key, ws[0], &swapped); err == nil {
+		t.Error("a proof with H1 and H2 swapped verified")
+	}
+	// The same circuit set up on another SRS (one read as a ceremony's
+	// would be): its proofs verify, ours do not against its key.
+	srs, err := kzg.NewSRS(uint64(kd.key.DomainSize())+3, big.NewInt(987654321))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := plonk.SetupSRS("chain", kd.key.SPR, srs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify(t, other, ws[0], pr); err == nil {
+		t.Error("a proof verified against another setup's key")
+	}
+	otherJob, err := plonk.NewJob(other, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherProofs, err := prove(t, "plonk", otherJob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := verify(t, other, ws[0], otherProofs[0]); err != nil {
+		t.Errorf("a proof made with a key from SetupSRS: %v", err)
+	}
+	if err := verify(t, kd.key, ws[0], otherProofs[0]); err == nil {
+		t.Error("the other setup's proof verified against the first key")
+	}
+	wrongPub := witnesses(t, kd.inst, 2, 12, -1)[1]
+	if err := verify(t, kd.key, wrongPub, pr); err == nil {
+		t.Error("a proof verified against another witness's public inputs")
+	}
+}
+
+func TestUnsatisfiedWitnessNamesPartitionAndConstraint(t *testing.T) {
+	kd := keyOf(t, "chain", 200)
+	ws := witnesses(t, kd.inst, 3, 5, 2)
+	job, err := plonk.NewJob(kd.key, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = prove(t, "plonk", job)
+	if err == nil {
+		t.Fatal("an unsatisfied witness proved")
+	}
+	for _, want := range []string{`circuit "chain" partition 2`, "constraint", "not satisfied"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not say %q", err, want)
+		}
+	}
+	var se *runtime.StageError
+	if !errors.As(err, &se) || se.Partition != 2 || se.Stage != "solve" {
+		t.Errorf("error %v: want a runtime.StageError of stage solve, partition 2", err)
+	}
+}
+
+// commitCircuit uses a BSB22 commitment (api.Commit).
+type commitCircuit struct {
+	X, Y frontend.Variable
+}
+
+func (c *commitCircuit) Define(api frontend.API) error {
+	cm, err := api.(frontend.Committer).Commit(c.X, c.Y)
+	if err != nil {
+		return err
+	}
+	api.AssertIsDifferent(cm, 0)
+	api.AssertIsEqual(api.Mul(c.X, c.X), c.Y)
+	return nil
+}
+
+func TestCircuitWithCommitmentsIsRefusedNamingIt(t *testing.T) {
+	_, err := plonk.CompileCircuit("mine", &commitCircuit{})
+	if !errors.Is(err, plonk.ErrCommitments) || !strings.Contains(err.Error(), `circuit "mine"`) {
+		t.Fatalf("error %v: want ErrCommitments naming circuit \"mine\"", err)
+	}
+}
