@@ -24,8 +24,8 @@ type Runner interface {
 	// family's verifier before it is returned. onEvent (may be nil) sees
 	// the engine's events.
 	Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error)
-	// Estimate is the host memory in bytes that running spec holds.
-	Estimate(spec Spec) (uint64, error)
+	// Estimate is the memory that running spec holds.
+	Estimate(spec Spec) (Estimate, error)
 	// Preload loads (or makes and caches) the key spec names.
 	Preload(ctx context.Context, spec Spec) error
 	// Evict drops the key spec names from memory; false when it was not
@@ -305,9 +305,42 @@ func runObserved(ctx context.Context, c *cachedEngine, job runtime.Job, onEvent 
 	return c.e.Run(ctx, job)
 }
 
-// Estimate implements Runner.
-func (r *EngineRunner) Estimate(spec Spec) (uint64, error) {
-	return EstimateHost(spec, r.KeysDir)
+// Estimate is a job's memory: host bytes, and bytes on each device it
+// runs on (0: no estimate, for a family without one).
+type Estimate struct {
+	Host, Device uint64
+}
+
+// Estimate implements Runner: EstimateHost, and the family's device
+// estimate (family.DeviceMemoryEstimator) for the job's partitions in
+// flight spread over the runner's devices. A job's estimate includes its
+// key's resident bases, which jobs of one key share: admitting by it is
+// on the safe side.
+func (r *EngineRunner) Estimate(spec Spec) (Estimate, error) {
+	host, err := EstimateHost(spec, r.KeysDir)
+	if err != nil {
+		return Estimate{}, err
+	}
+	est := Estimate{Host: host}
+	p, fp, err := specPipeline(spec)
+	if err != nil {
+		return Estimate{}, err
+	}
+	if de, ok := fp.(family.DeviceMemoryEstimator); ok {
+		n := spec.Partitions
+		if n == 0 {
+			n = p.Partitions
+		}
+		devices := len(r.Backend.Devices())
+		if r.Devices > 0 {
+			devices = min(devices, r.Devices)
+		}
+		devices = max(devices, 1)
+		inFlight := min(n, p.InFlight(devices))
+		perDevice := (inFlight + devices - 1) / devices
+		est.Device, _, _ = de.DeviceMemory(family.KeyRequest{Dir: r.KeysDir, Circuit: spec.Circuit, Size: spec.Size}, p.Params, perDevice)
+	}
+	return est, nil
 }
 
 // Below the sizes a family estimates (small keys), a job is taken to

@@ -581,3 +581,47 @@ func TestCriticalJobOvertakesALowerJobWaitingForMemory(t *testing.T) {
 		t.Errorf("critical started %d-th, the waiting normal job %d-th after %d deliveries; want 2, 3 and at least 2", c.StartSeq, n.StartSeq, n.Deliveries)
 	}
 }
+
+// A device budget that fits one job's device estimate runs one job at a
+// time: the second waits in ADMITTING, then runs.
+func TestDeviceBudgetHoldsAJobUntilTheDeviceHasRoom(t *testing.T) {
+	h := newHarness(t, "")
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	inner := &EngineRunner{KeysDir: h.keys, Backend: be}
+	defer inner.Close()
+	est, err := inner.Estimate(Spec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Partitions: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if est.Device == 0 {
+		t.Fatal("no device estimate for a groth16 job")
+	}
+	gr := &gatedRunner{Runner: inner, gate: make(chan struct{})}
+	h.start(WorkerConfig{Name: "w1", Slots: 2, DeviceBudget: est.Device + est.Device/2, Runner: gr})
+	first := h.submit(testSpec(1), 0)
+	waitFor(t, "the first job running", func() bool { return h.status(first).State == pb.JobState_JOB_STATE_RUNNING })
+	second := h.submit(testSpec(2), 0)
+	waitFor(t, "the second job admitting", func() bool { return h.status(second).State == pb.JobState_JOB_STATE_ADMITTING })
+	if s := h.status(second); s.DeviceEstimateBytes != est.Device {
+		t.Errorf("device estimate %d in the record, want %d", s.DeviceEstimateBytes, est.Device)
+	}
+	close(gr.gate)
+	for i, id := range []string{first, second} {
+		res, err := h.await(id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		verifyProofs(t, h.keys, testSpec(uint64(i+1)), res.Proofs)
+	}
+	// A job whose estimate is above the whole device budget fails at once.
+	h2 := newHarness(t, "")
+	h2.start(WorkerConfig{Name: "w2", DeviceBudget: est.Device / 2})
+	_, err = h2.await(h2.submit(testSpec(3), 0))
+	if connect.CodeOf(err) != connect.CodeAborted || !strings.Contains(err.Error(), "above worker \"w2\"'s device budget") {
+		t.Errorf("job over the device budget: %v", err)
+	}
+}

@@ -63,7 +63,9 @@ type record struct {
 	Finished   int64  `json:"finished,omitempty"`
 	StartSeq   uint64 `json:"start_seq,omitempty"`
 	Estimate   uint64 `json:"estimate,omitempty"`
-	Deadline   int64  `json:"deadline,omitempty"`
+	// DeviceEstimate is the job's estimate of each device's memory.
+	DeviceEstimate uint64 `json:"device_estimate,omitempty"`
+	Deadline       int64  `json:"deadline,omitempty"`
 }
 
 func (r *record) terminal() bool {
@@ -83,7 +85,7 @@ func (r *record) status() *pb.JobStatus {
 		JobId: r.ID, State: r.State, Priority: r.Priority, Spec: spec, Family: r.Spec.Family,
 		Error: r.Error, Worker: r.Worker, Partitions: uint32(r.Spec.Partitions), PartitionsDone: uint32(r.Done),
 		Deliveries: uint32(r.Deliveries), SubmittedUnixMs: r.Submitted, StartedUnixMs: r.Started,
-		FinishedUnixMs: r.Finished, StartSeq: r.StartSeq, EstimateBytes: r.Estimate,
+		FinishedUnixMs: r.Finished, StartSeq: r.StartSeq, EstimateBytes: r.Estimate, DeviceEstimateBytes: r.DeviceEstimate,
 	}
 }
 

@@ -33,6 +33,9 @@ type WorkerConfig struct {
 	// add up to; 0 is no budget. A job whose estimate is above the whole
 	// budget fails (it could never run); one above what is left waits.
 	Budget uint64
+	// DeviceBudget is the same for each device's memory, against the
+	// jobs' device estimates (jobs are taken to spread over the devices).
+	DeviceBudget uint64
 	// MaxDeliveries fails a job handed to workers this many times
 	// without an end (default 5): a job that kills its workers.
 	MaxDeliveries int
@@ -115,13 +118,21 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Budget > 1<<62 {
-		return nil, fmt.Errorf("worker: budget %d bytes: above the limit of 2^62", cfg.Budget)
+	if cfg.Budget > 1<<62 || cfg.DeviceBudget > 1<<62 {
+		return nil, fmt.Errorf("worker: budgets %d and %d bytes: above the limit of 2^62", cfg.Budget, cfg.DeviceBudget)
 	}
 	w := &Worker{cfg: cfg, st: st, slots: make(chan struct{}, cfg.Slots), wake: make(chan struct{}, 1), full: make(chan struct{}, 1),
 		running: map[string]context.CancelFunc{}, admitting: map[string]*admission{}}
+	// A budget of 0 is none: its resource has room for any estimate.
+	decls := []resources.Decl{{Name: "host_memory", Capacity: 1 << 62}, {Name: "device_memory", Capacity: 1 << 62}}
 	if cfg.Budget > 0 {
-		if w.mem, err = resources.NewSet([]resources.Decl{{Name: "host_memory", Capacity: int64(cfg.Budget)}}, 0); err != nil {
+		decls[0].Capacity = int64(cfg.Budget)
+	}
+	if cfg.DeviceBudget > 0 {
+		decls[1].Capacity = int64(cfg.DeviceBudget)
+	}
+	if cfg.Budget > 0 || cfg.DeviceBudget > 0 {
+		if w.mem, err = resources.NewSet(decls, 0); err != nil {
 			return nil, err
 		}
 	}
@@ -354,8 +365,12 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		fail(fmt.Errorf("job %q: %w", id, err))
 		return
 	}
-	if w.mem != nil && est > w.cfg.Budget {
-		fail(fmt.Errorf("job %q: needs about %d bytes of host memory, above worker %q's whole budget of %d bytes", id, est, w.cfg.Name, w.cfg.Budget))
+	if w.cfg.Budget > 0 && est.Host > w.cfg.Budget {
+		fail(fmt.Errorf("job %q: needs about %d bytes of host memory, above worker %q's whole budget of %d bytes", id, est.Host, w.cfg.Name, w.cfg.Budget))
+		return
+	}
+	if w.cfg.DeviceBudget > 0 && est.Device > w.cfg.DeviceBudget {
+		fail(fmt.Errorf("job %q: needs about %d bytes of each device's memory, above worker %q's device budget of %d bytes", id, est.Device, w.cfg.Name, w.cfg.DeviceBudget))
 		return
 	}
 
@@ -410,7 +425,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		if r.terminal() {
 			return false
 		}
-		r.State, r.Worker, r.Deliveries, r.Estimate, r.Error = pb.JobState_JOB_STATE_ADMITTING, w.cfg.Name, deliveries, est, ""
+		r.State, r.Worker, r.Deliveries, r.Estimate, r.DeviceEstimate, r.Error = pb.JobState_JOB_STATE_ADMITTING, w.cfg.Name, deliveries, est.Host, est.Device, ""
 		return true
 	})
 	if err != nil || r.terminal() {
@@ -425,7 +440,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		}
 	}()
 	if w.mem != nil {
-		claim := []resources.Claim{{ID: 0, Weight: int64(est)}}
+		claim := []resources.Claim{{ID: 0, Weight: max(int64(est.Host), 1)}}
+		if est.Device > 0 {
+			claim = append(claim, resources.Claim{ID: 1, Weight: int64(est.Device)})
+		}
 		g, ok, err := w.mem.TryAcquire(claim)
 		if err == nil && !ok {
 			w.mu.Lock()
@@ -452,11 +470,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		defer g.Release()
 	}
 	w.mu.Lock()
-	w.admitted += est
+	w.admitted += est.Host
 	w.mu.Unlock()
 	defer func() {
 		w.mu.Lock()
-		w.admitted -= est
+		w.admitted -= est.Host
 		w.mu.Unlock()
 	}()
 	seq := w.seq.Add(1)

@@ -70,7 +70,8 @@ func isLoopback(host string) bool {
 // workerFlags are the flags serve and worker share.
 type workerFlags struct {
 	keys, backend, budget, name string
-	budgetBytes                 uint64
+	deviceBudget                string
+	budgetBytes, deviceBytes    uint64
 	devices, slots              int
 	maxDeliveries               int
 	ackWait                     time.Duration
@@ -82,6 +83,7 @@ func (w *workerFlags) register(fs *flag.FlagSet, slotsDefault int, slotsHelp str
 	fs.IntVar(&w.devices, "devices", 1, "devices the worker's engines run on")
 	fs.IntVar(&w.slots, "workers", slotsDefault, slotsHelp)
 	fs.StringVar(&w.budget, "mem-budget", "0", "host memory the worker's admitted jobs may hold, in bytes (4096, 2^30, 8GiB); 0 is no budget")
+	fs.StringVar(&w.deviceBudget, "device-mem-budget", "0", "memory of each device the worker's admitted jobs may hold, from the family's device estimate (80GiB); 0 is no budget")
 	fs.StringVar(&w.name, "name", "", "the worker's name in job records (default: host and process id)")
 	fs.IntVar(&w.maxDeliveries, "max-deliveries", 5, "fail a job handed to workers this many times without an end")
 	fs.DurationVar(&w.ackWait, "ack-wait", 30*time.Second, "a job whose worker sent no heartbeat for this long goes to another worker (when this process creates the queue)")
@@ -136,6 +138,9 @@ func (w *workerFlags) check(fs *flag.FlagSet, min int) error {
 		return usageErrorf(fs, "--mem-budget: %w", err)
 	}
 	w.budgetBytes = b
+	if w.deviceBytes, err = parseBytes(w.deviceBudget); err != nil {
+		return usageErrorf(fs, "--device-mem-budget: %w", err)
+	}
 	return nil
 }
 
@@ -156,6 +161,7 @@ func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, m
 		return nil, nil, err
 	}
 	cfg.Runner, cfg.Slots, cfg.Budget, cfg.MaxDeliveries, cfg.Log, cfg.Metrics = runner, w.slots, budget, w.maxDeliveries, stderr, m
+	cfg.DeviceBudget = w.deviceBytes
 	cfg.Name = w.name
 	if cfg.Name == "" {
 		host, _ := os.Hostname()

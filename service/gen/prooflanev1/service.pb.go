@@ -380,8 +380,10 @@ type JobStatus struct {
 	StartSeq uint64 `protobuf:"varint,14,opt,name=start_seq,json=startSeq,proto3" json:"start_seq,omitempty"`
 	// estimate_bytes is the host memory admitted for the job.
 	EstimateBytes uint64 `protobuf:"varint,15,opt,name=estimate_bytes,json=estimateBytes,proto3" json:"estimate_bytes,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	// device_estimate_bytes is the memory of each device admitted for it.
+	DeviceEstimateBytes uint64 `protobuf:"varint,16,opt,name=device_estimate_bytes,json=deviceEstimateBytes,proto3" json:"device_estimate_bytes,omitempty"`
+	unknownFields       protoimpl.UnknownFields
+	sizeCache           protoimpl.SizeCache
 }
 
 func (x *JobStatus) Reset() {
@@ -515,6 +517,13 @@ func (x *JobStatus) GetStartSeq() uint64 {
 func (x *JobStatus) GetEstimateBytes() uint64 {
 	if x != nil {
 		return x.EstimateBytes
+	}
+	return 0
+}
+
+func (x *JobStatus) GetDeviceEstimateBytes() uint64 {
+	if x != nil {
+		return x.DeviceEstimateBytes
 	}
 	return 0
 }
@@ -1427,7 +1436,7 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\x10deadline_unix_ms\x18\x04 \x01(\x03R\x0edeadlineUnixMs\"E\n" +
 	"\x0eSubmitResponse\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x1c\n" +
-	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"\xb8\x04\n" +
+	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"\xec\x04\n" +
 	"\tJobStatus\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x124\n" +
 	"\x05state\x18\x02 \x01(\x0e2\x1e.prooflane.service.v1.JobStateR\x05state\x12:\n" +
@@ -1448,7 +1457,8 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\x0fstarted_unix_ms\x18\f \x01(\x03R\rstartedUnixMs\x12(\n" +
 	"\x10finished_unix_ms\x18\r \x01(\x03R\x0efinishedUnixMs\x12\x1b\n" +
 	"\tstart_seq\x18\x0e \x01(\x04R\bstartSeq\x12%\n" +
-	"\x0eestimate_bytes\x18\x0f \x01(\x04R\restimateBytes\"b\n" +
+	"\x0eestimate_bytes\x18\x0f \x01(\x04R\restimateBytes\x122\n" +
+	"\x15device_estimate_bytes\x18\x10 \x01(\x04R\x13deviceEstimateBytes\"b\n" +
 	"\x05Proof\x12\x1c\n" +
 	"\tpartition\x18\x01 \x01(\rR\tpartition\x12\x14\n" +
 	"\x05proof\x18\x02 \x01(\fR\x05proof\x12%\n" +
