@@ -16,7 +16,7 @@ func TestLoadTestThroughALocalServiceVerifiesEveryProof(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	check := &Groth16Checker{KeysDir: keysDir}
+	check := &Checker{KeysDir: keysDir}
 	rep, err := LoadTest(context.Background(), l.Client, LoadConfig{
 		Jobs: 20, Concurrency: 4,
 		Spec:   &pb.JobSpec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Partitions: 2, Seed: 300},

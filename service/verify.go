@@ -1,73 +1,77 @@
 package service
 
 import (
-	"bytes"
+	"context"
 	"fmt"
 	"sync"
 
-	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
-
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/family"
 )
 
-// Groth16Checker checks a Groth16 job's proofs as a client would: with
-// gnark's verifier, the verifying key from a key cache, and the public
-// witnesses made from the job's seed (not the ones the service sent).
-type Groth16Checker struct {
+// Checker checks a job's proofs as a client would, and as `prooflane
+// verify` does: with the family's verifier (gnark's, for Groth16), from the
+// key cache the workers use, for the public inputs the job's seed gives
+// each partition (not the ones the service sent). It is safe for
+// concurrent use.
+type Checker struct {
 	// KeysDir is the key cache the service's workers use.
 	KeysDir string
 
-	mu  sync.Mutex
-	vks map[keyID]*g16.VerifyingKey
+	mu    sync.Mutex
+	names map[keyID]keyFacts
 }
 
-// Check verifies proofs of spec; it is safe for concurrent use.
-func (c *Groth16Checker) Check(spec *pb.JobSpec, proofs []*pb.Proof) error {
-	if len(proofs) != int(spec.Partitions) {
-		return fmt.Errorf("%d proofs, want %d", len(proofs), spec.Partitions)
-	}
-	id := keyID{"groth16", spec.Circuit, int(spec.Size)}
-	c.mu.Lock()
-	vk := c.vks[id]
-	if vk == nil {
-		var err error
-		if vk, err = (keys.Cache{Dir: c.KeysDir}).LoadVK(spec.Circuit, int(spec.Size)); err != nil {
-			c.mu.Unlock()
-			return err
-		}
-		if c.vks == nil {
-			c.vks = map[keyID]*g16.VerifyingKey{}
-		}
-		c.vks[id] = vk
-	}
-	c.mu.Unlock()
-	ws, err := (&keys.Set{Circuit: spec.Circuit, Size: int(spec.Size)}).Witnesses(int(spec.Partitions), spec.Seed, false)
+// keyFacts are what a verify request names of a key.
+type keyFacts struct {
+	name        string
+	constraints int
+}
+
+// Check verifies the proofs of a job of spec.
+func (c *Checker) Check(spec *pb.JobSpec, proofs []*pb.Proof) error {
+	s := Spec{Pipeline: spec.Pipeline, PipelineYAML: spec.PipelineYaml, Circuit: spec.Circuit, Size: int(spec.Size)}
+	p, fp, err := specPipeline(s)
 	if err != nil {
 		return err
 	}
-	for _, p := range proofs {
-		if int(p.Partition) >= len(ws) {
-			return fmt.Errorf("partition %d: out of the job's %d", p.Partition, len(ws))
-		}
-		var proof g16.Proof
-		if _, err := proof.ReadFrom(bytes.NewReader(p.Proof)); err != nil {
-			return fmt.Errorf("partition %d: %w", p.Partition, err)
-		}
-		pub, err := ws[p.Partition].Public()
+	n := int(spec.Partitions)
+	if n == 0 {
+		n = p.Partitions
+	}
+	if len(proofs) != n {
+		return fmt.Errorf("%d proofs, want %d", len(proofs), n)
+	}
+	ctx := context.Background()
+	req := family.KeyRequest{Dir: c.KeysDir, Circuit: spec.Circuit, Size: int(spec.Size)}
+	id := keyID{fp.Name(), spec.Circuit, int(spec.Size)}
+	c.mu.Lock()
+	facts, ok := c.names[id]
+	c.mu.Unlock()
+	if !ok {
+		k, err := fp.Load(ctx, req)
 		if err != nil {
 			return err
 		}
-		want, err := pub.MarshalBinary()
-		if err != nil {
-			return err
+		facts = keyFacts{k.Name(), k.Constraints()}
+		c.mu.Lock()
+		if c.names == nil {
+			c.names = map[keyID]keyFacts{}
 		}
-		if !bytes.Equal(want, p.PublicWitness) {
-			return fmt.Errorf("partition %d: the public witness is not the seed's", p.Partition)
+		c.names[id] = facts
+		c.mu.Unlock()
+	}
+	v, err := fp.Verifier(ctx, family.VerifyRequest{KeyRequest: req, Manifest: "job of seed " + fmt.Sprint(spec.Seed),
+		Key: facts.name, Constraints: facts.constraints, Partitions: n, Seed: spec.Seed})
+	if err != nil {
+		return err
+	}
+	for _, pr := range proofs {
+		if int(pr.Partition) >= n {
+			return fmt.Errorf("partition %d: out of the job's %d", pr.Partition, n)
 		}
-		if err := groth16.VerifyProof(vk, &proof, pub); err != nil {
-			return fmt.Errorf("partition %d: %w", p.Partition, err)
+		if err := v.Verify(int(pr.Partition), family.Files{Proof: pr.Proof, Public: pr.PublicWitness}); err != nil {
+			return fmt.Errorf("partition %d: %w", pr.Partition, err)
 		}
 	}
 	return nil

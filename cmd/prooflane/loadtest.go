@@ -90,7 +90,7 @@ func runLoadtest(args []string, stdout, stderr io.Writer) error {
 	spec := &pb.JobSpec{Pipeline: *pipeline, Circuit: *circuit, Size: uint64(n), Partitions: uint32(*partitions), Seed: 1}
 	var check func(*pb.JobSpec, []*pb.Proof) error
 	if *verify {
-		check = (&service.Groth16Checker{KeysDir: *keysDir}).Check
+		check = (&service.Checker{KeysDir: *keysDir}).Check
 	}
 	// One job first: the key setup and the engine are not part of the run.
 	if _, err := service.LoadTest(ctx, cl, service.LoadConfig{Jobs: 1, Concurrency: 1, Spec: spec, Verify: check}); err != nil {
