@@ -14,6 +14,7 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
@@ -377,11 +378,11 @@ func (s *Server) List(ctx context.Context, req *connect.Request[pb.ListRequest])
 			}
 		}
 		_ = lister.Stop()
-	} else if !strings.Contains(err.Error(), "no keys") {
+	} else if !errors.Is(err, jetstream.ErrNoKeysFound) {
 		return nil, storeError(err)
 	}
 	reps, err := s.st.workerReports(ctx)
-	if err != nil && !strings.Contains(err.Error(), "no keys") {
+	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
 		return nil, storeError(err)
 	}
 	for _, w := range reps {
@@ -436,7 +437,7 @@ func (s *Server) control(ctx context.Context, op string, req *pb.KeyRequest, wai
 	}
 	reps, err := s.st.workerReports(ctx)
 	if len(reps) == 0 {
-		if err != nil && !strings.Contains(err.Error(), "no keys") {
+		if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
 			return nil, storeError(err)
 		}
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("%s: no worker is running", op))

@@ -1,0 +1,30 @@
+// Package service is prooflane's proving service: the API that
+// `prooflane serve` answers, the durable queue behind it and the workers
+// that run its jobs, in this process or on other machines.
+//
+// The contract (docs/service.md has it for users):
+//
+//   - The API (ProverService in proto/, served by Server.Handler over
+//     Connect, gRPC and gRPC-Web) checks a request fully before it changes
+//     anything; a bad one gets InvalidArgument naming the field. Submit
+//     returns once the job's record is in JetStream's key-value store and
+//     its message is on its lane's work queue: an accepted job survives a
+//     restart of the server.
+//   - Each priority is a lane; a Worker takes work from the highest lane
+//     that has any, admits it against its host and device memory budgets
+//     (waiters served by lane), hands a job waiting for memory back to the
+//     queue when a higher lane has work, and gives the job's lane to the
+//     engine as the job's runtime priority.
+//   - A job runs at least once: its message is acknowledged only when it
+//     has ended, and a worker that stops heartbeating loses it to another.
+//     A job id has exactly one result: the first worker to finish stores
+//     it with a key-value create; later finishers find it and drop theirs.
+//   - A Runner is all a worker knows of proving: EngineRunner drives every
+//     registered family through family.Prover, keeps keys and engines
+//     loaded, and checks each partition's files with the job's verifier
+//     before they leave the worker.
+//
+// NATS is embedded (StartNATS) for one machine, or external (Connect) for
+// many; the streams, buckets and consumers are created by the first
+// process that finds them missing.
+package service
