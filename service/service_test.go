@@ -625,3 +625,27 @@ func TestDeviceBudgetHoldsAJobUntilTheDeviceHasRoom(t *testing.T) {
 		t.Errorf("job over the device budget: %v", err)
 	}
 }
+
+// Every registered family runs through the service: PLONK's proofs pass
+// its verifier (gnark's plonk.Verify) through Checker, and another seed's
+// do not.
+func TestAPlonkJobRunsAndPassesItsFamilysVerifier(t *testing.T) {
+	h := newHarness(t, "")
+	h.start(WorkerConfig{Name: "w1"})
+	spec := &pb.JobSpec{Pipeline: "plonk", Circuit: testCircuit, Size: testSize, Partitions: 2, Seed: 4}
+	res, err := h.await(h.submit(spec, 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status.Family != "plonk" {
+		t.Errorf("family %q", res.Status.Family)
+	}
+	check := &Checker{KeysDir: h.keys}
+	if err := check.Check(spec, res.Proofs); err != nil {
+		t.Fatal(err)
+	}
+	spec.Seed = 5
+	if err := check.Check(spec, res.Proofs); err == nil {
+		t.Error("another seed's proofs passed")
+	}
+}
