@@ -272,8 +272,22 @@ func validJobID(id string) bool {
 
 var errNoJob = errors.New("no such job")
 
+// opTimeout bounds one operation on the queue's state whose context has no
+// deadline of its own (a worker's, for a job that may run for hours).
+const opTimeout = 30 * time.Second
+
+// opContext is ctx with opTimeout when it has no deadline.
+func opContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if _, ok := ctx.Deadline(); ok {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(ctx, opTimeout)
+}
+
 // get reads a job's record and its revision.
 func (s *store) get(ctx context.Context, id string) (*record, uint64, error) {
+	ctx, cancel := opContext(ctx)
+	defer cancel()
 	e, err := s.jobs.Get(ctx, id)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, fmt.Errorf("job %q: %w", id, errNoJob)
@@ -303,9 +317,13 @@ func (s *store) update(ctx context.Context, id string, f func(r *record) bool) (
 		if err != nil {
 			return nil, err
 		}
-		if _, err := s.jobs.Update(ctx, id, b, rev); err == nil {
+		uctx, cancel := opContext(ctx)
+		_, err = s.jobs.Update(uctx, id, b, rev)
+		cancel()
+		if err == nil {
 			return r, nil
-		} else if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
 			return nil, fmt.Errorf("job %q: update: %w", id, err)
 		}
 	}
@@ -318,6 +336,8 @@ func isWrongSequence(err error) bool {
 
 // spec returns r's spec with a large pipeline read back from the objects.
 func (s *store) spec(ctx context.Context, r *record) (Spec, error) {
+	ctx, cancel := opContext(ctx)
+	defer cancel()
 	spec := r.Spec
 	if r.SpecObject != "" {
 		b, err := s.objects.GetBytes(ctx, r.SpecObject)
@@ -333,6 +353,8 @@ func (s *store) spec(ctx context.Context, r *record) (Spec, error) {
 // publish puts a job on its lane; a second publish of the same id within
 // the dedup window is dropped by the stream.
 func (s *store) publish(ctx context.Context, r *record) error {
+	ctx, cancel := opContext(ctx)
+	defer cancel()
 	if _, err := s.js.Publish(ctx, queueSubject+LaneName(r.Priority), []byte(r.ID), jetstream.WithMsgID(r.ID)); err != nil {
 		return fmt.Errorf("job %q: queue: %w", r.ID, err)
 	}
@@ -343,6 +365,8 @@ func (s *store) publish(ctx context.Context, r *record) error {
 // storeResult records proofs as the job's result unless another worker
 // did first; it returns the result that stands.
 func (s *store) storeResult(ctx context.Context, id, worker string, proofs []PartitionProof) (*result, error) {
+	ctx, cancel := opContext(ctx)
+	defer cancel()
 	res := &result{Worker: worker, Proofs: proofs}
 	b, err := json.Marshal(res)
 	if err != nil {
@@ -372,6 +396,8 @@ func (s *store) storeResult(ctx context.Context, id, worker string, proofs []Par
 
 // result reads a job's result, nil when it has none.
 func (s *store) result(ctx context.Context, id string) (*result, error) {
+	ctx, cancel := opContext(ctx)
+	defer cancel()
 	e, err := s.results.Get(ctx, id)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, nil

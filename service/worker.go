@@ -307,10 +307,11 @@ func (w *Worker) next(ctx context.Context) (jetstream.Msg, error) {
 // handed back).
 func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	id := string(msg.Data())
-	// Records are written with a context of their own so that a worker
-	// told to stop still hands its job back cleanly.
-	bg, cancelBg := context.WithTimeout(context.Background(), time.Minute)
-	defer cancelBg()
+	// Records are written with a context of their own, so that a worker
+	// told to stop still hands its job back cleanly; each operation on
+	// the queue's state is bounded on its own (opTimeout), however long
+	// the job runs.
+	bg := context.Background()
 	logf := func(format string, args ...any) {
 		fmt.Fprintf(w.cfg.Log, "worker %s: job %s: %s\n", w.cfg.Name, id, fmt.Sprintf(format, args...))
 	}
@@ -376,6 +377,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 
 	jctx, cancel := context.WithCancel(ctx)
 	if r.Deadline > 0 {
+		cancel()
 		jctx, cancel = context.WithDeadline(ctx, time.UnixMilli(r.Deadline))
 	}
 	defer cancel()
