@@ -3,6 +3,7 @@ package service
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"connectrpc.com/connect"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/nats-io/nats-server/v2/server"
 
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/pipelines"
@@ -39,6 +41,9 @@ type harness struct {
 	client prooflanev1connect.ProverServiceClient
 	url    string
 	start  func(cfg WorkerConfig) *Worker
+	// startStoppable is start with a stop that ends the worker's Run
+	// (its jobs handed back) and waits for it.
+	startStoppable func(cfg WorkerConfig) (stop func())
 }
 
 func newHarness(t *testing.T, token string) *harness { return newHarnessWith(t, token, nil) }
@@ -68,36 +73,51 @@ func newHarnessWith(t *testing.T, token string, m *Metrics) *harness {
 	h := &harness{t: t, keys: t.TempDir(), url: hs.URL, srv: srv}
 	h.client = prooflanev1connect.NewProverServiceClient(hs.Client(), hs.URL)
 	h.start = func(cfg WorkerConfig) *Worker {
-		wnc, err := Connect("", ns, "", "test-worker")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cfg.Runner == nil {
-			be, err := cpu.New(1)
-			if err != nil {
-				t.Fatal(err)
-			}
-			r := &EngineRunner{KeysDir: h.keys, Backend: be, Metrics: m}
-			m.ObserveResident(r.ResidentBytes)
-			cfg.Runner, cfg.Metrics = r, m
-			t.Cleanup(func() { r.Close(); be.Close() })
-		}
-		cfg.Conn, cfg.Queue = wnc, q
-		w, err := NewWorker(ctx, cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer wnc.Close()
-			if err := w.Run(ctx); err != nil {
-				t.Error(err)
-			}
-		}()
+		w, _ := h.startIn(ctx, &wg, ns, q, m, cfg)
 		return w
 	}
+	h.startStoppable = func(cfg WorkerConfig) func() {
+		wctx, cancel := context.WithCancel(ctx)
+		_, done := h.startIn(wctx, &wg, ns, q, m, cfg)
+		return func() { cancel(); <-done }
+	}
 	return h
+}
+
+// startIn starts a worker that runs until ctx is done; done is closed
+// when its Run has returned.
+func (h *harness) startIn(ctx context.Context, wg *sync.WaitGroup, ns *server.Server, q QueueConfig, m *Metrics, cfg WorkerConfig) (*Worker, chan struct{}) {
+	t := h.t
+	wnc, err := Connect("", ns, "", "test-worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Runner == nil {
+		be, err := cpu.New(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := &EngineRunner{KeysDir: h.keys, Backend: be, Metrics: m}
+		m.ObserveResident(r.ResidentBytes)
+		cfg.Runner, cfg.Metrics = r, m
+		t.Cleanup(func() { r.Close(); be.Close() })
+	}
+	cfg.Conn, cfg.Queue = wnc, q
+	w, err := NewWorker(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		defer close(done)
+		defer wnc.Close()
+		if err := w.Run(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	return w, done
 }
 
 func testSpec(seed uint64) *pb.JobSpec {
@@ -647,5 +667,33 @@ func TestAPlonkJobRunsAndPassesItsFamilysVerifier(t *testing.T) {
 	spec.Seed = 5
 	if err := check.Check(spec, res.Proofs); err == nil {
 		t.Error("another seed's proofs passed")
+	}
+}
+
+// A job whose workers keep going away without ending it fails after
+// --max-deliveries, saying so, instead of going round for ever.
+func TestAJobDeliveredTooOftenFailsSayingSo(t *testing.T) {
+	h := newHarness(t, "")
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	inner := &EngineRunner{KeysDir: h.keys, Backend: be}
+	defer inner.Close()
+	id := h.submit(testSpec(1), 0)
+	for i := 1; i <= 2; i++ {
+		// A worker that never finishes the job, stopped while it runs it.
+		stop := h.startStoppable(WorkerConfig{Name: fmt.Sprintf("w%d", i), MaxDeliveries: 2, Runner: &gatedRunner{Runner: inner, gate: make(chan struct{})}})
+		waitFor(t, "the job running", func() bool {
+			s := h.status(id)
+			return s.State == pb.JobState_JOB_STATE_RUNNING && s.Deliveries == uint32(i)
+		})
+		stop()
+	}
+	h.start(WorkerConfig{Name: "w3", MaxDeliveries: 2, Runner: inner})
+	_, err = h.await(id)
+	if connect.CodeOf(err) != connect.CodeAborted || !strings.Contains(err.Error(), "handed to workers 2 times without an end (limit 2)") {
+		t.Errorf("await: %v", err)
 	}
 }
