@@ -46,7 +46,7 @@ func NewPlonkProver(circuit frontend.Circuit, opts ...Option) (*PlonkProver, err
 	if circuit == nil {
 		return nil, errors.New("prooflane: no circuit")
 	}
-	p, err := c.parse("plonk", "plonk", "NewPlonkProver", "NewProver")
+	p, err := c.parse("plonk", "NewPlonkProver", "NewProver")
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -102,9 +104,14 @@ func (c *Committed) Define(api frontend.API) error {
 
 // A circuit with commitments is refused before any setup, naming it; a
 // pipeline of the other family is refused by either constructor, naming
-// the one to use.
+// the one to use, and one that makes no proof by its file.
 func TestNewPlonkProverRefusesCommitmentsAndOtherFamiliesPipelines(t *testing.T) {
 	dir := t.TempDir()
+	solveOnly := filepath.Join(dir, "solve-only.yaml")
+	yaml := "pipeline: plonk-solve-only\nstages:\n  solve:\n    type: plonk.solve\n"
+	if err := os.WriteFile(solveOnly, []byte(yaml), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	var log bytes.Buffer
 	_, err := prooflane.NewPlonkProver(&Committed{}, prooflane.WithKeyCache(dir), prooflane.WithLog(&log))
 	if !errors.Is(err, stagesplonk.ErrCommitments) || !strings.Contains(err.Error(), `circuit "*prooflane_test.Committed"`) {
@@ -125,6 +132,10 @@ func TestNewPlonkProverRefusesCommitmentsAndOtherFamiliesPipelines(t *testing.T)
 			_, err := prooflane.NewProver(&Cubic{}, prooflane.WithKeyCache(dir), prooflane.WithPipeline("plonk"))
 			return err
 		}, `pipeline "plonk" makes plonk proofs, NewProver makes groth16 proofs (NewPlonkProver makes the other)`},
+		{func() error {
+			_, err := prooflane.NewPlonkProver(&Cubic{}, prooflane.WithKeyCache(dir), prooflane.WithPipeline(solveOnly))
+			return err
+		}, `pipeline "plonk-solve-only" has no final stage that outputs the plonk proof (plonk.proof)`},
 		{func() error {
 			_, err := prooflane.NewPlonkProver(nil)
 			return err

@@ -12,7 +12,7 @@
 // from one universal KZG SRS; circuits with gnark's BSB22 commitments,
 // api.Commit, are refused). Both take the same Options; the pipeline must
 // make the proofs of the function's family (a Groth16 pipeline for
-// Prove, a PLONK one for ProvePlonk), or NewProver refuses it.
+// Prove, a PLONK one for ProvePlonk), or the constructor refuses it.
 //
 // Each assignment becomes one partition of one job of the pipeline
 // (pipelines/groth16.yaml or pipelines/plonk.yaml unless WithPipeline says
@@ -128,7 +128,7 @@ func NewProver(circuit frontend.Circuit, opts ...Option) (*Prover, error) {
 	if circuit == nil {
 		return nil, errors.New("prooflane: no circuit")
 	}
-	p, err := c.parse("groth16", "groth16", "NewProver", "NewPlonkProver")
+	p, err := c.parse("groth16", "NewProver", "NewPlonkProver")
 	if err != nil {
 		return nil, err
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -26,13 +27,14 @@ func newConfig(opts []Option) config {
 	return c
 }
 
-// parse reads the pipeline (def when WithPipeline set none) and checks
-// that it makes the proofs of family, which newProver makes; other is the
-// constructor of the other family, named in the refusal.
-func (c config) parse(family, def, newProver, other string) (*runtime.Pipeline, error) {
+// parse reads the pipeline (the embedded one named after the family want
+// when WithPipeline set none) and checks that it makes want's proofs,
+// which newProver makes; other, the other family's constructor, is named
+// in the refusal.
+func (c config) parse(want, newProver, other string) (*runtime.Pipeline, error) {
 	name := c.pipeline
 	if name == "" {
-		name = def
+		name = want
 	}
 	file, src, err := pipelines.Source(name)
 	if err != nil {
@@ -46,9 +48,12 @@ func (c config) parse(family, def, newProver, other string) (*runtime.Pipeline, 
 	if err != nil {
 		return nil, fmt.Errorf("prooflane: %w", err)
 	}
-	if f.Name() != family {
+	if f.Name() != want {
 		return nil, fmt.Errorf("prooflane: %s: pipeline %q makes %s proofs, %s makes %s proofs (%s makes the other)",
-			p.File, p.Name, f.Name(), newProver, family, other)
+			p.File, p.Name, f.Name(), newProver, want, other)
+	}
+	if len(family.FinalProofStages(p, f)) == 0 {
+		return nil, fmt.Errorf("prooflane: %s: pipeline %q has no final stage that outputs the %s proof (%s)", p.File, p.Name, want, f.ProofType())
 	}
 	return p, nil
 }
