@@ -1,19 +1,30 @@
-// Package prooflane proves a user's own gnark circuit with Groth16 on
-// BLS12-381 through one of the pipelines embedded in the module, in one
-// call:
+// Package prooflane proves a user's own gnark circuit on BLS12-381
+// through one of the pipelines embedded in the module, in one call, with
+// Groth16 or PLONK:
 //
-//	proofs, err := prooflane.Prove(ctx, &MyCircuit{}, []frontend.Circuit{&a0, &a1})
+//	proofs, err := prooflane.Prove(ctx, &MyCircuit{}, []frontend.Circuit{&a0, &a1})      // Groth16
+//	proofs, err := prooflane.ProvePlonk(ctx, &MyCircuit{}, []frontend.Circuit{&a0, &a1}) // PLONK
+//
+// Choose the proof system by the function: Prove and NewProver make
+// Groth16 proofs (the circuit compiled to an R1CS, a setup per circuit,
+// the smallest proofs and fastest verifier), ProvePlonk and
+// NewPlonkProver PLONK proofs (the circuit compiled to a SparseR1CS, keys
+// from one universal KZG SRS; circuits with gnark's BSB22 commitments,
+// api.Commit, are refused). Both take the same Options; the pipeline must
+// make the proofs of the function's family (a Groth16 pipeline for
+// Prove, a PLONK one for ProvePlonk), or the constructor refuses it.
 //
 // Each assignment becomes one partition of one job of the pipeline
-// (pipelines/groth16.yaml unless WithPipeline says otherwise), so several
-// assignments are proved concurrently, under the pipeline's locks. The
-// proving and verifying keys come from an on-disk cache keyed by the
+// (pipelines/groth16.yaml or pipelines/plonk.yaml unless WithPipeline says
+// otherwise), so several assignments are proved concurrently, under the
+// pipeline's locks. The keys come from an on-disk cache keyed by the
 // compiled constraint system (the setup runs once per circuit, with fresh
-// randomness: for development and benchmarks, not for production keys).
-// Every proof returned has been checked by gnark's verifier.
+// randomness, an unsafe SRS for PLONK: for development and benchmarks,
+// not for production keys). Every proof returned has been checked by
+// gnark's verifier.
 //
-// A Prover compiles the circuit and loads its keys once, for callers that
-// prove many batches.
+// A Prover (PlonkProver) compiles the circuit and loads its keys once,
+// for callers that prove many batches.
 //
 // gnark's own logger (compile and solver debug lines on stdout) is left
 // as the caller set it: SilenceGnark turns it off, process-wide, as the
@@ -21,9 +32,7 @@
 package prooflane
 
 import (
-	"bytes"
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -36,12 +45,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/prooflane/prooflane/device"
-	"github.com/prooflane/prooflane/device/cpu"
-	"github.com/prooflane/prooflane/pipelines"
-	"github.com/prooflane/prooflane/runtime"
-	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -70,9 +74,10 @@ type config struct {
 	solver   []solver.Option
 }
 
-// WithPipeline proves with another pipeline: a file, or the name of an
-// embedded one ("groth16-dual-worker"); a file that exists wins. Default
-// "groth16".
+// WithPipeline proves with another pipeline of the prover's family: a
+// file, or the name of an embedded one ("groth16-dual-worker",
+// "plonk-single-lock"); a file that exists wins. Default "groth16" for
+// Prove, "plonk" for ProvePlonk.
 func WithPipeline(nameOrPath string) Option { return func(c *config) { c.pipeline = nameOrPath } }
 
 // WithParams overrides the pipeline's params (the CLI's --set).
@@ -107,57 +112,35 @@ func WithSolverOptions(opts ...solver.Option) Option {
 // whole process, as the prooflane command uses it.
 func SilenceGnark() Option { return func(*config) { logger.Disable() } }
 
-// Prover proves assignments of one circuit with one pipeline. It is safe
-// for concurrent use: concurrent Prove calls are jobs in flight sharing
-// the pipeline's locks.
+// Prover proves assignments of one circuit with one Groth16 pipeline. It
+// is safe for concurrent use: concurrent Prove calls are jobs in flight
+// sharing the pipeline's locks.
 type Prover struct {
-	keys       *keys.Set
-	engine     *runtime.Engine
-	backend    device.Backend
-	ownBackend bool
-	solver     []solver.Option
+	run  *run
+	keys *keys.Set
 }
 
-// NewProver compiles circuit, loads its keys from the cache (or runs the
-// setup and caches them), and prepares the pipeline. Close it when done.
+// NewProver compiles circuit for Groth16, loads its keys from the cache
+// (or runs the setup and caches them), and prepares the pipeline. Close
+// it when done.
 func NewProver(circuit frontend.Circuit, opts ...Option) (*Prover, error) {
-	c := config{pipeline: "groth16", keyDir: keys.DefaultDir(), log: io.Discard}
-	for _, o := range opts {
-		o(&c)
-	}
+	c := newConfig(opts)
 	if circuit == nil {
 		return nil, errors.New("prooflane: no circuit")
 	}
-	file, src, err := pipelines.Source(c.pipeline)
+	p, err := c.parse("groth16", "NewProver", "NewPlonkProver")
 	if err != nil {
-		return nil, fmt.Errorf("prooflane: %w", err)
-	}
-	p, err := runtime.Parse(file, src, builtin.Registry(), c.params)
-	if err != nil {
-		return nil, fmt.Errorf("prooflane: %w", err)
+		return nil, err
 	}
 	ks, err := circuitKeys(circuit, keys.Cache{Dir: c.keyDir}, c.log)
 	if err != nil {
 		return nil, fmt.Errorf("prooflane: %w", err)
 	}
-	pr := &Prover{keys: ks, backend: c.backend, solver: c.solver}
-	if pr.backend == nil {
-		if pr.backend, err = cpu.New(p.Devices); err != nil {
-			return nil, fmt.Errorf("prooflane: %w", err)
-		}
-		pr.ownBackend = true
-	}
-	devices := min(p.Devices, len(pr.backend.Devices()))
-	if devices < 1 {
-		pr.Close()
-		return nil, fmt.Errorf("prooflane: backend %s has no device", pr.backend.Name())
-	}
-	pr.engine, err = runtime.NewEngine(p, runtime.Options{Tracer: c.tracer, Devices: devices, Backend: pr.backend})
+	r, err := c.start(p)
 	if err != nil {
-		pr.Close()
-		return nil, fmt.Errorf("prooflane: %w", err)
+		return nil, err
 	}
-	return pr, nil
+	return &Prover{run: r, keys: ks}, nil
 }
 
 // VerifyingKey returns the circuit's verifying key.
@@ -167,32 +150,18 @@ func (pr *Prover) VerifyingKey() *g16.VerifyingKey { return pr.keys.VK }
 // is assignment i's. An assignment that does not satisfy the circuit
 // fails the call, naming its index.
 func (pr *Prover) Prove(ctx context.Context, assignments []frontend.Circuit) ([]*Proof, error) {
-	if len(assignments) == 0 {
-		return nil, errors.New("prooflane: no assignments to prove")
-	}
-	ws := make([]witness.Witness, len(assignments))
-	for i, a := range assignments {
-		if a == nil {
-			return nil, fmt.Errorf("prooflane: assignment %d is nil", i)
-		}
-		w, err := circuits.Witness(a)
-		if err != nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: %w", i, err)
-		}
-		ws[i] = w
+	ws, err := witnesses(assignments)
+	if err != nil {
+		return nil, err
 	}
 	job, err := groth16.NewJob(pr.keys.Circuit, pr.keys.R1CS, pr.keys.PK, pr.keys.VK, ws)
 	if err != nil {
 		return nil, fmt.Errorf("prooflane: %w", err)
 	}
-	job.SolverOptions = pr.solver
-	res, err := pr.engine.Run(ctx, runtime.Job{Payload: job})
+	job.SolverOptions = pr.run.solver
+	res, err := pr.run.prove(ctx, job)
 	if err != nil {
-		var se *runtime.StageError
-		if errors.As(err, &se) {
-			return nil, fmt.Errorf("prooflane: assignment %d: %w", se.Partition, err)
-		}
-		return nil, fmt.Errorf("prooflane: %w", err)
+		return nil, err
 	}
 	out := make([]*Proof, len(assignments))
 	for _, r := range res.Partitions {
@@ -203,7 +172,7 @@ func (pr *Prover) Prove(ctx context.Context, assignments []frontend.Circuit) ([]
 			}
 		}
 		if proof == nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made no Groth16 proof (is it a groth16 pipeline?)", r.Index)
+			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made no Groth16 proof", r.Index)
 		}
 		pub, err := job.Public(r.Index)
 		if err != nil {
@@ -219,17 +188,7 @@ func (pr *Prover) Prove(ctx context.Context, assignments []frontend.Circuit) ([]
 
 // Close closes the Prover's engine (its stages shut down once the proofs
 // in flight are done), then the backend when the Prover opened it.
-func (pr *Prover) Close() error {
-	var err error
-	if pr.engine != nil {
-		err = pr.engine.Close(context.Background()) // a later Prove fails: engine closed
-	}
-	if pr.ownBackend && pr.backend != nil {
-		err = errors.Join(err, pr.backend.Close())
-		pr.backend = nil
-	}
-	return err
-}
+func (pr *Prover) Close() error { return pr.run.close() }
 
 // Prove proves each assignment of circuit and returns the proofs, each
 // checked by gnark's verifier: NewProver, Prove and Close in one call.
@@ -250,12 +209,11 @@ func circuitKeys(circuit frontend.Circuit, cache keys.Cache, log io.Writer) (*ke
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
-	if _, err := sys.WriteTo(&b); err != nil {
-		return nil, fmt.Errorf("hashing the constraint system: %w", err)
+	name, err := systemName(sys)
+	if err != nil {
+		return nil, err
 	}
-	sum := sha256.Sum256(b.Bytes())
-	name, size := fmt.Sprintf("circuit-%x", sum[:8]), sys.GetNbConstraints()
+	size := sys.GetNbConstraints()
 	ks, err := cache.Load(name, size)
 	if err == nil {
 		return ks, nil

@@ -69,7 +69,7 @@ func TestProveCachesKeysAndNamesTheFailingAssignment(t *testing.T) {
 		}
 	}
 	if _, err := prooflane.Prove(ctx, &Cubic{}, []frontend.Circuit{&Cubic{X: 1, Y: 7}},
-		prooflane.WithKeyCache(dir), prooflane.WithPipeline("sim-groth16")); err == nil || !strings.Contains(err.Error(), "made no Groth16 proof") {
+		prooflane.WithKeyCache(dir), prooflane.WithPipeline("sim-groth16")); err == nil || !strings.Contains(err.Error(), `pipeline "sim-groth16" makes no proof`) {
 		t.Errorf("a sim pipeline: %v", err)
 	}
 	if _, err := prooflane.NewProver(&Cubic{}, prooflane.WithPipeline("nope")); err == nil || !strings.Contains(err.Error(), `pipeline "nope": no such file`) {

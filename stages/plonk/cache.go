@@ -80,26 +80,79 @@ func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Key, circu
 	if err != nil {
 		return nil, nil, err
 	}
-	k, err := c.load(circuit, size, spr)
+	k, err := c.LoadOrSetupSystem(circuit, size, spr, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	return k, inst, nil
+}
+
+// LoadOrSetupSystem loads the key cached as circuit at size for spr, a
+// constraint system the caller compiled (CompileCircuit: a shipped
+// circuit, or a library user's own under a name derived from it), or
+// makes one with UnsafeSetup and saves it, saying so on log. The setup
+// runs under the key file's exclusive lock, after loading again: another
+// process may have made the key while this one waited.
+func (c Cache) LoadOrSetupSystem(circuit string, size int, spr *cs.SparseR1CS, log io.Writer) (*Key, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	k, err := c.loadShared(circuit, size, spr, log)
 	if !errors.Is(err, ErrNotCached) {
-		return k, inst, err
+		return k, err
+	}
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("plonk key cache %s: %w", c.Dir, err)
+	}
+	defer keyfile.Lock(c.lockPath(circuit, size), true, c.waiting(circuit, size, log))()
+	k, err = c.load(circuit, size, spr)
+	if !errors.Is(err, ErrNotCached) {
+		return k, err
 	}
 	fmt.Fprintf(log, "plonk setup: circuit %s, size %d, an unsafe kzg srs (for tests and benchmarks) into %s\n", circuit, size, c.Path(circuit, size))
 	if k, err = UnsafeSetup(circuit, spr); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return k, inst, c.Save(k, size)
+	return k, c.save(k, size)
 }
 
-// Save writes k as the key of its circuit at size.
+// Save writes k as the key of its circuit at size, under the key file's
+// exclusive lock.
 func (c Cache) Save(k *Key, size int) error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return fmt.Errorf("plonk key cache %s: %w", c.Dir, err)
 	}
-	// (No keyfile.RemoveTemporaries here: it is for a caller holding the
-	// cache's lock, and two setups of one key may run at once; each
-	// writes a temporary name of its own and the last rename wins.)
-	return keyfile.Write(c.Path(k.Circuit, size), k.PK.WriteRawTo)
+	defer keyfile.Lock(c.lockPath(k.Circuit, size), true, nil)()
+	return c.save(k, size)
+}
+
+// save writes k's file; the caller holds the exclusive lock, so no other
+// setup of the key is writing, and what a killed setup left (the
+// temporary name keyfile.Write renames) is removed first.
+func (c Cache) save(k *Key, size int) error {
+	path := c.Path(k.Circuit, size)
+	if err := keyfile.RemoveTemporaries(path); err != nil {
+		return fmt.Errorf("plonk key cache: %w", err)
+	}
+	return keyfile.Write(path, k.PK.WriteRawTo)
+}
+
+// lockPath is the lock file of circuit's key at size, beside it.
+func (c Cache) lockPath(circuit string, size int) string { return c.Path(circuit, size) + ".lock" }
+
+// loadShared is load under the key file's shared lock, saying on log when
+// it waits for a process that is making the key.
+func (c Cache) loadShared(circuit string, size int, spr *cs.SparseR1CS, log io.Writer) (*Key, error) {
+	defer keyfile.Lock(c.lockPath(circuit, size), false, c.waiting(circuit, size, log))()
+	return c.load(circuit, size, spr)
+}
+
+// waiting returns the message keyfile.Lock gives when another process
+// holds the key's lock: one making the key, which can take minutes.
+func (c Cache) waiting(circuit string, size int, log io.Writer) func() {
+	return func() {
+		fmt.Fprintf(log, "waiting for another process setting up the plonk key of circuit %q size %d (lock %s)\n", circuit, size, c.lockPath(circuit, size))
+	}
 }
 
 // vkRawSize is the length of a verifying key without commitments

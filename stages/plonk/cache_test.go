@@ -139,3 +139,39 @@ func TestReadSRSReadsGnarkSerializationAndBoundsItsCount(t *testing.T) {
 		t.Errorf("an srs too small for the circuit: %v", err)
 	}
 }
+
+// A setup killed while writing leaves the key file's temporary name
+// behind; the next setup of that key removes it (under the key's lock),
+// and leaves another key's alone.
+func TestKeyCacheSetupRemovesWhatAKilledSetupLeft(t *testing.T) {
+	c := plonk.Cache{Dir: t.TempDir()}
+	left := c.Path("chain", 100) + ".tmp123456"
+	other := c.Path("chain", 200) + ".tmp654321"
+	for _, p := range []string{left, other} {
+		if err := os.WriteFile(p, []byte("half a key"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	k, _, err := c.LoadOrSetup("chain", 100, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s, left by a killed setup, is still there after LoadOrSetup: %v", left, err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("the other key's %s: %v", other, err)
+	}
+	if err := os.WriteFile(left, []byte("half a key"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Save(k, 100); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("%s is still there after Save: %v", left, err)
+	}
+	if _, _, err := c.Load("chain", 100); err != nil {
+		t.Errorf("the saved key: %v", err)
+	}
+}

@@ -38,3 +38,8 @@ func writeFile(path string, write func(io.Writer) (int64, error)) error {
 // removeTemporaries removes what a killed setup left beside paths
 // (keyfile.RemoveTemporaries).
 func removeTemporaries(paths ...string) error { return keyfile.RemoveTemporaries(paths...) }
+
+// lockFile takes the advisory lock of a cache entry (keyfile.Lock).
+func lockFile(path string, exclusive bool, waiting func()) func() {
+	return keyfile.Lock(path, exclusive, waiting)
+}

@@ -1,18 +1,20 @@
 //go:build unix
 
-package keys
+package keyfile
 
 import (
 	"os"
 	"syscall"
 )
 
-// lockFile takes an advisory lock on path (created if need be), shared or
+// Lock takes an advisory lock on path (created if need be), shared or
 // exclusive, and returns its release. When another process holds the lock
 // it calls waiting (when not nil) before blocking. When the lock file
 // cannot be opened (a read-only cache, a missing directory) it returns a
-// no-op: the lock only orders processes that can write the cache.
-func lockFile(path string, exclusive bool, waiting func()) func() {
+// no-op: the lock only orders processes that can write the cache. A
+// cache's writers take it exclusive around a setup and its Write (and
+// only then RemoveTemporaries), its readers shared around a read.
+func Lock(path string, exclusive bool, waiting func()) (release func()) {
 	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return func() {}

@@ -1,0 +1,6 @@
+//go:build !unix
+
+package keyfile
+
+// Lock is a no-op where flock is not available.
+func Lock(path string, exclusive bool, waiting func()) (release func()) { return func() {} }

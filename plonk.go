@@ -1,0 +1,158 @@
+package prooflane
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	gnarkplonk "github.com/consensys/gnark/backend/plonk"
+	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/frontend"
+
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/stages/plonk"
+)
+
+// PlonkProof is one verified PLONK proof and what a verifier needs besides
+// it.
+type PlonkProof struct {
+	// Proof is gnark's BLS12-381 PLONK proof; it satisfies gnark's
+	// backend/plonk.Proof, so plonk.Verify takes it.
+	Proof *gplonk.Proof
+	// Public is the assignment's public witness.
+	Public witness.Witness
+	// VerifyingKey is the circuit's verifying key (shared by every proof
+	// of one PlonkProver).
+	VerifyingKey *gplonk.VerifyingKey
+}
+
+// PlonkProver proves assignments of one circuit with one PLONK pipeline.
+// It is safe for concurrent use: concurrent Prove calls are jobs in flight
+// sharing the pipeline's locks.
+type PlonkProver struct {
+	run *run
+	key *plonk.Key
+}
+
+// NewPlonkProver compiles circuit for PLONK (a SparseR1CS; a circuit with
+// BSB22 commitments is refused, wrapping plonk.ErrCommitments), loads its
+// key from the cache (or runs the setup on an unsafe KZG SRS and caches
+// it), and prepares the pipeline (pipelines/plonk.yaml unless
+// WithPipeline names another PLONK one). Close it when done.
+func NewPlonkProver(circuit frontend.Circuit, opts ...Option) (*PlonkProver, error) {
+	c := newConfig(opts)
+	if circuit == nil {
+		return nil, errors.New("prooflane: no circuit")
+	}
+	p, err := c.parse("plonk", "NewPlonkProver", "NewProver")
+	if err != nil {
+		return nil, err
+	}
+	k, err := plonkKey(circuit, plonk.Cache{Dir: c.keyDir}, c.log)
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	r, err := c.start(p)
+	if err != nil {
+		return nil, err
+	}
+	return &PlonkProver{run: r, key: k}, nil
+}
+
+// VerifyingKey returns the circuit's verifying key.
+func (pr *PlonkProver) VerifyingKey() *gplonk.VerifyingKey { return pr.key.VK }
+
+// Prove proves every assignment, one partition each, in one job; proof i
+// is assignment i's, checked by gnark's plonk.Verify. An assignment that
+// does not satisfy the circuit fails the call, naming its index.
+func (pr *PlonkProver) Prove(ctx context.Context, assignments []frontend.Circuit) ([]*PlonkProof, error) {
+	ws, err := witnesses(assignments)
+	if err != nil {
+		return nil, err
+	}
+	job, err := plonk.NewJob(pr.key, ws)
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	job.SolverOptions = pr.run.solver
+	res, err := pr.run.prove(ctx, job)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]*PlonkProof, len(assignments))
+	for _, r := range res.Partitions {
+		var proof *gplonk.Proof
+		for _, v := range r.Outputs {
+			if p, ok := v.(*gplonk.Proof); ok {
+				proof = p
+			}
+		}
+		if proof == nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made no PLONK proof", r.Index)
+		}
+		pub, err := ws[r.Index].Public()
+		if err != nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: %w", r.Index, err)
+		}
+		if err := gnarkplonk.Verify(proof, pr.key.VK, pub); err != nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: the proof does not verify: %w", r.Index, err)
+		}
+		out[r.Index] = &PlonkProof{Proof: proof, Public: pub, VerifyingKey: pr.key.VK}
+	}
+	return out, nil
+}
+
+// Close closes the PlonkProver's engine (its stages shut down once the
+// proofs in flight are done), then the backend when the PlonkProver
+// opened it.
+func (pr *PlonkProver) Close() error { return pr.run.close() }
+
+// ProvePlonk proves each assignment of circuit with PLONK and returns the
+// proofs, each checked by gnark's plonk.Verify: NewPlonkProver, Prove and
+// Close in one call.
+func ProvePlonk(ctx context.Context, circuit frontend.Circuit, assignments []frontend.Circuit, opts ...Option) ([]*PlonkProof, error) {
+	pr, err := NewPlonkProver(circuit, opts...)
+	if err != nil {
+		return nil, err
+	}
+	defer pr.Close()
+	return pr.Prove(ctx, assignments)
+}
+
+// witnesses returns the full witness of each assignment, naming the index
+// of one that has none.
+func witnesses(assignments []frontend.Circuit) ([]witness.Witness, error) {
+	if len(assignments) == 0 {
+		return nil, errors.New("prooflane: no assignments to prove")
+	}
+	ws := make([]witness.Witness, len(assignments))
+	for i, a := range assignments {
+		if a == nil {
+			return nil, fmt.Errorf("prooflane: assignment %d is nil", i)
+		}
+		w, err := circuits.Witness(a)
+		if err != nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: %w", i, err)
+		}
+		ws[i] = w
+	}
+	return ws, nil
+}
+
+// plonkKey compiles circuit for PLONK and returns its key from the cache,
+// under a name derived from the compiled constraint system (as
+// circuitKeys names Groth16's; size = its constraint count), running the
+// setup on a miss.
+func plonkKey(circuit frontend.Circuit, cache plonk.Cache, log io.Writer) (*plonk.Key, error) {
+	spr, err := plonk.CompileCircuit(fmt.Sprintf("%T", circuit), circuit)
+	if err != nil {
+		return nil, err
+	}
+	name, err := systemName(spr)
+	if err != nil {
+		return nil, err
+	}
+	return cache.LoadOrSetupSystem(name, spr.GetNbConstraints(), spr, log)
+}
