@@ -42,19 +42,10 @@ type PlonkProver struct {
 // it), and prepares the pipeline (pipelines/plonk.yaml unless
 // WithPipeline names another PLONK one). Close it when done.
 func NewPlonkProver(circuit frontend.Circuit, opts ...Option) (*PlonkProver, error) {
-	c := newConfig(opts)
-	if circuit == nil {
-		return nil, errors.New("prooflane: no circuit")
-	}
-	p, err := c.parse("plonk", "NewPlonkProver", "NewProver")
-	if err != nil {
-		return nil, err
-	}
-	k, err := plonkKey(circuit, plonk.Cache{Dir: c.keyDir}, c.log)
-	if err != nil {
-		return nil, fmt.Errorf("prooflane: %w", err)
-	}
-	r, err := c.start(p)
+	r, k, err := newRun(circuit, opts, "plonk", "NewPlonkProver", "NewProver",
+		func(circuit frontend.Circuit, c config) (*plonk.Key, error) {
+			return plonkKey(circuit, plonk.Cache{Dir: c.keyDir}, c.log)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -77,31 +68,14 @@ func (pr *PlonkProver) Prove(ctx context.Context, assignments []frontend.Circuit
 		return nil, fmt.Errorf("prooflane: %w", err)
 	}
 	job.SolverOptions = pr.run.solver
-	res, err := pr.run.prove(ctx, job)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*PlonkProof, len(assignments))
-	for _, r := range res.Partitions {
-		var proof *gplonk.Proof
-		for _, v := range r.Outputs {
-			if p, ok := v.(*gplonk.Proof); ok {
-				proof = p
+	public := func(i int) (witness.Witness, error) { return ws[i].Public() }
+	return collect(ctx, pr.run, job, len(ws), "PLONK", public,
+		func(proof *gplonk.Proof, pub witness.Witness) (*PlonkProof, error) {
+			if err := gnarkplonk.Verify(proof, pr.key.VK, pub); err != nil {
+				return nil, fmt.Errorf("the proof does not verify: %w", err)
 			}
-		}
-		if proof == nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made no PLONK proof", r.Index)
-		}
-		pub, err := ws[r.Index].Public()
-		if err != nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: %w", r.Index, err)
-		}
-		if err := gnarkplonk.Verify(proof, pr.key.VK, pub); err != nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: the proof does not verify: %w", r.Index, err)
-		}
-		out[r.Index] = &PlonkProof{Proof: proof, Public: pub, VerifyingKey: pr.key.VK}
-	}
-	return out, nil
+			return &PlonkProof{Proof: proof, Public: pub, VerifyingKey: pr.key.VK}, nil
+		})
 }
 
 // Close closes the PlonkProver's engine (its stages shut down once the

@@ -64,21 +64,10 @@ func TestProvePlonkCachesTheKeyAndNamesTheFailingAssignment(t *testing.T) {
 		t.Error("proof 0 verifies with assignment 1's public input")
 	}
 
-	_, err = pr.Prove(ctx, []frontend.Circuit{&Cubic{X: 1, Y: 7}, &Cubic{X: 1, Y: 8}})
-	if err == nil || !strings.Contains(err.Error(), "prooflane: assignment 1: ") {
-		t.Errorf("unsatisfied assignment 1: %v", err)
-	}
-	for _, c := range []struct {
-		as   []frontend.Circuit
-		want string
-	}{
-		{nil, "prooflane: no assignments to prove"},
-		{[]frontend.Circuit{&Cubic{X: 1, Y: 7}, nil}, "prooflane: assignment 1 is nil"},
-	} {
-		if _, err := pr.Prove(ctx, c.as); err == nil || err.Error() != c.want {
-			t.Errorf("got %v, want %q", err, c.want)
-		}
-	}
+	checkBadAssignments(t, func(as []frontend.Circuit) error {
+		_, err := pr.Prove(ctx, as)
+		return err
+	})
 }
 
 // Committed uses gnark's BSB22 commitments (api.Commit), which the PLONK

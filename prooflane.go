@@ -124,19 +124,10 @@ type Prover struct {
 // (or runs the setup and caches them), and prepares the pipeline. Close
 // it when done.
 func NewProver(circuit frontend.Circuit, opts ...Option) (*Prover, error) {
-	c := newConfig(opts)
-	if circuit == nil {
-		return nil, errors.New("prooflane: no circuit")
-	}
-	p, err := c.parse("groth16", "NewProver", "NewPlonkProver")
-	if err != nil {
-		return nil, err
-	}
-	ks, err := circuitKeys(circuit, keys.Cache{Dir: c.keyDir}, c.log)
-	if err != nil {
-		return nil, fmt.Errorf("prooflane: %w", err)
-	}
-	r, err := c.start(p)
+	r, ks, err := newRun(circuit, opts, "groth16", "NewProver", "NewPlonkProver",
+		func(circuit frontend.Circuit, c config) (*keys.Set, error) {
+			return circuitKeys(circuit, keys.Cache{Dir: c.keyDir}, c.log)
+		})
 	if err != nil {
 		return nil, err
 	}
@@ -159,31 +150,13 @@ func (pr *Prover) Prove(ctx context.Context, assignments []frontend.Circuit) ([]
 		return nil, fmt.Errorf("prooflane: %w", err)
 	}
 	job.SolverOptions = pr.run.solver
-	res, err := pr.run.prove(ctx, job)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]*Proof, len(assignments))
-	for _, r := range res.Partitions {
-		var proof *g16.Proof
-		for _, v := range r.Outputs {
-			if p, ok := v.(*g16.Proof); ok {
-				proof = p
+	return collect(ctx, pr.run, job, len(ws), "Groth16", job.Public,
+		func(proof *g16.Proof, pub witness.Witness) (*Proof, error) {
+			if err := groth16.VerifyProof(pr.keys.VK, proof, pub); err != nil {
+				return nil, err
 			}
-		}
-		if proof == nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made no Groth16 proof", r.Index)
-		}
-		pub, err := job.Public(r.Index)
-		if err != nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: %w", r.Index, err)
-		}
-		if err := groth16.VerifyProof(pr.keys.VK, proof, pub); err != nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: %w", r.Index, err)
-		}
-		out[r.Index] = &Proof{Proof: proof, Public: pub, VerifyingKey: pr.keys.VK}
-	}
-	return out, nil
+			return &Proof{Proof: proof, Public: pub, VerifyingKey: pr.keys.VK}, nil
+		})
 }
 
 // Close closes the Prover's engine (its stages shut down once the proofs

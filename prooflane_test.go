@@ -53,7 +53,24 @@ func TestProveCachesKeysAndNamesTheFailingAssignment(t *testing.T) {
 		t.Error("proof 0 verifies with assignment 1's public input")
 	}
 
-	_, err = pr.Prove(ctx, []frontend.Circuit{&Cubic{X: 1, Y: 7}, &Cubic{X: 1, Y: 8}})
+	checkBadAssignments(t, func(as []frontend.Circuit) error {
+		_, err := pr.Prove(ctx, as)
+		return err
+	})
+	if _, err := prooflane.Prove(ctx, &Cubic{}, []frontend.Circuit{&Cubic{X: 1, Y: 7}},
+		prooflane.WithKeyCache(dir), prooflane.WithPipeline("sim-groth16")); err == nil || !strings.Contains(err.Error(), `pipeline "sim-groth16" makes no proof`) {
+		t.Errorf("a sim pipeline: %v", err)
+	}
+	if _, err := prooflane.NewProver(&Cubic{}, prooflane.WithPipeline("nope")); err == nil || !strings.Contains(err.Error(), `pipeline "nope": no such file`) {
+		t.Errorf("a missing pipeline: %v", err)
+	}
+}
+
+// checkBadAssignments checks that prove fails an unsatisfied assignment,
+// a nil one and an empty list, naming the assignment.
+func checkBadAssignments(t *testing.T, prove func([]frontend.Circuit) error) {
+	t.Helper()
+	err := prove([]frontend.Circuit{&Cubic{X: 1, Y: 7}, &Cubic{X: 1, Y: 8}})
 	if err == nil || !strings.Contains(err.Error(), "prooflane: assignment 1: ") {
 		t.Errorf("unsatisfied assignment 1: %v", err)
 	}
@@ -64,15 +81,8 @@ func TestProveCachesKeysAndNamesTheFailingAssignment(t *testing.T) {
 		{nil, "prooflane: no assignments to prove"},
 		{[]frontend.Circuit{&Cubic{X: 1, Y: 7}, nil}, "prooflane: assignment 1 is nil"},
 	} {
-		if _, err := pr.Prove(ctx, c.as); err == nil || err.Error() != c.want {
+		if err := prove(c.as); err == nil || err.Error() != c.want {
 			t.Errorf("got %v, want %q", err, c.want)
 		}
-	}
-	if _, err := prooflane.Prove(ctx, &Cubic{}, []frontend.Circuit{&Cubic{X: 1, Y: 7}},
-		prooflane.WithKeyCache(dir), prooflane.WithPipeline("sim-groth16")); err == nil || !strings.Contains(err.Error(), `pipeline "sim-groth16" makes no proof`) {
-		t.Errorf("a sim pipeline: %v", err)
-	}
-	if _, err := prooflane.NewProver(&Cubic{}, prooflane.WithPipeline("nope")); err == nil || !strings.Contains(err.Error(), `pipeline "nope": no such file`) {
-		t.Errorf("a missing pipeline: %v", err)
 	}
 }

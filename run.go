@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/constraint/solver"
+	"github.com/consensys/gnark/frontend"
 
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/cpu"
@@ -58,6 +60,31 @@ func (c config) parse(want, newProver, other string) (*runtime.Pipeline, error) 
 	return p, nil
 }
 
+// newRun is what NewProver and NewPlonkProver share: it refuses a nil
+// circuit, parses the pipeline (see parse: it must make want's proofs),
+// gets the circuit's key from key, and starts the engine.
+func newRun[K any](circuit frontend.Circuit, opts []Option, want, newProver, other string,
+	key func(frontend.Circuit, config) (K, error)) (*run, K, error) {
+	var none K
+	c := newConfig(opts)
+	if circuit == nil {
+		return nil, none, errors.New("prooflane: no circuit")
+	}
+	p, err := c.parse(want, newProver, other)
+	if err != nil {
+		return nil, none, err
+	}
+	k, err := key(circuit, c)
+	if err != nil {
+		return nil, none, fmt.Errorf("prooflane: %w", err)
+	}
+	r, err := c.start(p)
+	if err != nil {
+		return nil, none, err
+	}
+	return r, k, nil
+}
+
 // run is the engine a Prover of either family proves with, and its
 // backend.
 type run struct {
@@ -105,6 +132,39 @@ func (r *run) prove(ctx context.Context, payload any) (*runtime.Result, error) {
 		return nil, fmt.Errorf("prooflane: %w", err)
 	}
 	return res, nil
+}
+
+// collect proves payload, a job of n partitions (one an assignment), and
+// returns result i for assignment i: its partition's output of type *P
+// (kind names the proof system when there is none), made into a T by
+// check with the public witness that public gives for the partition. A
+// check that fails names the assignment.
+func collect[P, T any](ctx context.Context, r *run, payload any, n int, kind string,
+	public func(int) (witness.Witness, error), check func(*P, witness.Witness) (T, error)) ([]T, error) {
+	res, err := r.prove(ctx, payload)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, n)
+	for _, part := range res.Partitions {
+		var proof *P
+		for _, v := range part.Outputs {
+			if p, ok := v.(*P); ok {
+				proof = p
+			}
+		}
+		if proof == nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made no %s proof", part.Index, kind)
+		}
+		pub, err := public(part.Index)
+		if err != nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: %w", part.Index, err)
+		}
+		if out[part.Index], err = check(proof, pub); err != nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: %w", part.Index, err)
+		}
+	}
+	return out, nil
 }
 
 // close closes the engine (its stages shut down once the proofs in flight
