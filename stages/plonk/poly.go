@@ -8,29 +8,15 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/prooflane/prooflane/internal/split"
 )
 
 // Host polynomial helpers: coefficients in canonical form, lowest first.
 
-// parallel runs f over [0, n) in chunks on every core.
-func parallel(n int, f func(lo, hi int)) {
-	tasks := min(runtime.GOMAXPROCS(0), max(1, n/4096))
-	if tasks <= 1 {
-		f(0, n)
-		return
-	}
-	var wg sync.WaitGroup
-	chunk := (n + tasks - 1) / tasks
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
+// parallel runs f over [0, n) in chunks on every core (at least 4096
+// elements a chunk).
+func parallel(n int, f func(lo, hi int)) { split.Run(n, 4096, f) }
 
 // eval returns p(x), Horner over chunks in parallel.
 func eval(p []fr.Element, x fr.Element) fr.Element {

@@ -2,13 +2,13 @@ package keys
 
 import (
 	"math/big"
-	"runtime"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 	"github.com/consensys/gnark/constraint"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
+
+	"github.com/prooflane/prooflane/internal/split"
 )
 
 func bigUint(n uint64) *big.Int { return new(big.Int).SetUint64(n) }
@@ -98,16 +98,4 @@ func powersTimes(c, tau fr.Element, n int) []fr.Element {
 
 // parallel runs f over [0, n) in one chunk a core (at least 4096
 // elements a chunk).
-func parallel(n int, f func(lo, hi int)) {
-	chunk := max((n+runtime.NumCPU()-1)/runtime.NumCPU(), 4096)
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		hi := min(lo+chunk, n)
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(lo, hi)
-		}()
-	}
-	wg.Wait()
-}
+func parallel(n int, f func(lo, hi int)) { split.Run(n, 4096, f) }
