@@ -28,20 +28,38 @@ func (s *onDevice) run(in *stages.Input, f func(w *work) error) error {
 	return err
 }
 
+// commitStage is what the committing stages share: the partition's state
+// from its input of type t, then commit run on the device with the SRS
+// bases of the state's key (its Lagrange form, or canonical).
+func (s *onDevice) commitStage(in *stages.Input, t stages.DataType, lagrange bool,
+	commit func(w *work, st *State, bases device.G1Bases) error) (*State, error) {
+	st, err := stateOf(in, t)
+	if err != nil {
+		return nil, err
+	}
+	err = s.run(in, func(w *work) error {
+		bases, err := w.bases(st.key, lagrange)
+		if err != nil {
+			return err
+		}
+		return commit(w, st, bases)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// stageErr names the stage and partition in an error of step what.
+func stageErr(in *stages.Input, what string, err error) error {
+	return fmt.Errorf("stage %q partition %d: %s: %w", in.Stage, in.Partition, what, err)
+}
+
 // commitLRO is plonk.commit_lro: [L], [R], [O] (blinded), then γ and β.
 type commitLRO struct{ onDevice }
 
 func (s *commitLRO) Run(ctx context.Context, in *stages.Input) (any, error) {
-	st, err := stateOf(in, TypeSolved)
-	if err != nil {
-		return nil, err
-	}
-	k := st.key
-	err = s.run(in, func(w *work) error {
-		lag, err := w.bases(k, true)
-		if err != nil {
-			return err
-		}
+	st, err := s.commitStage(in, TypeSolved, true, func(w *work, st *State, lag device.G1Bases) error {
 		for i, p := range []struct {
 			v, b []fr.Element
 			name string
@@ -50,7 +68,7 @@ func (s *commitLRO) Run(ctx context.Context, in *stages.Input) (any, error) {
 			if err != nil {
 				return err
 			}
-			b := commitBlinding(k.n, p.b, k.PK.Kzg.G1)
+			b := commitBlinding(st.key.n, p.b, st.key.PK.Kzg.G1)
 			st.proof.LRO[i].Add(&c, &b)
 		}
 		return nil
@@ -58,15 +76,15 @@ func (s *commitLRO) Run(ctx context.Context, in *stages.Input) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := bindPublicData(st.fs, "gamma", k.VK, st.public); err != nil {
-		return nil, fmt.Errorf("stage %q partition %d: transcript: %w", in.Stage, in.Partition, err)
+	if err := bindPublicData(st.fs, "gamma", st.key.VK, st.public); err != nil {
+		return nil, stageErr(in, "transcript", err)
 	}
 	if st.gamma, err = deriveRandomness(st.fs, "gamma", &st.proof.LRO[0], &st.proof.LRO[1], &st.proof.LRO[2]); err != nil {
-		return nil, fmt.Errorf("stage %q partition %d: gamma: %w", in.Stage, in.Partition, err)
+		return nil, stageErr(in, "gamma", err)
 	}
 	b, err := st.fs.ComputeChallenge("beta")
 	if err != nil {
-		return nil, fmt.Errorf("stage %q partition %d: beta: %w", in.Stage, in.Partition, err)
+		return nil, stageErr(in, "beta", err)
 	}
 	st.beta.SetBytes(b)
 	return st, nil
@@ -76,21 +94,12 @@ func (s *commitLRO) Run(ctx context.Context, in *stages.Input) (any, error) {
 type commitZ struct{ onDevice }
 
 func (s *commitZ) Run(ctx context.Context, in *stages.Input) (any, error) {
-	st, err := stateOf(in, TypeRatio)
-	if err != nil {
-		return nil, err
-	}
-	k := st.key
-	err = s.run(in, func(w *work) error {
-		lag, err := w.bases(k, true)
-		if err != nil {
-			return err
-		}
+	st, err := s.commitStage(in, TypeRatio, true, func(w *work, st *State, lag device.G1Bases) error {
 		c, err := w.commit(ctx, lag, st.z, "z")
 		if err != nil {
 			return err
 		}
-		b := commitBlinding(k.n, st.bz, k.PK.Kzg.G1)
+		b := commitBlinding(st.key.n, st.bz, st.key.PK.Kzg.G1)
 		st.proof.Z.Add(&c, &b)
 		return nil
 	})
@@ -98,7 +107,7 @@ func (s *commitZ) Run(ctx context.Context, in *stages.Input) (any, error) {
 		return nil, err
 	}
 	if st.alpha, err = deriveRandomness(st.fs, "alpha", &st.proof.Z); err != nil {
-		return nil, fmt.Errorf("stage %q partition %d: alpha: %w", in.Stage, in.Partition, err)
+		return nil, stageErr(in, "alpha", err)
 	}
 	return st, nil
 }
@@ -136,7 +145,7 @@ func (s *quotient) Run(ctx context.Context, in *stages.Input) (any, error) {
 		return nil, err
 	}
 	if st.zeta, err = deriveRandomness(st.fs, "zeta", &st.proof.H[0], &st.proof.H[1], &st.proof.H[2]); err != nil {
-		return nil, fmt.Errorf("stage %q partition %d: zeta: %w", in.Stage, in.Partition, err)
+		return nil, stageErr(in, "zeta", err)
 	}
 	return st, nil
 }
@@ -426,15 +435,8 @@ func (s *quotient) numerator(ctx context.Context, w *work, st *State) error {
 type open struct{ onDevice }
 
 func (s *open) Run(ctx context.Context, in *stages.Input) (any, error) {
-	st, err := stateOf(in, TypeLinearized)
-	if err != nil {
-		return nil, err
-	}
-	err = s.run(in, func(w *work) error {
-		canon, err := w.bases(st.key, false)
-		if err != nil {
-			return err
-		}
+	st, err := s.commitStage(in, TypeLinearized, false, func(w *work, st *State, canon device.G1Bases) error {
+		var err error
 		if st.proof.ZShiftedOpening.H, err = w.commit(ctx, canon, st.zOpenQuotient, "z opening"); err != nil {
 			return err
 		}
@@ -452,15 +454,8 @@ func (s *open) Run(ctx context.Context, in *stages.Input) (any, error) {
 type batchOpen struct{ onDevice }
 
 func (s *batchOpen) Run(ctx context.Context, in *stages.Input) (any, error) {
-	st, err := stateOf(in, TypeFolded)
-	if err != nil {
-		return nil, err
-	}
-	err = s.run(in, func(w *work) error {
-		canon, err := w.bases(st.key, false)
-		if err != nil {
-			return err
-		}
+	st, err := s.commitStage(in, TypeFolded, false, func(w *work, st *State, canon device.G1Bases) error {
+		var err error
 		st.proof.BatchedProof.H, err = w.commit(ctx, canon, st.batchQuotient, "batched opening")
 		return err
 	})
