@@ -1,10 +1,6 @@
 package main
 
-import (
-	"os"
-	"strings"
-	"testing"
-)
+import "testing"
 
 // A PLONK run above an artificially small PROOFLANE_HOST_MEMORY stops
 // before anything is set up, naming the estimate and the limit: prove
@@ -12,20 +8,11 @@ import (
 func TestAPlonkRunAboveTheHostMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	keysDir := t.TempDir()
 	t.Setenv(hostMemEnvVariable, "1GiB")
-	rc, _, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/plonk.yaml", "--circuit", "chain", "--size", "2^18",
+	checkRefused(t, keysDir, "size 262144 with the key setup and 2 partitions at once needs about 3.1 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB",
+		"prove", "--pipeline", "../../pipelines/plonk.yaml", "--circuit", "chain", "--size", "2^18",
 		"--partitions", "2", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off")
-	want := "size 262144 with the key setup and 2 partitions at once needs about 3.1 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB"
-	if rc != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("prove: exit %d, stderr\n%s\nwant it to contain\n%s", rc, stderr, want)
-	}
-	rc, _, stderr = prooflane(t, "setup", "--pipeline", "../../pipelines/plonk.yaml", "--circuit", "chain", "--size", "2^18", "--keys", keysDir)
-	want = "size 262144 with the key setup needs about 2.1 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB"
-	if rc != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("setup: exit %d, stderr\n%s\nwant it to contain\n%s", rc, stderr, want)
-	}
-	if entries, _ := os.ReadDir(keysDir); len(entries) != 0 {
-		t.Errorf("the refused runs set keys up: %v", entries)
-	}
+	checkRefused(t, keysDir, "size 262144 with the key setup needs about 2.1 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB",
+		"setup", "--pipeline", "../../pipelines/plonk.yaml", "--circuit", "chain", "--size", "2^18", "--keys", keysDir)
 }
 
 // A PLONK run whose SRS and device steps cannot fit a device (an
@@ -34,21 +21,9 @@ func TestAPlonkRunAboveTheHostMemoryLimitStopsBeforeItStarts(t *testing.T) {
 // change; under a large enough limit it runs and says the estimate.
 func TestAPlonkRunAboveTheDeviceMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	keysDir := t.TempDir()
-	args := []string{"prove", "--pipeline", "../../pipelines/plonk.yaml", "--circuit", "chain", "--size", "2^8",
-		"--partitions", "2", "--set", "device_streams=2", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off"}
-	t.Setenv(deviceMemEnvVariable, "1MiB")
-	rc, _, stderr := prooflane(t, args...)
-	want := "prooflane prove: size 256 with 2 partition(s) on a device needs about 769 MiB of device memory (the kzg srs of a domain of 512 96.3 KiB, 2 device step(s) at once 1.6 MiB, context 768 MiB), " +
-		"more than the 1 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=1MiB): fewer device steps at once (device_streams is 2: --set device_streams=1) or a smaller --size, or PROOFLANE_SKIP_MEMCHECK=1 to try anyway"
-	if rc != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("exit %d, stderr\n%s\nwant\n%s", rc, stderr, want)
-	}
-	if entries, _ := os.ReadDir(keysDir); len(entries) != 0 {
-		t.Errorf("the refused run set keys up: %v", entries)
-	}
-	t.Setenv(deviceMemEnvVariable, "2GiB")
-	rc, _, stderr = prooflane(t, args...)
-	if rc != 0 || !strings.Contains(stderr, "prooflane prove: size 256 with 2 partition(s) on a device: about 769 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)") {
-		t.Errorf("under the limit: exit %d, stderr %q", rc, stderr)
-	}
+	checkDeviceLimit(t, keysDir, []string{"prove", "--pipeline", "../../pipelines/plonk.yaml", "--circuit", "chain", "--size", "2^8",
+		"--partitions", "2", "--set", "device_streams=2", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off"},
+		"prooflane prove: size 256 with 2 partition(s) on a device needs about 769 MiB of device memory (the kzg srs of a domain of 512 96.3 KiB, 2 device step(s) at once 1.6 MiB, context 768 MiB), "+
+			"more than the 1 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=1MiB): fewer device steps at once (device_streams is 2: --set device_streams=1) or a smaller --size, or PROOFLANE_SKIP_MEMCHECK=1 to try anyway",
+		"prooflane prove: size 256 with 2 partition(s) on a device: about 769 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)")
 }

@@ -14,21 +14,10 @@ func TestARunAboveTheDeviceMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	keysDir := t.TempDir()
 	args := []string{"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^8",
 		"--partitions", "1", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off"}
-	t.Setenv(deviceMemEnvVariable, "1MiB")
-	rc, _, stderr := prooflane(t, args...)
-	want := "prooflane prove: size 256 with 1 partition(s) on a device needs about 768 MiB of device memory (the proving key's bases 144 KiB, 1 resident partition(s) 160 KiB, context 768 MiB), " +
-		"more than the 1 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=1MiB): fewer partitions resident on a device (resident is 2: --set resident=1) or a smaller --size, or PROOFLANE_SKIP_MEMCHECK=1 to try anyway"
-	if rc != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("exit %d, stderr\n%s\nwant\n%s", rc, stderr, want)
-	}
-	if entries, _ := os.ReadDir(keysDir); len(entries) != 0 {
-		t.Errorf("the refused run set keys up: %v", entries)
-	}
-	t.Setenv(deviceMemEnvVariable, "2GiB")
-	rc, _, stderr = prooflane(t, args...)
-	if rc != 0 || !strings.Contains(stderr, "prooflane prove: size 256 with 1 partition(s) on a device: about 768 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)") {
-		t.Errorf("under the limit: exit %d, stderr %q", rc, stderr)
-	}
+	checkDeviceLimit(t, keysDir, args,
+		"prooflane prove: size 256 with 1 partition(s) on a device needs about 768 MiB of device memory (the proving key's bases 144 KiB, 1 resident partition(s) 160 KiB, context 768 MiB), "+
+			"more than the 1 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=1MiB): fewer partitions resident on a device (resident is 2: --set resident=1) or a smaller --size, or PROOFLANE_SKIP_MEMCHECK=1 to try anyway",
+		"prooflane prove: size 256 with 1 partition(s) on a device: about 768 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)")
 	t.Setenv(deviceMemEnvVariable, "lots")
 	if rc, _, stderr := prooflane(t, args...); rc != 1 || !strings.Contains(stderr, `PROOFLANE_DEVICE_MEMORY="lots": want a size in bytes`) {
 		t.Errorf("a bad limit: exit %d, stderr %q", rc, stderr)
@@ -41,13 +30,33 @@ func TestARunAboveTheDeviceMemoryLimitStopsBeforeItStarts(t *testing.T) {
 func TestARunAboveTheHostMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	keysDir := t.TempDir()
 	t.Setenv(hostMemEnvVariable, "1GiB")
-	rc, _, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^18",
+	checkRefused(t, keysDir, "size 262144 with the key setup and 2 partitions at once needs about 1.2 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB",
+		"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^18",
 		"--partitions", "2", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off")
-	want := "size 262144 with the key setup and 2 partitions at once needs about 1.2 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB"
+}
+
+// checkRefused runs prooflane with args and checks that it exits 1
+// saying want, having set nothing up in keysDir.
+func checkRefused(t *testing.T, keysDir, want string, args ...string) {
+	t.Helper()
+	rc, _, stderr := prooflane(t, args...)
 	if rc != 1 || !strings.Contains(stderr, want) {
-		t.Errorf("exit %d, stderr\n%s\nwant it to contain\n%s", rc, stderr, want)
+		t.Errorf("%s: exit %d, stderr\n%s\nwant it to contain\n%s", args[0], rc, stderr, want)
 	}
 	if entries, _ := os.ReadDir(keysDir); len(entries) != 0 {
-		t.Errorf("the refused run set keys up: %v", entries)
+		t.Errorf("%s: the refused run set keys up: %v", args[0], entries)
+	}
+}
+
+// checkDeviceLimit runs prooflane with args under a device memory limit
+// of 1 MiB, which it must refuse saying refused (checkRefused), then of
+// 2 GiB, under which it must run saying under.
+func checkDeviceLimit(t *testing.T, keysDir string, args []string, refused, under string) {
+	t.Helper()
+	t.Setenv(deviceMemEnvVariable, "1MiB")
+	checkRefused(t, keysDir, refused, args...)
+	t.Setenv(deviceMemEnvVariable, "2GiB")
+	if rc, _, stderr := prooflane(t, args...); rc != 0 || !strings.Contains(stderr, under) {
+		t.Errorf("under the limit: exit %d, stderr %q", rc, stderr)
 	}
 }
