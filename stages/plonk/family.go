@@ -324,11 +324,7 @@ func (v *verifier) Verify(partition int, f family.Files) error {
 	if partition < 0 || partition >= v.partitions {
 		return fmt.Errorf("plonk partition %d of %d", partition, v.partitions)
 	}
-	w, err := circuits.Witness(v.inst.Assignment(circuits.PartitionSeed(v.seed, partition)))
-	if err != nil {
-		return err
-	}
-	pub, err := w.Public()
+	pub, err := circuits.PartitionPublic(v.inst, v.seed, partition)
 	if err != nil {
 		return err
 	}

@@ -88,6 +88,36 @@ func TestPartitionsGetDifferentWitnesses(t *testing.T) {
 	}
 }
 
+// A partition's public witness is the public part of its full witness,
+// and another partition's differs from it.
+func TestPartitionPublicIsThePartitionsWitnessesPublicPart(t *testing.T) {
+	for _, name := range Names() {
+		inst, err := New(name, 1<<8)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := Witness(inst.Assignment(PartitionSeed(5, 2)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pub, err := w.Public()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, _ := pub.MarshalBinary()
+		for p, same := range map[int]bool{2: true, 3: false} {
+			got, err := PartitionPublic(inst, 5, p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := got.MarshalBinary()
+			if (string(b) == string(want)) != same {
+				t.Errorf("%s: partition %d's public witness equal to partition 2's: %v, want %v", name, p, !same, same)
+			}
+		}
+	}
+}
+
 func TestSHA256NativeChainIsSHA256(t *testing.T) {
 	h := [8]uint32{1, 2, 3, 4, 5, 6, 7, 0xdeadbeef}
 	got := sha256ChainNative(h, 128)

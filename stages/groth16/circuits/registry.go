@@ -96,6 +96,17 @@ func PartitionSeed(job uint64, p int) uint64 {
 	return r.Uint64()
 }
 
+// PartitionPublic returns the public witness of partition p of a job of
+// inst seeded with job: what a verifier checks that partition's proof
+// against.
+func PartitionPublic(inst Instance, job uint64, p int) (witness.Witness, error) {
+	w, err := Witness(inst.Assignment(PartitionSeed(job, p)))
+	if err != nil {
+		return nil, err
+	}
+	return w.Public()
+}
+
 func rng(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, 0x70726f6f666c616e))
 }
