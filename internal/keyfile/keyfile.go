@@ -7,6 +7,9 @@
 // The trailer is the magic "prooflane crc32c", the length of the bytes
 // before it (8 bytes, big endian) and their CRC-32C (Castagnoli, 4 bytes,
 // big endian): TrailerLen bytes.
+//
+// Lock orders a cache's processes by an advisory lock file an entry, and
+// LoadOrMake is the load-or-setup both caches run under it.
 package keyfile
 
 import (

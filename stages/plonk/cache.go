@@ -3,7 +3,6 @@ package plonk
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -97,30 +96,31 @@ func (c Cache) LoadOrSetupSystem(circuit string, size int, spr *cs.SparseR1CS, l
 	if log == nil {
 		log = io.Discard
 	}
-	k, err := c.loadShared(circuit, size, spr, log)
-	if !errors.Is(err, ErrNotCached) {
-		return k, err
-	}
+	return keyfile.LoadOrMake(c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir,
+		func() (*Key, error) { return c.load(circuit, size, spr) },
+		func(error) (*Key, error) {
+			fmt.Fprintf(log, "plonk setup: circuit %s, size %d, an unsafe kzg srs (for tests and benchmarks) into %s\n", circuit, size, c.Path(circuit, size))
+			k, err := UnsafeSetup(circuit, spr)
+			if err != nil {
+				return nil, err
+			}
+			return k, c.save(k, size)
+		})
+}
+
+// mkdir makes the cache's directory.
+func (c Cache) mkdir() error {
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("plonk key cache %s: %w", c.Dir, err)
+		return fmt.Errorf("plonk key cache %s: %w", c.Dir, err)
 	}
-	defer keyfile.Lock(c.lockPath(circuit, size), true, c.waiting(circuit, size, log))()
-	k, err = c.load(circuit, size, spr)
-	if !errors.Is(err, ErrNotCached) {
-		return k, err
-	}
-	fmt.Fprintf(log, "plonk setup: circuit %s, size %d, an unsafe kzg srs (for tests and benchmarks) into %s\n", circuit, size, c.Path(circuit, size))
-	if k, err = UnsafeSetup(circuit, spr); err != nil {
-		return nil, err
-	}
-	return k, c.save(k, size)
+	return nil
 }
 
 // Save writes k as the key of its circuit at size, under the key file's
 // exclusive lock.
 func (c Cache) Save(k *Key, size int) error {
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return fmt.Errorf("plonk key cache %s: %w", c.Dir, err)
+	if err := c.mkdir(); err != nil {
+		return err
 	}
 	defer keyfile.Lock(c.lockPath(k.Circuit, size), true, nil)()
 	return c.save(k, size)
@@ -139,13 +139,6 @@ func (c Cache) save(k *Key, size int) error {
 
 // lockPath is the lock file of circuit's key at size, beside it.
 func (c Cache) lockPath(circuit string, size int) string { return c.Path(circuit, size) + ".lock" }
-
-// loadShared is load under the key file's shared lock, saying on log when
-// it waits for a process that is making the key.
-func (c Cache) loadShared(circuit string, size int, spr *cs.SparseR1CS, log io.Writer) (*Key, error) {
-	defer keyfile.Lock(c.lockPath(circuit, size), false, c.waiting(circuit, size, log))()
-	return c.load(circuit, size, spr)
-}
 
 // waiting returns the message keyfile.Lock gives when another process
 // holds the key's lock: one making the key, which can take minutes.

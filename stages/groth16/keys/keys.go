@@ -62,6 +62,7 @@ import (
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
 	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
@@ -369,11 +370,19 @@ func checkVKLengths(b []byte) error {
 
 // Save writes s to the cache, creating the directory.
 func (c Cache) Save(s *Set) error {
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return fmt.Errorf("key cache: %w", err)
+	if err := c.mkdir(); err != nil {
+		return err
 	}
 	defer lockFile(c.lockPath(s.Circuit, s.Size), true, nil)()
 	return c.save(s)
+}
+
+// mkdir makes the cache's directory.
+func (c Cache) mkdir() error {
+	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
+		return fmt.Errorf("key cache: %w", err)
+	}
+	return nil
 }
 
 // save writes s's files; the caller holds the exclusive lock. It first
@@ -406,36 +415,26 @@ func (c Cache) LoadOrSetupOn(ctx context.Context, circuit string, size int, be d
 	if log == nil {
 		log = io.Discard
 	}
-	s, err := c.loadLogged(circuit, size, log)
-	if err == nil || !errors.Is(err, ErrNotCached) {
-		return s, err
-	}
-	// Set up under the exclusive lock, after loading again: another
-	// process may have set the keys up while this one waited.
-	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
-		return nil, fmt.Errorf("key cache: %w", err)
-	}
-	defer lockFile(c.lockPath(circuit, size), true, c.waiting(circuit, size, log))()
-	s, err = c.load(circuit, size)
-	if err == nil || !errors.Is(err, ErrNotCached) {
-		return s, err
-	}
-	rp, _, _ := c.Paths(circuit, size)
-	if _, statErr := os.Stat(rp); statErr == nil {
-		// Some files are there, some are not: don't overwrite silently.
-		return nil, err
-	}
-	fmt.Fprintf(log, "no keys cached for circuit %q size %d in %s: running setup (once)\n", circuit, size, c.Dir)
-	start := time.Now()
-	s, err = SetupOn(ctx, circuit, size, be, log)
-	if err != nil {
-		return nil, err
-	}
-	if err := c.save(s); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "setup done in %.1fs: %d constraints, keys in %s\n", time.Since(start).Seconds(), s.R1CS.GetNbConstraints(), c.Dir)
-	return s, nil
+	load := func() (*Set, error) { return c.load(circuit, size) }
+	return keyfile.LoadOrMake(c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir, load,
+		func(notCached error) (*Set, error) {
+			rp, _, _ := c.Paths(circuit, size)
+			if _, statErr := os.Stat(rp); statErr == nil {
+				// Some files are there, some are not: don't overwrite silently.
+				return nil, notCached
+			}
+			fmt.Fprintf(log, "no keys cached for circuit %q size %d in %s: running setup (once)\n", circuit, size, c.Dir)
+			start := time.Now()
+			s, err := SetupOn(ctx, circuit, size, be, log)
+			if err != nil {
+				return nil, err
+			}
+			if err := c.save(s); err != nil {
+				return nil, err
+			}
+			fmt.Fprintf(log, "setup done in %.1fs: %d constraints, keys in %s\n", time.Since(start).Seconds(), s.R1CS.GetNbConstraints(), c.Dir)
+			return s, nil
+		})
 }
 
 // SetupLogged is Setup, saying on log (when not nil) how long it has been

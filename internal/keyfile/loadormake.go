@@ -1,0 +1,35 @@
+package keyfile
+
+import "errors"
+
+// LoadOrMake is a key cache's load-or-setup of one entry, ordered by the
+// entry's lock file so that concurrent processes run one setup: load
+// under the shared lock; when that fails with notCached, prepare (make
+// the cache's directory, where the lock file goes), take the lock
+// exclusive and load again (another process may have made the entry
+// while this one waited), and only when that still fails with notCached,
+// make the entry (make gets that error, and writes the entry before it
+// returns). waiting is called when another process holds the lock. Any
+// other error of load or prepare is returned as it is.
+func LoadOrMake[T any](lock string, waiting func(), notCached error, prepare func() error,
+	load func() (T, error), make func(notCachedErr error) (T, error)) (T, error) {
+	v, err := sharedLoad(lock, waiting, load)
+	if !errors.Is(err, notCached) {
+		return v, err
+	}
+	if err := prepare(); err != nil {
+		var none T
+		return none, err
+	}
+	defer Lock(lock, true, waiting)()
+	if v, err = load(); !errors.Is(err, notCached) {
+		return v, err
+	}
+	return make(err)
+}
+
+// sharedLoad is load under lock's shared lock.
+func sharedLoad[T any](lock string, waiting func(), load func() (T, error)) (T, error) {
+	defer Lock(lock, false, waiting)()
+	return load()
+}
