@@ -115,6 +115,22 @@ func startProcEnv(t *testing.T, env []string, args ...string) *proc {
 	return p
 }
 
+// awaitURL returns the first URL the process prints that starts with
+// prefix, failing the test if the process is not there first.
+func (p *proc) awaitURL(t *testing.T, prefix string) string {
+	t.Helper()
+	for {
+		select {
+		case u := <-p.url:
+			if strings.HasPrefix(u, prefix) {
+				return u
+			}
+		case <-t.Context().Done():
+			t.Fatalf("%s did not start", p.cmd.Args[1])
+		}
+	}
+}
+
 func (p *proc) kill(t *testing.T) {
 	t.Helper()
 	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
@@ -140,35 +156,28 @@ func serveProc(t *testing.T, data string, natsPort int) (*proc, prooflanev1conne
 	t.Helper()
 	p := startProc(t, "serve", "--workers", "0", "--addr", "127.0.0.1:0", "--data", data,
 		"--nats-listen", "127.0.0.1:"+strconv.Itoa(natsPort), "--ack-wait", "2s")
-	var api string
-	for api == "" {
-		select {
-		case u := <-p.url:
-			if strings.HasPrefix(u, "http") {
-				api = u
-			}
-		case <-t.Context().Done():
-			t.Fatal("serve did not start")
-		}
-	}
-	return p, prooflanev1connect.NewProverServiceClient(http.DefaultClient, api)
+	return p, prooflanev1connect.NewProverServiceClient(http.DefaultClient, p.awaitURL(t, "http"))
 }
 
+// awaitJobOf returns a job's final message from cl, failing the test on
+// an error.
 func awaitJobOf(t *testing.T, cl prooflanev1connect.ProverServiceClient, id string) *pb.AwaitResponse {
 	t.Helper()
-	stream, err := cl.Await(context.Background(), connect.NewRequest(&pb.AwaitRequest{JobId: id}))
+	last, err := awaitJob(cl, id)
 	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Close()
-	var last *pb.AwaitResponse
-	for stream.Receive() {
-		last = stream.Msg()
-	}
-	if err := stream.Err(); err != nil {
 		t.Fatalf("job %s: %v", id, err)
 	}
 	return last
+}
+
+// bearer is an HTTP transport that sends a bearer token with every
+// request.
+type bearer string
+
+func (tok bearer) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(tok))
+	return http.DefaultTransport.RoundTrip(r)
 }
 
 func TestFiftyJobsCompleteWhenAWorkerIsKilledMidJob(t *testing.T) {
@@ -299,14 +308,7 @@ func TestServeOverTLSWithATokenServesOnlyTheTokensHolder(t *testing.T) {
 	}
 	p := startProc(t, "serve", "--addr", "127.0.0.1:0", "--data", filepath.Join(dir, "data"), "--keys", keysDir,
 		"--nats-listen", "none", "--tls-cert", cert, "--tls-key", key, "--token-file", tokFile)
-	var url string
-	for !strings.HasPrefix(url, "https://") {
-		select {
-		case url = <-p.url:
-		case <-t.Context().Done():
-			t.Fatal("serve did not start")
-		}
-	}
+	url := p.awaitURL(t, "https://")
 	out := filepath.Join(dir, "proofs")
 	client := func(token string, args ...string) (string, error) {
 		cmd := exec.Command(binary, append(args, "--addr", url, "--ca", cert, "--token-file", token)...)
@@ -353,37 +355,13 @@ func TestServeOnAnExternalNATS(t *testing.T) {
 	defer ns.Shutdown()
 	keysDir := t.TempDir()
 	p := startProcEnv(t, []string{"PROOFLANE_TOKEN=nats-secret"}, "serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--keys", keysDir, "--data", t.TempDir())
-	var api string
-	for !strings.HasPrefix(api, "http") {
-		select {
-		case api = <-p.url:
-		case <-t.Context().Done():
-			t.Fatal("serve did not start")
-		}
-	}
-	cl := prooflanev1connect.NewProverServiceClient(http.DefaultClient, api)
+	cl := prooflanev1connect.NewProverServiceClient(&http.Client{Transport: bearer("nats-secret")}, p.awaitURL(t, "http"))
 	spec := testSpec(77)
-	req := connect.NewRequest(&pb.SubmitRequest{Spec: spec})
-	req.Header().Set("Authorization", "Bearer nats-secret")
-	resp, err := cl.Submit(context.Background(), req)
+	resp, err := cl.Submit(context.Background(), connect.NewRequest(&pb.SubmitRequest{Spec: spec}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	areq := connect.NewRequest(&pb.AwaitRequest{JobId: resp.Msg.JobId})
-	areq.Header().Set("Authorization", "Bearer nats-secret")
-	stream, err := cl.Await(context.Background(), areq)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer stream.Close()
-	var last *pb.AwaitResponse
-	for stream.Receive() {
-		last = stream.Msg()
-	}
-	if err := stream.Err(); err != nil {
-		t.Fatal(err)
-	}
-	verifyProofs(t, keysDir, spec, last.Proofs)
+	verifyProofs(t, keysDir, spec, awaitJobOf(t, cl, resp.Msg.JobId).Proofs)
 	// The streams are the external server's.
 	nc, err := Connect(ns.ClientURL(), nil, "nats-secret", "test")
 	if err != nil {

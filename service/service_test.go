@@ -143,8 +143,21 @@ func (h *harness) status(id string) *pb.JobStatus {
 }
 
 // await returns a job's final message, or its error.
-func (h *harness) await(id string) (*pb.AwaitResponse, error) {
-	stream, err := h.client.Await(context.Background(), connect.NewRequest(&pb.AwaitRequest{JobId: id}))
+func (h *harness) await(id string) (*pb.AwaitResponse, error) { return awaitJob(h.client, id) }
+
+// awaitVerified awaits a job of spec and checks its proofs.
+func (h *harness) awaitVerified(id string, spec *pb.JobSpec) {
+	h.t.Helper()
+	res, err := h.await(id)
+	if err != nil {
+		h.t.Fatalf("job %s: %v", id, err)
+	}
+	verifyProofs(h.t, h.keys, spec, res.Proofs)
+}
+
+// awaitJob returns a job's final message from cl, or its error.
+func awaitJob(cl prooflanev1connect.ProverServiceClient, id string) (*pb.AwaitResponse, error) {
+	stream, err := cl.Await(context.Background(), connect.NewRequest(&pb.AwaitRequest{JobId: id}))
 	if err != nil {
 		return nil, err
 	}
@@ -154,6 +167,18 @@ func (h *harness) await(id string) (*pb.AwaitResponse, error) {
 		last = stream.Msg()
 	}
 	return last, stream.Err()
+}
+
+// engineRunner returns a runner of its own on a one-device CPU backend,
+// with the harness's key cache, closed when the test ends.
+func (h *harness) engineRunner() *EngineRunner {
+	be, err := cpu.New(1)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	r := &EngineRunner{KeysDir: h.keys, Backend: be}
+	h.t.Cleanup(func() { r.Close(); be.Close() })
+	return r
 }
 
 // waitFor polls until cond holds; it gives up after two minutes (a guard
@@ -208,6 +233,9 @@ type gatedRunner struct {
 	Runner
 	gate chan struct{}
 }
+
+// gated returns r behind a closed gate.
+func gated(r Runner) *gatedRunner { return &gatedRunner{Runner: r, gate: make(chan struct{})} }
 
 func (g *gatedRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error) {
 	select {
@@ -288,14 +316,7 @@ func TestMemoryBudgetOfTwoJobsHoldsTheThirdUntilOneEnds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := cpu.New(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	inner := &EngineRunner{KeysDir: h.keys, Backend: be}
-	defer inner.Close()
-	gr := &gatedRunner{Runner: inner, gate: make(chan struct{})}
+	gr := gated(h.engineRunner())
 	h.start(WorkerConfig{Name: "w1", Slots: 3, Budget: 2*est + est/2, Runner: gr})
 	ids := []string{h.submit(testSpec(1), 0), h.submit(testSpec(2), 0), h.submit(testSpec(3), 0)}
 	count := func(state pb.JobState) int {
@@ -312,11 +333,7 @@ func TestMemoryBudgetOfTwoJobsHoldsTheThirdUntilOneEnds(t *testing.T) {
 	})
 	close(gr.gate)
 	for i, id := range ids {
-		res, err := h.await(id)
-		if err != nil {
-			t.Fatalf("job %d: %v", i, err)
-		}
-		verifyProofs(t, h.keys, testSpec(uint64(i+1)), res.Proofs)
+		h.awaitVerified(id, testSpec(uint64(i+1)))
 	}
 }
 
@@ -443,14 +460,7 @@ func TestAJobOfAnotherFamilyRunsAndVerifies(t *testing.T) {
 // runs on the same one-slot worker.
 func TestCancelStopsARunningJobAndFreesItsSlot(t *testing.T) {
 	h := newHarness(t, "")
-	be, err := cpu.New(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	inner := &EngineRunner{KeysDir: h.keys, Backend: be}
-	defer inner.Close()
-	gr := &gatedRunner{Runner: inner, gate: make(chan struct{})}
+	gr := gated(h.engineRunner())
 	h.start(WorkerConfig{Name: "w1", Slots: 1, Runner: gr})
 	first := h.submit(testSpec(1), 0)
 	waitFor(t, "the first job running", func() bool { return h.status(first).State == pb.JobState_JOB_STATE_RUNNING })
@@ -462,15 +472,11 @@ func TestCancelStopsARunningJobAndFreesItsSlot(t *testing.T) {
 		t.Errorf("cancelled running job: %v", err)
 	}
 	close(gr.gate)
-	res, err := h.await(second)
-	if err != nil {
-		t.Fatal(err)
-	}
-	verifyProofs(t, h.keys, testSpec(2), res.Proofs)
+	h.awaitVerified(second, testSpec(2))
 	if s := h.status(first); s.State != pb.JobState_JOB_STATE_CANCELLED {
 		t.Errorf("first job %v after the second ran, want cancelled", s.State)
 	}
-	_, err = h.client.Cancel(context.Background(), connect.NewRequest(&pb.CancelRequest{JobId: second}))
+	_, err := h.client.Cancel(context.Background(), connect.NewRequest(&pb.CancelRequest{JobId: second}))
 	if connect.CodeOf(err) != connect.CodeFailedPrecondition || !strings.Contains(err.Error(), "already ended: done") {
 		t.Errorf("cancel of a done job: %v", err)
 	}
@@ -574,14 +580,7 @@ func TestCriticalJobOvertakesALowerJobWaitingForMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	be, err := cpu.New(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	inner := &EngineRunner{KeysDir: h.keys, Backend: be}
-	defer inner.Close()
-	gr := &gatedRunner{Runner: inner, gate: make(chan struct{})}
+	gr := gated(h.engineRunner())
 	h.start(WorkerConfig{Name: "w1", Slots: 2, Budget: est + est/2, Runner: gr})
 	running := h.submit(testSpec(1), pb.Priority_PRIORITY_NORMAL)
 	waitFor(t, "the first job running", func() bool { return h.status(running).State == pb.JobState_JOB_STATE_RUNNING })
@@ -591,11 +590,7 @@ func TestCriticalJobOvertakesALowerJobWaitingForMemory(t *testing.T) {
 	waitFor(t, "the critical job admitting", func() bool { return h.status(crit).State == pb.JobState_JOB_STATE_ADMITTING })
 	close(gr.gate)
 	for i, id := range []string{running, waiting, crit} {
-		res, err := h.await(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		verifyProofs(t, h.keys, testSpec(uint64(i+1)), res.Proofs)
+		h.awaitVerified(id, testSpec(uint64(i+1)))
 	}
 	if c, n := h.status(crit), h.status(waiting); c.StartSeq != 2 || n.StartSeq != 3 || n.Deliveries < 2 {
 		t.Errorf("critical started %d-th, the waiting normal job %d-th after %d deliveries; want 2, 3 and at least 2", c.StartSeq, n.StartSeq, n.Deliveries)
@@ -606,13 +601,7 @@ func TestCriticalJobOvertakesALowerJobWaitingForMemory(t *testing.T) {
 // time: the second waits in ADMITTING, then runs.
 func TestDeviceBudgetHoldsAJobUntilTheDeviceHasRoom(t *testing.T) {
 	h := newHarness(t, "")
-	be, err := cpu.New(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	inner := &EngineRunner{KeysDir: h.keys, Backend: be}
-	defer inner.Close()
+	inner := h.engineRunner()
 	est, err := inner.Estimate(Spec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Partitions: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -620,7 +609,7 @@ func TestDeviceBudgetHoldsAJobUntilTheDeviceHasRoom(t *testing.T) {
 	if est.Device == 0 {
 		t.Fatal("no device estimate for a groth16 job")
 	}
-	gr := &gatedRunner{Runner: inner, gate: make(chan struct{})}
+	gr := gated(inner)
 	h.start(WorkerConfig{Name: "w1", Slots: 2, DeviceBudget: est.Device + est.Device/2, Runner: gr})
 	first := h.submit(testSpec(1), 0)
 	waitFor(t, "the first job running", func() bool { return h.status(first).State == pb.JobState_JOB_STATE_RUNNING })
@@ -631,11 +620,7 @@ func TestDeviceBudgetHoldsAJobUntilTheDeviceHasRoom(t *testing.T) {
 	}
 	close(gr.gate)
 	for i, id := range []string{first, second} {
-		res, err := h.await(id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		verifyProofs(t, h.keys, testSpec(uint64(i+1)), res.Proofs)
+		h.awaitVerified(id, testSpec(uint64(i+1)))
 	}
 	// A job whose estimate is above the whole device budget fails at once.
 	h2 := newHarness(t, "")
@@ -674,17 +659,11 @@ func TestAPlonkJobRunsAndPassesItsFamilysVerifier(t *testing.T) {
 // --max-deliveries, saying so, instead of going round for ever.
 func TestAJobDeliveredTooOftenFailsSayingSo(t *testing.T) {
 	h := newHarness(t, "")
-	be, err := cpu.New(1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer be.Close()
-	inner := &EngineRunner{KeysDir: h.keys, Backend: be}
-	defer inner.Close()
+	inner := h.engineRunner()
 	id := h.submit(testSpec(1), 0)
 	for i := 1; i <= 2; i++ {
 		// A worker that never finishes the job, stopped while it runs it.
-		stop := h.startStoppable(WorkerConfig{Name: fmt.Sprintf("w%d", i), MaxDeliveries: 2, Runner: &gatedRunner{Runner: inner, gate: make(chan struct{})}})
+		stop := h.startStoppable(WorkerConfig{Name: fmt.Sprintf("w%d", i), MaxDeliveries: 2, Runner: gated(inner)})
 		waitFor(t, "the job running", func() bool {
 			s := h.status(id)
 			return s.State == pb.JobState_JOB_STATE_RUNNING && s.Deliveries == uint32(i)
@@ -692,7 +671,7 @@ func TestAJobDeliveredTooOftenFailsSayingSo(t *testing.T) {
 		stop()
 	}
 	h.start(WorkerConfig{Name: "w3", MaxDeliveries: 2, Runner: inner})
-	_, err = h.await(id)
+	_, err := h.await(id)
 	if connect.CodeOf(err) != connect.CodeAborted || !strings.Contains(err.Error(), "handed to workers 2 times without an end (limit 2)") {
 		t.Errorf("await: %v", err)
 	}
