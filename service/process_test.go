@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"connectrpc.com/connect"
+	"github.com/nats-io/nats-server/v2/server"
 	"go.uber.org/goleak"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
@@ -348,11 +349,7 @@ func TestServeOnAnExternalNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Host: "127.0.0.1", Port: 0, Token: "nats-secret"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ns.Shutdown()
+	ns := natsWithToken(t, "nats-secret")
 	keysDir := t.TempDir()
 	p := startProcEnv(t, []string{"PROOFLANE_TOKEN=nats-secret"}, "serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--keys", keysDir, "--data", t.TempDir())
 	cl := prooflanev1connect.NewProverServiceClient(&http.Client{Transport: bearer("nats-secret")}, p.awaitURL(t, "http"))
@@ -377,16 +374,24 @@ func TestServeOnAnExternalNATS(t *testing.T) {
 	}
 }
 
+// natsWithToken starts a NATS server of the test's own, on loopback,
+// that wants token; it is shut down when the test ends.
+func natsWithToken(t *testing.T, token string) *server.Server {
+	t.Helper()
+	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Host: "127.0.0.1", Port: 0, Token: token})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(ns.Shutdown)
+	return ns
+}
+
 // A NATS server that refuses the token is an error at once, not a hang.
 func TestWrongNATSTokenIsAnErrorNotAHang(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Host: "127.0.0.1", Port: 0, Token: "nats-secret"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ns.Shutdown()
+	ns := natsWithToken(t, "nats-secret")
 	for _, args := range [][]string{
 		{"serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--data", t.TempDir()},
 		{"worker", "--nats", ns.ClientURL()},

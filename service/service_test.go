@@ -169,6 +169,16 @@ func awaitJob(cl prooflanev1connect.ProverServiceClient, id string) (*pb.AwaitRe
 	return last, stream.Err()
 }
 
+// hostEstimate is the host memory estimate of a test job.
+func (h *harness) hostEstimate() uint64 {
+	h.t.Helper()
+	est, err := EstimateHost(Spec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Partitions: 1}, h.keys)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	return est
+}
+
 // engineRunner returns a runner of its own on a one-device CPU backend,
 // with the harness's key cache, closed when the test ends.
 func (h *harness) engineRunner() *EngineRunner {
@@ -312,10 +322,7 @@ func TestCriticalJobStartsBeforeEveryQueuedNormalJob(t *testing.T) {
 
 func TestMemoryBudgetOfTwoJobsHoldsTheThirdUntilOneEnds(t *testing.T) {
 	h := newHarness(t, "")
-	est, err := EstimateHost(Spec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Partitions: 1}, h.keys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	est := h.hostEstimate()
 	gr := gated(h.engineRunner())
 	h.start(WorkerConfig{Name: "w1", Slots: 3, Budget: 2*est + est/2, Runner: gr})
 	ids := []string{h.submit(testSpec(1), 0), h.submit(testSpec(2), 0), h.submit(testSpec(3), 0)}
@@ -576,10 +583,7 @@ func TestLargeInputsAndProofsGoThroughTheObjectStore(t *testing.T) {
 // CRITICAL one waits only for the job running.
 func TestCriticalJobOvertakesALowerJobWaitingForMemory(t *testing.T) {
 	h := newHarness(t, "")
-	est, err := EstimateHost(Spec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Partitions: 1}, h.keys)
-	if err != nil {
-		t.Fatal(err)
-	}
+	est := h.hostEstimate()
 	gr := gated(h.engineRunner())
 	h.start(WorkerConfig{Name: "w1", Slots: 2, Budget: est + est/2, Runner: gr})
 	running := h.submit(testSpec(1), pb.Priority_PRIORITY_NORMAL)
