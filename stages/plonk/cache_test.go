@@ -33,14 +33,7 @@ func TestKeyCacheSavesLoadsAndRefusesCorruptFiles(t *testing.T) {
 		t.Fatalf("loaded key %s, saved %s", k.Name, made.Name)
 	}
 	ws := witnesses(t, inst, 1, 3, -1)
-	job, err := plonk.NewJob(k, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proofs, err := prove(t, "plonk", job)
-	if err != nil {
-		t.Fatal(err)
-	}
+	proofs := proveJob(t, k, ws)
 	if err := verify(t, made, ws[0], proofs[0]); err != nil {
 		t.Fatalf("a proof made with the loaded key, checked against the saved one: %v", err)
 	}
@@ -104,14 +97,7 @@ func TestReadSRSReadsGnarkSerializationAndBoundsItsCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := witnesses(t, kd.inst, 1, 9, -1)
-	job, err := plonk.NewJob(k, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proofs, err := prove(t, "plonk", job)
-	if err != nil {
-		t.Fatal(err)
-	}
+	proofs := proveJob(t, k, ws)
 	if err := verify(t, k, ws[0], proofs[0]); err != nil {
 		t.Fatalf("a proof on a key from a read srs: %v", err)
 	}

@@ -84,6 +84,21 @@ func prove(t testing.TB, pipeline string, job *plonk.Job) (map[int]*gplonk.Proof
 	return proveOn(t, pipeline, job, be)
 }
 
+// proveJob proves ws with k on the plonk pipeline, failing the test on
+// an error.
+func proveJob(t testing.TB, k *plonk.Key, ws []witness.Witness) map[int]*gplonk.Proof {
+	t.Helper()
+	job, err := plonk.NewJob(k, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proofs, err := prove(t, "plonk", job)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return proofs
+}
+
 // proveOn is prove on a backend of the caller's, which it closes.
 func proveOn(t testing.TB, pipeline string, job *plonk.Job, be device.Backend) (map[int]*gplonk.Proof, error) {
 	t.Helper()
@@ -165,14 +180,7 @@ func TestSmallestCircuitsProveWithTheQuotientOn8n(t *testing.T) {
 	for _, size := range []int{2, 3} {
 		kd := keyOf(t, "chain", size)
 		ws := witnesses(t, kd.inst, 1, 2, -1)
-		job, err := plonk.NewJob(kd.key, ws)
-		if err != nil {
-			t.Fatal(err)
-		}
-		proofs, err := prove(t, "plonk", job)
-		if err != nil {
-			t.Fatal(err)
-		}
+		proofs := proveJob(t, kd.key, ws)
 		if err := verify(t, kd.key, ws[0], proofs[0]); err != nil {
 			t.Errorf("chain of size %d (domain %d): %v", size, kd.key.DomainSize(), err)
 		}
@@ -182,14 +190,7 @@ func TestSmallestCircuitsProveWithTheQuotientOn8n(t *testing.T) {
 func TestTamperedProofAndWrongKeyAreRejected(t *testing.T) {
 	kd := keyOf(t, "chain", 200)
 	ws := witnesses(t, kd.inst, 1, 11, -1)
-	job, err := plonk.NewJob(kd.key, ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	proofs, err := prove(t, "plonk", job)
-	if err != nil {
-		t.Fatal(err)
-	}
+	proofs := proveJob(t, kd.key, ws)
 	pr := proofs[0]
 	if err := verify(t, kd.key, ws[0], pr); err != nil {
 		t.Fatalf("untampered proof: %v", err)
