@@ -181,6 +181,24 @@ func (tok bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 	return http.DefaultTransport.RoundTrip(r)
 }
 
+// submitJobs submits n test jobs, seeded first, first+1 and on, and
+// returns their ids in that order and the spec of each.
+func submitJobs(t *testing.T, cl prooflanev1connect.ProverServiceClient, first uint64, n int) ([]string, map[string]*pb.JobSpec) {
+	t.Helper()
+	var ids []string
+	specs := map[string]*pb.JobSpec{}
+	for i := range n {
+		spec := testSpec(first + uint64(i))
+		resp, err := cl.Submit(context.Background(), connect.NewRequest(&pb.SubmitRequest{Spec: spec}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, resp.Msg.JobId)
+		specs[resp.Msg.JobId] = spec
+	}
+	return ids, specs
+}
+
 func TestFiftyJobsCompleteWhenAWorkerIsKilledMidJob(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
@@ -192,17 +210,7 @@ func TestFiftyJobsCompleteWhenAWorkerIsKilledMidJob(t *testing.T) {
 	worker := func(name string) *proc {
 		return startProc(t, "worker", "--nats", nats, "--keys", keysDir, "--workers", "2", "--name", name, "--ack-wait", "2s")
 	}
-	specs := map[string]*pb.JobSpec{}
-	var ids []string
-	for i := range 50 {
-		spec := testSpec(uint64(1000 + i))
-		resp, err := cl.Submit(context.Background(), connect.NewRequest(&pb.SubmitRequest{Spec: spec}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, resp.Msg.JobId)
-		specs[resp.Msg.JobId] = spec
-	}
+	ids, specs := submitJobs(t, cl, 1000, 50)
 	victim := worker("victim")
 	worker("survivor")
 	// Kill the victim while it runs a job: that job must go to the
@@ -243,15 +251,7 @@ func TestServeKilledAndRestartedLosesNoAcceptedJob(t *testing.T) {
 	dir, keysDir := t.TempDir(), t.TempDir()
 	natsPort := freePort(t)
 	serve, cl := serveProc(t, dir, natsPort)
-	specs := map[string]*pb.JobSpec{}
-	for i := range 10 {
-		spec := testSpec(uint64(2000 + i))
-		resp, err := cl.Submit(context.Background(), connect.NewRequest(&pb.SubmitRequest{Spec: spec}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		specs[resp.Msg.JobId] = spec
-	}
+	_, specs := submitJobs(t, cl, 2000, 10)
 	serve.kill(t)
 	_, cl = serveProc(t, dir, natsPort)
 	startProc(t, "worker", "--nats", "nats://127.0.0.1:"+strconv.Itoa(natsPort), "--keys", keysDir, "--workers", "2")
