@@ -33,7 +33,6 @@ package prooflane
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 
@@ -187,23 +186,14 @@ func circuitKeys(circuit frontend.Circuit, cache keys.Cache, log io.Writer) (*ke
 		return nil, err
 	}
 	size := sys.GetNbConstraints()
-	ks, err := cache.Load(name, size)
-	if err == nil {
-		return ks, nil
-	}
-	if !errors.Is(err, keys.ErrNotCached) {
-		return nil, err
-	}
-	fmt.Fprintf(log, "no keys cached for %T (%d constraints) in %s: running setup (once)\n", circuit, size, cache.Dir)
-	var pk g16.ProvingKey
-	var vk g16.VerifyingKey
-	if err := g16.Setup(sys, &pk, &vk); err != nil {
-		return nil, fmt.Errorf("setup of %T: %w", circuit, err)
-	}
-	ks = &keys.Set{Circuit: name, Size: size, R1CS: sys, PK: &pk, VK: &vk}
-	if err := cache.Save(ks); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "setup done: keys for %T in %s\n", circuit, cache.Dir)
-	return ks, nil
+	// Under the cache's lock: two processes proving the same circuit run
+	// one setup and never mix the files of two.
+	return cache.LoadOrMake(name, size, log, func() (*keys.Set, error) {
+		var pk g16.ProvingKey
+		var vk g16.VerifyingKey
+		if err := g16.Setup(sys, &pk, &vk); err != nil {
+			return nil, fmt.Errorf("setup of %T: %w", circuit, err)
+		}
+		return &keys.Set{Circuit: name, Size: size, R1CS: sys, PK: &pk, VK: &vk}, nil
+	})
 }

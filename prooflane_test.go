@@ -86,3 +86,44 @@ func checkBadAssignments(t *testing.T, prove func([]frontend.Circuit) error) {
 		}
 	}
 }
+
+// Provers of one circuit started at once on one key cache run one setup
+// (the cache's lock) and all get the same keys: without the lock each ran
+// its own and the cache could end up with the files of two setups.
+func TestConcurrentProversOfOneCircuitRunOneSetup(t *testing.T) {
+	dir := t.TempDir()
+	const n = 4
+	logs := make([]bytes.Buffer, n)
+	provers := make([]*prooflane.Prover, n)
+	errs := make(chan error, n)
+	for i := range n {
+		go func() {
+			pr, err := prooflane.NewProver(&Cubic{}, prooflane.WithKeyCache(dir), prooflane.WithLog(&logs[i]))
+			provers[i] = pr
+			errs <- err
+		}()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	setups := 0
+	for i := range n {
+		defer provers[i].Close()
+		setups += strings.Count(logs[i].String(), "running setup (once)")
+		if !provers[i].VerifyingKey().G1.Alpha.Equal(&provers[0].VerifyingKey().G1.Alpha) {
+			t.Errorf("prover %d has other keys than prover 0", i)
+		}
+	}
+	if setups != 1 {
+		t.Errorf("%d setups ran, want 1", setups)
+	}
+	proofs, err := provers[n-1].Prove(context.Background(), []frontend.Circuit{&Cubic{X: 2, Y: 15}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := groth16.Verify(proofs[0].Proof, provers[0].VerifyingKey(), proofs[0].Public); err != nil {
+		t.Error(err)
+	}
+}

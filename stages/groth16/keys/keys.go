@@ -412,6 +412,14 @@ func (c Cache) LoadOrSetup(ctx context.Context, circuit string, size int, log io
 // LoadOrSetupOn is LoadOrSetup with the setup made by SetupOn on be (nil:
 // gnark's setup).
 func (c Cache) LoadOrSetupOn(ctx context.Context, circuit string, size int, be device.Backend, log io.Writer) (*Set, error) {
+	return c.LoadOrMake(circuit, size, log, func() (*Set, error) { return SetupOn(ctx, circuit, size, be, log) })
+}
+
+// LoadOrMake loads circuit's keys at size, or when none are cached makes
+// them with setup and saves them, under the keys' lock so that concurrent
+// processes run one setup and never mix the files of two. A cache that
+// holds some of the files and not others is refused, not overwritten.
+func (c Cache) LoadOrMake(circuit string, size int, log io.Writer, setup func() (*Set, error)) (*Set, error) {
 	if log == nil {
 		log = io.Discard
 	}
@@ -425,7 +433,7 @@ func (c Cache) LoadOrSetupOn(ctx context.Context, circuit string, size int, be d
 			}
 			fmt.Fprintf(log, "no keys cached for circuit %q size %d in %s: running setup (once)\n", circuit, size, c.Dir)
 			start := time.Now()
-			s, err := SetupOn(ctx, circuit, size, be, log)
+			s, err := setup()
 			if err != nil {
 				return nil, err
 			}
