@@ -43,7 +43,7 @@ func TestARunAboveTheHostMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	t.Setenv(hostMemEnvVariable, "1GiB")
 	rc, _, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^18",
 		"--partitions", "2", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off")
-	want := "size 262144 with the key setup and 2 partitions at once needs about 1.2 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB"
+	want := "size 262144 with the key setup and 2 partitions at once needs about 1.1 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB"
 	if rc != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, stderr\n%s\nwant it to contain\n%s", rc, stderr, want)
 	}
