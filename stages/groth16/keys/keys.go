@@ -391,7 +391,7 @@ func (c Cache) save(s *Set) error {
 	if err := writeFile(rp, s.writeR1CS); err != nil {
 		return err
 	}
-	if err := writeFile(pp, s.PK.WriteRawTo); err != nil {
+	if err := writeFile(pp, func(w io.Writer) (int64, error) { return writeProvingKey(w, s.PK) }); err != nil {
 		return err
 	}
 	return writeFile(vp, s.VK.WriteTo)
