@@ -153,10 +153,15 @@ func writeProvingKey(w io.Writer, pk *g16.ProvingKey) (int64, error) {
 	if err := encode(&pk.G1.Alpha, &pk.G1.Beta, &pk.G1.Delta); err != nil {
 		return n + enc.BytesWritten(), err
 	}
+	// One batch's buffer for every vector: fresh pages for each would
+	// cost more than the encoding saves.
+	buf := make([]byte, writeBatch*curve.SizeOfG2AffineUncompressed)
 	for _, v := range [][]curve.G1Affine{pk.G1.A, pk.G1.B, pk.G1.Z, pk.G1.K} {
-		m, err := writePoints(w, v, curve.SizeOfG1AffineUncompressed, func(p *curve.G1Affine, b []byte) {
-			r := p.RawBytes()
-			copy(b, r[:])
+		m, err := writePoints(w, buf, len(v), curve.SizeOfG1AffineUncompressed, func(from, to int, b []byte) {
+			for i := from; i < to; i++ {
+				r := v[i].RawBytes()
+				copy(b[(i-from)*curve.SizeOfG1AffineUncompressed:], r[:])
+			}
 		})
 		n += m
 		if err != nil {
@@ -166,9 +171,12 @@ func writeProvingKey(w io.Writer, pk *g16.ProvingKey) (int64, error) {
 	if err := encode(&pk.G2.Beta, &pk.G2.Delta); err != nil {
 		return n + enc.BytesWritten(), err
 	}
-	m, err := writePoints(w, pk.G2.B, curve.SizeOfG2AffineUncompressed, func(p *curve.G2Affine, b []byte) {
-		r := p.RawBytes()
-		copy(b, r[:])
+	g2 := pk.G2.B
+	m, err := writePoints(w, buf, len(g2), curve.SizeOfG2AffineUncompressed, func(from, to int, b []byte) {
+		for i := from; i < to; i++ {
+			r := g2[i].RawBytes()
+			copy(b[(i-from)*curve.SizeOfG2AffineUncompressed:], r[:])
+		}
 	})
 	n += m
 	if err != nil {
@@ -178,24 +186,25 @@ func writeProvingKey(w io.Writer, pk *g16.ProvingKey) (int64, error) {
 	return n + enc.BytesWritten(), err
 }
 
-// writeBatch is the points writePoints encodes before writing them.
-var writeBatch = 1 << 19
+// writeBatch is the points writePoints encodes before writing them: 12
+// MiB of G2 points.
+var writeBatch = 1 << 16
 
-// writePoints writes v as gnark's raw encoder writes a vector of points
-// (a 4-byte big-endian count, then each point's size raw bytes), the
-// points of a batch encoded in parallel by put.
-func writePoints[P any](w io.Writer, v []P, size int, put func(*P, []byte)) (int64, error) {
+// writePoints writes a vector of n points as gnark's raw encoder does (a
+// 4-byte big-endian count, then each point's size raw bytes), the points
+// of a batch encoded in parallel by fill (points from to to into b) into
+// buf, which holds writeBatch points.
+func writePoints(w io.Writer, buf []byte, n, size int, fill func(from, to int, b []byte)) (int64, error) {
 	var l [4]byte
-	binary.BigEndian.PutUint32(l[:], uint32(len(v)))
+	binary.BigEndian.PutUint32(l[:], uint32(n))
 	k, err := w.Write(l[:])
-	n := int64(k)
+	written := int64(k)
 	if err != nil {
-		return n, err
+		return written, err
 	}
-	buf := make([]byte, min(len(v), writeBatch)*size)
 	workers := runtime.NumCPU()
-	for lo := 0; lo < len(v); lo += writeBatch {
-		m := min(writeBatch, len(v)-lo)
+	for lo := 0; lo < n; lo += writeBatch {
+		m := min(writeBatch, n-lo)
 		per := (m + workers - 1) / workers
 		var wg sync.WaitGroup
 		for s := 0; s < m; s += per {
@@ -203,17 +212,15 @@ func writePoints[P any](w io.Writer, v []P, size int, put func(*P, []byte)) (int
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				for i := s; i < e; i++ {
-					put(&v[lo+i], buf[i*size:(i+1)*size])
-				}
+				fill(lo+s, lo+e, buf[s*size:e*size])
 			}()
 		}
 		wg.Wait()
 		k, err := w.Write(buf[:m*size])
-		n += int64(k)
+		written += int64(k)
 		if err != nil {
-			return n, err
+			return written, err
 		}
 	}
-	return n, nil
+	return written, nil
 }

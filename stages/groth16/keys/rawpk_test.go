@@ -79,7 +79,7 @@ func TestProvingKeyIsWrittenAsGnarkWritesIt(t *testing.T) {
 		circuit string
 		size    int
 		batch   int
-	}{{"chain", 64, 7}, {"mimc", 3, 1}, {"sha256", 1, writeBatch}, {"chain", 300, 1 << 19}} {
+	}{{"chain", 64, 7}, {"mimc", 3, 1}, {"sha256", 1, writeBatch}, {"chain", 300, 1 << 16}} {
 		sys, _, err := Compile(c.circuit, c.size)
 		if err != nil {
 			t.Fatal(err)
