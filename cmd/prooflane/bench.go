@@ -153,6 +153,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	for _, p := range ps {
 		perJob = max(perJob, min(f.partitions, p.InFlight(nDev)))
 	}
+	req.OnDevice = f.backend == "cuda"
 	if err := checkHostMemory(stderr, "bench", fp, req, perJob*f.inflight); err != nil {
 		return err
 	}

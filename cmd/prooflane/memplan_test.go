@@ -30,7 +30,7 @@ func TestARunAboveTheDeviceMemoryLimitStopsBeforeItStarts(t *testing.T) {
 func TestARunAboveTheHostMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	keysDir := t.TempDir()
 	t.Setenv(hostMemEnvVariable, "1GiB")
-	checkRefused(t, keysDir, "size 262144 with the key setup and 2 partitions at once needs about 1.2 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB",
+	checkRefused(t, keysDir, "size 262144 with the key setup and 2 partitions at once needs about 1.1 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB",
 		"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^18",
 		"--partitions", "2", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off")
 }

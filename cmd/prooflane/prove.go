@@ -137,6 +137,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	defer r.od.close(stderr)
 	// Memory follows the partitions in flight, which max_in_flight bounds.
+	req.OnDevice = f.backend == "cuda"
 	if err := checkHostMemory(stderr, "prove", r.fp, req, min(r.p.Partitions, r.p.InFlight(r.nDev))); err != nil {
 		return err
 	}

@@ -38,6 +38,12 @@ type KeyRequest struct {
 	// its bases on device 0's generator multiplication); nil: on the
 	// host. The caller owns it and closes it after Setup returns.
 	Backend device.Backend
+	// OnDevice says the job (or the setup) runs on a backend whose
+	// devices have memory of their own (CUDA: --backend cuda), so that
+	// the device work's vectors are there, not on the host; host memory
+	// estimates count less then. False: on the host (the CPU backend's
+	// emulated devices) or not known, the larger estimate.
+	OnDevice bool
 }
 
 // Layout is the proof directory a family's job writes besides its

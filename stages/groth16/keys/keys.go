@@ -74,6 +74,9 @@ type Set struct {
 	R1CS    *cs.R1CS
 	PK      *g16.ProvingKey
 	VK      *g16.VerifyingKey
+	// r1csFile is R1CS's encoding when a setup made it while computing
+	// the key (SetupOn); save writes it and drops it.
+	r1csFile []byte
 }
 
 // ErrNotCached is wrapped when a key file is missing from the cache.
@@ -86,14 +89,16 @@ func Compile(circuit string, size int) (*cs.R1CS, circuits.Instance, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	sys, err := CompileCircuit(circuit, inst.Circuit())
+	// Sized for about size constraints: the system's slices are not
+	// grown by copying while it is built.
+	sys, err := CompileCircuit(circuit, inst.Circuit(), frontend.WithCapacity(size))
 	return sys, inst, err
 }
 
-// CompileCircuit compiles any circuit to a BLS12-381 R1CS, refusing one with
-// commitments.
-func CompileCircuit(name string, c frontend.Circuit) (*cs.R1CS, error) {
-	ccs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, c)
+// CompileCircuit compiles any circuit to a BLS12-381 R1CS with gnark's
+// options, refusing one with commitments.
+func CompileCircuit(name string, c frontend.Circuit, opts ...frontend.CompileOption) (*cs.R1CS, error) {
+	ccs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, c, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("compile circuit %q: %w", name, err)
 	}
@@ -392,10 +397,10 @@ func (c Cache) save(s *Set) error {
 	if err := removeTemporaries(rp, pp, vp); err != nil {
 		return fmt.Errorf("key cache: %w", err)
 	}
-	if err := writeFile(rp, s.R1CS.WriteTo); err != nil {
+	if err := writeFile(rp, s.writeR1CS); err != nil {
 		return err
 	}
-	if err := writeFile(pp, s.PK.WriteRawTo); err != nil {
+	if err := writeFile(pp, func(w io.Writer) (int64, error) { return writeProvingKey(w, s.PK) }); err != nil {
 		return err
 	}
 	return writeFile(vp, s.VK.WriteTo)

@@ -70,3 +70,38 @@ func TestAProvingKeyWithACompressedPointIsRefused(t *testing.T) {
 		t.Errorf("error %v, want g1.a refused", err)
 	}
 }
+
+// writeProvingKey writes WriteRawTo's bytes, across batch boundaries,
+// infinity flags included, and counts them.
+func TestProvingKeyIsWrittenAsGnarkWritesIt(t *testing.T) {
+	defer func(b int) { writeBatch = b }(writeBatch)
+	for _, c := range []struct {
+		circuit string
+		size    int
+		batch   int
+	}{{"chain", 64, 7}, {"mimc", 3, 1}, {"sha256", 1, writeBatch}, {"chain", 300, 1 << 16}} {
+		sys, _, err := Compile(c.circuit, c.size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pk, _, _, err := NewKeys(context.Background(), sys, fixedSecrets(t, 4), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want, got bytes.Buffer
+		if _, err := pk.WriteRawTo(&want); err != nil {
+			t.Fatal(err)
+		}
+		writeBatch = c.batch
+		n, err := writeProvingKey(&got, pk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got.Bytes(), want.Bytes()) {
+			t.Errorf("%s %d, batches of %d: the bytes differ from WriteRawTo's (%d against %d)", c.circuit, c.size, c.batch, got.Len(), want.Len())
+		}
+		if n != int64(want.Len()) {
+			t.Errorf("%s %d: wrote %d bytes, said %d", c.circuit, c.size, want.Len(), n)
+		}
+	}
+}

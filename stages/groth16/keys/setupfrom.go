@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -196,12 +197,17 @@ func SetupFresh(ctx context.Context, circuit string, size int, bases device.Fixe
 	if err != nil {
 		return nil, Phases{}, err
 	}
+	encoded := encodeR1CS(sys) // while the key is made, as in SetupOn
 	pk, vk, ph, err := NewKeys(ctx, sys, sec, bases)
 	ph.Compile = compile
 	if err != nil {
 		return nil, ph, fmt.Errorf("setup of circuit %q size %d: %w", circuit, size, err)
 	}
-	return &Set{Circuit: circuit, Size: size, R1CS: sys, PK: pk, VK: vk}, ph, nil
+	file, err := encoded()
+	if err != nil {
+		return nil, ph, fmt.Errorf("setup of circuit %q size %d: encoding the r1cs: %w", circuit, size, err)
+	}
+	return &Set{Circuit: circuit, Size: size, R1CS: sys, PK: pk, VK: vk, r1csFile: file}, ph, nil
 }
 
 // String is the phases as "compile 1.2s, qap 0.8s, g1 3.1s, g2 2.0s".
@@ -269,6 +275,9 @@ func SetupOn(ctx context.Context, circuit string, size int, be device.Backend, l
 	if err != nil {
 		return nil, err
 	}
+	// gnark's encoding of the R1CS (about 50 MB/s a core, the larger
+	// part of writing the files at scale) runs while the key is made.
+	encoded := encodeR1CS(c.sys)
 	pk, vk, ph, err := NewKeys(ctx, c.sys, sec, bases)
 	if ctx.Err() != nil {
 		return nil, fmt.Errorf("%s stopped, no keys written: %w", what, context.Cause(ctx))
@@ -277,6 +286,46 @@ func SetupOn(ctx context.Context, circuit string, size int, be device.Backend, l
 		return nil, fmt.Errorf("%s: %w", what, err)
 	}
 	ph.Compile = c.d
-	fmt.Fprintf(log, "%s, %s: %s\n", what, on, ph)
-	return &Set{Circuit: circuit, Size: size, R1CS: c.sys, PK: pk, VK: vk}, nil
+	wait := time.Now()
+	file, err := encoded()
+	if err != nil {
+		return nil, fmt.Errorf("%s: encoding the r1cs: %w", what, err)
+	}
+	fmt.Fprintf(log, "%s, %s: %s, r1cs encoded alongside (waited %v for it)\n", what, on, ph, time.Since(wait).Round(time.Millisecond))
+	return &Set{Circuit: circuit, Size: size, R1CS: c.sys, PK: pk, VK: vk, r1csFile: file}, nil
+}
+
+// encodeR1CS starts gnark's encoding of sys (what its WriteTo writes) on
+// a goroutine of its own and returns the wait for it. sys is only read.
+// A caller that returns without waiting leaves the goroutine to end by
+// itself, its bytes dropped.
+func encodeR1CS(sys *cs.R1CS) func() ([]byte, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		var buf bytes.Buffer
+		_, err := sys.WriteTo(&buf)
+		done <- result{buf.Bytes(), err}
+	}()
+	return func() ([]byte, error) {
+		r := <-done
+		return r.b, r.err
+	}
+}
+
+// writeR1CS writes s's R1CS as its WriteTo does, from the encoding made
+// during the setup when there is one (dropped then: the key in memory
+// does not keep a second copy of its system).
+func (s *Set) writeR1CS(w io.Writer) (int64, error) {
+	if s.r1csFile == nil {
+		return s.R1CS.WriteTo(w)
+	}
+	n, err := w.Write(s.r1csFile)
+	if err == nil {
+		s.r1csFile = nil
+	}
+	return int64(n), err
 }

@@ -293,3 +293,70 @@ func TestSetupOnABackendMakesKeysThatProve(t *testing.T) {
 		t.Errorf("cancelled: error %v", err)
 	}
 }
+
+func TestTheR1CSEncodedDuringTheSetupIsTheFileWritten(t *testing.T) {
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	var log strings.Builder
+	s, err := SetupOn(context.Background(), "sha256", 1<<10, be, &log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.r1csFile == nil || !strings.Contains(log.String(), "r1cs encoded alongside") {
+		t.Fatalf("the setup did not encode the r1cs while making the key (log %q)", log.String())
+	}
+	var want bytes.Buffer
+	if _, err := s.R1CS.WriteTo(&want); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(s.r1csFile, want.Bytes()) {
+		t.Fatal("the encoding made during the setup is not the system's")
+	}
+	c := Cache{Dir: t.TempDir()}
+	if err := c.Save(s); err != nil {
+		t.Fatal(err)
+	}
+	if s.r1csFile != nil {
+		t.Error("the saved set still holds a second copy of its system")
+	}
+	loaded, err := c.Load("sha256", 1<<10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got bytes.Buffer
+	if _, err := loaded.R1CS.WriteTo(&got); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Bytes(), want.Bytes()) {
+		t.Error("the r1cs file does not load as the setup's system")
+	}
+	if err := proveVerify(t, "sha256", 1<<10, loaded.R1CS, loaded.PK, loaded.VK); err != nil {
+		t.Errorf("proof with the saved keys: %v", err)
+	}
+}
+
+func TestASizedCompileIsTheUnsizedSystem(t *testing.T) {
+	for _, name := range []string{"chain", "mimc", "sha256"} {
+		sized, inst, err := Compile(name, 1<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unsized, err := CompileCircuit(name, inst.Circuit())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a, b bytes.Buffer
+		if _, err := sized.WriteTo(&a); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := unsized.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Errorf("%s: the system compiled with its size as capacity differs from gnark's default", name)
+		}
+	}
+}

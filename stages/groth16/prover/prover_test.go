@@ -199,20 +199,21 @@ func TestBaselineProvesWithGnark(t *testing.T) {
 
 func TestMemEstimateFormula(t *testing.T) {
 	const n = 1 << 20
-	if got, want := memEstimate(n, 10, false), uint64(memBase+n*memKeysPerC+10*n*memPartitionPerC); got != want {
+	c := costsOf("chain", false)
+	if got, want := memEstimate(c, n, 10, false), uint64(memBase+n*c.keys+10*n*c.partition); got != want {
 		t.Errorf("prove estimate %d, want %d", got, want)
 	}
-	if got := memEstimate(n, 0, true); got != memBase+n*memSetupPerC {
+	if got := memEstimate(c, n, 0, true); got != memBase+n*c.setup {
 		t.Errorf("setup estimate %d", got)
 	}
-	if memEstimate(n, 10, true) != memEstimate(n, 10, false) {
+	if memEstimate(c, n, 10, true) != memEstimate(c, n, 10, false) {
 		t.Error("with 10 partitions the prove needs more than the setup: the estimate is the larger")
 	}
 	dir := t.TempDir()
 	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: 1 << 17}, 4); est != 0 || setup {
 		t.Errorf("below 2^18: %d, %v; want no estimate", est, setup)
 	}
-	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: n}, 10); est != memEstimate(n, 10, true) || !setup {
+	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: n}, 10); est != memEstimate(c, n, 10, true) || !setup {
 		t.Errorf("nothing cached: %d, %v; want the setup counted", est, setup)
 	}
 }

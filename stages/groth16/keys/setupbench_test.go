@@ -1,0 +1,108 @@
+package keys
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
+)
+
+// BenchmarkSetupCompileAndWrite weighs the two parts of a setup that are
+// not the key computation (docs/scale.md): gnark's frontend compiling
+// chain (unsized: without frontend.WithCapacity, as before Compile sized
+// it), and writing the .r1cs and a .pk of chain's shape through the
+// cache's writer (temporary name, checksum, fsync, rename; the .pk
+// encoded on every core, encode-pk-gnark is gnark's WriteRawTo, one point
+// after the other). The .pk's points are the generators (the raw encoding's cost does not depend on
+// the values); its lengths are those of chain's key at the size.
+//
+//	go test -run '^$' -bench BenchmarkSetupCompileAndWrite -benchtime 1x -cpuprofile /tmp/setup.prof ./stages/groth16/keys/
+func BenchmarkSetupCompileAndWrite(b *testing.B) {
+	for _, log2 := range []int{20, 22} {
+		size := 1 << log2
+		b.Run(fmt.Sprintf("2^%d/compile-unsized", log2), func(b *testing.B) {
+			inst, err := circuits.New("chain", size)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := CompileCircuit("chain", inst.Circuit()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("2^%d/compile", log2), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := Compile("chain", size); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		sys, _, err := Compile("chain", size)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dir := b.TempDir()
+		b.Run(fmt.Sprintf("2^%d/write-r1cs", log2), func(b *testing.B) {
+			for b.Loop() {
+				if err := writeFile(filepath.Join(dir, "k.r1cs"), sys.WriteTo); err != nil {
+					b.Fatal(err)
+				}
+			}
+			st, _ := os.Stat(filepath.Join(dir, "k.r1cs"))
+			b.SetBytes(st.Size())
+		})
+		pk := shapedProvingKey(size, sys.GetNbInternalVariables()+sys.GetNbPublicVariables()+sys.GetNbSecretVariables())
+		b.Run(fmt.Sprintf("2^%d/write-pk", log2), func(b *testing.B) {
+			for b.Loop() {
+				if err := writeFile(filepath.Join(dir, "k.pk"), pk.WriteRawTo); err != nil {
+					b.Fatal(err)
+				}
+			}
+			st, _ := os.Stat(filepath.Join(dir, "k.pk"))
+			b.SetBytes(st.Size())
+		})
+		b.Run(fmt.Sprintf("2^%d/encode-pk-gnark", log2), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := pk.WriteRawTo(io.Discard); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("2^%d/encode-pk", log2), func(b *testing.B) {
+			for b.Loop() {
+				if _, err := writeProvingKey(io.Discard, pk); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// shapedProvingKey is a proving key with chain's lengths at n constraints
+// and wires wires, every point a generator.
+func shapedProvingKey(n, wires int) *g16.ProvingKey {
+	_, _, g1, g2 := curve.Generators()
+	pts := func(k int) []curve.G1Affine {
+		s := make([]curve.G1Affine, k)
+		for i := range s {
+			s[i] = g1
+		}
+		return s
+	}
+	pk := new(g16.ProvingKey)
+	pk.Domain.Cardinality = uint64(n)
+	pk.G1.A, pk.G1.B, pk.G1.Z, pk.G1.K = pts(wires), pts(wires), pts(n), pts(wires)
+	pk.G2.B = make([]curve.G2Affine, wires)
+	for i := range pk.G2.B {
+		pk.G2.B[i] = g2
+	}
+	pk.InfinityA, pk.InfinityB = make([]bool, wires), make([]bool, wires)
+	return pk
+}

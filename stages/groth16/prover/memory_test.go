@@ -1,0 +1,84 @@
+package prover
+
+import (
+	"math/bits"
+	"testing"
+
+	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+// measuredPeaks are peak RSS of prooflane setup and prove: the CPU
+// backend's on a 2-core machine (GNU time's %M; docs/memory.md has the
+// commands), the CUDA backend's on the H200 (docs/scale.md).
+var measuredPeaks = []struct {
+	circuit    string
+	size       int
+	partitions int // 0: a setup
+	onDevice   bool
+	kib        uint64
+}{
+	{"chain", 1 << 16, 0, false, 184080},
+	{"chain", 1 << 16, 1, false, 264620},
+	{"chain", 1 << 16, 4, false, 372484},
+	{"chain", 1 << 18, 0, false, 574632},
+	{"chain", 1 << 18, 1, false, 623860},
+	{"chain", 1 << 18, 4, false, 1491868},
+	{"sha256", 1 << 16, 0, false, 162916},
+	{"sha256", 1 << 16, 1, false, 189964},
+	{"sha256", 1 << 16, 4, false, 274536},
+	{"sha256", 1 << 18, 0, false, 505632},
+	{"sha256", 1 << 18, 1, false, 613596},
+	{"sha256", 1 << 18, 4, false, 959444},
+	// H200: setup --backend cuda 17.2 GiB, prove of 4 partitions 21.9 GiB.
+	{"sha256", 1 << 24, 0, true, 172 * (1 << 20) / 10},
+	{"sha256", 1 << 24, 4, true, 219 * (1 << 20) / 10},
+}
+
+func TestHostEstimateCoversTheMeasuredPeaks(t *testing.T) {
+	for _, m := range measuredPeaks {
+		est := memEstimate(costsOf(m.circuit, m.onDevice), m.size, m.partitions, m.partitions == 0)
+		peak := m.kib << 10
+		t.Logf("%s size 2^%d, %d partition(s), on a device %v: measured %s, estimate %s (%.2fx)",
+			m.circuit, bits.Len(uint(m.size))-1, m.partitions, m.onDevice, keys.HumanBytes(peak), keys.HumanBytes(est), float64(est)/float64(peak))
+		if est < peak || est > peak*3/2 {
+			t.Errorf("%s size %d, %d partition(s), on a device %v: estimate %s for a measured peak of %s (want 1 to 1.5 times)",
+				m.circuit, m.size, m.partitions, m.onDevice, keys.HumanBytes(est), keys.HumanBytes(peak))
+		}
+	}
+}
+
+func TestFourSha256PartitionsAt2To26FitTheH200Host(t *testing.T) {
+	// The H200's host has 125.8 GiB; the earlier estimate (112 GiB at
+	// 2^24) refused 2^26 before it started.
+	const host = uint64(1258 * (1 << 30) / 10)
+	req := family.KeyRequest{Dir: t.TempDir(), Circuit: "sha256", Size: 1 << 26, OnDevice: true}
+	est, _ := (Family{}).HostMemory(req, 4)
+	t.Logf("sha256 2^26, 4 partitions, CUDA: %s", keys.HumanBytes(est))
+	chain, _ := (Family{}).HostMemory(family.KeyRequest{Dir: req.Dir, Circuit: "chain", Size: 1 << 26, OnDevice: true}, 4)
+	t.Logf("chain 2^26, 4 partitions, CUDA: %s", keys.HumanBytes(chain))
+	if est > host {
+		t.Errorf("sha256 at 2^26, 4 partitions, CUDA: estimate %s, more than the H200 host's %s", keys.HumanBytes(est), keys.HumanBytes(host))
+	}
+}
+
+func TestHostEstimateCountsTheCircuitAndTheBackend(t *testing.T) {
+	const n = 1 << 20
+	dir := t.TempDir()
+	est := func(circuit string, onDevice bool) uint64 {
+		e, _ := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Circuit: circuit, Size: n, OnDevice: onDevice}, 4)
+		return e
+	}
+	if est("sha256", false) >= est("chain", false) {
+		t.Error("sha256's key and partitions are smaller than chain's: the estimate should be too")
+	}
+	if est("chain", true) >= est("chain", false) {
+		t.Error("on a device of its own the partitions' vectors are not on the host: the estimate should be smaller")
+	}
+	if est("", false) != est("chain", false) {
+		t.Error("no circuit is the default circuit, chain")
+	}
+	if est("mimc", false) != est("chain", false) {
+		t.Error("mimc is counted as chain")
+	}
+}
