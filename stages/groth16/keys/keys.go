@@ -392,18 +392,22 @@ func (c Cache) mkdir() error {
 
 // save writes s's files; the caller holds the exclusive lock. It first
 // removes the temporary files of a setup that was killed while writing.
+// The constraint system goes last: its presence is what says a set was
+// saved whole, so a setup killed between two files leaves a proving key
+// or a verifying key without it, which LoadOrMake sets up again, never
+// a constraint system without its keys, which it refuses to overwrite.
 func (c Cache) save(s *Set) error {
 	rp, pp, vp := c.Paths(s.Circuit, s.Size)
 	if err := removeTemporaries(rp, pp, vp); err != nil {
 		return fmt.Errorf("key cache: %w", err)
 	}
-	if err := writeFile(rp, s.writeR1CS); err != nil {
-		return err
-	}
 	if err := writeFile(pp, func(w io.Writer) (int64, error) { return writeProvingKey(w, s.PK) }); err != nil {
 		return err
 	}
-	return writeFile(vp, s.VK.WriteTo)
+	if err := writeFile(vp, s.VK.WriteTo); err != nil {
+		return err
+	}
+	return writeFile(rp, s.writeR1CS)
 }
 
 // LoadOrSetup loads circuit's keys at size, or when none are cached runs
@@ -433,7 +437,9 @@ func (c Cache) LoadOrMake(circuit string, size int, log io.Writer, setup func() 
 		func(notCached error) (*Set, error) {
 			rp, _, _ := c.Paths(circuit, size)
 			if _, statErr := os.Stat(rp); statErr == nil {
-				// Some files are there, some are not: don't overwrite silently.
+				// The constraint system is saved last (see save): with it
+				// there, a key went missing after a whole save. Don't
+				// overwrite silently.
 				return nil, notCached
 			}
 			fmt.Fprintf(log, "no keys cached for circuit %q size %d in %s: running setup (once)\n", circuit, size, c.Dir)

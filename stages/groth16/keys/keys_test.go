@@ -487,3 +487,36 @@ func TestLoadOrSetupStopsWhenCancelled(t *testing.T) {
 		}
 	}
 }
+
+// A save killed between two files leaves keys without a constraint
+// system (save writes it last): LoadOrMake sets them up again. A
+// constraint system whose proving key has gone is refused, naming the
+// missing file, and nothing is overwritten.
+func TestLoadOrMakeRedoesAnUnfinishedSaveAndRefusesAMissingKey(t *testing.T) {
+	s, c := savedChain(t)
+	rp, pp, _ := c.Paths("chain", 64)
+	setup := func() (*Set, error) { return s, nil }
+
+	if err := os.Remove(rp); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	if _, err := c.LoadOrMake("chain", 64, &log, setup); err != nil {
+		t.Fatalf("keys without their constraint system: %v", err)
+	}
+	if !strings.Contains(log.String(), "running setup (once)") {
+		t.Fatalf("no setup over an unfinished save: %q", log.String())
+	}
+
+	if err := os.Remove(pp); err != nil {
+		t.Fatal(err)
+	}
+	log.Reset()
+	_, err := c.LoadOrMake("chain", 64, &log, setup)
+	if !errors.Is(err, ErrNotCached) || !strings.Contains(err.Error(), pp) {
+		t.Fatalf("a constraint system without its proving key: %v, want %s not cached", err, pp)
+	}
+	if strings.Contains(log.String(), "running setup") {
+		t.Fatalf("a setup ran over a constraint system: %q", log.String())
+	}
+}

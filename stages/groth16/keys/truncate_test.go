@@ -69,10 +69,8 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			os.Exit(3)
 		}
-		rp, pp, _ := Cache{Dir: dir}.Paths("chain", 1<<12)
-		if err := writeFile(rp, s.R1CS.WriteTo); err != nil {
-			os.Exit(4)
-		}
+		// save's order: the proving key is the first file written.
+		_, pp, _ := Cache{Dir: dir}.Paths("chain", 1<<12)
 		var b bytes.Buffer
 		if _, err := s.PK.WriteRawTo(&b); err != nil || b.Len() <= killedAt {
 			os.Exit(5)
@@ -124,8 +122,9 @@ func killSetup(t *testing.T, c Cache) string {
 
 // A setup killed (SIGKILL) while writing the proving key leaves no key
 // file that could be taken for a whole one: into an empty cache, Load
-// names the proving key as missing; over cached keys, those stay whole.
-// Either way the next save removes the temporary file and Load works.
+// names the constraint system (saved last) as missing; over cached keys, those stay whole.
+// Either way the next save removes the temporary file and Load works;
+// into an empty cache, LoadOrMake runs that save.
 func TestASetupKilledMidWriteIsNeverTakenForWholeKeys(t *testing.T) {
 	s, err := Setup("chain", 1<<12)
 	if err != nil {
@@ -134,13 +133,17 @@ func TestASetupKilledMidWriteIsNeverTakenForWholeKeys(t *testing.T) {
 	t.Run("empty cache", func(t *testing.T) {
 		c := Cache{Dir: t.TempDir()}
 		tmp := killSetup(t, c)
-		_, pp, _ := c.Paths("chain", 1<<12)
+		rp, _, _ := c.Paths("chain", 1<<12)
 		_, err := c.Load("chain", 1<<12)
-		if !errors.Is(err, ErrNotCached) || !strings.Contains(err.Error(), pp) {
-			t.Fatalf("load after a killed setup: %v, want %s not cached", err, pp)
+		if !errors.Is(err, ErrNotCached) || !strings.Contains(err.Error(), rp) {
+			t.Fatalf("load after a killed setup: %v, want %s not cached", err, rp)
 		}
-		if err := c.Save(s); err != nil {
-			t.Fatal(err)
+		var log strings.Builder
+		if _, err := c.LoadOrMake("chain", 1<<12, &log, func() (*Set, error) { return s, nil }); err != nil {
+			t.Fatalf("the setup after a killed one: %v", err)
+		}
+		if !strings.Contains(log.String(), "running setup (once)") {
+			t.Fatalf("no setup after a killed one: %q", log.String())
 		}
 		if _, err := c.Load("chain", 1<<12); err != nil {
 			t.Fatal(err)
