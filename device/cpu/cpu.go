@@ -90,26 +90,46 @@ func (d *cpuDevice) WantsCanonical() bool { return false }
 // LoadG1 keeps a reference to points: the proving key's slices are already
 // host memory, and copying them would only double the footprint.
 func (d *cpuDevice) LoadG1(key string, points []curve.G1Affine) (device.G1Bases, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if b, ok := d.g1[key]; ok {
-		return b, nil
-	}
-	b := &cpuG1{key: key, points: points}
-	d.g1[key] = b
-	return b, nil
+	return loadBases(d, d.g1, key, points, 0)
 }
 
 func (d *cpuDevice) LoadG2(key string, points []curve.G2Affine) (device.G2Bases, error) {
+	return loadBases(d, d.g2, key, points, 0)
+}
+
+// loadBases registers points under key in m (one of d's maps), resident
+// (chunk 0) or on the host; a key already there returns its handle.
+func loadBases[P any](d *cpuDevice, m map[string]*cpuBases[P], key string, points []P, chunk int) (*cpuBases[P], error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if b, ok := d.g2[key]; ok {
+	if b, ok := m[key]; ok {
 		return b, nil
 	}
-	b := &cpuG2{key: key, points: points}
-	d.g2[key] = b
+	b := &cpuBases[P]{key: key, points: points, chunk: chunk}
+	m[key] = b
 	return b, nil
 }
+
+// hostChunk is the points of one chunk of host bases' MSMs; tests set
+// it small to run many chunks.
+var hostChunk = 1 << 20
+
+// HostG1 keeps a reference to points as LoadG1 does; the MSMs over them
+// go a chunk at a time (device.HostBases), so that the chunked sums are
+// checked against the resident ones on every machine.
+func (d *cpuDevice) HostG1(key string, points []curve.G1Affine) (device.G1Bases, error) {
+	return loadBases(d, d.g1, key, points, hostChunk)
+}
+
+// HostG2 is HostG1 for G2 points.
+func (d *cpuDevice) HostG2(key string, points []curve.G2Affine) (device.G2Bases, error) {
+	return loadBases(d, d.g2, key, points, hostChunk)
+}
+
+// HostChunk is the points of one chunk of host bases' MSMs.
+func (d *cpuDevice) HostChunk() int { return hostChunk }
+
+var _ device.HostBases = (*cpuDevice)(nil)
 
 func (d *cpuDevice) NewStream() (device.Stream, error) {
 	return &cpuStream{dev: d}, nil
@@ -122,6 +142,10 @@ type cpuBases[P any] struct {
 	mu      sync.RWMutex
 	points  []P
 	evicted bool
+	// chunk is 0 for resident bases; host bases (device.HostBases) run
+	// their MSMs a chunk of this many points at a time, as a device
+	// streaming them does, and are not counted by Resident.
+	chunk int
 }
 
 type (
@@ -178,10 +202,14 @@ func (d *cpuDevice) Resident() uint64 {
 	defer d.mu.Unlock()
 	var n uint64
 	for _, b := range d.g1 {
-		n += uint64(b.Len()) * uint64(unsafe.Sizeof(curve.G1Affine{}))
+		if b.chunk == 0 {
+			n += uint64(b.Len()) * uint64(unsafe.Sizeof(curve.G1Affine{}))
+		}
 	}
 	for _, b := range d.g2 {
-		n += uint64(b.Len()) * uint64(unsafe.Sizeof(curve.G2Affine{}))
+		if b.chunk == 0 {
+			n += uint64(b.Len()) * uint64(unsafe.Sizeof(curve.G2Affine{}))
+		}
 	}
 	return n
 }
@@ -261,7 +289,10 @@ func (s *cpuStream) MSMG1(ctx context.Context, bases device.G1Bases, scalars dev
 		if err := ctx.Err(); err != nil || n == 0 {
 			return err
 		}
-		_, err := res.MultiExp(points[:n], v.data[:n], ecc.MultiExpConfig{NbTasks: runtime.NumCPU()})
+		res, err = inChunks(ctx, n, b.chunk, func(lo, hi int) (r curve.G1Jac, err error) {
+			_, err = r.MultiExp(points[lo:hi], v.data[lo:hi], ecc.MultiExpConfig{NbTasks: runtime.NumCPU()})
+			return r, err
+		})
 		return err
 	})
 	return res, err
@@ -283,7 +314,10 @@ func (s *cpuStream) MSMG2(ctx context.Context, bases device.G2Bases, scalars dev
 		if err := ctx.Err(); err != nil || n == 0 {
 			return err
 		}
-		_, err := res.MultiExp(points[:n], v.data[:n], ecc.MultiExpConfig{NbTasks: G2Tasks()})
+		res, err = inChunks(ctx, n, b.chunk, func(lo, hi int) (r curve.G2Jac, err error) {
+			_, err = r.MultiExp(points[lo:hi], v.data[lo:hi], ecc.MultiExpConfig{NbTasks: G2Tasks()})
+			return r, err
+		})
 		return err
 	})
 	return res, err
@@ -364,4 +398,28 @@ func G2Tasks() int {
 		n *= 2
 	}
 	return n
+}
+
+// inChunks returns msm(0, n), or with chunk > 0 the sum of msm over
+// consecutive ranges of at most chunk terms (host bases), checking ctx
+// between them.
+func inChunks[J any, PJ interface {
+	*J
+	AddAssign(*J) *J
+}](ctx context.Context, n, chunk int, msm func(lo, hi int) (J, error)) (J, error) {
+	if chunk <= 0 {
+		return msm(0, n)
+	}
+	var sum J
+	for lo := 0; lo < n; lo += chunk {
+		if err := ctx.Err(); err != nil {
+			return sum, err
+		}
+		r, err := msm(lo, min(lo+chunk, n))
+		if err != nil {
+			return sum, err
+		}
+		PJ(&sum).AddAssign(&r)
+	}
+	return sum, nil
 }
