@@ -88,6 +88,8 @@ type cudaDevice struct {
 	d    *cu.Device
 	name string
 	mu   sync.Mutex
+	// host is the bases kept in host memory, by key (HostG1, HostG2).
+	host map[string]interface{ evict() }
 }
 
 func (d *cudaDevice) Info() device.Info {
@@ -126,7 +128,102 @@ func (d *cudaDevice) LoadG2(key string, points []curve.G2Affine) (device.G2Bases
 	return cudaG2{b}, nil
 }
 
+// hostG1 and hostG2 are bases kept in host memory (device.HostBases):
+// every MSM and sum over them copies them through the stream a chunk at
+// a time.
+type (
+	hostG1 struct{ hostBases[curve.G1Affine] }
+	hostG2 struct{ hostBases[curve.G2Affine] }
+)
+
+// hostBases holds the points of host bases until they are evicted: uses
+// hold the read lock, Evict the write lock.
+type hostBases[P any] struct {
+	key    string
+	mu     *sync.RWMutex
+	points *[]P // nil slice once evicted
+}
+
+func (b hostBases[P]) Len() int {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	return len(*b.points)
+}
+
+// use runs f with the points under the read lock; evicted bases are an
+// error naming the key.
+func (b hostBases[P]) use(what string, f func([]P) error) error {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	if *b.points == nil {
+		return fmt.Errorf("cuda backend: %s: host bases %q used after Evict", what, b.key)
+	}
+	return f(*b.points)
+}
+
+func newHostBases[P any](key string, points []P) hostBases[P] {
+	if points == nil {
+		points = []P{}
+	}
+	return hostBases[P]{key: key, mu: new(sync.RWMutex), points: &points}
+}
+
+func (b hostBases[P]) evict() {
+	b.mu.Lock()
+	*b.points = nil
+	b.mu.Unlock()
+}
+
+// HostG1 keeps points in host memory under key (device.HostBases).
+func (d *cudaDevice) HostG1(key string, points []curve.G1Affine) (device.G1Bases, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b, ok := d.host[key]; ok {
+		if g, ok := b.(hostG1); ok {
+			return g, nil
+		}
+	}
+	b := hostG1{newHostBases(key, points)}
+	d.hostPut(key, b)
+	return b, nil
+}
+
+// HostG2 is HostG1 for G2 points.
+func (d *cudaDevice) HostG2(key string, points []curve.G2Affine) (device.G2Bases, error) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if b, ok := d.host[key]; ok {
+		if g, ok := b.(hostG2); ok {
+			return g, nil
+		}
+	}
+	b := hostG2{newHostBases(key, points)}
+	d.hostPut(key, b)
+	return b, nil
+}
+
+// HostChunk is package cuda's chunk of host bases.
+func (d *cudaDevice) HostChunk() int { return cu.HostChunk }
+
+var _ device.HostBases = (*cudaDevice)(nil)
+
+// hostPut records host bases under key; d.mu is held.
+func (d *cudaDevice) hostPut(key string, b interface{ evict() }) {
+	if d.host == nil {
+		d.host = map[string]interface{ evict() }{}
+	}
+	d.host[key] = b
+}
+
 func (d *cudaDevice) Evict(key string) error {
+	d.mu.Lock()
+	b, ok := d.host[key]
+	delete(d.host, key)
+	d.mu.Unlock()
+	if ok {
+		b.evict()
+		return nil
+	}
 	if err := d.d.Evict(key); err != nil {
 		return cudaErr("evict", err) // the cuda error names the key and device
 	}
@@ -363,6 +460,20 @@ func (s *cudaStream) AddScalar(ctx context.Context, dst, a device.Vector, c fr.E
 }
 
 func (s *cudaStream) MSMG1(ctx context.Context, bases device.G1Bases, scalars device.Vector, n int) (curve.G1Jac, error) {
+	if h, ok := bases.(hostG1); ok {
+		var r curve.G1Jac
+		err := h.use("msm g1", func(pts []curve.G1Affine) error {
+			v, err := vec(scalars)
+			if err == nil {
+				r, err = s.s.MSMG1Host(ctx, pts, v, n, cu.HostChunk)
+			}
+			return err
+		})
+		if err != nil {
+			return curve.G1Jac{}, cudaErr("msm g1 over host bases "+h.key, err)
+		}
+		return r, nil
+	}
 	b, ok := bases.(cudaG1)
 	if !ok {
 		return curve.G1Jac{}, fmt.Errorf("cuda backend: msm g1: bases %T are not resident on a cuda device", bases)
@@ -379,6 +490,20 @@ func (s *cudaStream) MSMG1(ctx context.Context, bases device.G1Bases, scalars de
 }
 
 func (s *cudaStream) MSMG2(ctx context.Context, bases device.G2Bases, scalars device.Vector, n int) (curve.G2Jac, error) {
+	if h, ok := bases.(hostG2); ok {
+		var r curve.G2Jac
+		err := h.use("msm g2", func(pts []curve.G2Affine) error {
+			v, err := vec(scalars)
+			if err == nil {
+				r, err = s.s.MSMG2Host(ctx, pts, v, n, cu.HostChunk)
+			}
+			return err
+		})
+		if err != nil {
+			return curve.G2Jac{}, cudaErr("msm g2 over host bases "+h.key, err)
+		}
+		return r, nil
+	}
 	b, ok := bases.(cudaG2)
 	if !ok {
 		return curve.G2Jac{}, fmt.Errorf("cuda backend: msm g2: bases %T are not resident on a cuda device", bases)
@@ -395,6 +520,17 @@ func (s *cudaStream) MSMG2(ctx context.Context, bases device.G2Bases, scalars de
 }
 
 func (s *cudaStream) SumG1(ctx context.Context, bases device.G1Bases, indices []int32) (curve.G1Jac, error) {
+	if h, ok := bases.(hostG1); ok {
+		var r curve.G1Jac
+		err := h.use("sum g1", func(pts []curve.G1Affine) (err error) {
+			r, err = s.s.SumG1Host(ctx, pts, indices, cu.HostChunk)
+			return err
+		})
+		if err != nil {
+			return curve.G1Jac{}, cudaErr("sum g1 over host bases "+h.key, err)
+		}
+		return r, nil
+	}
 	b, ok := bases.(cudaG1)
 	if !ok {
 		return curve.G1Jac{}, fmt.Errorf("cuda backend: sum g1: bases %T are not resident on a cuda device", bases)
@@ -407,6 +543,17 @@ func (s *cudaStream) SumG1(ctx context.Context, bases device.G1Bases, indices []
 }
 
 func (s *cudaStream) SumG2(ctx context.Context, bases device.G2Bases, indices []int32) (curve.G2Jac, error) {
+	if h, ok := bases.(hostG2); ok {
+		var r curve.G2Jac
+		err := h.use("sum g2", func(pts []curve.G2Affine) (err error) {
+			r, err = s.s.SumG2Host(ctx, pts, indices, cu.HostChunk)
+			return err
+		})
+		if err != nil {
+			return curve.G2Jac{}, cudaErr("sum g2 over host bases "+h.key, err)
+		}
+		return r, nil
+	}
 	b, ok := bases.(cudaG2)
 	if !ok {
 		return curve.G2Jac{}, fmt.Errorf("cuda backend: sum g2: bases %T are not resident on a cuda device", bases)
