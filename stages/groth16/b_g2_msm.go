@@ -51,7 +51,7 @@ func (s *bG2MSM) onDevice(ctx context.Context, in *stages.Input, j *Job, mi *MSM
 		}
 		return err
 	}
-	bases, err := j.g2Bases(dev)
+	bases, err := j.g2Bases(dev, s.cfg.Bases)
 	if err != nil {
 		// Not retryable: bases that do not fit now will not fit later.
 		return nil, fmt.Errorf("partition %d device %d: g2 msm: %w", in.Partition, idx, err)

@@ -24,9 +24,20 @@ var (
 	g2PointBytes = int(unsafe.Sizeof(curve.G2Affine{}))
 )
 
-// bases makes the proving key's G1 vectors resident on dev (a no-op after
+// hostBases is dev's device.HostBases, for bases: host.
+func hostBases(dev device.Device) (device.HostBases, error) {
+	hb, ok := dev.(device.HostBases)
+	if !ok {
+		in := dev.Info()
+		return nil, fmt.Errorf("bases: host: device %d (%s) cannot keep a key's bases in host memory (%T has no device.HostBases); use bases: device", in.Index, in.Name, dev)
+	}
+	return hb, nil
+}
+
+// bases makes the proving key's G1 vectors resident on dev, or with where
+// BasesHost keeps them in host memory for dev to stream (a no-op after
 // the first partition of a key set).
-func (j *Job) bases(dev device.Device) (*Bases, error) {
+func (j *Job) bases(dev device.Device, where string) (*Bases, error) {
 	var b Bases
 	var err error
 	pk := j.PK
@@ -39,6 +50,18 @@ func (j *Job) bases(dev device.Device) (*Bases, error) {
 		{&b.B, "g1.b", pk.G1.B},
 		{&b.K, "g1.k", pk.G1.K},
 		{&b.Z, "g1.z", pk.G1.Z},
+	}
+	if where == BasesHost {
+		hb, err := hostBases(dev)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range vecs {
+			if *x.dst, err = hb.HostG1(j.BasesKey+"/host/"+x.name, x.pts); err != nil {
+				return nil, fmt.Errorf("keep %s bases on the host: %w", x.name, err)
+			}
+		}
+		return &b, nil
 	}
 	total := 0
 	for _, x := range vecs {
@@ -60,8 +83,16 @@ func (j *Job) bases(dev device.Device) (*Bases, error) {
 	return &b, nil
 }
 
-// g2Bases makes the proving key's G2 vector of B resident on dev.
-func (j *Job) g2Bases(dev device.Device) (device.G2Bases, error) {
+// g2Bases makes the proving key's G2 vector of B resident on dev, or
+// with where BasesHost keeps it in host memory for dev to stream.
+func (j *Job) g2Bases(dev device.Device, where string) (device.G2Bases, error) {
+	if where == BasesHost {
+		hb, err := hostBases(dev)
+		if err != nil {
+			return nil, err
+		}
+		return hb.HostG2(j.BasesKey+"/host/g2.b", j.PK.G2.B)
+	}
 	b, err := dev.LoadG2(j.BasesKey+"/g2.b", j.PK.G2.B)
 	if err == nil {
 		return b, nil
@@ -91,6 +122,7 @@ func (j *Job) basesDoNotFit(dev device.Device, name string, points, pointBytes i
 	}
 	return fmt.Errorf("%w: %s of key %q needs %s (%d points of %d bytes) on %s, %s; %s%s; "+
 		"bases stay resident until the backend is closed, so retrying cannot help: "+
+		"keep them in host memory, streamed through the MSMs (the stages' `bases: host`; --set bases=host with the shipped layouts), "+
 		"free device memory (other keys' bases, other processes) or use a device with more: %w",
 		ErrBasesDoNotFit, name, j.BasesKey, byteSize(points*pointBytes), points, pointBytes, where, free, context, already, err)
 }

@@ -12,22 +12,47 @@ type PrepConfig struct {
 // Validate accepts every value.
 func (c *PrepConfig) Validate() error { return nil }
 
+// Values of VRAMConfig.Bases and G2Config.Bases: where the proving key's
+// bases live while a device uses them.
+const (
+	// BasesDevice makes them resident on the device, loaded once per
+	// key and device (the default).
+	BasesDevice = "device"
+	// BasesHost keeps them in host memory and copies them through the
+	// device a chunk at a time in every MSM (device.HostBases): for keys
+	// whose bases do not fit beside the partitions, at the cost of the
+	// copies.
+	BasesHost = "host"
+)
+
+// checkBases checks a `bases:` value.
+func checkBases(v string) error {
+	switch v {
+	case BasesDevice, BasesHost:
+		return nil
+	}
+	return fmt.Errorf("bases: %q is not one of %q, %q", v, BasesDevice, BasesHost)
+}
+
 // G2Config is groth16.b_g2_msm's options.
 type G2Config struct {
 	// On selects where the G2 MSM runs: "cpu" (default, like the
 	// production prover) or "device" (the device's MSMG2).
 	On string `yaml:"on"`
+	// Bases is where the key's G2 bases live with on: device: "device"
+	// (resident, the default) or "host" (streamed; see BasesHost).
+	Bases string `yaml:"bases"`
 }
 
 // NeedsDevice places the partition on a device before b_g2_msm runs when
 // the MSM runs there (stages.DeviceConfig).
 func (c *G2Config) NeedsDevice() bool { return c.On == "device" }
 
-// Validate checks On.
+// Validate checks On and Bases.
 func (c *G2Config) Validate() error {
 	switch c.On {
 	case "cpu", "device":
-		return nil
+		return checkBases(c.Bases)
 	}
 	return fmt.Errorf("on: %q is not one of \"cpu\", \"device\"", c.On)
 }
@@ -70,15 +95,19 @@ type VRAMConfig struct {
 	//     `retry:`, which re-uploads.
 	//
 	// The proving key's bases are not covered: bases that do not fit on
-	// the device fail the job at once (retrying cannot free them room).
+	// the device fail the job at once (retrying cannot free them room);
+	// bases: host keeps them off the device.
 	OnOOM string `yaml:"on_oom"`
+	// Bases is where the key's G1 bases live: "device" (resident, the
+	// default) or "host" (streamed; see BasesHost).
+	Bases string `yaml:"bases"`
 }
 
-// Validate checks OnOOM.
+// Validate checks OnOOM and Bases.
 func (c *VRAMConfig) Validate() error {
 	switch c.OnOOM {
 	case OnOOMRetry, OnOOMUploadInCompute:
-		return nil
+		return checkBases(c.Bases)
 	}
 	return fmt.Errorf("on_oom: %q is not one of %q, %q", c.OnOOM, OnOOMRetry, OnOOMUploadInCompute)
 }

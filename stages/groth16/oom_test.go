@@ -40,6 +40,8 @@ type fakeMem struct {
 	failLoad func(key string) bool
 	// info is what Info reports when set.
 	info *device.Info
+	// hostBases gives its devices device.HostBases (the wrapped ones').
+	hostBases bool
 
 	mu                           sync.Mutex
 	calls, allocs, failed, frees int
@@ -53,8 +55,29 @@ func (m *fakeMem) Device(i int) (device.Device, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &fakeMemDevice{Device: d, m: m}, nil
+	fd := &fakeMemDevice{Device: d, m: m}
+	if m.hostBases {
+		return &fakeHostDevice{fakeMemDevice: fd, hb: d.(device.HostBases)}, nil
+	}
+	return fd, nil
 }
+
+// fakeHostDevice is a fakeMemDevice that can keep bases on the host
+// (device.HostBases, the wrapped device's).
+type fakeHostDevice struct {
+	*fakeMemDevice
+	hb device.HostBases
+}
+
+func (d *fakeHostDevice) HostG1(key string, points []curve.G1Affine) (device.G1Bases, error) {
+	return d.hb.HostG1(key, points)
+}
+
+func (d *fakeHostDevice) HostG2(key string, points []curve.G2Affine) (device.G2Bases, error) {
+	return d.hb.HostG2(key, points)
+}
+
+func (d *fakeHostDevice) HostChunk() int { return d.hb.HostChunk() }
 
 // leaks reports vectors allocated and not freed, streams not closed, and
 // a stream that held more than one partition's six vectors at once (a
@@ -430,5 +453,40 @@ func TestOutOfMemoryInG2OnDeviceIsRetriedByTheRecommendedPipeline(t *testing.T) 
 	}
 	if err := mem.leaks(); err != nil {
 		t.Error(err)
+	}
+}
+
+// With bases: host (--set bases=host), a device on which no resident
+// bases fit still proves: the key's G1 and G2 bases stay in host memory,
+// nothing is loaded resident, every proof verifies and nothing leaks. A
+// device that cannot keep bases on the host says so.
+func TestBasesKeptOnTheHostProveWhereNoneFitOnTheDevice(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	never := func(string) bool { return true }
+	m := &fakeMem{Backend: cpuBackend(t, 1), failLoad: never, hostBases: true}
+	job, err := set.NewJob(3, 21)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, _, err := runTwoLock(t, job, m, map[string]string{"bases": "host", "g2_on": "device"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyAll(t, job, res)
+	if m.loadCalls != 0 {
+		t.Errorf("%d resident loads with bases: host, want 0", m.loadCalls)
+	}
+	if err := m.leaks(); err != nil {
+		t.Error(err)
+	}
+
+	m = &fakeMem{Backend: cpuBackend(t, 1), failLoad: never}
+	job, err = set.NewJob(1, 22)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = runTwoLock(t, job, m, map[string]string{"bases": "host"})
+	if err == nil || !strings.Contains(err.Error(), "cannot keep a key's bases in host memory") {
+		t.Fatalf("bases: host on a device without device.HostBases: %v", err)
 	}
 }

@@ -45,9 +45,12 @@ func (s *vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error
 			}
 		}
 	}()
-	bases, err := j.bases(dev)
+	bases, err := j.bases(dev, s.cfg.Bases)
 	if err != nil {
 		return nil, err
+	}
+	if s.cfg.Bases == BasesHost {
+		trace.SpanFromContext(ctx).SetAttributes(attribute.String("groth16.bases", BasesHost))
 	}
 	retryOOM = true
 	st, err := dev.NewStream()
