@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"strconv"
 	"strings"
@@ -159,7 +160,16 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	key, be, job, err := openJob(ctx, "bench", fp, req, f.partitions, f.seed, f.backend, nDev, planOf(ps, perJob*f.inflight, nDev), stderr)
+	reload := func(override map[string]string) ([]map[string]string, error) {
+		maps.Copy(f.set, override)
+		again, _, _, err := f.loadPipelines(fs.Args())
+		if err != nil {
+			return nil, err
+		}
+		ps = again
+		return planOf(ps, 0, 1, nil, nil).params, nil
+	}
+	key, be, job, err := openJob(ctx, "bench", fp, req, f.partitions, f.seed, f.backend, nDev, planOf(ps, perJob*f.inflight, nDev, f.set, reload), stderr)
 	if err != nil {
 		return err
 	}
@@ -417,7 +427,7 @@ func humanBytes(b uint64) string {
 	if b >= 1<<30 {
 		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
 	}
-	return fmt.Sprintf("%d MiB", b>>20)
+	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(b)/(1<<20)), ".0") + " MiB"
 }
 
 // spanRecorder keeps ended spans for analyze.

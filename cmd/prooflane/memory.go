@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -48,24 +50,20 @@ func memLimit(env string) (limit uint64, ok bool, err error) {
 // checkDeviceMemory asks fp (a family.DeviceMemoryEstimator) for the
 // memory one device needs for a job of req's key with plan.perDevice
 // partitions placed on it at once (the largest estimate over the plan's
-// pipelines), and refuses before any work when it
-// exceeds a device's memory (its total, or PROOFLANE_DEVICE_MEMORY),
-// naming both, the estimate's parts and the setting that lowers it. The
-// CPU backend's devices report no memory: checked only against
+// pipelines), and refuses before any work when it exceeds a device's
+// memory (its total, or PROOFLANE_DEVICE_MEMORY), naming both, the
+// estimate's parts and the setting that lowers it. When the family can
+// keep the key's bases in host memory (family.HostBaser), the user set
+// none of its params, and the estimate fits with them, it reloads the
+// run's pipelines with them (plan.reload) and says so instead. The CPU
+// backend's devices report no memory: checked only against
 // PROOFLANE_DEVICE_MEMORY.
 func checkDeviceMemory(stderr io.Writer, cmd string, fp family.Prover, req family.KeyRequest, plan devicePlan, be device.Backend) error {
 	de, ok := fp.(family.DeviceMemoryEstimator)
 	if !ok || os.Getenv(memSkipEnvVariable) == "1" {
 		return nil
 	}
-	var est uint64
-	var parts, lower string
-	perDevice := plan.perDevice
-	for _, params := range plan.params {
-		if e, p, l := de.DeviceMemory(req, params, perDevice); e > est {
-			est, parts, lower = e, p, l
-		}
-	}
+	est, parts, lower := largestEstimate(de, req, plan.params, plan.perDevice)
 	if est == 0 {
 		return nil
 	}
@@ -73,23 +71,109 @@ func checkDeviceMemory(stderr io.Writer, cmd string, fp family.Prover, req famil
 	if err != nil {
 		return err
 	}
+	var devs []deviceMemory
 	for _, d := range be.Devices() {
-		total, from := d.MemTotal, fmt.Sprintf("device %d (%s)", d.Index, d.Name)
+		dm := deviceMemory{total: d.MemTotal, from: fmt.Sprintf("device %d (%s)", d.Index, d.Name)}
 		if fromEnv {
-			total, from = limit, fmt.Sprintf("device %d (%s=%s)", d.Index, deviceMemEnvVariable, os.Getenv(deviceMemEnvVariable))
+			dm = deviceMemory{total: limit, from: fmt.Sprintf("device %d (%s=%s)", d.Index, deviceMemEnvVariable, os.Getenv(deviceMemEnvVariable))}
 		}
-		if total == 0 {
-			continue
-		}
-		if est > total {
-			return fmt.Errorf("size %d with %d partition(s) on a device needs about %s of device memory (%s), more than the %s of %s: %s, or %s=1 to try anyway",
-				req.Size, max(perDevice, 1), humanBytes(est), parts, humanBytes(total), from, lower, memSkipEnvVariable)
-		}
-		if d.Index == 0 {
-			fmt.Fprintf(stderr, "prooflane %s: size %d with %d partition(s) on a device: about %s of device memory, of %s on %s\n", cmd, req.Size, max(perDevice, 1), humanBytes(est), humanBytes(total), from)
+		if dm.total > 0 {
+			devs = append(devs, dm)
 		}
 	}
-	return nil
+	needs := func(est uint64, parts string) string {
+		return fmt.Sprintf("size %d with %d partition(s) on a device needs about %s of device memory (%s)", req.Size, max(plan.perDevice, 1), humanBytes(est), parts)
+	}
+	over, fits := smallestBelow(devs, est)
+	if fits {
+		if len(devs) > 0 {
+			fmt.Fprintf(stderr, "prooflane %s: size %d with %d partition(s) on a device: about %s of device memory, of %s on %s\n", cmd, req.Size, max(plan.perDevice, 1), humanBytes(est), humanBytes(devs[0].total), devs[0].from)
+		}
+		return nil
+	}
+	refusal := fmt.Sprintf("%s, more than the %s of %s", needs(est, parts), humanBytes(over.total), over.from)
+	if hb, ok := fp.(family.HostBaser); ok && plan.reload != nil && canSet(hb.HostBases(), plan) && hostBasesHelp(de, req, plan, hb, est) {
+		params, err := plan.reload(hb.HostBases())
+		if err != nil {
+			return err
+		}
+		hostEst, hostParts, _ := largestEstimate(de, req, params, plan.perDevice)
+		if _, fits := smallestBelow(devs, hostEst); fits {
+			fmt.Fprintf(stderr, "prooflane %s: the proving key's bases do not fit: %s; keeping them in host memory, streamed through the MSMs a chunk at a time (%s): about %s of device memory (%s). Every partition copies them again, which is slower: fewer resident partitions may let them stay on the device\n",
+				cmd, refusal, setFlagsString(hb.HostBases()), humanBytes(hostEst), hostParts)
+			return nil
+		}
+		refusal += fmt.Sprintf("; with the key's bases kept in host memory (%s) it still needs about %s (%s)", setFlagsString(hb.HostBases()), humanBytes(hostEst), hostParts)
+	}
+	return fmt.Errorf("%s: %s, or %s=1 to try anyway", refusal, lower, memSkipEnvVariable)
+}
+
+// hostBasesHelp reports whether keeping the bases on the host (hb's
+// params over every pipeline's) would need less than est: not when the
+// key is no larger than the chunks its MSMs would copy.
+func hostBasesHelp(de family.DeviceMemoryEstimator, req family.KeyRequest, plan devicePlan, hb family.HostBaser, est uint64) bool {
+	var params []map[string]string
+	for _, p := range plan.params {
+		p = maps.Clone(p)
+		maps.Copy(p, hb.HostBases())
+		params = append(params, p)
+	}
+	hostEst, _, _ := largestEstimate(de, req, params, plan.perDevice)
+	return hostEst < est
+}
+
+// deviceMemory is one device's memory for the check, and where the
+// figure comes from.
+type deviceMemory struct {
+	total uint64
+	from  string
+}
+
+// smallestBelow returns the first device with less memory than est, or
+// fits when there is none.
+func smallestBelow(devs []deviceMemory, est uint64) (over deviceMemory, fits bool) {
+	for _, d := range devs {
+		if est > d.total {
+			return d, false
+		}
+	}
+	return deviceMemory{}, true
+}
+
+// largestEstimate is de's largest estimate over the pipelines' params.
+func largestEstimate(de family.DeviceMemoryEstimator, req family.KeyRequest, params []map[string]string, perDevice int) (est uint64, parts, lower string) {
+	for _, p := range params {
+		if e, pa, l := de.DeviceMemory(req, p, perDevice); e > est {
+			est, parts, lower = e, pa, l
+		}
+	}
+	return est, parts, lower
+}
+
+// canSet reports whether the run may take params: the user set none of
+// them and every pipeline of the plan declares them all.
+func canSet(params map[string]string, plan devicePlan) bool {
+	for k := range params {
+		if _, set := plan.set[k]; set {
+			return false
+		}
+		for _, p := range plan.params {
+			if _, declared := p[k]; !declared {
+				return false
+			}
+		}
+	}
+	return len(params) > 0
+}
+
+// setFlagsString writes params as --set flags, sorted.
+func setFlagsString(params map[string]string) string {
+	var flags []string
+	for k, v := range params {
+		flags = append(flags, "--set "+k+"="+v)
+	}
+	slices.Sort(flags)
+	return strings.Join(flags, " ")
 }
 
 // checkHostMemory asks fp (a family.MemoryEstimator) for the host memory

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -15,9 +16,9 @@ func TestARunAboveTheDeviceMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	args := []string{"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^8",
 		"--partitions", "1", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off"}
 	checkDeviceLimit(t, keysDir, args,
-		"prooflane prove: size 256 with 1 partition(s) on a device needs about 768 MiB of device memory (the proving key's bases 144 KiB, 1 resident partition(s) 160 KiB, context 768 MiB), "+
+		"prooflane prove: size 256 with 1 partition(s) on a device needs about 768.3 MiB of device memory (the proving key's bases 144 KiB, 1 resident partition(s) 160 KiB, context 768 MiB), "+
 			"more than the 1 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=1MiB): fewer partitions resident on a device (resident is 2: --set resident=1) or a smaller --size, or PROOFLANE_SKIP_MEMCHECK=1 to try anyway",
-		"prooflane prove: size 256 with 1 partition(s) on a device: about 768 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)")
+		"prooflane prove: size 256 with 1 partition(s) on a device: about 768.3 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)")
 	t.Setenv(deviceMemEnvVariable, "lots")
 	if rc, _, stderr := prooflane(t, args...); rc != 1 || !strings.Contains(stderr, `PROOFLANE_DEVICE_MEMORY="lots": want a size in bytes`) {
 		t.Errorf("a bad limit: exit %d, stderr %q", rc, stderr)
@@ -58,5 +59,42 @@ func checkDeviceLimit(t *testing.T, keysDir string, args []string, refused, unde
 	t.Setenv(deviceMemEnvVariable, "2GiB")
 	if rc, _, stderr := prooflane(t, args...); rc != 0 || !strings.Contains(stderr, under) {
 		t.Errorf("under the limit: exit %d, stderr %q", rc, stderr)
+	}
+}
+
+// A key whose bases do not fit a device beside its partitions, but would
+// with them kept in host memory, is proved that way, saying so, and its
+// proofs verify; a limit below even that is refused naming both
+// estimates; a user's own `--set bases=device` is kept, and refused.
+// (At 2^12 with g2_on=cpu and one G1 MSM at a time: 772 MiB resident,
+// 770.9 MiB with the bases on the host, mostly the 768 MiB context.)
+func TestBasesThatDoNotFitTheDeviceStayOnTheHost(t *testing.T) {
+	keysDir, out := t.TempDir(), filepath.Join(t.TempDir(), "p")
+	args := []string{"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^12",
+		"--partitions", "2", "--set", "resident=1", "--set", "g2_on=cpu", "--set", "gpu_workers=1", "--keys", keysDir, "--progress", "off"}
+	t.Setenv(deviceMemEnvVariable, "771MiB")
+	rc, _, stderr := prooflane(t, append(args, "--out", out)...)
+	want := "prooflane prove: the proving key's bases do not fit: size 4096 with 2 partition(s) on a device needs about 772 MiB of device memory " +
+		"(the proving key's bases 1.5 MiB, 1 resident partition(s) 2.5 MiB, context 768 MiB), more than the 771 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=771MiB); " +
+		"keeping them in host memory, streamed through the MSMs a chunk at a time (--set bases=host): about 770.9 MiB of device memory " +
+		"(the chunks of the proving key's bases kept on the host 384 KiB, 1 resident partition(s) 2.5 MiB, context 768 MiB)."
+	if rc != 0 || !strings.Contains(stderr, want) {
+		t.Fatalf("exit %d, stderr\n%s\nwant it to contain\n%s", rc, stderr, want)
+	}
+	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 0 || !strings.Contains(stdout, "all 2 proofs verify") {
+		t.Fatalf("verify: exit %d\n%s%s", rc, stdout, stderr)
+	}
+
+	t.Setenv(deviceMemEnvVariable, "770MiB")
+	rc, _, stderr = prooflane(t, append(args, "--out", t.TempDir()+"/q")...)
+	want = "more than the 770 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=770MiB); with the key's bases kept in host memory (--set bases=host) it still needs about 770.9 MiB"
+	if rc != 1 || !strings.Contains(stderr, want) {
+		t.Errorf("below both estimates: exit %d, stderr\n%s\nwant it to contain\n%s", rc, stderr, want)
+	}
+
+	t.Setenv(deviceMemEnvVariable, "771MiB")
+	rc, _, stderr = prooflane(t, append(args, "--out", t.TempDir()+"/r", "--set", "bases=device")...)
+	if rc != 1 || strings.Contains(stderr, "keeping them in host memory") || !strings.Contains(stderr, "more than the 771 MiB") {
+		t.Errorf("with --set bases=device: exit %d, stderr\n%s", rc, stderr)
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"time"
 
@@ -143,8 +144,18 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	reload := func(override map[string]string) ([]map[string]string, error) {
+		set := maps.Clone(f.set)
+		maps.Copy(set, override)
+		p, err := loadPipeline(f.pipeline, set)
+		if err != nil {
+			return nil, err
+		}
+		r.p = p
+		return []map[string]string{p.Params}, nil
+	}
 	if r.key, r.be, r.job, err = openJob(ctx, "prove", r.fp, req, r.p.Partitions, f.seed, f.backend, r.nDev,
-		planOf([]*runtime.Pipeline{r.p}, min(r.p.Partitions, r.p.InFlight(r.nDev)), r.nDev), stderr); err != nil {
+		planOf([]*runtime.Pipeline{r.p}, min(r.p.Partitions, r.p.InFlight(r.nDev)), r.nDev, f.set, reload), stderr); err != nil {
 		return err
 	}
 	defer r.be.Close()

@@ -193,6 +193,16 @@ type DeviceMemoryEstimator interface {
 	DeviceMemory(req KeyRequest, params map[string]string, perDevice int) (bytes uint64, parts, lower string)
 }
 
+// HostBaser is an optional capability of a DeviceMemoryEstimator whose
+// pipelines can keep a key's bases in host memory and stream them
+// through the device: the params that do so. When the device memory
+// estimate does not fit a device with the bases resident, fits with
+// those params, and the user set none of them, prove and bench run with
+// them and say so.
+type HostBaser interface {
+	HostBases() map[string]string
+}
+
 // CheckCircuit resolves req.Circuit against f's circuits ("" the default)
 // and checks req.Size against f's bounds for it: a family without
 // circuits refuses any circuit name. It returns the circuit the key is of

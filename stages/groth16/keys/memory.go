@@ -12,7 +12,9 @@ import (
 const (
 	// BasesPerConstraint is the proving key's points resident on a device:
 	// A, B, Z and K in G1 (96 bytes each, affine) and B in G2 (192 bytes).
-	BasesPerConstraint = 4*96 + 192
+	BasesPerConstraint = 4*g1PointBytes + g2PointBytes
+	g1PointBytes       = 96
+	g2PointBytes       = 192
 	// devicePartitionPerC is one resident partition: its a, b, c and H
 	// vectors and the MSMs' digits, sort buffers and buckets, with what
 	// the stream-ordered pools keep between them.
@@ -24,10 +26,33 @@ const (
 	setupChunkBytes = (1 << 22) * 704
 )
 
+// HostChunkPoints is the points an MSM over bases kept in host memory
+// copies to the device at a time (package cuda's HostChunk).
+const HostChunkPoints = 1 << 22
+
+// DevicePlan is what a run keeps on one device.
+type DevicePlan struct {
+	// Resident is the partitions resident at once.
+	Resident int
+	// G2OnDevice says b_g2_msm runs on the device (g2_on: device), with
+	// the key's G2 bases there.
+	G2OnDevice bool
+	// BasesOnHost keeps the key's bases in host memory (bases: host):
+	// each MSM over them holds a chunk of points instead.
+	BasesOnHost bool
+	// G1Streams and G2Streams are the G1 and G2 MSMs that can run over
+	// host bases at once (gpu_compute's and b_g2_msm's workers).
+	G1Streams, G2Streams int
+}
+
 // DeviceEstimate is the device memory a run needs, by part.
 type DeviceEstimate struct {
-	// Bases is the proving key's points, resident once per device.
+	// Bases is the proving key's points, resident once per device, or
+	// with the bases on the host the chunks that MSMs over them hold at
+	// once.
 	Bases uint64
+	// OnHost says Bases is chunks of host bases.
+	OnHost bool
 	// Partitions is the vectors and MSM buffers of the partitions resident
 	// at once.
 	Partitions uint64
@@ -41,17 +66,27 @@ type DeviceEstimate struct {
 func (e DeviceEstimate) Total() uint64 { return e.Base + e.Bases + e.Partitions }
 
 // EstimateDevice estimates the device memory of proving a circuit of size
-// constraints with its keys' bases resident and resident partitions on
-// the device at once.
-func EstimateDevice(size, resident int) DeviceEstimate {
+// constraints as p says.
+func EstimateDevice(size int, p DevicePlan) DeviceEstimate {
 	n := uint64(max(size, 0))
-	r := max(resident, 0)
-	return DeviceEstimate{
-		Bases:      n * BasesPerConstraint,
+	r := max(p.Resident, 0)
+	e := DeviceEstimate{
 		Partitions: n * devicePartitionPerC * uint64(r),
 		Resident:   r,
 		Base:       deviceBase,
+		OnHost:     p.BasesOnHost,
 	}
+	g2 := uint64(0)
+	if p.G2OnDevice {
+		g2 = 1
+	}
+	if p.BasesOnHost {
+		chunk := min(n, HostChunkPoints)
+		e.Bases = chunk * (g1PointBytes*uint64(max(p.G1Streams, 1)) + g2PointBytes*g2*uint64(max(p.G2Streams, 1)))
+	} else {
+		e.Bases = n * (4*g1PointBytes + g2PointBytes*g2)
+	}
+	return e
 }
 
 // EstimateSetupDevice is the device memory of a setup on the device: the

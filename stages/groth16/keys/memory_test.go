@@ -7,7 +7,7 @@ import (
 func TestDeviceEstimateOfTheH200RunFitsItsMeasurement(t *testing.T) {
 	// chain 2^24, 2 resident partitions: nvidia-smi's peak was 30207 MiB
 	// (docs/scale.md); the estimate is an upper bound within 10%.
-	e := EstimateDevice(1<<24, 2)
+	e := EstimateDevice(1<<24, DevicePlan{Resident: 2, G2OnDevice: true})
 	measured := uint64(30207) << 20
 	if e.Total() < measured || e.Total() > measured*11/10 {
 		t.Errorf("estimate %s for a measured %s", HumanBytes(e.Total()), HumanBytes(measured))
@@ -19,5 +19,28 @@ func TestHumanBytes(t *testing.T) {
 		if got := HumanBytes(n); got != want {
 			t.Errorf("HumanBytes(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// Bases kept on the host cost the chunks their MSMs hold at once instead
+// of the key's points: the same at a chunk's size with every stream
+// busy, far less above it; G2 counts only when b_g2_msm runs on the
+// device.
+func TestHostBasesCostTheirChunksNotTheKey(t *testing.T) {
+	const n = 1 << 26
+	resident := EstimateDevice(n, DevicePlan{Resident: 1, G2OnDevice: true})
+	if want := uint64(n) * BasesPerConstraint; resident.Bases != want {
+		t.Errorf("resident bases %d, want %d", resident.Bases, want)
+	}
+	host := EstimateDevice(n, DevicePlan{Resident: 1, G2OnDevice: true, BasesOnHost: true, G1Streams: 1, G2Streams: 2})
+	if want := uint64(HostChunkPoints) * (96 + 2*192); host.Bases != want || !host.OnHost {
+		t.Errorf("host bases %d (on host %v), want %d", host.Bases, host.OnHost, want)
+	}
+	if host.Partitions != resident.Partitions || host.Base != resident.Base {
+		t.Error("keeping the bases on the host changed the partitions' or the context's estimate")
+	}
+	g1Only := EstimateDevice(1<<12, DevicePlan{Resident: 1})
+	if want := uint64(4*96) << 12; g1Only.Bases != want {
+		t.Errorf("g2_on: cpu: bases %d, want the G1 vectors' %d", g1Only.Bases, want)
 	}
 }

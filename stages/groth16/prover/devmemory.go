@@ -9,22 +9,44 @@ import (
 )
 
 // DeviceMemory estimates a device's memory for a job of req's key
-// (keys.EstimateDevice): the proving key's bases, resident once, and the
-// partitions resident at once, at most perDevice and at most the
-// pipeline's `resident` parameter (the capacity of groth16.yaml's
-// gpu.{gpu}.mem, which every Groth16 pipeline here bounds its resident
-// partitions with) when it has one.
+// (keys.EstimateDevice) under the Groth16 layouts' params: the proving
+// key's bases, resident once (or with bases=host the chunks their MSMs
+// hold: gpu_workers G1 and g2_workers G2 MSMs at once), the G2 bases only
+// with g2_on=device; and the partitions resident at once, at most
+// perDevice and at most the `resident` parameter (the capacity of
+// groth16.yaml's gpu.{gpu}.mem, which every Groth16 pipeline here bounds
+// its resident partitions with) when it has one.
 func (Family) DeviceMemory(req family.KeyRequest, params map[string]string, perDevice int) (uint64, string, string) {
-	resident := max(perDevice, 1)
-	lower := "a smaller --size, or fewer partitions at once"
-	if v, ok := params["resident"]; ok {
-		if r, err := strconv.Atoi(v); err == nil && r > 0 {
-			resident = min(resident, r)
-			lower = fmt.Sprintf("fewer partitions resident on a device (resident is %d: --set resident=%d) or a smaller --size", r, max(r-1, 1))
-		}
+	plan := keys.DevicePlan{
+		Resident:    max(perDevice, 1),
+		G2OnDevice:  params["g2_on"] != "cpu",
+		BasesOnHost: params["bases"] == "host",
+		G1Streams:   positive(params["gpu_workers"], 2),
+		G2Streams:   positive(params["g2_workers"], 2),
 	}
-	e := keys.EstimateDevice(req.Size, resident)
-	parts := fmt.Sprintf("the proving key's bases %s, %d resident partition(s) %s, context %s",
-		keys.HumanBytes(e.Bases), e.Resident, keys.HumanBytes(e.Partitions), keys.HumanBytes(e.Base))
+	lower := "a smaller --size, or fewer partitions at once"
+	if r := positive(params["resident"], 0); r > 0 {
+		plan.Resident = min(plan.Resident, r)
+		lower = fmt.Sprintf("fewer partitions resident on a device (resident is %d: --set resident=%d) or a smaller --size", r, max(r-1, 1))
+	}
+	e := keys.EstimateDevice(req.Size, plan)
+	bases := "the proving key's bases " + keys.HumanBytes(e.Bases)
+	if e.OnHost {
+		bases = "the chunks of the proving key's bases kept on the host " + keys.HumanBytes(e.Bases)
+	}
+	parts := fmt.Sprintf("%s, %d resident partition(s) %s, context %s",
+		bases, e.Resident, keys.HumanBytes(e.Partitions), keys.HumanBytes(e.Base))
 	return e.Total(), parts, lower
+}
+
+// HostBases is the param that keeps the proving key's bases in host
+// memory in every Groth16 layout (family.HostBaser).
+func (Family) HostBases() map[string]string { return map[string]string{"bases": "host"} }
+
+// positive reads v as a positive integer, def when it is not one.
+func positive(v string, def int) int {
+	if n, err := strconv.Atoi(v); err == nil && n > 0 {
+		return n
+	}
+	return def
 }
