@@ -163,7 +163,8 @@ drop() {
 	echo "== keys of $1 2^$2 deleted; disk free at $KEYS: $(df -BG --output=avail "$KEYS" | tail -1 | tr -d ' ')" | tee -a "$OUT/steps.log"
 }
 
-# run CIRCUIT LOG2 NEED_SETUP NEED_PROVE [bench NEED_BENCH]
+# run CIRCUIT LOG2 NEED_SETUP NEED_PROVE [NEED_BENCH [host]]: with host, the
+# prove again with --set bases=host.
 run() {
 	local c=$1 e=$2 ns=$3 np=$4 nb=${5:-0} size="2^$2" ok=1
 	local common=(--backend "$BACKEND" --circuit "$c" --size "$size" --keys "$KEYS")
@@ -182,13 +183,23 @@ run() {
 	if [ "$nb" -gt 0 ]; then
 		step "bench-gnark-$c-$e" "$nb" $((nb * 2)) bench "${common[@]}" --partitions "$PARTITIONS" --jobs 1 --inflight 1 --gnark 1 pipelines/groth16.yaml || ok=0
 	fi
+	if [ "${6:-}" = host ]; then
+		# The same prove with the key's bases kept in host memory and
+		# streamed through the MSMs (--set bases=host): what the copies cost.
+		if step "prove-host-$c-$e" "$np" $((np * 3)) prove "${common[@]}" --partitions "$PARTITIONS" --set bases=host --out "$OUT/proofs-host-$c-$e" --progress off; then
+			"$pl" analyze "$OUT/proofs-host-$c-$e/trace.jsonl" >"$OUT/analyze-host-$c-$e.txt" 2>&1
+			rm -rf "$OUT/proofs-host-$c-$e"
+		else
+			ok=0
+		fi
+	fi
 	[ "$ok" = 1 ]
 }
 
 set -- $SIZES
 small=$1 large=${2:-}
 # 2^24 (call 1): both circuits, gnark's prover once on chain.
-run chain "$small" 100 60 220
+run chain "$small" 100 60 220 host
 run sha256 "$small" 100 40
 if [ -n "$large" ]; then
 	if grep -qxF "prove-chain-$small" "$STATE" && grep -qxF "prove-sha256-$small" "$STATE" && grep -qxF "bench-gnark-chain-$small" "$STATE"; then

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -96,4 +97,79 @@ func TestLoadAtScale(t *testing.T) {
 			fmt.Println(line)
 		}
 	}
+}
+
+// TestSynthesisAtScale times witness generation (gnark's R1CS solver, what
+// the synthesize stage runs) at the sizes in PROOFLANE_SCALE_SOLVE
+// ("chain:22,sha256:24"), for PROOFLANE_SCALE_PARTITIONS partitions (4
+// without it) solved all at once, one at a time, and all at once again
+// (so that neither order favours one way), one line each:
+// the time a partition, the partitions a second, and the cores the
+// process kept busy (CPU time over wall time). Skipped without it; it
+// asserts nothing beyond every partition solving.
+func TestSynthesisAtScale(t *testing.T) {
+	spec := os.Getenv("PROOFLANE_SCALE_SOLVE")
+	if spec == "" {
+		t.Skip("PROOFLANE_SCALE_SOLVE not set")
+	}
+	partitions := 4
+	if v, err := strconv.Atoi(os.Getenv("PROOFLANE_SCALE_PARTITIONS")); err == nil && v > 0 {
+		partitions = v
+	}
+	for _, item := range strings.Split(spec, ",") {
+		circuit, lg, ok := strings.Cut(item, ":")
+		e, err := strconv.Atoi(lg)
+		if !ok || err != nil || e < 1 || e > 28 {
+			t.Fatalf("PROOFLANE_SCALE_SOLVE item %q: want circuit:log2size", item)
+		}
+		start := time.Now()
+		sys, _, err := Compile(circuit, 1<<e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		compiled := time.Since(start)
+		s := &Set{Circuit: circuit, Size: 1 << e, R1CS: sys}
+		start = time.Now()
+		ws, err := s.Witnesses(partitions, 1, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		assigned := time.Since(start)
+		for _, atOnce := range []int{partitions, 1, partitions} {
+			cpu0 := cpuTime(t)
+			start := time.Now()
+			sem := make(chan struct{}, atOnce)
+			errs := make(chan error, partitions)
+			for p := range ws {
+				sem <- struct{}{}
+				go func() {
+					defer func() { <-sem }()
+					_, err := sys.Solve(ws[p])
+					errs <- err
+				}()
+			}
+			for range ws {
+				if err := <-errs; err != nil {
+					t.Fatal(err)
+				}
+			}
+			wall := time.Since(start)
+			cores := float64(cpuTime(t)-cpu0) / float64(wall)
+			line := fmt.Sprintf("solve %s 2^%d (%d constraints; compile %v, %d assignments %v): %d partitions, %d at once: %v, %v a partition, %.2f partitions/s, %.1f cores busy",
+				circuit, e, sys.GetNbConstraints(), compiled.Round(time.Millisecond), partitions, assigned.Round(time.Millisecond),
+				partitions, atOnce, wall.Round(time.Millisecond), (wall * time.Duration(atOnce) / time.Duration(partitions)).Round(time.Millisecond),
+				float64(partitions)/wall.Seconds(), cores)
+			t.Log(line)
+			fmt.Println(line)
+		}
+	}
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime(t *testing.T) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		t.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
