@@ -328,16 +328,7 @@ func TestSum(t *testing.T) {
 		if m > 3 {
 			idx[0], idx[1], idx[2] = 4, 2, 3 // infinity, a repeated point
 		}
-		var w1 curve.G1Jac
-		var w2 curve.G2Jac
-		w1.X.SetOne()
-		w1.Y.SetOne()
-		w2.X.SetOne()
-		w2.Y.SetOne()
-		for _, i := range idx {
-			w1.AddMixed(&p1[i])
-			w2.AddMixed(&p2[i])
-		}
+		w1, w2 := naiveSums(p1, p2, idx)
 		g1, err := s.SumG1(context.Background(), b1, idx)
 		if err != nil {
 			t.Fatal(err)
@@ -353,6 +344,21 @@ func TestSum(t *testing.T) {
 			t.Fatalf("sum g2 of %d differs", m)
 		}
 	}
+}
+
+// naiveSums adds p1[i] and p2[i] for i in idx one point at a time.
+func naiveSums(p1 []curve.G1Affine, p2 []curve.G2Affine, idx []int32) (curve.G1Jac, curve.G2Jac) {
+	var w1 curve.G1Jac
+	var w2 curve.G2Jac
+	w1.X.SetOne()
+	w1.Y.SetOne()
+	w2.X.SetOne()
+	w2.Y.SetOne()
+	for _, i := range idx {
+		w1.AddMixed(&p1[i])
+		w2.AddMixed(&p2[i])
+	}
+	return w1, w2
 }
 
 // TestOverlap checks that one stream's upload runs while another stream's

@@ -55,16 +55,7 @@ func TestHostBasesMatchGnarkCrypto(t *testing.T) {
 		idx[i] = int32(r.IntN(n))
 	}
 	idx[0], idx[1], idx[2] = 4, 2, 3 // infinity, a repeated point
-	var w1 curve.G1Jac
-	var w2 curve.G2Jac
-	w1.X.SetOne()
-	w1.Y.SetOne()
-	w2.X.SetOne()
-	w2.Y.SetOne()
-	for _, i := range idx {
-		w1.AddMixed(&p1[i])
-		w2.AddMixed(&p2[i])
-	}
+	w1, w2 := naiveSums(p1, p2, idx)
 	for _, chunk := range []int{7, 1 << 10, 4000} {
 		g1, err := s.SumG1Host(ctx, p1, idx, chunk)
 		if err != nil {
