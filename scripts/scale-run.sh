@@ -5,7 +5,9 @@
 #
 # Steps, in order (chain and sha256, --backend cuda, groth16.yaml):
 #   setup chain 2^24; prove chain 2^24, 4 partitions; bench chain 2^24 with
-#   gnark's CPU prover once (--gnark 1, for the ratio); setup sha256 2^24;
+#   gnark's CPU prover once (--gnark 1, for the ratio); prove chain 2^24
+#   again with the key's bases in host memory (--set bases=host, what
+#   streaming them costs); setup sha256 2^24;
 #   prove sha256 2^24, 4 partitions; the 2^24 keys deleted; setup sha256
 #   2^26; prove sha256 2^26, 4 partitions; its keys deleted; setup chain
 #   2^26; prove chain 2^26, 4 partitions; its keys deleted.
@@ -31,7 +33,8 @@
 #   run(command: "bash scripts/scale-run.sh", carry: ["build/gpu"], timeout_s: 600)
 #
 # Estimates (docs/scale.md's H200 rates; 2^26 scaled by 4-4.5 from 2^24):
-#   call 1: the 2^24 steps, ~100+60+220+100+40 s = ~520 s
+#   call 1: the 2^24 steps, ~100+60+220+60+100+40 s = ~580 s (the last
+#           step may fall to call 2)
 #   call 2: sha256 2^26, setup ~330 s + prove ~150 s = ~480 s
 #   call 3: chain 2^26, setup ~420 s + prove ~170 s = ~590 s (tight: its
 #           setup alone may be run in call 3 and its prove in a fourth)
