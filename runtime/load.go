@@ -130,6 +130,9 @@ func ParseWith(file string, src []byte, reg *stages.Registry, opts LoadOptions) 
 	case opts.Devices > 0:
 		p.Devices = opts.Devices
 	}
+	if opts.Cores > MaxCores {
+		ps.at(nil, "cores %d (the caller's, e.g. --cores): above %d, the limit on cores", opts.Cores, MaxCores)
+	}
 	if resourcesNode != nil {
 		l.resources(resourcesNode)
 	}
