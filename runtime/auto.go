@@ -93,8 +93,11 @@ func (a AutoValue) String() string {
 
 // autoWorkersWhy explains AutoWorkers' result.
 func autoWorkersWhy(deviceBound bool, devices, cores int) string {
+	if deviceBound && devices == 1 {
+		return fmt.Sprintf("%d per device, 1 device", autoDeviceWorkers)
+	}
 	if deviceBound {
-		return fmt.Sprintf("%d per device, on each of %s", autoDeviceWorkers, plural(devices, "device"))
+		return fmt.Sprintf("%d per device, on each of %d devices", autoDeviceWorkers, devices)
 	}
 	per := fmt.Sprintf("%d per device x %s", autoHostWorkers, plural(devices, "device"))
 	if n := AutoWorkers(false, devices, cores); n < autoHostWorkers*max(devices, 1) {

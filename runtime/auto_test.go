@@ -16,8 +16,8 @@ func TestAutoCountsGrowWithDevicesUpToTheCores(t *testing.T) {
 		deviceWhyContains string
 	}{
 		// One device: the single-GPU layouts' own 2 workers and 4.
-		{1, 16, 2, 2, 4, "2 per device x 1 device, 16 cores", "4 per device x 1 device, 16 cores", "on each of 1 device"},
-		{1, 1, 2, 2, 4, "2 per device x 1 device, 1 core", "4 per device x 1 device, 1 core", "on each of 1 device"},
+		{1, 16, 2, 2, 4, "2 per device x 1 device, 16 cores", "4 per device x 1 device, 16 cores", "2 per device, 1 device"},
+		{1, 1, 2, 2, 4, "2 per device x 1 device, 1 core", "4 per device x 1 device, 1 core", "2 per device, 1 device"},
 		{2, 32, 4, 2, 8, "2 per device x 2 devices, 32 cores", "4 per device x 2 devices, 32 cores", "on each of 2 devices"},
 		// The caps: max(2, cores) workers, max(4, 2*cores) capacity.
 		{8, 8, 8, 2, 16, "2 per device x 8 devices, capped at 8 by 8 cores", "4 per device x 8 devices, capped at 16, twice 8 cores", "on each of 8 devices"},
