@@ -23,7 +23,9 @@ type Options struct {
 	// records nothing.
 	Tracer trace.TracerProvider
 	// Devices overrides the pipeline's device count when above 0; at
-	// most MaxDevices.
+	// most MaxDevices. The pipeline's auto counts (`workers: auto`,
+	// `capacity: auto`) are then sized for it, with the cores the
+	// pipeline was loaded for (AutoWorkers, AutoCapacity).
 	Devices int
 	// OnEvent, when set, is called for every stage start and end and every
 	// partition and job end, from the goroutine that saw it: it must be
@@ -82,7 +84,10 @@ type stagePlan struct {
 // NewEngine prepares an engine: it expands `{gpu}` resources over the
 // devices, resolves every lock, and constructs each stage with its type's
 // New and the stage's Config. A constructor's error names the stage and
-// its position in the pipeline file.
+// its position in the pipeline file. On another device count than the
+// pipeline was loaded for, auto counts are sized for the engine's: a
+// stage whose claims no longer fit a smaller auto capacity is an error
+// naming it.
 func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 	devices := p.Devices
 	if opts.Devices > 0 {

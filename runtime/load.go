@@ -37,7 +37,8 @@ type LoadOptions struct {
 	Devices int
 	// Cores, when above 0, is the host core count auto values are sized
 	// for, in place of this machine's (runtime.NumCPU): for tests, and to
-	// size a layout for another machine (validate, graph, simulate).
+	// size a layout for another machine (validate, graph, simulate). At
+	// most MaxCores.
 	Cores int
 }
 
