@@ -153,9 +153,14 @@ func TestAutoValueSaysWhereItCameFrom(t *testing.T) {
 	}
 }
 
-func TestLoadOptionsDevicesAboveTheLimitIsAProblem(t *testing.T) {
+func TestLoadOptionsAboveTheLimitsAreProblems(t *testing.T) {
 	_, err := ParseWith("autos.yaml", []byte(autoPipeline), testRegistry(t), LoadOptions{Devices: MaxDevices + 1})
 	want := fmt.Sprintf("autos.yaml: devices %d (the caller's, e.g. --devices): above %d, the limit on devices", MaxDevices+1, MaxDevices)
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+	_, err = ParseWith("autos.yaml", []byte(autoPipeline), testRegistry(t), LoadOptions{Cores: MaxCores + 1})
+	want = fmt.Sprintf("autos.yaml: cores %d (the caller's, e.g. --cores): above %d, the limit on cores", MaxCores+1, MaxCores)
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v, want %q", err, want)
 	}
