@@ -3,6 +3,7 @@ package runtime
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -39,7 +40,16 @@ func (l *loader) resources(n *yaml.Node) {
 		if v.Tag != "!!null" {
 			fields(ps, v, "resource "+strconv.Quote(name), resFields, func(key string, _, fv *yaml.Node) {
 				if key == "capacity" {
-					c, ok := integer(ps, fv, "resource "+strconv.Quote(name)+": capacity", 1)
+					c, auto, ok := countOrAuto(ps, fv, "resource "+strconv.Quote(name)+": capacity", 1)
+					switch {
+					case auto && isTemplate(name):
+						ps.at(fv, "resource %q: capacity auto sizes a host resource by the devices it feeds; %q has its own copy on each device: give a number", name, name)
+						ok = false
+					case auto:
+						c = AutoCapacity(l.p.Devices, l.p.Cores)
+						l.p.autoResources = append(l.p.autoResources, len(l.p.Resources))
+						l.p.Auto = append(l.p.Auto, AutoValue{Resource: name, Value: c, Why: autoCapacityWhy(l.p.Devices, l.p.Cores)})
+					}
 					if !ok {
 						// Already reported; no weight is over an unknown
 						// capacity, so nothing piles on that error.
@@ -140,8 +150,10 @@ func (l *loader) stages(n *yaml.Node) {
 			case "needs":
 				l.needNodes[s] = stringList(ps, fv, what+": needs")
 			case "workers":
-				if w, ok := integer(ps, fv, what+": workers", 1); ok {
-					s.Workers = int(w)
+				// auto is sized in resolveAuto, once the stage's device
+				// binding is known.
+				if w, auto, ok := countOrAuto(ps, fv, what+": workers", 1); ok {
+					s.Workers, s.WorkersAuto = int(w), auto
 				}
 			case "priority":
 				if pr, ok := integer(ps, fv, what+": priority", -1000); ok {
@@ -227,7 +239,7 @@ func (l *loader) locks(n *yaml.Node, what string) []Lock {
 		total := sum[lk.decl]
 		total.add(lk.Weight)
 		if d := l.p.Resources[lk.decl]; total.above(d.Capacity) && lk.Weight <= d.Capacity {
-			ps.at(lk.node, "%s: locks %q %s times over in total, above its capacity %d", what, lk.Resource, total.String(), d.Capacity)
+			ps.at(lk.node, "%s: locks %q %s times over in total, above its capacity %s", what, lk.Resource, total.String(), l.capacityText(lk.decl))
 		}
 	}
 	return out
@@ -261,10 +273,20 @@ func (l *loader) resolveLock(lk *Lock, what string) bool {
 	}
 	lk.decl = i
 	if c := l.p.Resources[i].Capacity; lk.Weight > c {
-		l.ps.at(lk.node, "%s: weight %d on %q is above its capacity %d: it could never be granted", what, lk.Weight, lk.Resource, c)
+		l.ps.at(lk.node, "%s: weight %d on %q is above its capacity %s: it could never be granted", what, lk.Weight, lk.Resource, l.capacityText(i))
 		return false
 	}
 	return true
+}
+
+// capacityText is resource i's capacity as problems print it, saying
+// when auto gave it (and for how many devices: more would give more).
+func (l *loader) capacityText(i int) string {
+	c := strconv.FormatInt(l.p.Resources[i].Capacity, 10)
+	if slices.Contains(l.p.autoResources, i) {
+		c += fmt.Sprintf(" (auto, for %s)", plural(l.p.Devices, "device"))
+	}
+	return c
 }
 
 func (l *loader) retry(n *yaml.Node, what string, r *Retry) {

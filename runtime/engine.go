@@ -23,7 +23,9 @@ type Options struct {
 	// records nothing.
 	Tracer trace.TracerProvider
 	// Devices overrides the pipeline's device count when above 0; at
-	// most MaxDevices.
+	// most MaxDevices. The pipeline's auto counts (`workers: auto`,
+	// `capacity: auto`) are then sized for it, with the cores the
+	// pipeline was loaded for (AutoWorkers, AutoCapacity).
 	Devices int
 	// OnEvent, when set, is called for every stage start and end and every
 	// partition and job end, from the goroutine that saw it: it must be
@@ -82,7 +84,10 @@ type stagePlan struct {
 // NewEngine prepares an engine: it expands `{gpu}` resources over the
 // devices, resolves every lock, and constructs each stage with its type's
 // New and the stage's Config. A constructor's error names the stage and
-// its position in the pipeline file.
+// its position in the pipeline file. On another device count than the
+// pipeline was loaded for, auto counts are sized for the engine's: a
+// stage whose claims no longer fit a smaller auto capacity is an error
+// naming it.
 func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 	devices := p.Devices
 	if opts.Devices > 0 {
@@ -96,17 +101,23 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 			return nil, fmt.Errorf("pipeline %q: %d devices wanted, but the %q backend has %d: %w", p.Name, devices, be.Name(), have, device.ErrNoDevice)
 		}
 	}
-	locks, err := resources.NewSet(p.Resources, devices)
+	// Auto counts follow the engine's devices, not only the loader's.
+	decls, err := p.resourcesOn(devices)
+	if err != nil {
+		return nil, err
+	}
+	locks, err := resources.NewSet(decls, devices)
 	if err != nil {
 		return nil, fmt.Errorf("pipeline %q: %w", p.Name, err)
 	}
+	counts := p.workersOn(devices)
 	var wdecls []resources.Decl
 	for _, s := range p.Stages {
 		name := "workers." + s.Name
 		if s.DeviceBound {
 			name += ".{gpu}"
 		}
-		wdecls = append(wdecls, resources.Decl{Name: name, Capacity: int64(s.Workers)})
+		wdecls = append(wdecls, resources.Decl{Name: name, Capacity: int64(counts[s.index])})
 	}
 	workers, err := resources.NewSet(wdecls, devices)
 	if err != nil {
@@ -126,7 +137,7 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 	e.inFlight = p.InFlight(devices)
 	e.plan = make([]stagePlan, len(p.Stages))
 	for _, s := range p.Stages {
-		if err := e.planStage(s, wdecls[s.index].Name); err != nil {
+		if err := e.planStage(s, wdecls[s.index].Name, counts[s.index]); err != nil {
 			return nil, err
 		}
 	}
@@ -140,7 +151,7 @@ func NewEngine(p *Pipeline, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-func (e *Engine) planStage(s *Stage, workerName string) error {
+func (e *Engine) planStage(s *Stage, workerName string, workers int) error {
 	pl := &e.plan[s.index]
 	n := 1
 	if s.DeviceBound {
@@ -178,7 +189,7 @@ func (e *Engine) planStage(s *Stage, workerName string) error {
 		pl.worker = append(pl.worker, wid)
 		pl.start = append(pl.start, start)
 		pl.spans = append(pl.spans, spans)
-		pl.slots = append(pl.slots, newSlotPool(s.Workers))
+		pl.slots = append(pl.slots, newSlotPool(workers))
 		pl.locks = append(pl.locks, names)
 	}
 	return nil
@@ -190,8 +201,9 @@ func (e *Engine) planStage(s *Stage, workerName string) error {
 // memory follows the worker counts, not the partition count.
 func defaultInFlight(p *Pipeline, devices int) int {
 	var n int64
+	counts := p.workersOn(devices)
 	for _, s := range p.Stages {
-		w := int64(s.Workers)
+		w := int64(counts[s.index])
 		if s.DeviceBound {
 			w = satMul(w, int64(devices))
 		}

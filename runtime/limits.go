@@ -21,6 +21,10 @@ const (
 	// Options.Devices): each device gets its own copy of every `{gpu}`
 	// resource and device-bound worker pool.
 	MaxDevices = 64
+	// MaxCores bounds the host cores auto counts are sized for
+	// (LoadOptions.Cores): far above any machine's, it only keeps a typo
+	// from reading as a machine.
+	MaxCores = 1 << 16
 	// MaxPipelineBytes bounds a pipeline file read by Load (the same
 	// limit as pipelines.MaxFileSize, which the commands read through).
 	MaxPipelineBytes = 1 << 20

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	goruntime "runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -19,13 +20,40 @@ import (
 // Load reads a pipeline file and validates it against a registry. params
 // override the file's `params:` defaults (the CLI's --set k=v). On a
 // validation failure the error is a *ValidationError listing every problem.
+// Auto values are sized for the file's devices and this machine's cores
+// (LoadWith takes others).
 func Load(path string, reg *stages.Registry, params map[string]string) (*Pipeline, error) {
+	return LoadWith(path, reg, LoadOptions{Params: params})
+}
+
+// LoadOptions are what the loader takes besides the file and the
+// registry.
+type LoadOptions struct {
+	// Params override the file's `params:` defaults (the CLI's --set k=v).
+	Params map[string]string
+	// Devices, when above 0, replaces the file's `devices:` (the CLI's
+	// --devices): `{gpu}` expands over it and auto values are sized for
+	// it. At most MaxDevices.
+	Devices int
+	// Cores, when above 0, is the host core count auto values are sized
+	// for, in place of this machine's (runtime.NumCPU): for tests, and to
+	// size a layout for another machine (validate, graph, simulate). At
+	// most MaxCores.
+	Cores int
+}
+
+// LoadWith is Load with options.
+func LoadWith(path string, reg *stages.Registry, opts LoadOptions) (*Pipeline, error) {
 	src, err := readCapped(path, MaxPipelineBytes)
 	if err != nil {
 		return nil, fmt.Errorf("load pipeline: %w", err)
 	}
-	return Parse(path, src, reg, params)
+	return ParseWith(path, src, reg, opts)
 }
+
+// hostCores is this machine's core count, what auto values are sized for
+// unless LoadOptions.Cores says otherwise.
+func hostCores() int { return max(goruntime.NumCPU(), 1) }
 
 var (
 	topFields    = []string{"pipeline", "description", "params", "devices", "max_in_flight", "resources", "stages", "spans"}
@@ -43,6 +71,12 @@ var (
 // (each stage's type and decoded config), and NewEngine constructs the
 // stages from it.
 func Parse(file string, src []byte, reg *stages.Registry, params map[string]string) (*Pipeline, error) {
+	return ParseWith(file, src, reg, LoadOptions{Params: params})
+}
+
+// ParseWith is Parse with options.
+func ParseWith(file string, src []byte, reg *stages.Registry, opts LoadOptions) (*Pipeline, error) {
+	params := opts.Params
 	ps := &problems{file: file}
 	doc, pr := decodeOne(file, src)
 	if pr != nil {
@@ -56,7 +90,10 @@ func Parse(file string, src []byte, reg *stages.Registry, params map[string]stri
 		return nil, ps.err()
 	}
 	root := doc.Content[0]
-	p := &Pipeline{File: file, Hash: hashOf(src), Devices: 1, Partitions: 1}
+	p := &Pipeline{File: file, Hash: hashOf(src), Devices: 1, Partitions: 1, Cores: hostCores()}
+	if opts.Cores > 0 {
+		p.Cores = opts.Cores
+	}
 	l := &loader{ps: ps, reg: reg, p: p, stageByName: map[string]*Stage{}, resByName: map[string]int{}}
 
 	// Parameters first: everything else may refer to them.
@@ -65,7 +102,7 @@ func Parse(file string, src []byte, reg *stages.Registry, params map[string]stri
 		substitute(ps, root, p.Params, sortedKeys(p.Params))
 	}
 
-	var stagesNode, spansNode *yaml.Node
+	var resourcesNode, stagesNode, spansNode *yaml.Node
 	fields(ps, root, "pipeline", topFields, func(key string, k, v *yaml.Node) {
 		switch key {
 		case "pipeline":
@@ -81,13 +118,25 @@ func Parse(file string, src []byte, reg *stages.Registry, params map[string]stri
 				p.MaxInFlight = int(m)
 			}
 		case "resources":
-			l.resources(v)
+			resourcesNode = v // after devices: capacity auto is sized by them
 		case "stages":
 			stagesNode = v
 		case "spans":
 			spansNode = v
 		}
 	})
+	switch {
+	case opts.Devices > MaxDevices:
+		ps.at(nil, "devices %d (the caller's, e.g. --devices): above %d, the limit on devices", opts.Devices, MaxDevices)
+	case opts.Devices > 0:
+		p.Devices = opts.Devices
+	}
+	if opts.Cores > MaxCores {
+		ps.at(nil, "cores %d (the caller's, e.g. --cores): above %d, the limit on cores", opts.Cores, MaxCores)
+	}
+	if resourcesNode != nil {
+		l.resources(resourcesNode)
+	}
 	if root.Kind == yaml.MappingNode && p.Name == "" && !hasKey(root, "pipeline") {
 		ps.at(root, "pipeline: missing field \"pipeline\" (the pipeline's name)")
 	}
@@ -108,6 +157,7 @@ func Parse(file string, src []byte, reg *stages.Registry, params map[string]stri
 		l.spans(spansNode)
 	}
 	l.deviceBinding()
+	l.resolveAuto()
 	l.deviceBusy()
 	l.lockOrder()
 	if err := ps.err(); err != nil {

@@ -26,8 +26,18 @@ type Pipeline struct {
 	Hash string
 	// Params are the effective parameters (file defaults, then overrides).
 	Params map[string]string
-	// Devices is the number of devices `{gpu}` resources expand to.
+	// Devices is the number of devices `{gpu}` resources expand to: the
+	// file's `devices:`, or LoadOptions.Devices when the loader was given
+	// one. Auto values were sized for it.
 	Devices int
+	// Cores is the host core count auto values were sized for
+	// (LoadOptions.Cores, else this machine's).
+	Cores int
+	// Auto lists the counts the file left to the machine (`workers:
+	// auto`, `capacity: auto`) with what each resolved to for Devices and
+	// Cores: resources in file order, then stages in pipeline order. An
+	// engine on another device count sizes them again for its own.
+	Auto []AutoValue
 	// Partitions is the default partition count of a job (the
 	// `partitions` parameter, 1 when absent).
 	Partitions int
@@ -38,17 +48,22 @@ type Pipeline struct {
 	Resources   []resources.Decl
 	Stages      []*Stage // topological order, ties in file order
 	Spans       []*Span
+
+	autoResources []int // indices into Resources of `capacity: auto`
 }
 
 // Stage is one stage of a pipeline.
 type Stage struct {
-	Name     string
-	Type     string
-	Needs    []*Stage
-	Workers  int
-	Priority int
-	Locks    []Lock
-	Retry    Retry
+	Name    string
+	Type    string
+	Needs   []*Stage
+	Workers int
+	// WorkersAuto says the file wrote `workers: auto`: Workers is
+	// AutoWorkers' count for the pipeline's devices and cores.
+	WorkersAuto bool
+	Priority    int
+	Locks       []Lock
+	Retry       Retry
 	// DeviceBound stages run on the partition's device: they lock a
 	// `{gpu}` resource, their type asks for a device, or a `{gpu}` span
 	// covers them. Their workers count per device.

@@ -48,11 +48,17 @@ func (s setFlags) Set(kv string) error {
 // loadPipeline loads a pipeline file, or an embedded pipeline by name (a
 // file that exists wins), against the shipped stage types.
 func loadPipeline(arg string, params map[string]string) (*runtime.Pipeline, error) {
+	return loadPipelineWith(arg, runtime.LoadOptions{Params: params})
+}
+
+// loadPipelineWith is loadPipeline with the loader's options: the devices
+// and cores auto counts are sized for.
+func loadPipelineWith(arg string, opts runtime.LoadOptions) (*runtime.Pipeline, error) {
 	file, src, err := pipelines.Source(arg)
 	if err != nil {
 		return nil, err
 	}
-	return runtime.Parse(file, src, shipped.stages(), params)
+	return runtime.ParseWith(file, src, shipped.stages(), opts)
 }
 
 // Upper limits of the count flags that are not the runtime's own.
@@ -80,6 +86,7 @@ var countLimits = map[string]struct {
 }{
 	"partitions": {runtime.MaxPartitions, "the limit on partitions per job"},
 	"devices":    {runtime.MaxDevices, "the limit on devices"},
+	"cores":      {runtime.MaxCores, "the limit on cores"},
 	"jobs":       {maxJobs, "the limit on jobs per run"},
 	"inflight":   {maxInFlight, "the limit on jobs in flight"},
 	"in-flight":  {maxInFlight, "the limit on jobs in flight"},

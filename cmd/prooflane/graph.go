@@ -16,13 +16,17 @@ func runGraph(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("graph", "PIPELINE", stderr)
 	format := fs.String("format", "dot", "output format: dot or mermaid")
 	set := newSetFlag(fs, "the pipeline")
+	sizing := newSizingFlags(fs)
 	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := checkCounts(fs, "devices", "cores"); err != nil {
 		return err
 	}
 	if fs.NArg() != 1 {
 		return usageErrorf(fs, "want exactly one pipeline (a file or an embedded name), got %d arguments", fs.NArg())
 	}
-	p, err := loadPipeline(fs.Arg(0), set)
+	p, err := loadPipelineWith(fs.Arg(0), sizing.options(set))
 	if err != nil {
 		return err
 	}
@@ -37,16 +41,27 @@ func runGraph(args []string, stdout, stderr io.Writer) error {
 	return nil
 }
 
-// stageLabel lists what a stage is and holds, one item per line.
+// stageLabel lists what a stage is and holds, one item per line. Counts
+// that auto sized say so: "workers: 4 (auto)", "cpu_bandwidth×2 of 8
+// (auto)".
 func stageLabel(p *runtime.Pipeline, s *runtime.Stage) []string {
 	lines := []string{s.Name, s.Type}
+	autoCapacity := map[string]int64{}
+	for _, a := range p.Auto {
+		if a.Stage == nil {
+			autoCapacity[a.Resource] = a.Value
+		}
+	}
 	var locks []string
 	for _, l := range s.Locks {
+		lock := l.Resource
 		if l.Weight > 1 {
-			locks = append(locks, fmt.Sprintf("%s×%d", l.Resource, l.Weight))
-		} else {
-			locks = append(locks, l.Resource)
+			lock = fmt.Sprintf("%s×%d", l.Resource, l.Weight)
 		}
+		if c, ok := autoCapacity[l.Resource]; ok {
+			lock += fmt.Sprintf(" of %d (auto)", c)
+		}
+		locks = append(locks, lock)
 	}
 	if len(locks) > 0 {
 		lines = append(lines, "locks: "+strings.Join(locks, ", "))
@@ -61,6 +76,9 @@ func stageLabel(p *runtime.Pipeline, s *runtime.Stage) []string {
 	w := fmt.Sprintf("workers: %d", s.Workers)
 	if s.DeviceBound {
 		w += " per device"
+	}
+	if s.WorkersAuto {
+		w += " (auto)"
 	}
 	return append(lines, w)
 }

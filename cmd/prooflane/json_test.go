@@ -78,7 +78,7 @@ func TestJSONDocsNameEveryField(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	for _, v := range []any{validateOutput{}, validateResult{}, validateProblem{}, simulateOutput{}, runFigures{}, benchOutput{}, benchRowJSON{}} {
+	for _, v := range []any{validateOutput{}, validateResult{}, validateAuto{}, validateProblem{}, simulateOutput{}, runFigures{}, benchOutput{}, benchRowJSON{}} {
 		for _, key := range jsonKeys(v) {
 			if !strings.Contains(doc, "`"+key+"`") {
 				t.Errorf("docs/json.md does not document %T's `%s`", v, key)

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	goruntime "runtime"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -31,7 +32,8 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	inFlight := fs.Int("inflight", 0, "jobs run at once (default: the most the trace ran at once)")
 	deprecatedAlias(fs, "in-flight", "inflight", stderr)
 	partitions := fs.Int("partitions", 0, "partitions per job (default: the trace's)")
-	devices := fs.Int("devices", 0, "devices {gpu} expands to (default: the pipeline's devices)")
+	devices := fs.Int("devices", 0, "devices {gpu} expands to, and auto counts are sized for (default: the pipeline's devices)")
+	cores := fs.Int("cores", 0, fmt.Sprintf("host cores auto counts are sized for (default: this machine's, %d)", goruntime.NumCPU()))
 	seed := fs.Uint64("seed", 1, "seed for shuffling recorded durations")
 	busy := fs.String("busy-stage", "", "count the runs of this stage name or type suffix as device busy, instead of the stages the trace declares busy (prooflane.device_busy)")
 	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this (with -v)")
@@ -42,7 +44,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if err := checkCounts(fs, "jobs", "inflight", "in-flight", "partitions", "devices"); err != nil {
+	if err := checkCounts(fs, "jobs", "inflight", "in-flight", "partitions", "devices", "cores"); err != nil {
 		return err
 	}
 	if *pipeline == "" && fs.NArg() == 1 {
@@ -71,7 +73,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	pred, err := simulate.Predict(ctx, spans, pfile, simulate.Options{
 		Registry: shipped.stages(), Params: params, Speed: *speed, Jobs: *jobs, InFlight: *inFlight,
-		Partitions: *partitions, Devices: *devices, Seed: *seed, Analyze: aopts, Source: psrc,
+		Partitions: *partitions, Devices: *devices, Cores: *cores, Seed: *seed, Analyze: aopts, Source: psrc,
 	})
 	if err != nil {
 		return err
@@ -142,7 +144,11 @@ func writePrediction(w io.Writer, from, pipeline string, before *analyze.Report,
 	after := pred.Report
 	fmt.Fprintf(w, "prediction for %s (pipeline %q) replaying %s at %g× speed: %d job(s) × %d partitions, %d in flight\n",
 		pipeline, pred.Pipeline, from, pred.Speed, pred.Jobs, pred.Partitions, pred.InFlight)
-	fmt.Fprintf(w, "run times: %s\n\n", strings.Join(pred.Sources, "; "))
+	fmt.Fprintf(w, "run times: %s\n", strings.Join(pred.Sources, "; "))
+	for _, a := range pred.Auto {
+		fmt.Fprintf(w, "%s\n", a)
+	}
+	fmt.Fprintln(w)
 	rows := [][3]string{
 		{"", "recorded", "predicted"},
 		{"makespan (s)", fmt.Sprintf("%.3f", before.Makespan.Seconds()), fmt.Sprintf("%.3f", after.Makespan.Seconds())},

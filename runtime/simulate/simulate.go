@@ -40,8 +40,14 @@ type Options struct {
 	// Partitions per job; default the recorded jobs' partition count,
 	// unless Params sets "partitions", then the pipeline's.
 	Partitions int
-	// Devices overrides the pipeline's device count when above 0.
+	// Devices overrides the pipeline's device count when above 0. The
+	// pipeline is loaded for it, so its auto counts (`workers: auto`,
+	// `capacity: auto`) are those of that many devices.
 	Devices int
+	// Cores, when above 0, is the host core count auto counts are sized
+	// for, in place of this machine's: to predict a machine other than
+	// the one simulating.
+	Cores int
 	// Seed shuffles the recorded durations.
 	Seed uint64
 	// Analyze tunes the analysis of the simulated run.
@@ -61,8 +67,11 @@ type Prediction struct {
 	// Sources says where each stage's durations came from: "stage
 	// synthesize: 16 runs", "stage msm: 16 runs of type groth16.msm".
 	Sources []string
-	Report  *analyze.Report
-	Spans   []tracefile.Span
+	// Auto lists the counts the pipeline left to auto, as sized for the
+	// devices and cores predicted.
+	Auto   []runtime.AutoValue
+	Report *analyze.Report
+	Spans  []tracefile.Span
 }
 
 // Predict replays the stage durations of a recorded trace through the
@@ -84,7 +93,7 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 			return nil, fmt.Errorf("load pipeline: %w", err)
 		}
 	}
-	orig, err := runtime.Parse(path, src, opts.Registry, opts.Params)
+	orig, err := runtime.ParseWith(path, src, opts.Registry, runtime.LoadOptions{Params: opts.Params, Devices: opts.Devices, Cores: opts.Cores})
 	if err != nil {
 		return nil, err
 	}
@@ -94,7 +103,7 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 	}
 	rp := &replay{pools: map[string]*pool{}, speed: opts.Speed}
 	rp.late.Store(int64(timerOvershoot()))
-	pred := &Prediction{Pipeline: orig.Name, Speed: opts.Speed}
+	pred := &Prediction{Pipeline: orig.Name, Speed: opts.Speed, Auto: orig.Auto}
 	var missing []string
 	for _, s := range orig.Stages {
 		switch {

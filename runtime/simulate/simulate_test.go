@@ -249,3 +249,46 @@ func TestPredictKeepsConfigDerivedDeviceBinding(t *testing.T) {
 		})
 	}
 }
+
+// simulate --devices N predicts N devices with the layout's auto counts
+// sized for N: the replayed run holds synthesize's worker pool and
+// cpu_bandwidth at the N-device capacities (caps from Cores), not the
+// one-device ones the file would give alone.
+func TestPredictSizesAutoCountsForTheDevicesPredicted(t *testing.T) {
+	for _, tc := range []struct {
+		devices, cores          int
+		synthesize, cpuCapacity int64
+	}{
+		{1, 32, 2, 4},
+		{2, 32, 4, 8},
+		{8, 8, 8, 16},
+	} {
+		t.Run(fmt.Sprintf("%d devices %d cores", tc.devices, tc.cores), func(t *testing.T) {
+			pred, err := Predict(context.Background(), recordedGroth16(), "../../pipelines/groth16.yaml",
+				Options{Registry: builtin.Registry(), Params: map[string]string{"partitions": "2"}, Devices: tc.devices, Cores: tc.cores, Speed: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			capacity := map[string]int64{}
+			for _, s := range pred.Spans {
+				if s.Str(string(pl.KeyKind)) == pl.KindLockHold {
+					capacity[s.Str(string(pl.KeyResource))] = s.IntOr(string(pl.KeyCapacity), -1)
+				}
+			}
+			if got := capacity["workers.synthesize"]; got != tc.synthesize {
+				t.Errorf("synthesize worker pool of %d in the replay, want %d (held: %v)", got, tc.synthesize, capacity)
+			}
+			if got := capacity["cpu_bandwidth"]; got != tc.cpuCapacity {
+				t.Errorf("cpu_bandwidth capacity %d in the replay, want %d", got, tc.cpuCapacity)
+			}
+			want := fmt.Sprintf("synthesize: workers auto = %d (", tc.synthesize)
+			found := false
+			for _, a := range pred.Auto {
+				found = found || strings.HasPrefix(a.String(), want)
+			}
+			if !found {
+				t.Errorf("prediction's auto counts %v lack %q", pred.Auto, want)
+			}
+		})
+	}
+}

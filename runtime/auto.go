@@ -1,0 +1,231 @@
+package runtime
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/prooflane/prooflane/resources"
+)
+
+// This file sizes `workers: auto` and `capacity: auto` from the machine:
+// the cores of the host and the devices the pipeline runs on. The rule is
+// in AutoWorkers and AutoCapacity alone; the loader resolves each auto
+// value with them for the devices and cores it was given (LoadOptions),
+// and an engine built for another device count resolves them again for
+// its own (Pipeline.workersOn, Pipeline.resourcesOn).
+
+// Auto is the value a pipeline writes for a count the machine decides:
+// `workers: auto` on a stage, `capacity: auto` on a resource.
+const Auto = "auto"
+
+// The per-device figures of the auto rule. One device gets exactly the
+// counts the shipped single-GPU layouts were tuned with, so a layout
+// written for one GPU behaves as before on one.
+const (
+	// autoHostWorkers is a host stage's workers per device fed.
+	autoHostWorkers = 2
+	// autoDeviceWorkers is a device-bound stage's workers on each device.
+	autoDeviceWorkers = 2
+	// autoCapacity is a host resource's capacity per device fed.
+	autoCapacity = 4
+)
+
+// AutoWorkers is what `workers: auto` resolves to for a stage on a
+// machine with the given devices and cores.
+//
+// A host stage (not device-bound) feeds every device: with N devices it
+// needs N times the work in flight to keep them all as busy as one, so it
+// gets 2 workers per device; the cores cap it at max(2, cores), since
+// more workers than cores only contend for them (and for the memory
+// bandwidth that cpu_bandwidth guards). A device-bound stage's workers
+// already count per device (each device has its own pool), so it gets 2
+// on each device whatever the device count: one worker prepares a
+// partition while the other holds the device; it is not capped by cores,
+// since such a worker mostly waits on its device.
+//
+// This is a starting point, measured on one GPU only: on one H200 at 2^20,
+// 2 synthesis workers kept the GPU 91% busy. Past one device the counts
+// are the one-device figures scaled, not measured; a layout that knows
+// better gives numbers.
+func AutoWorkers(deviceBound bool, devices, cores int) int {
+	if deviceBound {
+		return autoDeviceWorkers
+	}
+	return min(autoHostWorkers*max(devices, 1), max(autoHostWorkers, cores))
+}
+
+// AutoCapacity is what `capacity: auto` resolves to for a host resource
+// (one not named with `{gpu}`) on a machine with the given devices and
+// cores: 4 per device, at most max(4, 2*cores). Such a resource (the
+// shipped layouts' cpu_bandwidth) bounds host work that feeds every
+// device, so like a host stage's workers it grows with the devices, and
+// the cores cap it. It is the same starting point as AutoWorkers, measured
+// on one GPU only.
+func AutoCapacity(devices, cores int) int64 {
+	return min(int64(autoCapacity)*int64(max(devices, 1)), max(int64(autoCapacity), 2*int64(cores)))
+}
+
+// AutoValue records one count a pipeline left to the machine.
+type AutoValue struct {
+	// Stage is the stage whose workers were auto; nil for a resource.
+	Stage *Stage
+	// Resource is the resource whose capacity was auto; "" for a stage.
+	Resource string
+	// Value is the count it resolved to, for Pipeline.Devices and
+	// Pipeline.Cores.
+	Value int64
+	// Why says how: "2 per device x 2 devices, 16 cores".
+	Why string
+}
+
+// String reads "synthesize: workers auto = 4 (2 per device x 2 devices,
+// 16 cores)" or "cpu_bandwidth: capacity auto = 8 (...)".
+func (a AutoValue) String() string {
+	if a.Stage != nil {
+		return fmt.Sprintf("%s: workers auto = %d (%s)", a.Stage.Name, a.Value, a.Why)
+	}
+	return fmt.Sprintf("%s: capacity auto = %d (%s)", a.Resource, a.Value, a.Why)
+}
+
+// autoWorkersWhy explains AutoWorkers' result.
+func autoWorkersWhy(deviceBound bool, devices, cores int) string {
+	if deviceBound && devices == 1 {
+		return fmt.Sprintf("%d per device, 1 device", autoDeviceWorkers)
+	}
+	if deviceBound {
+		return fmt.Sprintf("%d per device, on each of %d devices", autoDeviceWorkers, devices)
+	}
+	per := fmt.Sprintf("%d per device x %s", autoHostWorkers, plural(devices, "device"))
+	if n := AutoWorkers(false, devices, cores); n < autoHostWorkers*max(devices, 1) {
+		return fmt.Sprintf("%s, capped at %d by %s", per, n, plural(cores, "core"))
+	}
+	return fmt.Sprintf("%s, %s", per, plural(cores, "core"))
+}
+
+// autoCapacityWhy explains AutoCapacity's result.
+func autoCapacityWhy(devices, cores int) string {
+	per := fmt.Sprintf("%d per device x %s", autoCapacity, plural(devices, "device"))
+	if n := AutoCapacity(devices, cores); n < int64(autoCapacity)*int64(max(devices, 1)) {
+		return fmt.Sprintf("%s, capped at %d, twice %s", per, n, plural(cores, "core"))
+	}
+	return fmt.Sprintf("%s, %s", per, plural(cores, "core"))
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return strconv.Itoa(n) + " " + what + "s"
+}
+
+// isAuto reports whether n is the scalar `auto`, written or substituted.
+func isAuto(n *yaml.Node) bool {
+	return n.Kind == yaml.ScalarNode && n.Value == Auto
+}
+
+// countOrAuto reads a whole number no smaller than lo, or `auto` (auto is
+// then true). A value that is neither gets a problem saying auto is
+// allowed.
+func countOrAuto(ps *problems, n *yaml.Node, what string, lo int64) (v int64, auto, ok bool) {
+	if isAuto(n) {
+		return 0, true, true
+	}
+	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
+		ps.at(n, "%s: want a whole number or %q, got %s", what, Auto, kindName(n))
+		return 0, false, false
+	}
+	_, err := strconv.ParseInt(n.Value, 10, 64)
+	if err != nil && !errors.Is(err, strconv.ErrRange) && !strings.Contains(n.Value, "${") {
+		ps.at(n, "%s: want a whole number or %q, got %q", what, Auto, n.Value)
+		return 0, false, false
+	}
+	v, ok = integer(ps, n, what, lo)
+	return v, false, ok
+}
+
+// resolveAuto sizes the auto values recorded while loading, now that
+// every stage's device binding is known: stages' workers and the
+// pipeline's list of auto values (resources' capacities were sized when
+// they were declared, before any lock was checked against them).
+func (l *loader) resolveAuto() {
+	p := l.p
+	var stageAutos []AutoValue
+	for _, s := range p.Stages {
+		if !s.WorkersAuto {
+			continue
+		}
+		n := AutoWorkers(s.DeviceBound, p.Devices, p.Cores)
+		s.Workers = n
+		stageAutos = append(stageAutos, AutoValue{Stage: s, Value: int64(n), Why: autoWorkersWhy(s.DeviceBound, p.Devices, p.Cores)})
+	}
+	// Resources first, as the file declares them; then stages in pipeline
+	// order.
+	p.Auto = append(p.Auto, stageAutos...)
+}
+
+// workersOn returns each stage's workers (by Stage.index) on an engine
+// with the given devices: the loaded counts, with `auto` resolved again
+// when devices is not the count the pipeline was loaded for.
+func (p *Pipeline) workersOn(devices int) []int {
+	out := make([]int, len(p.Stages))
+	for _, s := range p.Stages {
+		out[s.index] = s.Workers
+		if s.WorkersAuto && devices != p.Devices {
+			out[s.index] = AutoWorkers(s.DeviceBound, devices, p.cores())
+		}
+	}
+	return out
+}
+
+// resourcesOn returns the pipeline's resources on an engine with the given
+// devices: the loaded declarations, with `capacity: auto` resolved again
+// when devices is not the count the pipeline was loaded for. Fewer devices
+// can mean a smaller capacity: a stage whose locks (with the spans it
+// starts) no longer fit is an error naming it.
+func (p *Pipeline) resourcesOn(devices int) ([]resources.Decl, error) {
+	if devices == p.Devices || len(p.autoResources) == 0 {
+		return p.Resources, nil
+	}
+	out := append([]resources.Decl(nil), p.Resources...)
+	for _, i := range p.autoResources {
+		out[i].Capacity = AutoCapacity(devices, p.cores())
+	}
+	for _, s := range p.Stages {
+		var sums map[int]*weightSum
+		add := func(lk Lock) {
+			if sums == nil {
+				sums = map[int]*weightSum{}
+			}
+			if sums[lk.decl] == nil {
+				sums[lk.decl] = &weightSum{}
+			}
+			sums[lk.decl].add(lk.Weight)
+		}
+		for _, lk := range s.Locks {
+			add(lk)
+		}
+		for _, sp := range s.spanStarts {
+			add(sp.Lock)
+		}
+		for _, i := range p.autoResources {
+			if sum := sums[i]; sum != nil && sum.above(out[i].Capacity) {
+				return nil, fmt.Errorf("pipeline %q: stage %q takes %s of %q when it starts, above its capacity auto = %d on %s (%s)",
+					p.Name, s.Name, sum.String(), out[i].Name, out[i].Capacity, plural(devices, "device"), autoCapacityWhy(devices, p.cores()))
+			}
+		}
+	}
+	return out, nil
+}
+
+// cores is the core count auto values are sized for; a Pipeline built in
+// code without one takes this machine's.
+func (p *Pipeline) cores() int {
+	if p.Cores > 0 {
+		return p.Cores
+	}
+	return hostCores()
+}
