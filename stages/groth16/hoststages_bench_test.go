@@ -203,7 +203,7 @@ func sameMSMInputs(got, want *groth16.MSMInputs) error {
 		"OnesA": slices.Equal(got.OnesA, want.OnesA), "OnesB": slices.Equal(got.OnesB, want.OnesB), "OnesK": slices.Equal(got.OnesK, want.OnesK),
 	} {
 		if !ok {
-			return fmt.Errorf("%s differs", name)
+			return fmt.Errorf("%s differs from the first run's", name)
 		}
 	}
 	return nil

@@ -40,8 +40,6 @@ type Job struct {
 		once sync.Once
 		p    *prepPlan
 	}
-	// vectors recycles prep_msm's scalar vectors between partitions.
-	vectors vectorPool
 }
 
 // NewJob checks that the keys belong to r1cs and that the circuit is one

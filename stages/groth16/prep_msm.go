@@ -3,7 +3,6 @@ package groth16
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -93,59 +92,6 @@ func newPrepPlan(pk *g16.ProvingKey, chunk int) *prepPlan {
 	return p
 }
 
-// poolKeep bounds the vector sets a job keeps for reuse: enough for the
-// partitions that finish between two garbage collections, without holding
-// a partition's worth of host memory per partition ever run.
-const poolKeep = 4
-
-// vectorSet is one partition's A, B and K vectors.
-type vectorSet struct {
-	pool    *vectorPool
-	a, b, k []fr.Element
-}
-
-// vectorPool recycles a job's MSM scalar vectors between its partitions.
-// prep_msm takes a set per partition; the set comes back when that
-// partition's MSMInputs is unreachable (a cleanup attached to it), so two
-// partitions in flight never share one, whatever the pipeline's layout
-// and whichever stage reads the MSMInputs last. Reuse spares each
-// partition the allocation and zeroing of three vectors of 2^20+ scalars,
-// which at 2^20 costs more than filling them.
-type vectorPool struct {
-	mu   sync.Mutex
-	free []*vectorSet
-	// reused counts the sets handed out again (tests).
-	reused int
-}
-
-// get returns a set of vectors of lengths na, nb, nk, recycled when the
-// pool holds one. Its contents are stale: the caller writes every scalar.
-func (p *vectorPool) get(na, nb, nk int) *vectorSet {
-	p.mu.Lock()
-	for len(p.free) > 0 {
-		vs := p.free[len(p.free)-1]
-		p.free = p.free[:len(p.free)-1]
-		if len(vs.a) == na && len(vs.b) == nb && len(vs.k) == nk {
-			p.reused++
-			p.mu.Unlock()
-			return vs
-		}
-	}
-	p.mu.Unlock()
-	return &vectorSet{pool: p, a: make([]fr.Element, na), b: make([]fr.Element, nb), k: make([]fr.Element, nk)}
-}
-
-// recycle gives vs back to its pool, unless the pool holds poolKeep sets
-// already.
-func (vs *vectorSet) recycle() {
-	p := vs.pool
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if len(p.free) < poolKeep {
-		p.free = append(p.free, vs)
-	}
-}
-
 // prepPart is what one task of scalars found in its chunks.
 type prepPart struct {
 	onesA, onesB, onesK []int32
@@ -174,11 +120,12 @@ func (p *prepPart) put(v []fr.Element, i int, w *fr.Element, kind int, ones *[]i
 // listed.
 func (s *prepMSM) scalars(j *Job, wires []fr.Element) *MSMInputs {
 	pk, plan, nbPublic := j.PK, j.prepPlan(), j.nbPublic
-	vs := j.vectors.get(len(pk.G1.A), len(pk.G1.B), len(pk.G1.K))
-	out := &MSMInputs{Form: device.FormMontgomery, A: vs.a, B: vs.b, K: vs.k}
-	// The vectors go back to the job once nothing holds out: no other
-	// partition can be handed them while this one may still read them.
-	runtime.AddCleanup(out, (*vectorSet).recycle, vs)
+	out := &MSMInputs{
+		Form: device.FormMontgomery,
+		A:    make([]fr.Element, len(pk.G1.A)),
+		B:    make([]fr.Element, len(pk.G1.B)),
+		K:    make([]fr.Element, len(pk.G1.K)),
+	}
 	chunks := len(plan.offA) - 1
 	parts := make([]prepPart, chunks)
 	split.Run(chunks, 1, func(lo, hi int) {

@@ -41,10 +41,6 @@ type Solution struct {
 // proving key's bases: A with pk.G1.A, B with pk.G1.B and pk.G2.B, K with
 // pk.G1.K. When ones are split off, a scalar equal to one is set to zero in
 // the vector (zeros cost nothing in an MSM) and its index listed in Ones*.
-//
-// prep_msm's A, B and K belong to the MSMInputs: once it is unreachable
-// they go back to the job and are refilled for another partition. Hold
-// the MSMInputs, not the slices alone, for as long as they are read.
 type MSMInputs struct {
 	// Solution carries a, b, c on to vram_stage.
 	Solution *Solution
