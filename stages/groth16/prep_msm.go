@@ -33,7 +33,7 @@ func (s *prepMSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 		return nil, err
 	}
 	if len(sol.Wires) != len(j.PK.InfinityA) {
-		return nil, fmt.Errorf("partition %d: solution has %d wires, the proving key %d", in.Partition, len(sol.Wires), len(j.PK.InfinityA))
+		return nil, fmt.Errorf("partition %d: the solution has %d wires, the proving key is for %d", in.Partition, len(sol.Wires), len(j.PK.InfinityA))
 	}
 	out := s.scalars(j, sol.Wires)
 	out.Solution = sol

@@ -125,3 +125,31 @@ func TestPrepMSMPartitionsInFlightTogetherAllVerify(t *testing.T) {
 		})
 	}
 }
+
+func TestPrepMSMRefusesASolutionWhoseWiresDoNotMatchTheKey(t *testing.T) {
+	set := setupKeys(t, "chain", 1<<8)
+	job, err := set.NewJob(2, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newStageSet(t, cpuBackend(t, 1), nil)
+	values := map[stages.DataType]any{}
+	out, err := st.run(job, groth16.TypeNameSynthesize, values)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sol := out.(*groth16.Solution)
+	n := len(sol.Wires)
+	for _, wires := range [][]fr.Element{sol.Wires[:n-1], append(slices.Clone(sol.Wires), fr.One())} {
+		bad := *sol
+		bad.Wires = wires
+		values[groth16.TypeSolution] = &bad
+		in := stages.NewInput(values)
+		in.Job, in.Stage, in.Partition, in.Device = job, groth16.TypeNamePrepMSM, 1, 0
+		_, err := st.built[groth16.TypeNamePrepMSM].Run(context.Background(), in)
+		want := fmt.Sprintf("partition 1: the solution has %d wires, the proving key is for %d", len(wires), n)
+		if err == nil || err.Error() != want {
+			t.Errorf("%d wires: error %v, want %q", len(wires), err, want)
+		}
+	}
+}
