@@ -53,7 +53,7 @@ func (s *prepMSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 // prepChunk is the number of wires prep_msm handles as one piece: the
 // plan's offsets are kept at this granularity, and the pieces are shared
 // out over the cores.
-const prepChunk = 1 << 14
+const prepChunk = 1 << 12
 
 // prepPlan is what prep_msm derives from the proving key once, rather
 // than for every partition: where each chunk of wires starts in the A and
