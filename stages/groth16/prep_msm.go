@@ -92,7 +92,7 @@ func newPrepPlan(pk *g16.ProvingKey, chunk int) *prepPlan {
 	return p
 }
 
-// prepPart is what one task of scalars found in its chunks.
+// prepPart is what one of scalars' tasks found in its range of chunks.
 type prepPart struct {
 	onesA, onesB, onesK []int32
 	zeros               int
