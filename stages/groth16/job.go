@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"sync"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
@@ -34,6 +35,11 @@ type Job struct {
 	SolverOptions []solver.Option
 
 	nbPublic int
+	// plan is prep_msm's, derived from PK on first use.
+	plan struct {
+		once sync.Once
+		p    *prepPlan
+	}
 }
 
 // NewJob checks that the keys belong to r1cs and that the circuit is one

@@ -2,11 +2,14 @@ package groth16
 
 import (
 	"context"
+	"fmt"
 	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
 	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/internal/split"
 	"github.com/prooflane/prooflane/stages"
 )
 
@@ -29,26 +32,11 @@ func (s *prepMSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	pk := j.PK
-	out := &MSMInputs{Solution: sol, Form: device.FormMontgomery}
-	var zeros [3]int
-	var wg sync.WaitGroup
-	wg.Add(3)
-	go func() {
-		defer wg.Done()
-		out.A, out.OnesA, zeros[0] = s.filter(sol.Wires, pk.InfinityA, len(pk.G1.A))
-	}()
-	go func() {
-		defer wg.Done()
-		out.B, out.OnesB, zeros[1] = s.filter(sol.Wires, pk.InfinityB, len(pk.G1.B))
-	}()
-	go func() {
-		defer wg.Done()
-		out.K, out.OnesK, zeros[2] = s.filter(sol.Wires[j.nbPublic:], nil, len(pk.G1.K))
-	}()
-	wg.Wait()
-	out.Zeros = zeros[0] + zeros[1] + zeros[2]
-	out.BMont = out.B
+	if len(sol.Wires) != len(j.PK.InfinityA) {
+		return nil, fmt.Errorf("partition %d: the solution has %d wires, the proving key is for %d", in.Partition, len(sol.Wires), len(j.PK.InfinityA))
+	}
+	out := s.scalars(j, sol.Wires)
+	out.Solution = sol
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -62,29 +50,133 @@ func (s *prepMSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 	return out, nil
 }
 
-// filter copies the wires whose base is not infinity (skip may be nil),
-// and when splitting ones zeroes them in the copy and lists their indices.
-func (s *prepMSM) filter(wires []fr.Element, skip []bool, n int) ([]fr.Element, []int32, int) {
-	out := make([]fr.Element, n)
-	var ones []int32
-	zeros := 0
-	j := 0
-	for i := range wires {
-		if skip != nil && skip[i] {
-			continue
+// prepChunk is the number of wires prep_msm handles as one piece: the
+// plan's offsets are kept at this granularity, and the pieces are shared
+// out over the cores.
+const prepChunk = 1 << 12
+
+// prepPlan is what prep_msm derives from the proving key once, rather
+// than for every partition: where each chunk of wires starts in the A and
+// B vectors, which leave out the wires whose base is infinity.
+type prepPlan struct {
+	// chunk is the number of wires in a chunk (prepChunk but in tests).
+	chunk int
+	// offA[c], offB[c] index the first scalar of chunk c (wires
+	// c*chunk...) in A and B; the last entry is the vector's length.
+	offA, offB []int
+}
+
+// prepPlan returns the job's plan, computing it on first use.
+func (j *Job) prepPlan() *prepPlan {
+	j.plan.once.Do(func() { j.plan.p = newPrepPlan(j.PK, prepChunk) })
+	return j.plan.p
+}
+
+func newPrepPlan(pk *g16.ProvingKey, chunk int) *prepPlan {
+	n := len(pk.InfinityA)
+	chunks := (n + chunk - 1) / chunk
+	p := &prepPlan{chunk: chunk, offA: make([]int, chunks+1), offB: make([]int, chunks+1)}
+	a, b := 0, 0
+	for i := 0; i < n; i++ {
+		if i%chunk == 0 {
+			p.offA[i/chunk], p.offB[i/chunk] = a, b
 		}
-		w := &wires[i]
-		switch {
-		case w.IsZero():
-			zeros++
-		case s.cfg.SplitOnes && w.IsOne():
-			ones = append(ones, int32(j))
-		default:
-			out[j] = *w
+		if !pk.InfinityA[i] {
+			a++
 		}
-		j++
+		if !pk.InfinityB[i] {
+			b++
+		}
 	}
-	return out, ones, zeros
+	p.offA[chunks], p.offB[chunks] = a, b
+	return p
+}
+
+// prepPart is what one of scalars' tasks found in its range of chunks.
+type prepPart struct {
+	onesA, onesB, onesK []int32
+	zeros               int
+}
+
+// put writes w (kind 0 zero, 1 one, 2 other) at v[i]: a zero or a split
+// one as zero, the one's index listed in ones.
+func (p *prepPart) put(v []fr.Element, i int, w *fr.Element, kind int, ones *[]int32) {
+	switch kind {
+	case 0:
+		v[i] = fr.Element{}
+		p.zeros++
+	case 1:
+		v[i] = fr.Element{}
+		*ones = append(*ones, int32(i))
+	default:
+		v[i] = *w
+	}
+}
+
+// scalars builds A, B and K from the wires in one pass over them: each
+// wire is read and classified (zero, one, other) once and written to
+// every vector that keeps it, a range of chunks per core. A zero is
+// written as zero; with split_ones a one is written as zero and its index
+// listed.
+func (s *prepMSM) scalars(j *Job, wires []fr.Element) *MSMInputs {
+	pk, plan, nbPublic := j.PK, j.prepPlan(), j.nbPublic
+	out := &MSMInputs{
+		Form: device.FormMontgomery,
+		A:    make([]fr.Element, len(pk.G1.A)),
+		B:    make([]fr.Element, len(pk.G1.B)),
+		K:    make([]fr.Element, len(pk.G1.K)),
+	}
+	chunks := len(plan.offA) - 1
+	parts := make([]prepPart, chunks)
+	split.Run(chunks, 1, func(lo, hi int) {
+		part := &parts[lo]
+		ja, jb := plan.offA[lo], plan.offB[lo]
+		for i := lo * plan.chunk; i < min(hi*plan.chunk, len(wires)); i++ {
+			w := &wires[i]
+			kind := 2
+			switch {
+			case w.IsZero():
+				kind = 0
+			case s.cfg.SplitOnes && w.IsOne():
+				kind = 1
+			}
+			if !pk.InfinityA[i] {
+				part.put(out.A, ja, w, kind, &part.onesA)
+				ja++
+			}
+			if !pk.InfinityB[i] {
+				part.put(out.B, jb, w, kind, &part.onesB)
+				jb++
+			}
+			if i >= nbPublic {
+				part.put(out.K, i-nbPublic, w, kind, &part.onesK)
+			}
+		}
+	})
+	out.OnesA = joinOnes(parts, func(p *prepPart) []int32 { return p.onesA })
+	out.OnesB = joinOnes(parts, func(p *prepPart) []int32 { return p.onesB })
+	out.OnesK = joinOnes(parts, func(p *prepPart) []int32 { return p.onesK })
+	for i := range parts {
+		out.Zeros += parts[i].zeros
+	}
+	out.BMont = out.B
+	return out
+}
+
+// joinOnes concatenates one list of every part, in order (nil if empty).
+func joinOnes(parts []prepPart, list func(*prepPart) []int32) []int32 {
+	n := 0
+	for i := range parts {
+		n += len(list(&parts[i]))
+	}
+	if n == 0 {
+		return nil
+	}
+	out := make([]int32, 0, n)
+	for i := range parts {
+		out = append(out, list(&parts[i])...)
+	}
+	return out
 }
 
 // toCanonical converts v from Montgomery to canonical form in place, in
