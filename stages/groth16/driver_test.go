@@ -61,35 +61,13 @@ func startStage(t testing.TB, typ string, st stages.Stage, be device.Backend) {
 // order, without the runtime.
 func runSequential(t testing.TB, job *groth16.Job, be device.Backend, configure func(typ string, c stages.Config)) ([]*g16.Proof, error) {
 	t.Helper()
-	reg := stages.NewRegistry().MustRegister(groth16.Factories()...)
-	built := map[string]stages.Stage{}
-	for _, typ := range dagOrder {
-		f, ok := reg.Lookup(typ)
-		if !ok {
-			t.Fatalf("no factory %q", typ)
-		}
-		var cfg stages.Config
-		if f.NewConfig != nil {
-			cfg = f.NewConfig()
-			if configure != nil {
-				configure(typ, cfg)
-			}
-			if err := cfg.Validate(); err != nil {
-				t.Fatalf("%s: %v", typ, err)
-			}
-		}
-		s, err := f.New(cfg)
-		if err != nil {
-			t.Fatalf("%s: %v", typ, err)
-		}
-		startStage(t, typ, s, be)
-		built[typ] = s
-	}
+	set := newStageSet(t, be, configure)
+	built := set.built
 	proofs := make([]*g16.Proof, len(job.Witnesses))
 	for p := range proofs {
 		values := map[stages.DataType]any{}
 		for _, typ := range dagOrder {
-			f, _ := reg.Lookup(typ)
+			f, _ := set.reg.Lookup(typ)
 			in := stages.NewInput(values)
 			in.Job, in.Stage, in.Partition, in.Device, in.JobID = job, typ, p, p%len(be.Devices()), "test"
 			out, err := built[typ].Run(context.Background(), in)
