@@ -91,16 +91,24 @@ func TestPredictionMatchesARealRunOfTheNewLayout(t *testing.T) {
 
 func TestPredictionRanksLayoutsLikeTheirDesign(t *testing.T) {
 	recorded, _ := realRun(t, "testdata/single-lock.yaml")
-	single, err := Predict(context.Background(), recorded, "testdata/single-lock.yaml", Options{Registry: builtin.Registry(), Speed: 4})
-	if err != nil {
-		t.Fatal(err)
+	// The replay sleeps: on a loaded machine a run can stretch, so each
+	// layout's best of three counts (a stretch never shortens a run).
+	best := func(file string) time.Duration {
+		var fastest time.Duration
+		for range 3 {
+			p, err := Predict(context.Background(), recorded, file, Options{Registry: builtin.Registry(), Speed: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if m := p.Report.Makespan; fastest == 0 || m < fastest {
+				fastest = m
+			}
+		}
+		return fastest
 	}
-	dual, err := Predict(context.Background(), recorded, "testdata/dual-worker.yaml", Options{Registry: builtin.Registry(), Speed: 4})
-	if err != nil {
-		t.Fatal(err)
-	}
+	single, dual := best("testdata/single-lock.yaml"), best("testdata/dual-worker.yaml")
 	// By hand: single lock ≈ 30 + 6×45 = 300 ms; dual ≈ 30 + 10 + 6×20 + 15 = 175 ms.
-	if s, d := single.Report.Makespan, dual.Report.Makespan; float64(d) > 0.8*float64(s) {
+	if s, d := single, dual; float64(d) > 0.8*float64(s) {
 		t.Errorf("dual-worker predicted %v, single lock %v: want dual at least 20%% faster", d, s)
 	}
 }
