@@ -167,6 +167,28 @@ func (l *loader) resolveAuto() {
 	p.Auto = append(p.Auto, stageAutos...)
 }
 
+// AutoOn is the pipeline's auto values on an engine with the given
+// devices (Pipeline.Auto when that is the count it was loaded for), in
+// Auto's order: what an engine built with Options.Devices = devices runs
+// with.
+func (p *Pipeline) AutoOn(devices int) []AutoValue {
+	if devices <= 0 || devices == p.Devices {
+		return p.Auto
+	}
+	out := make([]AutoValue, 0, len(p.Auto))
+	for _, a := range p.Auto {
+		if a.Stage != nil {
+			a.Value = int64(AutoWorkers(a.Stage.DeviceBound, devices, p.cores()))
+			a.Why = autoWorkersWhy(a.Stage.DeviceBound, devices, p.cores())
+		} else {
+			a.Value = AutoCapacity(devices, p.cores())
+			a.Why = autoCapacityWhy(devices, p.cores())
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // workersOn returns each stage's workers (by Stage.index) on an engine
 // with the given devices: the loaded counts, with `auto` resolved again
 // when devices is not the count the pipeline was loaded for.

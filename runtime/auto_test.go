@@ -215,6 +215,14 @@ func TestEngineSizesAutoCountsForItsOwnDevices(t *testing.T) {
 		if got := e.locks.Capacity(id); got != c.capacity {
 			t.Errorf("%d devices: cpu capacity %d, want %d", c.devices, got, c.capacity)
 		}
+		// AutoOn says what the engine runs with.
+		for _, a := range p.AutoOn(c.devices) {
+			switch {
+			case a.Stage != nil && a.Stage.Name == "host" && a.Value != c.host,
+				a.Stage == nil && a.Resource == "cpu" && a.Value != c.capacity:
+				t.Errorf("%d devices: AutoOn says %s", c.devices, a)
+			}
+		}
 		if got := p.InFlight(c.devices); got != c.inFlight || e.MaxInFlight() != c.inFlight {
 			t.Errorf("%d devices: in flight %d (engine %d), want %d", c.devices, got, e.MaxInFlight(), c.inFlight)
 		}

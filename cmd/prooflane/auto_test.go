@@ -1,8 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"path/filepath"
+	goruntime "runtime"
 	"strings"
 	"testing"
+
+	"github.com/prooflane/prooflane/runtime"
 )
 
 // validate prints what each auto count resolves to, and why, for the
@@ -95,5 +100,15 @@ func TestGraphMarksAutoCounts(t *testing.T) {
 	rc, out, _ = prooflane(t, "graph", "--format", "mermaid", "--cores", "8", "plonk")
 	if rc != 0 || !strings.Contains(out, `solve["solve<br/>plonk.solve<br/>locks: cpu_bandwidth×2 of 4 (auto)<br/>workers: 2 (auto)"]`) {
 		t.Errorf("mermaid (exit %d):\n%s", rc, out)
+	}
+}
+
+// prove says what the auto counts are on the devices it runs on.
+func TestProveSaysWhatItsAutoCountsAre(t *testing.T) {
+	rc, _, stderr := prooflane(t, "prove", "--size", "2^8", "--partitions", "2", "--devices", "2",
+		"--keys", t.TempDir(), "--out", filepath.Join(t.TempDir(), "p"), "--progress", "off")
+	want := fmt.Sprintf("prooflane prove: groth16: cpu_bandwidth: capacity auto = %d (", runtime.AutoCapacity(2, goruntime.NumCPU()))
+	if rc != 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "synthesize: workers auto = ") {
+		t.Errorf("exit %d, stderr\n%s\nwant it to contain %q", rc, stderr, want)
 	}
 }

@@ -169,6 +169,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		ps = again
 		return planOf(ps, 0, 1, nil, nil).params, nil
 	}
+	for _, p := range ps {
+		printAuto(stderr, "bench", p, nDev)
+	}
 	key, be, job, err := openJob(ctx, "bench", fp, req, f.partitions, f.seed, f.backend, nDev, planOf(ps, perJob*f.inflight, nDev, f.set, reload), stderr)
 	if err != nil {
 		return err

@@ -203,6 +203,21 @@ func planOf(ps []*runtime.Pipeline, inFlight, devices int, set map[string]string
 	return plan
 }
 
+// printAuto says on stderr, one line, what p's auto counts become on an
+// engine of devices devices when that is not the count the pipeline was
+// loaded for (validate shows them for any machine).
+func printAuto(stderr io.Writer, cmd string, p *runtime.Pipeline, devices int) {
+	autos := p.AutoOn(devices)
+	if len(autos) == 0 || devices == p.Devices {
+		return
+	}
+	parts := make([]string, len(autos))
+	for i, a := range autos {
+		parts[i] = a.String()
+	}
+	fmt.Fprintf(stderr, "prooflane %s: %s: %s (a number in the pipeline or --set fixes them)\n", cmd, p.Name, strings.Join(parts, "; "))
+}
+
 // quietGnark turns off gnark's own logging (compile and solver progress
 // on stdout), which would bury prooflane's one-line summaries.
 func quietGnark() { logger.Disable() }

@@ -154,6 +154,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		r.p = p
 		return []map[string]string{p.Params}, nil
 	}
+	printAuto(stderr, "prove", r.p, r.nDev)
 	if r.key, r.be, r.job, err = openJob(ctx, "prove", r.fp, req, r.p.Partitions, f.seed, f.backend, r.nDev,
 		planOf([]*runtime.Pipeline{r.p}, min(r.p.Partitions, r.p.InFlight(r.nDev)), r.nDev, f.set, reload), stderr); err != nil {
 		return err
