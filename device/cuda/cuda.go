@@ -132,88 +132,72 @@ func (d *cudaDevice) LoadG2(key string, points []curve.G2Affine) (device.G2Bases
 // every MSM and sum over them copies them through the stream a chunk at
 // a time.
 type (
-	hostG1 struct{ hostBases[curve.G1Affine] }
-	hostG2 struct{ hostBases[curve.G2Affine] }
+	hostG1 = hostBases[curve.G1Affine]
+	hostG2 = hostBases[curve.G2Affine]
 )
 
 // hostBases holds the points of host bases until they are evicted: uses
 // hold the read lock, Evict the write lock.
 type hostBases[P any] struct {
-	key    string
-	mu     *sync.RWMutex
-	points *[]P // nil slice once evicted
+	key     string
+	mu      sync.RWMutex
+	points  []P
+	evicted bool
 }
 
-func (b hostBases[P]) Len() int {
+func (b *hostBases[P]) Len() int {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	return len(*b.points)
+	return len(b.points)
 }
 
 // use runs f with the points under the read lock; evicted bases are an
 // error naming the key.
-func (b hostBases[P]) use(what string, f func([]P) error) error {
+func (b *hostBases[P]) use(what string, f func([]P) error) error {
 	b.mu.RLock()
 	defer b.mu.RUnlock()
-	if *b.points == nil {
+	if b.evicted {
 		return fmt.Errorf("cuda backend: %s: host bases %q used after Evict", what, b.key)
 	}
-	return f(*b.points)
+	return f(b.points)
 }
 
-func newHostBases[P any](key string, points []P) hostBases[P] {
-	if points == nil {
-		points = []P{}
-	}
-	return hostBases[P]{key: key, mu: new(sync.RWMutex), points: &points}
-}
-
-func (b hostBases[P]) evict() {
+func (b *hostBases[P]) evict() {
 	b.mu.Lock()
-	*b.points = nil
+	b.points, b.evicted = nil, true
 	b.mu.Unlock()
 }
 
 // HostG1 keeps points in host memory under key (device.HostBases).
 func (d *cudaDevice) HostG1(key string, points []curve.G1Affine) (device.G1Bases, error) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if b, ok := d.host[key]; ok {
-		if g, ok := b.(hostG1); ok {
-			return g, nil
-		}
-	}
-	b := hostG1{newHostBases(key, points)}
-	d.hostPut(key, b)
-	return b, nil
+	return hostLoad(d, key, points), nil
 }
 
 // HostG2 is HostG1 for G2 points.
 func (d *cudaDevice) HostG2(key string, points []curve.G2Affine) (device.G2Bases, error) {
+	return hostLoad(d, key, points), nil
+}
+
+// hostLoad records points under key, or returns the host bases of that
+// key and group already there.
+func hostLoad[P any](d *cudaDevice, key string, points []P) *hostBases[P] {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if b, ok := d.host[key]; ok {
-		if g, ok := b.(hostG2); ok {
-			return g, nil
-		}
+	if b, ok := d.host[key].(*hostBases[P]); ok {
+		return b
 	}
-	b := hostG2{newHostBases(key, points)}
-	d.hostPut(key, b)
-	return b, nil
+	b := &hostBases[P]{key: key, points: points}
+	if d.host == nil {
+		d.host = map[string]interface{ evict() }{}
+	}
+	d.host[key] = b
+	return b
 }
 
 // HostChunk is package cuda's chunk of host bases.
 func (d *cudaDevice) HostChunk() int { return cu.HostChunk }
 
 var _ device.HostBases = (*cudaDevice)(nil)
-
-// hostPut records host bases under key; d.mu is held.
-func (d *cudaDevice) hostPut(key string, b interface{ evict() }) {
-	if d.host == nil {
-		d.host = map[string]interface{ evict() }{}
-	}
-	d.host[key] = b
-}
 
 func (d *cudaDevice) Evict(key string) error {
 	d.mu.Lock()
@@ -460,7 +444,7 @@ func (s *cudaStream) AddScalar(ctx context.Context, dst, a device.Vector, c fr.E
 }
 
 func (s *cudaStream) MSMG1(ctx context.Context, bases device.G1Bases, scalars device.Vector, n int) (curve.G1Jac, error) {
-	if h, ok := bases.(hostG1); ok {
+	if h, ok := bases.(*hostG1); ok {
 		var r curve.G1Jac
 		err := h.use("msm g1", func(pts []curve.G1Affine) error {
 			v, err := vec(scalars)
@@ -490,7 +474,7 @@ func (s *cudaStream) MSMG1(ctx context.Context, bases device.G1Bases, scalars de
 }
 
 func (s *cudaStream) MSMG2(ctx context.Context, bases device.G2Bases, scalars device.Vector, n int) (curve.G2Jac, error) {
-	if h, ok := bases.(hostG2); ok {
+	if h, ok := bases.(*hostG2); ok {
 		var r curve.G2Jac
 		err := h.use("msm g2", func(pts []curve.G2Affine) error {
 			v, err := vec(scalars)
@@ -520,7 +504,7 @@ func (s *cudaStream) MSMG2(ctx context.Context, bases device.G2Bases, scalars de
 }
 
 func (s *cudaStream) SumG1(ctx context.Context, bases device.G1Bases, indices []int32) (curve.G1Jac, error) {
-	if h, ok := bases.(hostG1); ok {
+	if h, ok := bases.(*hostG1); ok {
 		var r curve.G1Jac
 		err := h.use("sum g1", func(pts []curve.G1Affine) (err error) {
 			r, err = s.s.SumG1Host(ctx, pts, indices, cu.HostChunk)
@@ -543,7 +527,7 @@ func (s *cudaStream) SumG1(ctx context.Context, bases device.G1Bases, indices []
 }
 
 func (s *cudaStream) SumG2(ctx context.Context, bases device.G2Bases, indices []int32) (curve.G2Jac, error) {
-	if h, ok := bases.(hostG2); ok {
+	if h, ok := bases.(*hostG2); ok {
 		var r curve.G2Jac
 		err := h.use("sum g2", func(pts []curve.G2Affine) (err error) {
 			r, err = s.s.SumG2Host(ctx, pts, indices, cu.HostChunk)
