@@ -160,14 +160,13 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	reload := func(override map[string]string) ([]map[string]string, error) {
+	reload := func(override map[string]string) error {
 		maps.Copy(f.set, override)
 		again, _, _, err := f.loadPipelines(fs.Args())
-		if err != nil {
-			return nil, err
+		if err == nil {
+			ps = again
 		}
-		ps = again
-		return planOf(ps, 0, 1, nil, nil).params, nil
+		return err
 	}
 	for _, p := range ps {
 		printAuto(stderr, "bench", p, nDev)

@@ -187,15 +187,14 @@ type devicePlan struct {
 	params    []map[string]string
 	perDevice int
 	// set is the user's --set params. reload, when not nil, loads the
-	// run's pipelines again with override set too, for the run to use,
-	// and returns their effective params.
+	// run's pipelines again with override set too, for the run to use.
 	set    map[string]string
-	reload func(override map[string]string) ([]map[string]string, error)
+	reload func(override map[string]string) error
 }
 
 // planOf is the plan of pipelines ps running inFlight partitions at once
 // over devices devices.
-func planOf(ps []*runtime.Pipeline, inFlight, devices int, set map[string]string, reload func(map[string]string) ([]map[string]string, error)) devicePlan {
+func planOf(ps []*runtime.Pipeline, inFlight, devices int, set map[string]string, reload func(map[string]string) error) devicePlan {
 	plan := devicePlan{perDevice: (max(inFlight, 1) + max(devices, 1) - 1) / max(devices, 1), set: set, reload: reload}
 	for _, p := range ps {
 		plan.params = append(plan.params, p.Params)

@@ -54,8 +54,9 @@ func memLimit(env string) (limit uint64, ok bool, err error) {
 // memory (its total, or PROOFLANE_DEVICE_MEMORY), naming both, the
 // estimate's parts and the setting that lowers it. When the family can
 // keep the key's bases in host memory (family.HostBaser), the user set
-// none of its params, and the estimate fits with them, it reloads the
-// run's pipelines with them (plan.reload) and says so instead. The CPU
+// none of its params, and the estimate fits with them (and is lower), it
+// reloads the run's pipelines with them (plan.reload) and says so
+// instead. The CPU
 // backend's devices report no memory: checked only against
 // PROOFLANE_DEVICE_MEMORY.
 func checkDeviceMemory(stderr io.Writer, cmd string, fp family.Prover, req family.KeyRequest, plan devicePlan, be device.Backend) error {
@@ -92,34 +93,31 @@ func checkDeviceMemory(stderr io.Writer, cmd string, fp family.Prover, req famil
 		return nil
 	}
 	refusal := fmt.Sprintf("%s, more than the %s of %s", needs(est, parts), humanBytes(over.total), over.from)
-	if hb, ok := fp.(family.HostBaser); ok && plan.reload != nil && canSet(hb.HostBases(), plan) && hostBasesHelp(de, req, plan, hb, est) {
-		params, err := plan.reload(hb.HostBases())
-		if err != nil {
-			return err
-		}
-		hostEst, hostParts, _ := largestEstimate(de, req, params, plan.perDevice)
-		if _, fits := smallestBelow(devs, hostEst); fits {
+	if hb, ok := fp.(family.HostBaser); ok && plan.reload != nil && canSet(hb.HostBases(), plan) {
+		hostEst, hostParts, _ := largestEstimate(de, req, withParams(plan.params, hb.HostBases()), plan.perDevice)
+		if _, fits := smallestBelow(devs, hostEst); fits && hostEst < est {
+			if err := plan.reload(hb.HostBases()); err != nil {
+				return err
+			}
 			fmt.Fprintf(stderr, "prooflane %s: the proving key's bases do not fit: %s; keeping them in host memory, streamed through the MSMs a chunk at a time (%s): about %s of device memory (%s). Every partition copies them again, which is slower: fewer resident partitions may let them stay on the device\n",
 				cmd, refusal, setFlagsString(hb.HostBases()), humanBytes(hostEst), hostParts)
 			return nil
 		}
-		refusal += fmt.Sprintf("; with the key's bases kept in host memory (%s) it still needs about %s (%s)", setFlagsString(hb.HostBases()), humanBytes(hostEst), hostParts)
+		if hostEst < est {
+			refusal += fmt.Sprintf("; with the key's bases kept in host memory (%s) it still needs about %s (%s)", setFlagsString(hb.HostBases()), humanBytes(hostEst), hostParts)
+		}
 	}
 	return fmt.Errorf("%s: %s, or %s=1 to try anyway", refusal, lower, memSkipEnvVariable)
 }
 
-// hostBasesHelp reports whether keeping the bases on the host (hb's
-// params over every pipeline's) would need less than est: not when the
-// key is no larger than the chunks its MSMs would copy.
-func hostBasesHelp(de family.DeviceMemoryEstimator, req family.KeyRequest, plan devicePlan, hb family.HostBaser, est uint64) bool {
-	var params []map[string]string
-	for _, p := range plan.params {
-		p = maps.Clone(p)
-		maps.Copy(p, hb.HostBases())
-		params = append(params, p)
+// withParams is every pipeline's params with override set.
+func withParams(params []map[string]string, override map[string]string) []map[string]string {
+	out := make([]map[string]string, len(params))
+	for i, p := range params {
+		out[i] = maps.Clone(p)
+		maps.Copy(out[i], override)
 	}
-	hostEst, _, _ := largestEstimate(de, req, params, plan.perDevice)
-	return hostEst < est
+	return out
 }
 
 // deviceMemory is one device's memory for the check, and where the

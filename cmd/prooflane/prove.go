@@ -144,15 +144,14 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	reload := func(override map[string]string) ([]map[string]string, error) {
+	reload := func(override map[string]string) error {
 		set := maps.Clone(f.set)
 		maps.Copy(set, override)
 		p, err := loadPipeline(f.pipeline, set)
-		if err != nil {
-			return nil, err
+		if err == nil {
+			r.p = p
 		}
-		r.p = p
-		return []map[string]string{p.Params}, nil
+		return err
 	}
 	printAuto(stderr, "prove", r.p, r.nDev)
 	if r.key, r.be, r.job, err = openJob(ctx, "prove", r.fp, req, r.p.Partitions, f.seed, f.backend, r.nDev,
