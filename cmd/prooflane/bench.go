@@ -2,12 +2,14 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"io"
 	"maps"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,6 +40,7 @@ type benchRow struct {
 	peakVRAM   uint64
 	peakRSS    uint64
 	isBaseline bool
+	spans      []tracefile.Span // the timed jobs' spans (pipelines only)
 }
 
 // benchFlags are bench's flags.
@@ -48,6 +51,7 @@ type benchFlags struct {
 	seed                                        uint64
 	set                                         setFlags
 	asJSON                                      bool
+	traceDir                                    string
 }
 
 func newBenchFlags(stderr io.Writer) (*flag.FlagSet, *benchFlags) {
@@ -61,6 +65,7 @@ func newBenchFlags(stderr io.Writer) (*flag.FlagSet, *benchFlags) {
 	fs.StringVar(&f.backend, "backend", "cpu", backendHelp)
 	fs.IntVar(&f.gnarkN, "gnark", 0, "also time this many proofs with the family's baseline prover (groth16: gnark's own groth16.Prove), one after the other")
 	fs.Uint64Var(&f.seed, "seed", 1, "witness seed")
+	fs.StringVar(&f.traceDir, "trace-dir", "", "write each pipeline's timed jobs' spans to `dir`/LAYOUT.jsonl (OTLP JSON lines, for analyze and simulate --from)")
 	fs.BoolVar(&f.asJSON, "json", false, "print the results as one JSON document on stdout (schema in docs/json.md) instead of the table")
 	return fs, f
 }
@@ -185,8 +190,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		rows = append(rows, r)
 	}
-	for _, p := range ps {
+	traces := traceFiles(f.traceDir, ps)
+	for i, p := range ps {
 		r, err := benchPipeline(ctx, p, job.Payload(), familyVerifier(p, fp, job), be, nDev, f.jobs, f.inflight, f.partitions, stderr)
+		if err == nil && traces != nil {
+			err = writeTrace(traces[i], r.spans)
+		}
 		if err != nil {
 			return fmt.Errorf("pipeline %q: %w", p.File, err)
 		}
@@ -353,7 +362,8 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, payload any, verify
 		}
 	}
 	// GPU busy as prooflane analyze computes it from the timed jobs' spans.
-	rep, err := analyze.Analyze(tracefile.FromSDK(rec.spans()), analyze.Options{})
+	row.spans = tracefile.FromSDK(rec.spans())
+	rep, err := analyze.Analyze(row.spans, analyze.Options{})
 	if err != nil {
 		return row, err
 	}
@@ -363,6 +373,41 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, payload any, verify
 	row.waits = meanWaits(rep)
 	fmt.Fprintf(stderr, "bench: %s: %d proofs in %.2fs, every one verified\n", p.Name, row.proofs, row.seconds)
 	return row, nil
+}
+
+// traceFiles names the file of each pipeline's spans in dir: LAYOUT.jsonl,
+// LAYOUT-2.jsonl for a layout named twice; nil without a dir.
+func traceFiles(dir string, ps []*runtime.Pipeline) []string {
+	if dir == "" {
+		return nil
+	}
+	seen := map[string]int{}
+	files := make([]string, len(ps))
+	for i, p := range ps {
+		seen[p.Name]++
+		name := p.Name
+		if n := seen[p.Name]; n > 1 {
+			name = fmt.Sprintf("%s-%d", name, n)
+		}
+		files[i] = filepath.Join(dir, name+".jsonl")
+	}
+	return files
+}
+
+// writeTrace writes spans to path (its folder made if missing) as OTLP
+// JSON lines.
+func writeTrace(path string, spans []tracefile.Span) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("--trace-dir: %w", err)
+	}
+	var buf bytes.Buffer
+	if err := tracefile.Write(&buf, spans); err != nil {
+		return fmt.Errorf("--trace-dir: %s: %w", path, err)
+	}
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--trace-dir: %w", err)
+	}
+	return nil
 }
 
 // lockWait is a lock's mean wait, over the acquisitions that waited.

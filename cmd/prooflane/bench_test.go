@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -27,8 +28,10 @@ func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
 		t.Errorf("%d pipelines reported verified proofs, want 2:\n%s", n, stderr)
 	}
 
-	// The same comparison as JSON, on the cached keys.
-	rc, out, stderr = prooflane(t, "bench", "--json", "--circuit", "chain", "--size", "2^8", "--keys", keysDir,
+	// The same comparison as JSON, on the cached keys, each layout's
+	// timed jobs written as a trace that analyze and simulate read.
+	traces := filepath.Join(t.TempDir(), "traces")
+	rc, out, stderr = prooflane(t, "bench", "--json", "--trace-dir", traces, "--circuit", "chain", "--size", "2^8", "--keys", keysDir,
 		"--partitions", "2", "--jobs", "1", "--inflight", "1", "--gnark", "1", "groth16")
 	if rc != 0 {
 		t.Fatalf("--json: exit %d:\n%s", rc, stderr)
@@ -47,6 +50,13 @@ func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
 	}
 	if _, ok := p.MeanLockWaitMS["gpu.0.compute"]; !ok {
 		t.Errorf("pipeline row has no mean wait of gpu.0.compute: %v", p.MeanLockWaitMS)
+	}
+	trace := filepath.Join(traces, "groth16.jsonl")
+	if rc, out, stderr := prooflane(t, "analyze", "--json", trace); rc != 0 || !strings.Contains(out, `"bench-1"`) || strings.Contains(out, `"warmup"`) {
+		t.Errorf("analyze of bench's trace (want job bench-1, no warm-up): exit %d\n%s\n%s", rc, out, stderr)
+	}
+	if rc, _, stderr := prooflane(t, "simulate", "--from", trace, "--pipeline", "groth16-single-lock", "--speed", "20"); rc != 0 {
+		t.Errorf("simulate from bench's trace: exit %d\n%s", rc, stderr)
 	}
 }
 
