@@ -5,6 +5,7 @@
 #   build/gpu/prooflane.gz            the CLI with the CUDA backend (setup, bench)
 #   build/gpu/groth16-cuda.test.gz    stages/groth16 tests, -tags cuda
 #   build/gpu/device-cuda.test.gz     device/cuda tests, -tags cuda
+#   build/gpu/cuda.test.gz            the cuda package's tests (kernels against gnark-crypto)
 #   build/gpu/cudabench.gz            the kernel benchmark (scripts/gpu-tables.sh)
 #
 # The kernels library cuda/build/libprooflane_cuda.a must be built (make -C
@@ -29,13 +30,14 @@ mkdir -p "$out"
 go build -tags cuda "$ld" -o "$out/prooflane" ./cmd/prooflane
 go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16
 go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./device/cuda
+go test -c -tags cuda "$ld" -o "$out/cuda.test" ./cuda
 go build -tags cuda "$ld" -o "$out/cudabench" ./cuda/cmd/cudabench
 git rev-parse HEAD >"$out/REVISION"
 if ! git diff --quiet HEAD -- . ':!build'; then
 	echo "dirty" >>"$out/REVISION" # built from uncommitted changes
 fi
 echo "$h" >"$out/LIBHASH"
-gzip -9 "$out/prooflane" "$out/groth16-cuda.test" "$out/device-cuda.test" "$out/cudabench"
+gzip -9 "$out/prooflane" "$out/groth16-cuda.test" "$out/device-cuda.test" "$out/cuda.test" "$out/cudabench"
 total=$(du -cb "$out" | tail -1 | cut -f1)
 ls -l "$out"
 echo "gpu-build: $((total / 1024 / 1024)) MiB in $out (libprooflane_cuda.a $h, revision $(head -1 "$out/REVISION"))"

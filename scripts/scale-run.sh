@@ -4,13 +4,14 @@
 # scripts/gpu-build.sh and carried in build/gpu (the GPU machine has no Go).
 #
 # Steps, in order (chain and sha256, --backend cuda, groth16.yaml):
-#   setup chain 2^24; prove chain 2^24, 4 partitions; bench chain 2^24 with
-#   gnark's CPU prover once (--gnark 1, for the ratio); prove chain 2^24
-#   again with the key's bases in host memory (--set bases=host, what
-#   streaming them costs); setup sha256 2^24;
-#   prove sha256 2^24, 4 partitions; the 2^24 keys deleted; setup sha256
+#   setup chain 2^24; prove chain 2^24, 4 partitions; setup sha256 2^24;
+#   prove sha256 2^24, 4 partitions (its keys deleted); bench chain 2^24
+#   with gnark's CPU prover once (--gnark 1, for the ratio); setup sha256
 #   2^26; prove sha256 2^26, 4 partitions; its keys deleted; setup chain
-#   2^26; prove chain 2^26, 4 partitions; its keys deleted.
+#   2^26; prove chain 2^26, 4 partitions; its keys deleted; last, where
+#   chain 2^24's keys are still on the disk, prove chain 2^24 again with
+#   the key's bases in host memory (--set bases=host, what streaming them
+#   costs).
 #
 # Each step records, in $OUT/scale.md (printed last) and its log: its exit
 # status and wall time, the peak RSS of the prooflane command itself (GNU
@@ -201,24 +202,31 @@ run() {
 
 set -- $SIZES
 small=$1 large=${2:-}
-# 2^24 (call 1): both circuits, gnark's prover once on chain.
-run chain "$small" 100 60 220 host
-run sha256 "$small" 100 40
-if [ -n "$large" ]; then
-	if grep -qxF "prove-chain-$small" "$STATE" && grep -qxF "prove-sha256-$small" "$STATE" && grep -qxF "bench-gnark-chain-$small" "$STATE"; then
-		drop chain "$small"
-		drop sha256 "$small"
-	elif ! grep -qxF "setup-sha256-$large" "$STATE"; then
-		echo "== 2^$large: not started until the 2^$small steps are done (their keys hold the disk)" | tee -a "$OUT/steps.log"
-		large=""
-	fi
+# 2^24 (call 1): both circuits proved; then gnark's prover on chain, for
+# the ratio.
+run chain "$small" 100 60
+run sha256 "$small" 100 40 && drop sha256 "$small"
+run chain "$small" 100 60 220
+if [ -n "$large" ] && ! grep -qxF "prove-chain-$small" "$STATE"; then
+	echo "== 2^$large: not started until chain 2^$small is proved" | tee -a "$OUT/steps.log"
+	large=""
 fi
 if [ -n "$large" ]; then
-	# 2^26 (calls 2 and 3): one circuit at a time, its key deleted once proved.
+	# 2^26 (calls 2 and 3): one circuit at a time, its key deleted once
+	# proved; chain 2^24's keys go first when the disk is short.
+	free=$(df -BG --output=avail "$KEYS" | tail -1 | tr -dc '0-9')
+	if [ "$free" -lt $(((1 << large) * 660 * 115 / 100 / 1024 / 1024 / 1024 + 1)) ]; then
+		drop chain "$small"
+	fi
 	run sha256 "$large" 330 150 && drop sha256 "$large"
 	if grep -qxF "prove-sha256-$large" "$STATE"; then
 		run chain "$large" 420 170 && drop chain "$large"
 	fi
+fi
+# Last, where chain 2^24's keys are still there: its prove again with the
+# key's bases in host memory.
+if [ -f "$KEYS/chain-$((1 << small)).r1cs" ]; then
+	run chain "$small" 100 60 0 host
 fi
 
 {
