@@ -167,6 +167,15 @@ drop() {
 	echo "== keys of $1 2^$2 deleted; disk free at $KEYS: $(df -BG --output=avail "$KEYS" | tail -1 | tr -d ' ')" | tee -a "$OUT/steps.log"
 }
 
+# analyzed DIR FILE: prooflane analyze of the trace in a prove's --out DIR
+# into FILE, then DIR deleted; nothing when DIR is gone (a step skipped as
+# done in an earlier call keeps that call's analysis).
+analyzed() {
+	[ -f "$1/trace.jsonl" ] || return 0
+	"$pl" analyze "$1/trace.jsonl" >"$2" 2>&1
+	rm -rf "$1"
+}
+
 # run CIRCUIT LOG2 NEED_SETUP NEED_PROVE [NEED_BENCH [host]]: with host, the
 # prove again with --set bases=host.
 run() {
@@ -179,8 +188,7 @@ run() {
 	if step "prove-$c-$e" "$np" $((np * 3)) prove "${common[@]}" --partitions "$PARTITIONS" --out "$OUT/proofs-$c-$e" --progress off; then
 		# analyze: per-stage means and the kernels; the device time per
 		# partition is the sum of vram_stage, gpu_compute and b_g2_msm.
-		"$pl" analyze "$OUT/proofs-$c-$e/trace.jsonl" >"$OUT/analyze-$c-$e.txt" 2>&1
-		rm -rf "$OUT/proofs-$c-$e"
+		analyzed "$OUT/proofs-$c-$e" "$OUT/analyze-$c-$e.txt"
 	else
 		ok=0
 	fi
@@ -191,8 +199,7 @@ run() {
 		# The same prove with the key's bases kept in host memory and
 		# streamed through the MSMs (--set bases=host): what the copies cost.
 		if step "prove-host-$c-$e" "$np" $((np * 3)) prove "${common[@]}" --partitions "$PARTITIONS" --set bases=host --out "$OUT/proofs-host-$c-$e" --progress off; then
-			"$pl" analyze "$OUT/proofs-host-$c-$e/trace.jsonl" >"$OUT/analyze-host-$c-$e.txt" 2>&1
-			rm -rf "$OUT/proofs-host-$c-$e"
+			analyzed "$OUT/proofs-host-$c-$e" "$OUT/analyze-host-$c-$e.txt"
 		else
 			ok=0
 		fi
