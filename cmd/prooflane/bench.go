@@ -90,6 +90,12 @@ func (f *benchFlags) parse(fs *flag.FlagSet, args []string) error {
 	if err := checkBackend(f.backend); err != nil {
 		return err
 	}
+	if f.traceDir != "" {
+		// Made now, so that a folder that cannot be is an error before the runs.
+		if err := os.MkdirAll(f.traceDir, 0o755); err != nil {
+			return fmt.Errorf("--trace-dir: %w", err)
+		}
+	}
 	f.set["partitions"] = strconv.Itoa(f.partitions)
 	return nil
 }
@@ -394,12 +400,8 @@ func traceFiles(dir string, ps []*runtime.Pipeline) []string {
 	return files
 }
 
-// writeTrace writes spans to path (its folder made if missing) as OTLP
-// JSON lines.
+// writeTrace writes spans to path as OTLP JSON lines.
 func writeTrace(path string, spans []tracefile.Span) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("--trace-dir: %w", err)
-	}
 	var buf bytes.Buffer
 	if err := tracefile.Write(&buf, spans); err != nil {
 		return fmt.Errorf("--trace-dir: %s: %w", path, err)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -54,6 +55,14 @@ func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
 	trace := filepath.Join(traces, "groth16.jsonl")
 	if rc, out, stderr := prooflane(t, "analyze", "--json", trace); rc != 0 || !strings.Contains(out, `"bench-1"`) || strings.Contains(out, `"warmup"`) {
 		t.Errorf("analyze of bench's trace (want job bench-1, no warm-up): exit %d\n%s\n%s", rc, out, stderr)
+	}
+	// A folder that cannot be made is refused before any proof.
+	blocker := filepath.Join(t.TempDir(), "file")
+	if err := os.WriteFile(blocker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rc, _, stderr := prooflane(t, "bench", "--trace-dir", filepath.Join(blocker, "traces"), "--circuit", "chain", "--size", "2^8", "--keys", keysDir, "groth16"); rc == 0 || !strings.Contains(stderr, "--trace-dir") || strings.Contains(stderr, "every one verified") {
+		t.Errorf("--trace-dir under a file: exit %d\n%s", rc, stderr)
 	}
 	if rc, _, stderr := prooflane(t, "simulate", "--from", trace, "--pipeline", "groth16-single-lock", "--speed", "20"); rc != 0 {
 		t.Errorf("simulate from bench's trace: exit %d\n%s", rc, stderr)
