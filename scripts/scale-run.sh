@@ -33,12 +33,13 @@
 #   run(command: "bash scripts/scale-run.sh", carry: ["build/gpu"], timeout_s: 600)
 #   run(command: "bash scripts/scale-run.sh", carry: ["build/gpu"], timeout_s: 600)
 #
-# Estimates (docs/scale.md's H200 rates; 2^26 scaled by 4-4.5 from 2^24):
-#   call 1: the 2^24 steps, ~100+60+220+60+100+40 s = ~580 s (the last
-#           step may fall to call 2)
-#   call 2: sha256 2^26, setup ~330 s + prove ~150 s = ~480 s
-#   call 3: chain 2^26, setup ~420 s + prove ~170 s = ~590 s (tight: its
-#           setup alone may be run in call 3 and its prove in a fourth)
+# Estimates (measured 2026-12-01 on the H200s, docs/scale.md; chain 2^26
+# scaled from 2^24 and sha256 2^26):
+#   call 1: the 2^24 steps, ~80+40+105+35+95 s = ~355 s, then the host
+#           bases prove (~40 s) where the budget allows
+#   call 2: sha256 2^26, setup ~420 s + prove ~140 s = ~560 s (tight: the
+#           prove may fall to call 3)
+#   call 3: chain 2^26, setup ~360 s + prove ~170 s = ~530 s
 # A cold machine between calls loses the keys: the steps whose keys are
 # gone fail and say so (run the setup step again: rm its line from $STATE).
 #
@@ -213,7 +214,7 @@ small=$1 large=${2:-}
 # the ratio.
 run chain "$small" 100 60
 run sha256 "$small" 100 40 && drop sha256 "$small"
-run chain "$small" 100 60 220
+run chain "$small" 100 60 120
 if [ -n "$large" ] && ! grep -qxF "prove-chain-$small" "$STATE"; then
 	echo "== 2^$large: not started until chain 2^$small is proved" | tee -a "$OUT/steps.log"
 	large=""
@@ -225,9 +226,9 @@ if [ -n "$large" ]; then
 	if [ "$free" -lt $(((1 << large) * 660 * 115 / 100 / 1024 / 1024 / 1024 + 1)) ]; then
 		drop chain "$small"
 	fi
-	run sha256 "$large" 330 150 && drop sha256 "$large"
+	run sha256 "$large" 420 140 && drop sha256 "$large"
 	if grep -qxF "prove-sha256-$large" "$STATE"; then
-		run chain "$large" 420 170 && drop chain "$large"
+		run chain "$large" 360 170 && drop chain "$large"
 	fi
 fi
 # Last, where chain 2^24's keys are still there: its prove again with the
