@@ -78,11 +78,20 @@ int pl_fr_vec_const(pl_stream* s, int op, void* dst, const void* a, pl_fr c, siz
  * per thread over v. */
 int pl_busy(pl_stream* s, void* v, size_t n, int iters);
 
-/* Pippenger MSM; out receives ceil(256/c) window sums (XYZZ, host). */
+/* Pippenger MSM over the first n of bases. With table_n == 0, bases are
+ * the points and out receives ceil(256/c) window sums (XYZZ, host); with
+ * table_n > 0, bases is a table pl_precompute_* filled for the same c with
+ * rows of table_n >= n points, and out receives the one sum. */
 int pl_msm_g1(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont, int c,
-              void* out);
+              size_t table_n, void* out);
 int pl_msm_g2(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont, int c,
-              void* out);
+              size_t table_n, void* out);
+/* Fixed-base precomputation: table (device) holds W = ceil(256/c) rows of
+ * n affine points, row 0 the bases; fills rows 1..W-1 with table[w·n + i]
+ * = 2^(c·w)·table[i]. W·n < 2^31. Queued only; temporaries (240 bytes a
+ * point of a 2^21-point chunk for G1, 480 for G2) from the stream's pool. */
+int pl_precompute_g1(pl_stream* s, void* table, size_t n, int c);
+int pl_precompute_g2(pl_stream* s, void* table, size_t n, int c);
 /* sum of bases[idx[i]]; idx on the host; out: one XYZZ (host). */
 int pl_sum_g1(pl_stream* s, const void* bases, const int32_t* idx, size_t count, void* out);
 int pl_sum_g2(pl_stream* s, const void* bases, const int32_t* idx, size_t count, void* out);

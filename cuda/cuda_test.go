@@ -5,6 +5,7 @@ package cuda
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"os"
@@ -302,6 +303,96 @@ func TestMSMG2(t *testing.T) {
 			}
 		}
 		t.Logf("msm g2 2^%d ok", logn)
+	}
+}
+
+// MSMs over precomputed tables (LoadG1Table, LoadG2Table) against
+// gnark-crypto: the default table window and wider ones, the whole table
+// and a prefix of it, and scalars whose every digit is 1 (every window's
+// point in one bucket).
+func TestMSMTable(t *testing.T) {
+	s := stream(t)
+	r := rng(t)
+	d := device(t)
+	ctx := context.Background()
+	for _, logn := range append([]int{0, 4}, sizes(10)...) {
+		n := 1 << logn
+		p1, _, sc := msmInputs(r, n, false)
+		_, p2, _ := msmInputs(r, n, true)
+		v := upload(t, s, sc)
+		windows := []int{TableWindow(n)}
+		if logn == 10 {
+			windows = append(windows, 5, 13)
+		}
+		if logn >= 16 {
+			windows = append(windows, 16, 20)
+		}
+		m := max(n-1, 1) // a prefix of the table's rows
+		for _, k := range []int{n, m} {
+			var want curve.G1Jac
+			if _, err := want.MultiExp(p1[:k], sc[:k], ecc.MultiExpConfig{}); err != nil {
+				t.Fatal(err)
+			}
+			var want2 curve.G2Jac
+			if _, err := want2.MultiExp(p2[:k], sc[:k], ecc.MultiExpConfig{}); err != nil {
+				t.Fatal(err)
+			}
+			for _, c := range windows {
+				key := fmt.Sprintf("test-table-%d-%d", logn, c)
+				b, err := d.LoadG1Table(key, p1, c)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := s.MSMG1(ctx, b, v, k)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !got.Equal(&want) {
+					t.Fatalf("msm g1 over a table of 2^%d, c=%d, first %d: differs from gnark", logn, c, k)
+				}
+				if logn <= 22 {
+					b2, err := d.LoadG2Table(key, p2, c)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got2, err := s.MSMG2(ctx, b2, v, k)
+					if err != nil {
+						t.Fatal(err)
+					}
+					if !got2.Equal(&want2) {
+						t.Fatalf("msm g2 over a table of 2^%d, c=%d, first %d: differs from gnark", logn, c, k)
+					}
+				}
+				if err := d.Evict(key); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		t.Logf("msm over tables 2^%d ok (windows %v)", logn, windows)
+	}
+	// digit 1 in every window: all n·W pairs in bucket 0
+	n, c := 1<<12, TableWindow(1<<12)
+	p1, _, _ := msmInputs(r, n, false)
+	var one big.Int
+	for w := 0; w*c < 254; w++ {
+		one.SetBit(&one, w*c, 1)
+	}
+	sc := make([]fr.Element, n)
+	for i := range sc {
+		sc[i].SetBigInt(&one)
+	}
+	var want curve.G1Jac
+	want.MultiExp(p1, sc, ecc.MultiExpConfig{})
+	b, err := d.LoadG1Table("test-table-ones", p1, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.MSMG1(ctx, b, upload(t, s, sc), n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Equal(&want) {
+		t.Fatal("msm g1 over a table with every digit 1 differs from gnark")
 	}
 }
 

@@ -104,7 +104,21 @@ type bases struct {
 	mu  sync.RWMutex
 	ptr unsafe.Pointer // nil once evicted
 	n   int
+	// window is the c of a precomputed table (LoadG1Table): ptr holds
+	// TableRows(c) rows of n points, row w the bases times 2^(c·w), row 0
+	// the bases themselves. 0: the bases alone.
+	window int
 }
+
+// TableRows is the rows of a precomputed table for window c: one a
+// signed c-bit digit of a 255-bit scalar, ceil(256/c).
+func TableRows(c int) int { return (256 + c - 1) / c }
+
+// rows is the rows of points resident: TableRows(window), or 1.
+func (b *bases) rows() int { return rowsFor(b.window) }
+
+// Window is the c of the bases' precomputed table, 0 when they have none.
+func (b *bases) Window() int { return b.window }
 
 // Len is the number of points.
 func (b *bases) Len() int { return b.n }
@@ -138,10 +152,12 @@ type G1Bases struct{ bases }
 // G2Bases is a resident vector of G2 affine points.
 type G2Bases struct{ bases }
 
-// load copies bytes to a new device allocation through a private stream.
-func (d *Device) load(what string, src unsafe.Pointer, bytes int) (unsafe.Pointer, error) {
+// load copies bytes to a new device allocation of rows times their size
+// through a private stream; with rows > 1, fill then computes the other
+// rows from the first on that stream.
+func (d *Device) load(what string, src unsafe.Pointer, bytes, rows int, fill func(s *Stream, p unsafe.Pointer) C.int) (unsafe.Pointer, error) {
 	var p unsafe.Pointer
-	if err := check(C.pl_malloc(C.int(d.index), &p, C.size_t(max(bytes, 1)))); err != nil {
+	if err := check(C.pl_malloc(C.int(d.index), &p, C.size_t(max(bytes*rows, 1)))); err != nil {
 		return nil, fmt.Errorf("cuda: load %s on device %d: %w", what, d.index, err)
 	}
 	s, err := d.NewStream()
@@ -155,6 +171,12 @@ func (d *Device) load(what string, src unsafe.Pointer, bytes int) (unsafe.Pointe
 			C.pl_free(C.int(d.index), p)
 			return nil, fmt.Errorf("cuda: load %s on device %d: %w", what, d.index, err)
 		}
+		if rows > 1 {
+			if err := check(fill(s, p)); err != nil {
+				C.pl_free(C.int(d.index), p)
+				return nil, fmt.Errorf("cuda: precompute %s on device %d: %w", what, d.index, err)
+			}
+		}
 	}
 	if err := s.Sync(); err != nil {
 		C.pl_free(C.int(d.index), p)
@@ -166,6 +188,19 @@ func (d *Device) load(what string, src unsafe.Pointer, bytes int) (unsafe.Pointe
 // LoadG1 makes points resident under key; a key already loaded returns
 // the resident vector.
 func (d *Device) LoadG1(key string, points []curve.G1Affine) (*G1Bases, error) {
+	return d.LoadG1Table(key, points, 0)
+}
+
+// LoadG1Table is LoadG1 with a precomputed table for window c (c = 0: none):
+// TableRows(c) copies of the points, each 2^c times the one before, which
+// MSMG1 then uses with window c (one bucket set for every window, no
+// window sums to combine). It costs TableRows(c) times the points' memory
+// and a few milliseconds a million points to build. A key already loaded
+// returns the resident vector as it is, with or without a table.
+func (d *Device) LoadG1Table(key string, points []curve.G1Affine, c int) (*G1Bases, error) {
+	if err := checkTable(c, len(points)); err != nil {
+		return nil, fmt.Errorf("cuda: load g1 %q: %w", key, err)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -174,21 +209,27 @@ func (d *Device) LoadG1(key string, points []curve.G1Affine) (*G1Bases, error) {
 	if b, ok := d.g1[key]; ok {
 		return b, nil
 	}
-	var src unsafe.Pointer
-	if len(points) > 0 {
-		src = unsafe.Pointer(&points[0])
-	}
-	p, err := d.load("g1 "+key, src, len(points)*int(unsafe.Sizeof(curve.G1Affine{})))
+	n := len(points)
+	p, err := d.load("g1 "+key, slicePtr(points), n*int(unsafe.Sizeof(curve.G1Affine{})), rowsFor(c),
+		func(s *Stream, p unsafe.Pointer) C.int { return C.pl_precompute_g1(s.s, p, C.size_t(n), C.int(c)) })
 	if err != nil {
 		return nil, err
 	}
-	b := &G1Bases{bases{key: key, ptr: p, n: len(points)}}
+	b := &G1Bases{bases{key: key, ptr: p, n: n, window: c}}
 	d.g1[key] = b
 	return b, nil
 }
 
 // LoadG2 is LoadG1 for G2 points.
 func (d *Device) LoadG2(key string, points []curve.G2Affine) (*G2Bases, error) {
+	return d.LoadG2Table(key, points, 0)
+}
+
+// LoadG2Table is LoadG1Table for G2 points.
+func (d *Device) LoadG2Table(key string, points []curve.G2Affine, c int) (*G2Bases, error) {
+	if err := checkTable(c, len(points)); err != nil {
+		return nil, fmt.Errorf("cuda: load g2 %q: %w", key, err)
+	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.closed {
@@ -197,17 +238,37 @@ func (d *Device) LoadG2(key string, points []curve.G2Affine) (*G2Bases, error) {
 	if b, ok := d.g2[key]; ok {
 		return b, nil
 	}
-	var src unsafe.Pointer
-	if len(points) > 0 {
-		src = unsafe.Pointer(&points[0])
-	}
-	p, err := d.load("g2 "+key, src, len(points)*int(unsafe.Sizeof(curve.G2Affine{})))
+	n := len(points)
+	p, err := d.load("g2 "+key, slicePtr(points), n*int(unsafe.Sizeof(curve.G2Affine{})), rowsFor(c),
+		func(s *Stream, p unsafe.Pointer) C.int { return C.pl_precompute_g2(s.s, p, C.size_t(n), C.int(c)) })
 	if err != nil {
 		return nil, err
 	}
-	b := &G2Bases{bases{key: key, ptr: p, n: len(points)}}
+	b := &G2Bases{bases{key: key, ptr: p, n: n, window: c}}
 	d.g2[key] = b
 	return b, nil
+}
+
+// checkTable checks a table's window for n points: 0 (none) or 4..24,
+// with fewer than 2^31 points in all (the kernels' 31-bit point indices).
+func checkTable(c, n int) error {
+	if c == 0 {
+		return nil
+	}
+	if c < 4 || c > 24 {
+		return fmt.Errorf("precomputed table window %d is not in [4, 24]", c)
+	}
+	if TableRows(c)*n >= 1<<31 {
+		return fmt.Errorf("a precomputed table of %d rows of %d points is over the kernels' 2^31 points", TableRows(c), n)
+	}
+	return nil
+}
+
+func rowsFor(c int) int {
+	if c == 0 {
+		return 1
+	}
+	return TableRows(c)
 }
 
 // Close frees the resident bases; streams must be closed first.
@@ -266,10 +327,10 @@ func (d *Device) Resident() uint64 {
 	defer d.mu.Unlock()
 	var n uint64
 	for _, b := range d.g1 {
-		n += uint64(b.n) * uint64(unsafe.Sizeof(curve.G1Affine{}))
+		n += uint64(b.n*b.rows()) * uint64(unsafe.Sizeof(curve.G1Affine{}))
 	}
 	for _, b := range d.g2 {
-		n += uint64(b.n) * uint64(unsafe.Sizeof(curve.G2Affine{}))
+		n += uint64(b.n*b.rows()) * uint64(unsafe.Sizeof(curve.G2Affine{}))
 	}
 	return n
 }

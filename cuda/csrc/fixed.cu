@@ -2,16 +2,13 @@
 // G1 and G2 instances.
 #define PL_MUL_CALL 1
 #include "common.cuh"
-#include "fixed.cuh"
+#include "affine.cuh"
 
 namespace pl {
 namespace fixedk {
 namespace {
 
 constexpr unsigned THREADS = 128;
-// points a thread converts to affine with one inversion (~570
-// multiplications for Fp, so ~18 a point).
-constexpr size_t BATCH = 32;
 
 template <class F>
 __global__ void k_fixed_mul(const Affine<F>* table, int c, const Fr* scalars, size_t n,
@@ -20,16 +17,6 @@ __global__ void k_fixed_mul(const Affine<F>* table, int c, const Fr* scalars, si
        i += (size_t)gridDim.x * blockDim.x) {
     Fr s = scalars[i].from_mont();
     acc[i] = fixed_mul<F>(table, c, s.v);
-  }
-}
-
-template <class F>
-__global__ void k_fixed_affine(const XYZZ<F>* acc, size_t n, F* scratch, Affine<F>* out) {
-  const size_t batches = (n + BATCH - 1) / BATCH;
-  for (size_t b = blockIdx.x * (size_t)blockDim.x + threadIdx.x; b < batches;
-       b += (size_t)gridDim.x * blockDim.x) {
-    size_t lo = b * BATCH, hi = lo + BATCH < n ? lo + BATCH : n;
-    fixed_to_affine<F>(acc, out, scratch + lo, lo, hi);
   }
 }
 
@@ -46,11 +33,7 @@ int fixed(pl_stream* s, const void* table, int c, const void* scalars, size_t n,
   k_fixed_mul<F><<<grid_for(n, THREADS), THREADS, 0, s->s>>>((const Affine<F>*)table, c,
                                                              (const Fr*)scalars, n, acc);
   PL_LAUNCHED();
-  const size_t batches = (n + BATCH - 1) / BATCH;
-  k_fixed_affine<F><<<grid_for(batches, THREADS), THREADS, 0, s->s>>>(acc, n, scratch,
-                                                                      (Affine<F>*)out);
-  PL_LAUNCHED();
-  return 0;
+  return to_affine<F>(s, acc, n, scratch, (Affine<F>*)out);
 }
 
 }  // namespace

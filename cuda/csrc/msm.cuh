@@ -10,6 +10,11 @@
 // (mixed XYZZ additions); segments are summed per bucket; each window's
 // buckets are reduced as sum_j j*B_j in K chunks of running sums; the
 // chunks are summed per window and the host combines the windows.
+//
+// With a precomputed table of the bases' multiples 2^(cw)·P (fixed bases,
+// a proving key's: built once per key and device) every window's digits
+// go into one set of 2^(c-1) buckets, so one window is reduced instead of
+// W, and the window can be wider (fewer windows: fewer additions).
 #pragma once
 #include "curve.cuh"
 
@@ -28,13 +33,20 @@ PL_HD uint32_t scalar_bits(const uint32_t s[8], int off, int len) {
 PL_HD int msm_windows(int c) { return (256 + c - 1) / c; }
 
 // Signed-digit recoding of one canonical scalar. For each window w writes
-// keys[w*stride] and vals[w*stride]; zero digits get key `sentinel`
-// (= W * 2^(c-1)), which sorts after every bucket.
+// keys[w*stride] and vals[w*stride] (the sign of the digit in bit 31 of
+// the value); zero digits get the sentinel key, which sorts after every
+// bucket.
+//   - Plain bases (table_n == 0): window w has its own buckets, key =
+//     w*2^(c-1) + |d|-1, value = index; sentinel W*2^(c-1).
+//   - Precomputed bases (table_n = N, the length of a row of the table
+//     msm_precompute_row fills: table[w*N + i] = 2^(cw)·P_i): one set of
+//     buckets for every window, key = |d|-1, value = w*N + index, the
+//     point that already carries the window's weight; sentinel 2^(c-1).
 PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys,
-                      uint32_t* vals, size_t stride) {
+                      uint32_t* vals, size_t stride, size_t table_n) {
   const int W = msm_windows(c);
   const uint32_t half = 1u << (c - 1);
-  const uint32_t sentinel = (uint32_t)W * half;
+  const uint32_t sentinel = table_n ? half : (uint32_t)W * half;
   uint32_t carry = 0;
   for (int w = 0; w < W; w++) {
     uint32_t raw = scalar_bits(s, w * c, c) + carry;
@@ -47,10 +59,21 @@ PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys
       mag = raw;
       carry = 0;
     }
-    key = mag == 0 ? sentinel : (uint32_t)w * half + (mag - 1);
+    uint32_t point = table_n ? (uint32_t)((size_t)w * table_n + index) : index;
+    uint32_t bucket = table_n ? 0 : (uint32_t)w * half;
+    key = mag == 0 ? sentinel : bucket + (mag - 1);
     keys[(size_t)w * stride] = key;
-    vals[(size_t)w * stride] = index | (neg << 31);
+    vals[(size_t)w * stride] = point | (neg << 31);
   }
+}
+
+// 2^c·p, the step from one row of a precomputed table to the next (c
+// doublings; infinity stays infinity).
+template <class F>
+PL_HD XYZZ<F> msm_precompute_step(const Affine<F>& p, int c) {
+  XYZZ<F> acc = XYZZ<F>::from_affine(p);
+  for (int i = 0; i < c; i++) acc = acc.dbl();
+  return acc;
 }
 
 // upper_bound(off[0..n), g) - 1: the bucket owning segment g.

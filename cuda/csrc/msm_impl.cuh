@@ -9,6 +9,7 @@
 #pragma once
 #define PL_MUL_CALL 1
 #include <cub/cub.cuh>
+#include "affine.cuh"
 #include "common.cuh"
 #include "msm.cuh"
 
@@ -21,13 +22,13 @@ constexpr uint32_t SEG = 128;        // points per accumulation thread
 constexpr uint32_t CHUNK = 64;       // buckets per reduction thread
 constexpr unsigned HEAVY = 128;      // threads per block, point kernels
 
-__global__ void k_recode(const Fr* scalars, size_t n, int mont, int c, uint32_t* keys,
-                         uint32_t* vals) {
+__global__ void k_recode(const Fr* scalars, size_t n, int mont, int c, size_t table_n,
+                         uint32_t* keys, uint32_t* vals) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x) {
     Fr s = scalars[i];
     if (mont) s = s.from_mont();
-    msm_recode(s.v, (uint32_t)i, c, keys + i, vals + i, n);
+    msm_recode(s.v, (uint32_t)i, c, keys + i, vals + i, n, table_n);
   }
 }
 
@@ -160,18 +161,62 @@ __global__ void __launch_bounds__(HEAVY) k_sum_strided(const Affine<F>* bases, c
 }
 
 template <class F>
-int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mont, int c,
-        void* out) {
+__global__ void __launch_bounds__(HEAVY) k_precompute(const Affine<F>* row, size_t n, int c,
+                                                      XYZZ<F>* out) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x)
+    out[i] = msm_precompute_step<F>(row[i], c);
+}
+
+// Points a precomputation step takes at once: its temporaries are 240
+// bytes a point for G1, 480 for G2.
+constexpr size_t PRECOMPUTE_CHUNK = 1u << 21;
+
+// Fills rows 1..W-1 of table (W = msm_windows(c), rows of n points, row 0
+// the bases): table[w*n + i] = 2^c · table[(w-1)*n + i], affine.
+template <class F>
+int precompute(pl_stream* s, void* table_, size_t n, int c) {
   PL_CHECK(cudaSetDevice(s->dev));
   if (c < 4 || c > 24 || n == 0) return PL_ERR_ARG;
+  const uint32_t W = msm_windows(c);
+  if ((size_t)W * n >= (1ull << 31)) return PL_ERR_TOO_BIG;
+  Affine<F>* table = (Affine<F>*)table_;
+  const size_t chunk = n < PRECOMPUTE_CHUNK ? n : PRECOMPUTE_CHUNK;
+  Scratch sc(s);
+  XYZZ<F>* acc;
+  F* scratch;
+  PL_TRY(sc.alloc(&acc, chunk));
+  PL_TRY(sc.alloc(&scratch, chunk));
+  for (uint32_t w = 1; w < W; w++) {
+    for (size_t lo = 0; lo < n; lo += chunk) {
+      const size_t k = n - lo < chunk ? n - lo : chunk;
+      k_precompute<F><<<grid_for(k, HEAVY), HEAVY, 0, s->s>>>(table + (w - 1) * n + lo, k, c,
+                                                              acc);
+      PL_LAUNCHED();
+      PL_TRY(to_affine<F>(s, acc, k, scratch, table + w * n + lo));
+    }
+  }
+  return 0;
+}
+
+// The MSM over bases (table_n == 0) or over the precomputed table of
+// precompute (table_n = its row length, n <= table_n): out receives W
+// window sums, or one sum with a table.
+template <class F>
+int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mont, int c,
+        size_t table_n, void* out) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  if (c < 4 || c > 24 || n == 0 || (table_n && n > table_n)) return PL_ERR_ARG;
   const Affine<F>* bases = (const Affine<F>*)bases_;
   const Fr* scalars = (const Fr*)scalars_;
   const uint32_t W = msm_windows(c);
   const uint32_t half = 1u << (c - 1);
-  const uint32_t nb = W * half;
+  const uint32_t Wb = table_n ? 1 : W;  // windows with buckets of their own
+  const uint32_t nb = Wb * half;
   const uint32_t sentinel = nb;
   const size_t total = n * W;
-  if (n >= (1ull << 31) || total >= (1ull << 31)) return PL_ERR_TOO_BIG;
+  if (n >= (1ull << 31) || total >= (1ull << 31) || (size_t)W * table_n >= (1ull << 31))
+    return PL_ERR_TOO_BIG;
   int end_bit = 32 - __builtin_clz(sentinel);
 
   Scratch sc(s);
@@ -182,7 +227,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_TRY(sc.alloc(&keys_out, total));
   PL_TRY(sc.alloc(&vals_in, total));
   PL_TRY(sc.alloc(&vals_out, total));
-  k_recode<<<grid_for(n, 256), 256, 0, s->s>>>(scalars, n, mont, c, keys_in, vals_in);
+  k_recode<<<grid_for(n, 256), 256, 0, s->s>>>(scalars, n, mont, c, table_n, keys_in, vals_in);
   PL_LAUNCHED();
   prof.mark(s, "recode");
 
@@ -223,8 +268,9 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   XYZZ<F>* buckets;
   PL_TRY(sc.alloc(&buckets, nb));
   {
-    // a bucket holds at most n points: ceil(n / SEG) segments
-    const uint64_t maxcnt = (n + SEG - 1) / SEG;
+    // a bucket holds at most n points, n*W with a table (every window's
+    // digit the same): ceil(that / SEG) segments
+    const uint64_t maxcnt = ((table_n ? total : n) + SEG - 1) / SEG;
     for (int r = 0; (1ull << r) < maxcnt; r++) {
       k_seg_tree<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(partial, off, cnt, nb, maxseg, r);
       PL_LAUNCHED();
@@ -234,17 +280,21 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   k_bucket_gather<F><<<grid_for(nb, 256), 256, 0, s->s>>>(partial, off, cnt, nb, buckets);
   PL_LAUNCHED();
 
-  const uint32_t len = half < CHUNK ? half : CHUNK;
+  // Chunks of at most CHUNK buckets, smaller while that leaves fewer
+  // than 2^16 chunks (threads) in all: one window's 2^21 buckets would
+  // otherwise be 32k threads summing 64 buckets each.
+  uint32_t len = half < CHUNK ? half : CHUNK;
+  while (len > 8 && (half / len) * Wb < (1u << 16)) len /= 2;
   const uint32_t nchunks = half / len;
   XYZZ<F>* chunks;
-  PL_TRY(sc.alloc(&chunks, (size_t)nchunks * W));
-  k_chunks<F><<<grid_for((size_t)nchunks * W, HEAVY), HEAVY, 0, s->s>>>(buckets, half, nchunks, W,
-                                                                       chunks);
+  PL_TRY(sc.alloc(&chunks, (size_t)nchunks * Wb));
+  k_chunks<F><<<grid_for((size_t)nchunks * Wb, HEAVY), HEAVY, 0, s->s>>>(buckets, half, nchunks,
+                                                                        Wb, chunks);
   PL_LAUNCHED();
-  PL_TRY(reduce_groups<F>(s, chunks, W, nchunks, nchunks));
+  PL_TRY(reduce_groups<F>(s, chunks, Wb, nchunks, nchunks));
   prof.mark(s, "windows");
   PL_CHECK(cudaMemcpy2DAsync(out, sizeof(XYZZ<F>), chunks, sizeof(XYZZ<F>) * nchunks,
-                             sizeof(XYZZ<F>), W, cudaMemcpyDeviceToHost, s->s));
+                             sizeof(XYZZ<F>), Wb, cudaMemcpyDeviceToHost, s->s));
   PL_CHECK(cudaStreamSynchronize(s->s));
   prof.report();
   return 0;
@@ -262,7 +312,14 @@ int sum(pl_stream* s, const void* bases, const int32_t* idx_host, size_t count, 
   int32_t* idx;
   PL_TRY(sc.alloc(&idx, count));
   PL_TRY(pl_h2d_staged(s, idx, idx_host, count * sizeof(int32_t)));
-  uint32_t threads = count < 16384 ? (uint32_t)count : 16384;
+  // One thread per 32 points, at least 16k threads and at most 256k: with
+  // 16k threads a sum of 2^25 points left the H200 mostly idle (2k
+  // dependent additions a thread, 4 warps an SM).
+  size_t want = count / 32;
+  want = want < 16384 ? 16384 : want > (1u << 18) ? (1u << 18) : want;
+  if (const char* e = getenv("PROOFLANE_CUDA_SUM_THREADS")) want = strtoull(e, nullptr, 10);  // A/B runs
+  if (want == 0) want = 1;
+  uint32_t threads = (uint32_t)(count < want ? count : want);
   XYZZ<F>* part;
   PL_TRY(sc.alloc(&part, threads));
   k_sum_strided<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>((const Affine<F>*)bases, idx,

@@ -38,6 +38,9 @@ var (
 	nttLogs  = flag.String("ntt", "20,22,24", "NTT and H sizes (log2)")
 	windows  = flag.String("c", "", "extra G1 MSM window sizes to try at each size")
 	windows2 = flag.String("c2", "", "extra G2 MSM window sizes to try at each size")
+	tables   = flag.String("t", "", "G1 MSM over a precomputed table: the table windows to try at each size")
+	tables2  = flag.String("t2", "", "G2 MSM over a precomputed table: the table windows to try at each size")
+	sums     = flag.String("sum", "", "G1 batch additions (SumG1) of 2^l random bases of a 2^l key, sizes (log2)")
 	distinct = flag.Int("distinct", ref.Distinct, "distinct MSM base points, repeated to the size (0: all distinct, slow to make at 2^24)")
 	out      = flag.String("o", "", "also write the table to this file")
 )
@@ -100,6 +103,30 @@ func benchWindows(op string, l int, extra []int, reps int, gpu func(c int) error
 		}
 		add(op, l, t, tc, note)
 	}
+}
+
+// benchTable times the load of a precomputed table of window c (upload
+// and precomputation) and the MSM over it (median of reps after a
+// warm-up); the MSM's result must equal the plain MSM's (same), checked
+// against gnark-crypto when -cpu is set. A table that does not fit is a
+// row saying so, not a failure.
+func benchTable(op string, l, c int, load func() (run func() error, same func() bool, evict func() error, err error)) {
+	t0 := time.Now()
+	run, same, evict, err := load()
+	build := time.Since(t0)
+	if err != nil {
+		add(op, l, 0, 0, fmt.Sprintf("c=%d: %v", c, err))
+		return
+	}
+	must(run())
+	t, err := median(*reps, run)
+	must(err)
+	note := fmt.Sprintf("c=%d, %d rows, load+precompute %s", c, cuda.TableRows(c), fmtD(build))
+	if !same() {
+		note += " MISMATCH"
+	}
+	add(op, l, t, 0, note)
+	must(evict())
 }
 
 func logs(s string) []int {
@@ -226,8 +253,43 @@ func main() {
 				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
 				return time.Since(t0), want.Equal(&got)
 			})
+		for _, c := range logs(*tables) {
+			benchTable("msm G1 table", l, c, func() (func() error, func() bool, func() error, error) {
+				t, err := d.LoadG1Table(fmt.Sprintf("bench-%d-t%d", l, c), pts, c)
+				if err != nil {
+					return nil, nil, nil, err
+				}
+				var r curve.G1Jac
+				run := func() (err error) { r, err = s.MSMG1(ctx, t, v, n); return err }
+				return run, func() bool { return r.Equal(&got) }, func() error { return d.Evict(fmt.Sprintf("bench-%d-t%d", l, c)) }, nil
+			})
+		}
 		s.Free(v)
 		must(s.Sync())
+	}
+	for _, l := range logs(*sums) {
+		n := 1 << l
+		pts := ref.G1N(r, n, *distinct)
+		b, err := d.LoadG1(fmt.Sprintf("bench-sum-%d", l), pts)
+		must(err)
+		idx := make([]int32, n)
+		for i := range idx {
+			idx[i] = int32(r.IntN(n))
+		}
+		var got curve.G1Jac
+		must(func() (err error) { got, err = s.SumG1(ctx, b, idx); return err }())
+		t, err := median(*reps, func() (err error) { got, err = s.SumG1(ctx, b, idx); return err })
+		must(err)
+		var want curve.G1Jac
+		for _, i := range idx {
+			want.AddMixed(&pts[i])
+		}
+		note := ""
+		if !want.Equal(&got) {
+			note = "MISMATCH"
+		}
+		add("sum G1", l, t, 0, note)
+		must(d.Evict(fmt.Sprintf("bench-sum-%d", l)))
 	}
 	for _, l := range logs(*g2Logs) {
 		n := 1 << l
@@ -247,6 +309,17 @@ func main() {
 				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
 				return time.Since(t0), want.Equal(&got)
 			})
+		for _, c := range logs(*tables2) {
+			benchTable("msm G2 table", l, c, func() (func() error, func() bool, func() error, error) {
+				t, err := d.LoadG2Table(fmt.Sprintf("bench-%d-t%d", l, c), pts, c)
+				if err != nil {
+					return nil, nil, nil, err
+				}
+				var r curve.G2Jac
+				run := func() (err error) { r, err = s.MSMG2(ctx, t, v, n); return err }
+				return run, func() bool { return r.Equal(&got) }, func() error { return d.Evict(fmt.Sprintf("bench-%d-t%d", l, c)) }, nil
+			})
+		}
 		s.Free(v)
 		must(s.Sync())
 	}

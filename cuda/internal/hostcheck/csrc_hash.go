@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "7dae1a1870f21d596c6d7dd36020b3f4f38ef13351b92f7a55a6dd5db7562cef"
+const csrcHash = "55527c4a332be9ca35c3dad77655c200944e88d2c8e7aff8d1e42f359566edc8"

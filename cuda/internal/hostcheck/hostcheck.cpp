@@ -90,20 +90,22 @@ static void emu_reduce(std::vector<XYZZ<F>>& pts, uint32_t groups, uint32_t stri
   }
 }
 
-// Same steps as msm<F> in msm.cu.
+// Same steps as msm<F> in msm_impl.cuh; with table_n > 0, bases_ is a
+// table of msm_windows(c) rows of table_n points (emu_precompute's).
 template <class F>
 static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int mont, int c, int seg,
-                    int chunk, void* out) {
-  const std::vector<Affine<F>> bases_v = copy_in<Affine<F>>(bases_, n);
+                    int chunk, size_t table_n, void* out) {
+  const uint32_t W = msm_windows(c), half = 1u << (c - 1);
+  const uint32_t Wb = table_n ? 1 : W, nb = Wb * half, sentinel = nb;
+  const std::vector<Affine<F>> bases_v = copy_in<Affine<F>>(bases_, table_n ? W * table_n : n);
   const Affine<F>* bases = bases_v.data();
-  const uint32_t W = msm_windows(c), half = 1u << (c - 1), nb = W * half, sentinel = nb;
   const size_t total = n * W;
   std::vector<uint32_t> keys(total), vals(total);
   for (size_t i = 0; i < n; i++) {
     Fr s;
     memcpy(s.v, scalars + 4 * i, 32);
     if (mont) s = s.from_mont();
-    msm_recode(s.v, (uint32_t)i, c, keys.data() + i, vals.data() + i, n);
+    msm_recode(s.v, (uint32_t)i, c, keys.data() + i, vals.data() + i, n, table_n);
   }
   std::vector<size_t> order(total);
   for (size_t i = 0; i < total; i++) order[i] = i;
@@ -136,7 +138,7 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     partial[g] = msm_accumulate<F>(bases, vs.data(), begin, stop);
   }
   // tree over each bucket's segments, as k_seg_tree
-  const uint64_t maxcnt = (n + seg - 1) / seg;
+  const uint64_t maxcnt = ((table_n ? total : n) + seg - 1) / seg;
   for (int r = 0; (1ull << r) < maxcnt; r++) {
     for (uint32_t g = 0; g < tot; g++) {
       uint32_t b = find_bucket(off.data(), nb, g);
@@ -150,13 +152,32 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
   for (uint32_t b = 0; b < nb; b++) buckets[b] = cnt[b] ? partial[off[b]] : XYZZ<F>::inf();
   const uint32_t len = half < (uint32_t)chunk ? half : (uint32_t)chunk;
   const uint32_t nchunks = half / len;
-  std::vector<XYZZ<F>> chunks((size_t)nchunks * W);
-  for (uint32_t t = 0; t < nchunks * W; t++) {
+  std::vector<XYZZ<F>> chunks((size_t)nchunks * Wb);
+  for (uint32_t t = 0; t < nchunks * Wb; t++) {
     uint32_t w = t / nchunks, k = t % nchunks;
     chunks[t] = msm_chunk_reduce<F>(buckets.data() + (size_t)w * half, k * len, len);
   }
-  emu_reduce<F>(chunks, W, nchunks, nchunks);
-  for (uint32_t w = 0; w < W; w++) memcpy((char*)out + w * sizeof(XYZZ<F>), &chunks[w * nchunks], sizeof(XYZZ<F>));
+  emu_reduce<F>(chunks, Wb, nchunks, nchunks);
+  for (uint32_t w = 0; w < Wb; w++) memcpy((char*)out + w * sizeof(XYZZ<F>), &chunks[w * nchunks], sizeof(XYZZ<F>));
+}
+
+// precompute<F> in msm_impl.cuh: rows 1..W-1 of the table from row 0 (the
+// n points of bases_), converted to affine `batch` points at a time.
+template <class F>
+static void emu_precompute(const void* bases_, size_t n, int c, size_t batch, void* out) {
+  const uint32_t W = msm_windows(c);
+  std::vector<Affine<F>> table(W * n);
+  memcpy((void*)table.data(), bases_, n * sizeof(Affine<F>));
+  std::vector<XYZZ<F>> acc(n);
+  std::vector<F> scratch(n);
+  for (uint32_t w = 1; w < W; w++) {
+    for (size_t i = 0; i < n; i++) acc[i] = msm_precompute_step<F>(table[(w - 1) * n + i], c);
+    for (size_t lo = 0; lo < n; lo += batch) {
+      size_t hi = lo + batch < n ? lo + batch : n;
+      fixed_to_affine<F>(acc.data(), table.data() + w * n, scratch.data() + lo, lo, hi);
+    }
+  }
+  memcpy(out, (const void*)table.data(), W * n * sizeof(Affine<F>));
 }
 
 template <class F>
@@ -230,12 +251,18 @@ static void emu_scale(Fr* x, int L, const std::vector<Fr>& tab, bool rev) {
 extern "C" {
 
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
-               int chunk, void* out) {
-  emu_msm<Fp>(bases, scalars, n, mont, c, seg, chunk, out);
+               int chunk, size_t table_n, void* out) {
+  emu_msm<Fp>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
 }
 void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
-               int chunk, void* out) {
-  emu_msm<Fp2>(bases, scalars, n, mont, c, seg, chunk, out);
+               int chunk, size_t table_n, void* out) {
+  emu_msm<Fp2>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
+}
+void hc_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out) {
+  emu_precompute<Fp>(bases, n, c, batch, out);
+}
+void hc_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out) {
+  emu_precompute<Fp2>(bases, n, c, batch, out);
 }
 void hc_sum_g1(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out) {
   emu_sum<Fp>(bases, idx, count, threads, out);

@@ -16,8 +16,10 @@ void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size
 void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_sqr(uint64_t* o, const uint64_t* a);
-void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, void* out);
-void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, void* out);
+void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
+void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
+void hc_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
+void hc_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out);
 void hc_sum_g1(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out);
 void hc_sum_g2(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out);
 void hc_ntt(uint64_t* data, int L, const uint64_t* dom, int inverse, int dif, int coset);
@@ -94,14 +96,45 @@ func Fp2Sqr(a *curve.E2) (r curve.E2) {
 
 func MSMG1(bases []curve.G1Affine, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {
 	w := make([]points.G1XYZZ, (256+c-1)/c)
-	C.hc_msm_g1(unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), unsafe.Pointer(&w[0]))
+	C.hc_msm_g1(unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), 0, unsafe.Pointer(&w[0]))
 	return points.CombineG1(w, c)
 }
 
 func MSMG2(bases []curve.G2Affine, scalars []fr.Element, c, seg, chunk int) curve.G2Jac {
 	w := make([]points.G2XYZZ, (256+c-1)/c)
-	C.hc_msm_g2(unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), unsafe.Pointer(&w[0]))
+	C.hc_msm_g2(unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), 0, unsafe.Pointer(&w[0]))
 	return points.CombineG2(w, c)
+}
+
+// PrecomputeG1 is msm_impl.cuh's precompute: the table of ceil(256/c) rows
+// of len(bases) points, row w the bases times 2^(c·w), converted to affine
+// batch points at a time.
+func PrecomputeG1(bases []curve.G1Affine, c, batch int) []curve.G1Affine {
+	out := make([]curve.G1Affine, (256+c-1)/c*len(bases))
+	C.hc_precompute_g1(unsafe.Pointer(&bases[0]), C.size_t(len(bases)), C.int(c), C.size_t(batch), unsafe.Pointer(&out[0]))
+	return out
+}
+
+// PrecomputeG2 is PrecomputeG1 over G2.
+func PrecomputeG2(bases []curve.G2Affine, c, batch int) []curve.G2Affine {
+	out := make([]curve.G2Affine, (256+c-1)/c*len(bases))
+	C.hc_precompute_g2(unsafe.Pointer(&bases[0]), C.size_t(len(bases)), C.int(c), C.size_t(batch), unsafe.Pointer(&out[0]))
+	return out
+}
+
+// MSMG1Table is the MSM over the first len(scalars) points of a table of
+// rows of tableN points (PrecomputeG1's, same c).
+func MSMG1Table(table []curve.G1Affine, tableN int, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {
+	var w points.G1XYZZ
+	C.hc_msm_g1(unsafe.Pointer(&table[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), C.size_t(tableN), unsafe.Pointer(&w))
+	return w.Jac()
+}
+
+// MSMG2Table is MSMG1Table over G2.
+func MSMG2Table(table []curve.G2Affine, tableN int, scalars []fr.Element, c, seg, chunk int) curve.G2Jac {
+	var w points.G2XYZZ
+	C.hc_msm_g2(unsafe.Pointer(&table[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), C.size_t(tableN), unsafe.Pointer(&w))
+	return w.Jac()
 }
 
 func SumG1(bases []curve.G1Affine, idx []int32, threads int) curve.G1Jac {

@@ -187,6 +187,65 @@ func TestMSM(t *testing.T) {
 	}
 }
 
+// The MSM over a precomputed table (msm_impl.cuh's precompute and the
+// one-bucket-set recoding): the table's rows against gnark's scalar
+// multiplication, the MSM (whole and a prefix of the table's rows)
+// against gnark's MultiExp, and scalars whose every digit is 1, which put
+// n·W points into one bucket.
+func TestMSMTable(t *testing.T) {
+	r := rng(t)
+	for _, tc := range []struct{ n, c, seg, chunk, batch int }{
+		{1, 8, 4, 4, 1}, {37, 8, 4, 4, 5}, {300, 9, 3, 8, 32}, {1 << 10, 12, 128, 64, 32}, {500, 16, 16, 64, 7},
+	} {
+		g1, g2, s := specialInputs(r, max(tc.n, 32))
+		g1, g2, s = g1[:tc.n], g2[:tc.n], s[:tc.n]
+		rows := (256 + tc.c - 1) / tc.c
+		t1 := PrecomputeG1(g1, tc.c, tc.batch)
+		t2 := PrecomputeG2(g2, tc.c, tc.batch)
+		for _, w := range []int{1, rows - 1} {
+			i := r.IntN(tc.n)
+			k := new(big.Int).Lsh(big.NewInt(1), uint(tc.c*w))
+			var want1 bls.G1Affine
+			want1.ScalarMultiplication(&g1[i], k)
+			if !t1[w*tc.n+i].Equal(&want1) {
+				t.Fatalf("g1 table n=%d c=%d: row %d point %d is not 2^%d times the base", tc.n, tc.c, w, i, tc.c*w)
+			}
+			var want2 bls.G2Affine
+			want2.ScalarMultiplication(&g2[i], k)
+			if !t2[w*tc.n+i].Equal(&want2) {
+				t.Fatalf("g2 table n=%d c=%d: row %d point %d is not 2^%d times the base", tc.n, tc.c, w, i, tc.c*w)
+			}
+		}
+		ones := make([]fr.Element, tc.n) // digit 1 in every window
+		var one big.Int
+		for w := 0; w < rows; w++ {
+			if tc.c*w < 254 {
+				one.SetBit(&one, tc.c*w, 1)
+			}
+		}
+		for i := range ones {
+			ones[i].SetBigInt(&one)
+		}
+		for _, sc := range [][]fr.Element{s, s[:max(tc.n-1, 1)], ones} {
+			m := len(sc)
+			var want1 bls.G1Jac
+			if _, err := want1.MultiExp(g1[:m], sc, curve.MultiExpConfig{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := MSMG1Table(t1, tc.n, sc, tc.c, tc.seg, tc.chunk); !got.Equal(&want1) {
+				t.Fatalf("g1 msm over a table n=%d of %d c=%d differs", m, tc.n, tc.c)
+			}
+			var want2 bls.G2Jac
+			if _, err := want2.MultiExp(g2[:m], sc, curve.MultiExpConfig{}); err != nil {
+				t.Fatal(err)
+			}
+			if got := MSMG2Table(t2, tc.n, sc, tc.c, tc.seg, tc.chunk); !got.Equal(&want2) {
+				t.Fatalf("g2 msm over a table n=%d of %d c=%d differs", m, tc.n, tc.c)
+			}
+		}
+	}
+}
+
 func TestSum(t *testing.T) {
 	r := rng(t)
 	g1, g2, _ := specialInputs(r, 600)
