@@ -271,6 +271,15 @@ func rowsFor(c int) int {
 	return TableRows(c)
 }
 
+// Loaded reports whether G1 or G2 bases are resident under key.
+func (d *Device) Loaded(key string) bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	_, ok1 := d.g1[key]
+	_, ok2 := d.g2[key]
+	return ok1 || ok2
+}
+
 // Close frees the resident bases; streams must be closed first.
 func (d *Device) Close() error {
 	d.mu.Lock()

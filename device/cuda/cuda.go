@@ -128,6 +128,30 @@ func (d *cudaDevice) LoadG2(key string, points []curve.G2Affine) (device.G2Bases
 	return cudaG2{b}, nil
 }
 
+// TableBytes is n points with the table of window cu.TableWindow(n)
+// (device.Tables).
+func (d *cudaDevice) TableBytes(n, pointBytes int) uint64 {
+	return uint64(n) * uint64(pointBytes) * uint64(cu.TableRows(cu.TableWindow(n)))
+}
+
+func (d *cudaDevice) Loaded(key string) bool { return d.d.Loaded(key) }
+
+func (d *cudaDevice) LoadG1Table(key string, points []curve.G1Affine) (device.G1Bases, error) {
+	b, err := d.d.LoadG1Table(key, points, cu.TableWindow(len(points)))
+	if err != nil {
+		return nil, cudaErr("load g1 with a table", err)
+	}
+	return cudaG1{b}, nil
+}
+
+func (d *cudaDevice) LoadG2Table(key string, points []curve.G2Affine) (device.G2Bases, error) {
+	b, err := d.d.LoadG2Table(key, points, cu.TableWindow(len(points)))
+	if err != nil {
+		return nil, cudaErr("load g2 with a table", err)
+	}
+	return cudaG2{b}, nil
+}
+
 // hostG1 and hostG2 are bases kept in host memory (device.HostBases):
 // every MSM and sum over them copies them through the stream a chunk at
 // a time.
@@ -197,7 +221,10 @@ func hostLoad[P any](d *cudaDevice, key string, points []P) *hostBases[P] {
 // HostChunk is package cuda's chunk of host bases.
 func (d *cudaDevice) HostChunk() int { return cu.HostChunk }
 
-var _ device.HostBases = (*cudaDevice)(nil)
+var (
+	_ device.HostBases = (*cudaDevice)(nil)
+	_ device.Tables    = (*cudaDevice)(nil)
+)
 
 func (d *cudaDevice) Evict(key string) error {
 	d.mu.Lock()

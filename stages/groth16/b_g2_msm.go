@@ -6,6 +6,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages"
@@ -51,7 +52,10 @@ func (s *bG2MSM) onDevice(ctx context.Context, in *stages.Input, j *Job, mi *MSM
 		}
 		return err
 	}
-	bases, err := j.g2Bases(dev, s.cfg.Bases)
+	bases, notes, err := j.g2Bases(dev, s.cfg.Bases, s.cfg.Tables)
+	for _, n := range notes {
+		trace.SpanFromContext(ctx).AddEvent(n)
+	}
 	if err != nil {
 		// Not retryable: bases that do not fit now will not fit later.
 		return nil, fmt.Errorf("partition %d device %d: g2 msm: %w", in.Partition, idx, err)

@@ -36,71 +36,149 @@ func hostBases(dev device.Device) (device.HostBases, error) {
 
 // bases makes the proving key's G1 vectors resident on dev, or with where
 // BasesHost keeps them in host memory for dev to stream (a no-op after
-// the first partition of a key set).
-func (j *Job) bases(dev device.Device, where string) (*Bases, error) {
+// the first partition of a key set). tables is vram_stage's `tables:`;
+// notes says which vectors were loaded without a table that tables
+// allows, and why.
+func (j *Job) bases(dev device.Device, where, tables string) (_ *Bases, notes []string, _ error) {
 	var b Bases
 	var err error
 	pk := j.PK
+	// densest first: with a limited room for tables, z (H's quotient
+	// coefficients, dense whatever the witness) and k gain the most.
 	vecs := []struct {
 		dst  *device.G1Bases
 		name string
 		pts  []curve.G1Affine
 	}{
+		{&b.Z, "g1.z", pk.G1.Z},
+		{&b.K, "g1.k", pk.G1.K},
 		{&b.A, "g1.a", pk.G1.A},
 		{&b.B, "g1.b", pk.G1.B},
-		{&b.K, "g1.k", pk.G1.K},
-		{&b.Z, "g1.z", pk.G1.Z},
 	}
 	if where == BasesHost {
 		hb, err := hostBases(dev)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, x := range vecs {
 			if *x.dst, err = hb.HostG1(j.BasesKey+"/host/"+x.name, x.pts); err != nil {
-				return nil, fmt.Errorf("keep %s bases on the host: %w", x.name, err)
+				return nil, nil, fmt.Errorf("keep %s bases on the host: %w", x.name, err)
 			}
 		}
-		return &b, nil
+		return &b, nil, nil
 	}
 	total := 0
 	for _, x := range vecs {
 		total += len(x.pts) * g1PointBytes
 	}
 	for i, x := range vecs {
-		if *x.dst, err = dev.LoadG1(j.BasesKey+"/"+x.name, x.pts); err != nil {
+		key := j.BasesKey + "/" + x.name
+		t, note := withTable(dev, tables, key, x.name, len(x.pts), g1PointBytes)
+		if note != "" {
+			notes = append(notes, note)
+		}
+		if t != nil {
+			if *x.dst, err = t.LoadG1Table(key, x.pts); err == nil {
+				continue
+			}
 			if !isOOM(err) {
-				return nil, fmt.Errorf("load %s bases: %w", x.name, err)
+				return nil, nil, fmt.Errorf("load %s bases with a table: %w", x.name, err)
+			}
+			notes = append(notes, fmt.Sprintf("%s of key %q: loaded without its table, which ran out of device memory", x.name, j.BasesKey))
+		}
+		if *x.dst, err = dev.LoadG1(key, x.pts); err != nil {
+			if !isOOM(err) {
+				return nil, nil, fmt.Errorf("load %s bases: %w", x.name, err)
 			}
 			var resident []string
 			for _, y := range vecs[:i] {
 				resident = append(resident, y.name)
 			}
-			return nil, j.basesDoNotFit(dev, x.name, len(x.pts), g1PointBytes,
+			return nil, nil, j.basesDoNotFit(dev, x.name, len(x.pts), g1PointBytes,
 				fmt.Sprintf("the key's G1 bases need %s in all", byteSize(total)), resident, err)
 		}
 	}
-	return &b, nil
+	return &b, notes, nil
+}
+
+// withTable returns dev's device.Tables when the vector name of n points
+// under key is to be loaded with its table under the `tables:` value v
+// (tablesCap), nil otherwise; note says why not when v allows tables and
+// the device has them but this one does not fit. Bases already resident
+// are returned as they are by either load: no note.
+func withTable(dev device.Device, v, key, name string, n, pointBytes int) (device.Tables, string) {
+	t, ok := dev.(device.Tables)
+	if !ok || n == 0 || t.Loaded(key) {
+		return nil, ""
+	}
+	limit, auto, err := tablesCap(v)
+	if err != nil || (!auto && limit == 0) {
+		return nil, ""
+	}
+	size := t.TableBytes(n, pointBytes)
+	after := dev.Resident() + size
+	if auto {
+		in := dev.Info()
+		if in.MemTotal == 0 {
+			return nil, ""
+		}
+		limit = in.MemTotal / 5 * 2
+		if in.MemFree < size || in.MemFree-size < in.MemTotal/2 {
+			return nil, fmt.Sprintf("%s: loaded without its table (tables: auto): the table (%s) would leave less than half of the device's %s free (%s free now); tables: SIZE allows more",
+				name, byteSize(int(size)), byteSize(int(in.MemTotal)), byteSize(int(in.MemFree)))
+		}
+	}
+	if after > limit {
+		return nil, fmt.Sprintf("%s: loaded without its table: with it the device's resident bases would take %s, over the %s tables allows (%s)",
+			name, byteSize(int(after)), byteSize(int(limit)), tablesWhat(v))
+	}
+	return t, ""
+}
+
+// tablesWhat names the setting v for a message.
+func tablesWhat(v string) string {
+	if _, auto, _ := tablesCap(v); auto {
+		return "tables: auto, 40% of the device's memory; tables: SIZE sets it"
+	}
+	return "tables: " + v
 }
 
 // g2Bases makes the proving key's G2 vector of B resident on dev, or
-// with where BasesHost keeps it in host memory for dev to stream.
-func (j *Job) g2Bases(dev device.Device, where string) (device.G2Bases, error) {
+// with where BasesHost keeps it in host memory for dev to stream; tables
+// and notes as for bases.
+func (j *Job) g2Bases(dev device.Device, where, tables string) (device.G2Bases, []string, error) {
 	if where == BasesHost {
 		hb, err := hostBases(dev)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
-		return hb.HostG2(j.BasesKey+"/host/g2.b", j.PK.G2.B)
+		b, err := hb.HostG2(j.BasesKey+"/host/g2.b", j.PK.G2.B)
+		return b, nil, err
 	}
-	b, err := dev.LoadG2(j.BasesKey+"/g2.b", j.PK.G2.B)
+	key := j.BasesKey + "/g2.b"
+	var notes []string
+	t, note := withTable(dev, tables, key, "g2.b", len(j.PK.G2.B), g2PointBytes)
+	if note != "" {
+		notes = append(notes, note)
+	}
+	if t != nil {
+		b, err := t.LoadG2Table(key, j.PK.G2.B)
+		if err == nil {
+			return b, notes, nil
+		}
+		if !isOOM(err) {
+			return nil, nil, fmt.Errorf("load g2.b bases with a table: %w", err)
+		}
+		notes = append(notes, fmt.Sprintf("g2.b of key %q: loaded without its table, which ran out of device memory", j.BasesKey))
+	}
+	b, err := dev.LoadG2(key, j.PK.G2.B)
 	if err == nil {
-		return b, nil
+		return b, notes, nil
 	}
 	if !isOOM(err) {
-		return nil, fmt.Errorf("load g2.b bases: %w", err)
+		return nil, nil, fmt.Errorf("load g2.b bases: %w", err)
 	}
-	return nil, j.basesDoNotFit(dev, "g2.b", len(j.PK.G2.B), g2PointBytes,
+	return nil, nil, j.basesDoNotFit(dev, "g2.b", len(j.PK.G2.B), g2PointBytes,
 		"loaded besides the G1 bases because b_g2_msm runs on: device", nil, err)
 }
 

@@ -1,6 +1,10 @@
 package groth16
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
 
 // PrepConfig is groth16.prep_msm's options.
 type PrepConfig struct {
@@ -25,6 +29,39 @@ const (
 	BasesHost = "host"
 )
 
+// Values of VRAMConfig.Tables and G2Config.Tables besides a size.
+const (
+	// TablesAuto (the default) precomputes a table for a vector of bases
+	// when the device's resident bases, the table included, stay within
+	// 40% of its memory and at least half of its memory stays free.
+	TablesAuto = "auto"
+	// TablesOff loads the bases alone.
+	TablesOff = "off"
+)
+
+// tablesCap reads a `tables:` value: the most bytes the device's resident
+// bases may take with tables (0: off), auto when it is TablesAuto.
+func tablesCap(v string) (limit uint64, auto bool, err error) {
+	switch v {
+	case TablesAuto, "":
+		return 0, true, nil
+	case TablesOff, "0":
+		return 0, false, nil
+	}
+	num, mult := strings.TrimSpace(v), uint64(1)
+	for i, u := range []string{"KiB", "MiB", "GiB", "TiB"} {
+		if n, ok := strings.CutSuffix(num, u); ok {
+			num, mult = strings.TrimSpace(n), 1<<(10*(i+1))
+			break
+		}
+	}
+	n, perr := strconv.ParseUint(num, 10, 64)
+	if perr != nil || n > (1<<50)/mult {
+		return 0, false, fmt.Errorf("tables: %q is not %q, %q or a size (bytes, or with KiB, MiB, GiB or TiB: the most device memory the key's resident bases may take with their tables)", v, TablesAuto, TablesOff)
+	}
+	return n * mult, false, nil
+}
+
 // checkBases checks a `bases:` value.
 func checkBases(v string) error {
 	switch v {
@@ -42,6 +79,9 @@ type G2Config struct {
 	// Bases is where the key's G2 bases live with on: device: "device"
 	// (resident, the default) or "host" (streamed; see BasesHost).
 	Bases string `yaml:"bases"`
+	// Tables is whether resident G2 bases get a precomputed table (see
+	// VRAMConfig.Tables).
+	Tables string `yaml:"tables"`
 }
 
 // NeedsDevice places the partition on a device before b_g2_msm runs when
@@ -52,6 +92,9 @@ func (c *G2Config) NeedsDevice() bool { return c.On == "device" }
 func (c *G2Config) Validate() error {
 	switch c.On {
 	case "cpu", "device":
+		if _, _, err := tablesCap(c.Tables); err != nil {
+			return err
+		}
 		return checkBases(c.Bases)
 	}
 	return fmt.Errorf("on: %q is not one of \"cpu\", \"device\"", c.On)
@@ -101,12 +144,24 @@ type VRAMConfig struct {
 	// Bases is where the key's G1 bases live: "device" (resident, the
 	// default) or "host" (streamed; see BasesHost).
 	Bases string `yaml:"bases"`
+	// Tables is whether resident bases get a precomputed table of their
+	// multiples, which makes their MSMs faster for several times their
+	// memory (device.Tables; a device without the capability loads them
+	// alone): "auto" (the default: see TablesAuto), "off", or a size, the
+	// most device memory the resident bases may take with their tables.
+	// Vectors are tried densest first (z, k, a, b, then G2's b); one
+	// whose table does not fit is loaded alone, with a span event
+	// saying so.
+	Tables string `yaml:"tables"`
 }
 
 // Validate checks OnOOM and Bases.
 func (c *VRAMConfig) Validate() error {
 	switch c.OnOOM {
 	case OnOOMRetry, OnOOMUploadInCompute:
+		if _, _, err := tablesCap(c.Tables); err != nil {
+			return err
+		}
 		return checkBases(c.Bases)
 	}
 	return fmt.Errorf("on_oom: %q is not one of %q, %q", c.OnOOM, OnOOMRetry, OnOOMUploadInCompute)

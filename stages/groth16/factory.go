@@ -55,7 +55,7 @@ func factories() []stages.Factory {
 			Doc:       "The G2 MSM for B, on the CPU (or on the device with on: device).",
 			Inputs:    []stages.DataType{TypeMSMInputs},
 			Output:    TypeG2MSM,
-			NewConfig: func() stages.Config { return &G2Config{On: "cpu", Bases: BasesDevice} },
+			NewConfig: func() stages.Config { return &G2Config{On: "cpu", Bases: BasesDevice, Tables: TablesAuto} },
 			New: func(c stages.Config) (stages.Stage, error) {
 				cfg, err := configAs[*G2Config](c)
 				if err != nil {
@@ -70,7 +70,7 @@ func factories() []stages.Factory {
 			Inputs:    []stages.DataType{TypeMSMInputs},
 			Output:    TypeDeviceBuffers,
 			Device:    true,
-			NewConfig: func() stages.Config { return &VRAMConfig{OnOOM: OnOOMRetry, Bases: BasesDevice} },
+			NewConfig: func() stages.Config { return &VRAMConfig{OnOOM: OnOOMRetry, Bases: BasesDevice, Tables: TablesAuto} },
 			New: func(c stages.Config) (stages.Stage, error) {
 				cfg, err := configAs[*VRAMConfig](c)
 				if err != nil {

@@ -356,7 +356,7 @@ func TestBasesThatDoNotFitFailAtOnceSayingWhatAndHowMuch(t *testing.T) {
 	set := setupKeys(t, "chain", 1<<8)
 	info := &device.Info{Index: 0, Name: "fake H200", MemTotal: 80 << 30, MemFree: 1 << 20}
 	t.Run("g1", func(t *testing.T) {
-		// g1.a loads, g1.b does not fit.
+		// g1.z, g1.k and g1.a load (densest first), g1.b does not fit.
 		m := &fakeMem{Backend: cpuBackend(t, 1), info: info, failLoad: func(key string) bool { return strings.HasSuffix(key, "/g1.b") }}
 		job, err := set.NewJob(1, 11)
 		if err != nil {
@@ -371,7 +371,7 @@ func TestBasesThatDoNotFitFailAtOnceSayingWhatAndHowMuch(t *testing.T) {
 		}
 		want := fmt.Sprintf(`partition 0 device 0: proving key bases do not fit in device memory \(not retryable\): `+
 			`g1\.b of key %q needs [0-9.]+ KiB \(%d points of 96 bytes\) on device 0 \(fake H200\), 1\.0 MiB free of 80\.0 GiB; `+
-			`the key's G1 bases need [0-9.]+ KiB in all; already resident: g1\.a; `+
+			`the key's G1 bases need [0-9.]+ KiB in all; already resident: g1\.z, g1\.k, g1\.a; `+
 			`bases stay resident until the backend is closed, so retrying cannot help`,
 			regexp.QuoteMeta(job.BasesKey), len(set.PK.G1.B))
 		if !regexp.MustCompile(want).MatchString(err.Error()) {

@@ -45,9 +45,12 @@ func (s *vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error
 			}
 		}
 	}()
-	bases, err := j.bases(dev, s.cfg.Bases)
+	bases, notes, err := j.bases(dev, s.cfg.Bases, s.cfg.Tables)
 	if err != nil {
 		return nil, err
+	}
+	for _, n := range notes {
+		trace.SpanFromContext(ctx).AddEvent(n)
 	}
 	if s.cfg.Bases == BasesHost {
 		trace.SpanFromContext(ctx).SetAttributes(attribute.String("groth16.bases", BasesHost))
