@@ -9,14 +9,17 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
 	"flag"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -41,6 +44,7 @@ var (
 	tables   = flag.String("t", "", "G1 MSM over a precomputed table: the table windows to try at each size")
 	tables2  = flag.String("t2", "", "G2 MSM over a precomputed table: the table windows to try at each size")
 	sums     = flag.String("sum", "", "G1 batch additions (SumG1) of 2^l random bases of a 2^l key, sizes (log2)")
+	dump     = flag.String("dump", "", "write each MSM's inputs to this folder for another library's timing program (gN-L.points: the affine points in gnark-crypto's memory layout, Montgomery form; gN-L.scalars: 32-byte canonical little-endian scalars) and print `result gN N X Y`, the plain MSM's affine result in canonical big-endian hex")
 	distinct = flag.Int("distinct", ref.Distinct, "distinct MSM base points, repeated to the size (0: all distinct, slow to make at 2^24)")
 	out      = flag.String("o", "", "also write the table to this file")
 )
@@ -127,6 +131,28 @@ func benchTable(op string, l, c int, load func() (run func() error, same func() 
 	}
 	add(op, l, t, 0, note)
 	must(evict())
+}
+
+// dumpInputs writes an MSM's points (raw, as in memory) and canonical
+// scalars into -dump's folder and prints the result line (x and y as
+// result gives them: G2's c0 then c1), when -dump is set.
+func dumpInputs(group string, l int, points []byte, sc []fr.Element, result func() (x, y []byte)) {
+	if *dump == "" {
+		return
+	}
+	must(os.MkdirAll(*dump, 0o755))
+	base := filepath.Join(*dump, fmt.Sprintf("%s-%d", group, l))
+	must(os.WriteFile(base+".points", points, 0o644))
+	raw := make([]byte, 32*len(sc))
+	for i := range sc {
+		b := sc[i].Bits() // canonical, little-endian limbs
+		for j, w := range b {
+			binary.LittleEndian.PutUint64(raw[32*i+8*j:], w)
+		}
+	}
+	must(os.WriteFile(base+".scalars", raw, 0o644))
+	x, y := result()
+	fmt.Printf("result %s %d %x %x\n", group, len(sc), x, y)
 }
 
 func logs(s string) []int {
@@ -253,6 +279,12 @@ func main() {
 				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
 				return time.Since(t0), want.Equal(&got)
 			})
+		dumpInputs("g1", l, unsafe.Slice((*byte)(unsafe.Pointer(&pts[0])), len(pts)*int(unsafe.Sizeof(pts[0]))), sc, func() (x, y []byte) {
+			var a curve.G1Affine
+			a.FromJacobian(&got)
+			bx, by := a.X.Bytes(), a.Y.Bytes()
+			return bx[:], by[:]
+		})
 		for _, c := range logs(*tables) {
 			benchTable("msm G1 table", l, c, func() (func() error, func() bool, func() error, error) {
 				t, err := d.LoadG1Table(fmt.Sprintf("bench-%d-t%d", l, c), pts, c)
@@ -309,6 +341,12 @@ func main() {
 				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
 				return time.Since(t0), want.Equal(&got)
 			})
+		dumpInputs("g2", l, unsafe.Slice((*byte)(unsafe.Pointer(&pts[0])), len(pts)*int(unsafe.Sizeof(pts[0]))), sc, func() (x, y []byte) {
+			var a curve.G2Affine
+			a.FromJacobian(&got)
+			x0, x1, y0, y1 := a.X.A0.Bytes(), a.X.A1.Bytes(), a.Y.A0.Bytes(), a.Y.A1.Bytes()
+			return append(x0[:], x1[:]...), append(y0[:], y1[:]...)
+		})
 		for _, c := range logs(*tables2) {
 			benchTable("msm G2 table", l, c, func() (func() error, func() bool, func() error, error) {
 				t, err := d.LoadG2Table(fmt.Sprintf("bench-%d-t%d", l, c), pts, c)
