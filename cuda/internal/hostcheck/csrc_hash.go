@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "55527c4a332be9ca35c3dad77655c200944e88d2c8e7aff8d1e42f359566edc8"
+const csrcHash = "8c0066fd24ba1accbe4123685b0b9af8b6b286325b58e854608e84286fa0108e"
