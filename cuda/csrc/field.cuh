@@ -301,7 +301,12 @@ struct alignas(16) Field {
 #else
   PL_HD friend Field operator*(const Field& a, const Field& b) { return mont_mul(a, b); }
 #endif
+#if defined(PL_SQR_CALL) && defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
+  // An A/B build (scripts/kernel-variants.sh): squarings as calls too.
+  PL_HD Field sqr() const { return mont_mul_call(*this, *this); }
+#else
   PL_HD Field sqr() const { return mont_mul(*this, *this); }
+#endif
   PL_HD Field to_mont() const { return mont_mul(*this, r2()); }
   PL_HD Field from_mont() const { return mont_mul(*this, raw_one()); }
 };
@@ -320,7 +325,8 @@ struct Fp2 {
   PL_HD friend Fp2 operator-(const Fp2& a, const Fp2& b) { Fp2 r; r.c0 = a.c0 - b.c0; r.c1 = a.c1 - b.c1; return r; }
   PL_HD Fp2 neg() const { Fp2 r; r.c0 = c0.neg(); r.c1 = c1.neg(); return r; }
   PL_HD Fp2 dbl() const { return *this + *this; }
-  PL_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) {
+  // Karatsuba: three Fp multiplications.
+  PL_HD static Fp2 mul(const Fp2& a, const Fp2& b) {
     Fp t0 = a.c0 * b.c0;
     Fp t1 = a.c1 * b.c1;
     Fp t2 = (a.c0 + a.c1) * (b.c0 + b.c1);
@@ -329,13 +335,39 @@ struct Fp2 {
     r.c1 = t2 - t0 - t1;
     return r;
   }
-  PL_HD Fp2 sqr() const {
+  PL_HD static Fp2 square(const Fp2& a) {
     Fp2 r;
-    Fp t = c0 * c1;
-    r.c0 = (c0 + c1) * (c0 - c1);
+    Fp t = a.c0 * a.c1;
+    r.c0 = (a.c0 + a.c1) * (a.c0 - a.c1);
     r.c1 = t + t;
     return r;
   }
+#if defined(PL_FP2_CALL) && defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
+  // An A/B build (scripts/kernel-variants.sh): an Fp2 multiplication is
+  // one call whose three Fp multiplications are inlined, instead of three
+  // calls of the Fp one. Same arithmetic.
+  __device__ __noinline__ static Fp2 mul_call(Fp2 a, Fp2 b) {
+    Fp t0 = Fp::mont_mul(a.c0, b.c0);
+    Fp t1 = Fp::mont_mul(a.c1, b.c1);
+    Fp t2 = Fp::mont_mul(a.c0 + a.c1, b.c0 + b.c1);
+    Fp2 r;
+    r.c0 = t0 - t1;
+    r.c1 = t2 - t0 - t1;
+    return r;
+  }
+  __device__ __noinline__ static Fp2 square_call(Fp2 a) {
+    Fp2 r;
+    Fp t = Fp::mont_mul(a.c0, a.c1);
+    r.c0 = Fp::mont_mul(a.c0 + a.c1, a.c0 - a.c1);
+    r.c1 = t + t;
+    return r;
+  }
+  PL_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) { return mul_call(a, b); }
+  PL_HD Fp2 sqr() const { return square_call(*this); }
+#else
+  PL_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) { return mul(a, b); }
+  PL_HD Fp2 sqr() const { return square(*this); }
+#endif
 };
 
 }  // namespace pl

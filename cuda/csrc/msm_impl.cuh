@@ -18,7 +18,15 @@ namespace msmk {
 namespace {  // internal linkage: each instantiating .cu has its own copy
 
 
-constexpr uint32_t SEG = 128;        // points per accumulation thread
+// PL_SEG and PL_G1_BLOCKS exist for A/B builds of the kernels
+// (scripts/kernel-variants.sh); the defaults are the measured best.
+#ifndef PL_SEG
+#define PL_SEG 128
+#endif
+#ifndef PL_G1_BLOCKS
+#define PL_G1_BLOCKS 5
+#endif
+constexpr uint32_t SEG = PL_SEG;     // points per accumulation thread
 constexpr uint32_t CHUNK = 64;       // buckets per reduction thread
 constexpr unsigned HEAVY = 128;      // threads per block, point kernels
 
@@ -59,7 +67,7 @@ struct SegBlocks {
 };
 template <>
 struct SegBlocks<Fp> {
-  static constexpr int value = 5;
+  static constexpr int value = PL_G1_BLOCKS;
 };
 
 // The accumulation kernel: each thread sums one segment of a bucket.

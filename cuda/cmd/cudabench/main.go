@@ -47,6 +47,7 @@ var (
 	dump     = flag.String("dump", "", "write each MSM's inputs to this folder for another library's timing program (gN-L.points: the affine points in gnark-crypto's memory layout, Montgomery form; gN-L.scalars: 32-byte canonical little-endian scalars) and print `result gN N X Y`, the plain MSM's affine result in canonical big-endian hex")
 	distinct = flag.Int("distinct", ref.Distinct, "distinct MSM base points, repeated to the size (0: all distinct, slow to make at 2^24)")
 	out      = flag.String("o", "", "also write the table to this file")
+	seed     = flag.Uint64("seed", 0, "the inputs' random seed (0: a fresh one); builds run with the same seed get the same inputs, and -dump's result lines can be compared")
 )
 
 type row struct {
@@ -133,10 +134,14 @@ func benchTable(op string, l, c int, load func() (run func() error, same func() 
 	must(evict())
 }
 
-// dumpInputs writes an MSM's points (raw, as in memory) and canonical
-// scalars into -dump's folder and prints the result line (x and y as
-// result gives them: G2's c0 then c1), when -dump is set.
+// dumpInputs prints an MSM's result line on stderr (x and y as result
+// gives them: G2's c0 then c1) and, when -dump is set, writes its points
+// (raw, as in memory) and canonical scalars into -dump's folder and
+// prints the result line on stdout too.
 func dumpInputs(group string, l int, points []byte, sc []fr.Element, result func() (x, y []byte)) {
+	x, y := result()
+	// on stderr beside the rows: builds run with the same -seed compare them
+	fmt.Fprintf(os.Stderr, "result %s %d %x %x\n", group, len(sc), x, y)
 	if *dump == "" {
 		return
 	}
@@ -151,7 +156,6 @@ func dumpInputs(group string, l int, points []byte, sc []fr.Element, result func
 		}
 	}
 	must(os.WriteFile(base+".scalars", raw, 0o644))
-	x, y := result()
 	fmt.Printf("result %s %d %x %x\n", group, len(sc), x, y)
 }
 
@@ -176,7 +180,11 @@ func must(err error) {
 func main() {
 	flag.Parse()
 	ctx := context.Background()
-	r := rand.New(rand.NewPCG(ref.Seed(), 3))
+	sd := *seed
+	if sd == 0 {
+		sd = ref.Seed()
+	}
+	r := rand.New(rand.NewPCG(sd, 3))
 	infos, err := cuda.Devices()
 	must(err)
 	d, err := cuda.Open(0)

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "8c0066fd24ba1accbe4123685b0b9af8b6b286325b58e854608e84286fa0108e"
+const csrcHash = "3f1634f8e7757cb472613d9ce8be5dba4047cad35950c9b013f410e1ba5cc45d"

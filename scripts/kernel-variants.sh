@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# kernel-variants.sh: A/B builds of the MSM kernels. Each variant is the
+# kernels library built with extra nvcc defines (the knobs in
+# cuda/csrc/msm_impl.cuh and field.cuh: PL_SEG, PL_G1_BLOCKS,
+# PL_FP2_CALL, PL_SQR_CALL), linked into its own cudabench, so that one
+# device call times every variant in alternation on the same inputs
+# (cudabench -seed) and compares their results (the `result` lines).
+#
+#   bash scripts/kernel-variants.sh build [NAME=DEFINES ...]   # here; into build/variants
+#   run(command: "bash scripts/kernel-variants.sh run", carry: ["build/variants"])
+#
+# With no NAME=DEFINES the variants are the list below; `base` (no
+# defines) is always built. Env for run: ARGS (cudabench's), ROUNDS (2),
+# SEED.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+dir=build/variants
+
+default_variants=(
+	"seg64=-DPL_SEG=64"
+	"seg256=-DPL_SEG=256"
+	"fp2call=-DPL_FP2_CALL"
+	"sqrcall=-DPL_SQR_CALL"
+)
+
+build() {
+	local variants=("$@")
+	[ ${#variants[@]} -eq 0 ] && variants=("${default_variants[@]}")
+	variants=("base=" "${variants[@]}")
+	local lib=cuda/build/libprooflane_cuda.a
+	# The library of cuda/build is swapped for each variant's while its
+	# cudabench links, and put back whatever happens.
+	make -C cuda >/dev/null
+	cp "$lib" /tmp/kv-main.a
+	trap 'cp /tmp/kv-main.a '"$lib" EXIT
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	for v in "${variants[@]}"; do
+		local name=${v%%=*} defs=${v#*=}
+		echo "kernel-variants: $name ($defs)"
+		make -s -C cuda -j2 BUILD="/tmp/kv-$name" NVCCEXTRA="$defs" >/dev/null
+		cp "/tmp/kv-$name/libprooflane_cuda.a" "$lib"
+		local h
+		h=$(sha1sum "$lib" | cut -c1-16)
+		go build -tags cuda -ldflags="-s -w -X=github.com/prooflane/prooflane/cuda.libHash=$h" -o "$dir/$name" ./cuda/cmd/cudabench
+		echo "$defs" >"$dir/$name.defines"
+		gzip -9f "$dir/$name"
+	done
+	git rev-parse HEAD >"$dir/REVISION"
+	git diff --quiet HEAD -- cuda || echo dirty >>"$dir/REVISION"
+	du -sh "$dir"
+}
+
+# run: every variant's cudabench, ROUNDS rounds in alternation, the same
+# seed; then each variant's rows side by side and whether its results
+# equal base's.
+run() {
+	local out=${OUT:-/tmp/kv-out} seed=${SEED:-20261201}
+	local args=${ARGS:--cpu=false -reps 3 -ntt= -g1 20,22,24 -t 22 -g2 20,22 -t2 20}
+	mkdir -p "$out" /tmp/kv
+	for f in "$dir"/*.gz; do gunzip -c "$f" >"/tmp/kv/$(basename "$f" .gz)"; done
+	chmod +x /tmp/kv/*
+	local names=()
+	for f in /tmp/kv/*; do names+=("$(basename "$f")"); done
+	for round in $(seq 1 "${ROUNDS:-2}"); do
+		for n in "${names[@]}"; do
+			# shellcheck disable=SC2086
+			timeout "${VARIANT_TIMEOUT:-150}" "/tmp/kv/$n" $args -seed "$seed" >"$out/$n-$round.md" 2>"$out/$n-$round.err"
+			echo "variant $n round $round rc=$?"
+		done
+	done
+	for n in "${names[@]}"; do
+		for round in $(seq 1 "${ROUNDS:-2}"); do
+			if ! cmp -s <(grep '^result' "$out/base-$round.err") <(grep '^result' "$out/$n-$round.err"); then
+				echo "variant $n round $round: results DIFFER from base"
+			fi
+		done
+	done
+	echo
+	echo "| op | size | note | $(printf '%s | ' "${names[@]}")"
+	echo "|---|---|---|$(printf -- '---|%.0s' "${names[@]}")"
+	local last=${ROUNDS:-2}
+	paste -d'\t' $(for n in "${names[@]}"; do echo "$out/$n-$last.md"; done) | awk -F'\t' '
+		/^\| (msm|sum|ntt)/ {
+			split($1, a, "|"); row = "| " trim(a[2]) " | " trim(a[3]) " | " trim(a[7]) " |"
+			for (i = 1; i <= NF; i++) { split($i, b, "|"); row = row " " trim(b[4]) " |" }
+			print row
+		}
+		function trim(s) { gsub(/^ +| +$/, "", s); return s }'
+}
+
+case "${1:-}" in
+build) shift; build "$@" ;;
+run) run ;;
+*) echo "usage: kernel-variants.sh build [NAME=DEFINES ...] | run" >&2; exit 2 ;;
+esac
