@@ -44,11 +44,22 @@ var (
 	tables   = flag.String("t", "", "G1 MSM over a precomputed table: the table windows to try at each size")
 	tables2  = flag.String("t2", "", "G2 MSM over a precomputed table: the table windows to try at each size")
 	sums     = flag.String("sum", "", "G1 batch additions (SumG1) of 2^l random bases of a 2^l key, sizes (log2)")
-	dump     = flag.String("dump", "", "write each MSM's inputs to this folder for another library's timing program (gN-L.points: the affine points in gnark-crypto's memory layout, Montgomery form; gN-L.scalars: 32-byte canonical little-endian scalars) and print `result gN N X Y`, the plain MSM's affine result in canonical big-endian hex")
+	dump     = flag.String("dump", "", "write each MSM's and NTT's inputs to this folder for another library's timing program (gN-L.points: the affine points in gnark-crypto's memory layout, Montgomery form; gN-L.scalars: 32-byte canonical little-endian scalars; ntt-L.in and ntt-L.out: the forward DIF NTT's input and output, fr.Element memory, Montgomery form) and print `result gN N X Y`, the plain MSM's affine result in canonical big-endian hex, and `omega N W`, the NTT domain's generator")
+	nttAll   = flag.Bool("nttall", false, "also time the forward DIT and the inverse DIF and DIT NTTs (no gnark-crypto column)")
 	distinct = flag.Int("distinct", ref.Distinct, "distinct MSM base points, repeated to the size (0: all distinct, slow to make at 2^24)")
 	out      = flag.String("o", "", "also write the table to this file")
 	seed     = flag.Uint64("seed", 0, "the inputs' random seed (0: a fresh one); builds run with the same seed get the same inputs, and -dump's result lines can be compared")
 )
+
+// nttOrders are the NTTs -nttall times besides the forward DIF one.
+var nttOrders = []struct {
+	op           string
+	inverse, dif bool
+}{
+	{"ntt fwd DIT", false, false},
+	{"ntt inv DIF", true, true},
+	{"ntt inv DIT", true, false},
+}
 
 type row struct {
 	op, size string
@@ -147,7 +158,43 @@ func dumpInputs(group string, l int, points []byte, sc []fr.Element, result func
 	}
 	must(os.MkdirAll(*dump, 0o755))
 	base := filepath.Join(*dump, fmt.Sprintf("%s-%d", group, l))
-	must(os.WriteFile(base+".points", points, 0o644))
+	must(writeWhole(base+".points", points))
+	must(writeWhole(base+".scalars", canonicalBytes(sc)))
+	fmt.Printf("result %s %d %x %x\n", group, len(sc), x, y)
+}
+
+// dumpNTT writes x (ntt-L.in) and the device's forward DIF NTT of it
+// (ntt-L.out), both as fr.Element memory, into -dump's folder and prints
+// the domain's generator, when -dump is set. x is left as it was.
+func dumpNTT(s *cuda.Stream, dom *fft.Domain, l int, x []fr.Element) {
+	if *dump == "" {
+		return
+	}
+	must(os.MkdirAll(*dump, 0o755))
+	v, err := s.Alloc(len(x))
+	must(err)
+	must(s.Upload(v, x, false))
+	must(s.FFT(v, dom, true, false))
+	y := make([]fr.Element, len(x))
+	must(s.Download(y, v))
+	must(s.Free(v))
+	must(s.Sync())
+	base := filepath.Join(*dump, fmt.Sprintf("ntt-%d", l))
+	must(writeWhole(base+".in", rawBytes(x)))
+	must(writeWhole(base+".out", rawBytes(y)))
+	fmt.Println(omegaLine(dom))
+}
+
+// rawBytes is s's memory, as another program reads it back.
+func rawBytes[T any](s []T) []byte {
+	if len(s) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(&s[0])), len(s)*int(unsafe.Sizeof(s[0])))
+}
+
+// canonicalBytes is sc as plain integers, 32 little-endian bytes each.
+func canonicalBytes(sc []fr.Element) []byte {
 	raw := make([]byte, 32*len(sc))
 	for i := range sc {
 		b := sc[i].Bits() // canonical, little-endian limbs
@@ -155,8 +202,41 @@ func dumpInputs(group string, l int, points []byte, sc []fr.Element, result func
 			binary.LittleEndian.PutUint64(raw[32*i+8*j:], w)
 		}
 	}
-	must(os.WriteFile(base+".scalars", raw, 0o644))
-	fmt.Printf("result %s %d %x %x\n", group, len(sc), x, y)
+	return raw
+}
+
+// omegaLine is `omega N W`: the domain's size and generator (canonical,
+// big-endian hex), which ntt-L.out was computed with.
+func omegaLine(dom *fft.Domain) string {
+	w := dom.Generator.Bytes()
+	return fmt.Sprintf("omega %d %x", dom.Cardinality, w[:])
+}
+
+// writeWhole writes b to path whole or not at all: a temporary file beside
+// it, synced, then renamed over path.
+func writeWhole(path string, b []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(f.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("write %q: %w", path, err)
+	}
+	return nil
 }
 
 func logs(s string) []int {
@@ -228,6 +308,7 @@ func main() {
 		n := 1 << l
 		dom := fft.NewDomain(uint64(n))
 		x := ref.Fr(r, n)
+		dumpNTT(s, dom, l, x)
 		v, err := s.Alloc(n)
 		must(err)
 		must(s.Upload(v, x, false))
@@ -245,6 +326,24 @@ func main() {
 			tc, _ = median(3, func() error { dom.FFT(x, fft.DIF); return nil })
 		}
 		add("ntt fwd DIF", l, tg, tc, "")
+		if *nttAll {
+			for _, o := range nttOrders {
+				ntt := s.FFT
+				if o.inverse {
+					ntt = s.FFTInverse
+				}
+				run := func() error {
+					if err := ntt(v, dom, o.dif, false); err != nil {
+						return err
+					}
+					return s.Sync()
+				}
+				must(run()) // warm-up: the inverse's tables
+				t, err := median(*reps, run)
+				must(err)
+				add(o.op, l, t, 0, "")
+			}
+		}
 		vb, err := s.Alloc(n)
 		must(err)
 		vc, err := s.Alloc(n)
@@ -287,7 +386,7 @@ func main() {
 				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
 				return time.Since(t0), want.Equal(&got)
 			})
-		dumpInputs("g1", l, unsafe.Slice((*byte)(unsafe.Pointer(&pts[0])), len(pts)*int(unsafe.Sizeof(pts[0]))), sc, func() (x, y []byte) {
+		dumpInputs("g1", l, rawBytes(pts), sc, func() (x, y []byte) {
 			var a curve.G1Affine
 			a.FromJacobian(&got)
 			bx, by := a.X.Bytes(), a.Y.Bytes()
@@ -349,7 +448,7 @@ func main() {
 				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
 				return time.Since(t0), want.Equal(&got)
 			})
-		dumpInputs("g2", l, unsafe.Slice((*byte)(unsafe.Pointer(&pts[0])), len(pts)*int(unsafe.Sizeof(pts[0]))), sc, func() (x, y []byte) {
+		dumpInputs("g2", l, rawBytes(pts), sc, func() (x, y []byte) {
 			var a curve.G2Affine
 			a.FromJacobian(&got)
 			x0, x1, y0, y1 := a.X.A0.Bytes(), a.X.A1.Bytes(), a.Y.A0.Bytes(), a.Y.A1.Bytes()
