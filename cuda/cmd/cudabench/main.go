@@ -145,32 +145,27 @@ func benchTable(op string, l, c int, load func() (run func() error, same func() 
 	must(evict())
 }
 
-// dumpInputs prints an MSM's result line on stderr (x and y as result
-// gives them: G2's c0 then c1) and, when -dump is set, writes its points
-// (raw, as in memory) and canonical scalars into -dump's folder and
-// prints the result line on stdout too.
-func dumpInputs(group string, l int, points []byte, sc []fr.Element, result func() (x, y []byte)) {
-	x, y := result()
+// dumpInputs prints an MSM's result line on stderr and, when -dump is
+// set, writes its points (raw, as in memory) and canonical scalars into
+// -dump's folder and prints the result line on stdout too.
+func dumpInputs(group string, l int, points []byte, sc []fr.Element, x, y []byte) {
+	line := resultLine(group, len(sc), x, y)
 	// on stderr beside the rows: builds run with the same -seed compare them
-	fmt.Fprintf(os.Stderr, "result %s %d %x %x\n", group, len(sc), x, y)
+	fmt.Fprintln(os.Stderr, line)
 	if *dump == "" {
 		return
 	}
-	must(os.MkdirAll(*dump, 0o755))
-	base := filepath.Join(*dump, fmt.Sprintf("%s-%d", group, l))
-	must(writeWhole(base+".points", points))
-	must(writeWhole(base+".scalars", canonicalBytes(sc)))
-	fmt.Printf("result %s %d %x %x\n", group, len(sc), x, y)
+	must(writeMSMDump(*dump, group, l, points, sc))
+	fmt.Println(line)
 }
 
 // dumpNTT writes x (ntt-L.in) and the device's forward DIF NTT of it
-// (ntt-L.out), both as fr.Element memory, into -dump's folder and prints
-// the domain's generator, when -dump is set. x is left as it was.
+// (ntt-L.out) into -dump's folder and prints the domain's generator, when
+// -dump is set. x is left as it was.
 func dumpNTT(s *cuda.Stream, dom *fft.Domain, l int, x []fr.Element) {
 	if *dump == "" {
 		return
 	}
-	must(os.MkdirAll(*dump, 0o755))
 	v, err := s.Alloc(len(x))
 	must(err)
 	must(s.Upload(v, x, false))
@@ -179,10 +174,55 @@ func dumpNTT(s *cuda.Stream, dom *fft.Domain, l int, x []fr.Element) {
 	must(s.Download(y, v))
 	must(s.Free(v))
 	must(s.Sync())
-	base := filepath.Join(*dump, fmt.Sprintf("ntt-%d", l))
-	must(writeWhole(base+".in", rawBytes(x)))
-	must(writeWhole(base+".out", rawBytes(y)))
+	must(writeNTTDump(*dump, l, x, y))
 	fmt.Println(omegaLine(dom))
+}
+
+// writeMSMDump writes gN-L.points (points, the affine points' memory)
+// and gN-L.scalars (sc canonical) into dir.
+func writeMSMDump(dir, group string, l int, points []byte, sc []fr.Element) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	base := filepath.Join(dir, fmt.Sprintf("%s-%d", group, l))
+	if err := writeWhole(base+".points", points); err != nil {
+		return err
+	}
+	return writeWhole(base+".scalars", canonicalBytes(sc))
+}
+
+// writeNTTDump writes ntt-L.in and ntt-L.out (fr.Element memory) into dir.
+func writeNTTDump(dir string, l int, in, out []fr.Element) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	base := filepath.Join(dir, fmt.Sprintf("ntt-%d", l))
+	if err := writeWhole(base+".in", rawBytes(in)); err != nil {
+		return err
+	}
+	return writeWhole(base+".out", rawBytes(out))
+}
+
+// resultLine is `result gN N X Y`: an MSM of N terms and its affine
+// result, canonical big-endian hex (G2's coordinates c0 then c1).
+func resultLine(group string, n int, x, y []byte) string {
+	return fmt.Sprintf("result %s %d %x %x", group, n, x, y)
+}
+
+// g1XY is p's affine coordinates, canonical big-endian ((0, 0) at infinity).
+func g1XY(p *curve.G1Jac) (x, y []byte) {
+	var a curve.G1Affine
+	a.FromJacobian(p)
+	bx, by := a.X.Bytes(), a.Y.Bytes()
+	return bx[:], by[:]
+}
+
+// g2XY is p's affine coordinates, canonical big-endian, c0 then c1 each.
+func g2XY(p *curve.G2Jac) (x, y []byte) {
+	var a curve.G2Affine
+	a.FromJacobian(p)
+	x0, x1, y0, y1 := a.X.A0.Bytes(), a.X.A1.Bytes(), a.Y.A0.Bytes(), a.Y.A1.Bytes()
+	return append(x0[:], x1[:]...), append(y0[:], y1[:]...)
 }
 
 // rawBytes is s's memory, as another program reads it back.
@@ -386,12 +426,8 @@ func main() {
 				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
 				return time.Since(t0), want.Equal(&got)
 			})
-		dumpInputs("g1", l, rawBytes(pts), sc, func() (x, y []byte) {
-			var a curve.G1Affine
-			a.FromJacobian(&got)
-			bx, by := a.X.Bytes(), a.Y.Bytes()
-			return bx[:], by[:]
-		})
+		x, y := g1XY(&got)
+		dumpInputs("g1", l, rawBytes(pts), sc, x, y)
 		for _, c := range logs(*tables) {
 			benchTable("msm G1 table", l, c, func() (func() error, func() bool, func() error, error) {
 				t, err := d.LoadG1Table(fmt.Sprintf("bench-%d-t%d", l, c), pts, c)
@@ -448,12 +484,8 @@ func main() {
 				want.MultiExp(pts, sc, ecc.MultiExpConfig{})
 				return time.Since(t0), want.Equal(&got)
 			})
-		dumpInputs("g2", l, rawBytes(pts), sc, func() (x, y []byte) {
-			var a curve.G2Affine
-			a.FromJacobian(&got)
-			x0, x1, y0, y1 := a.X.A0.Bytes(), a.X.A1.Bytes(), a.Y.A0.Bytes(), a.Y.A1.Bytes()
-			return append(x0[:], x1[:]...), append(y0[:], y1[:]...)
-		})
+		x, y := g2XY(&got)
+		dumpInputs("g2", l, rawBytes(pts), sc, x, y)
 		for _, c := range logs(*tables2) {
 			benchTable("msm G2 table", l, c, func() (func() error, func() bool, func() error, error) {
 				t, err := d.LoadG2Table(fmt.Sprintf("bench-%d-t%d", l, c), pts, c)

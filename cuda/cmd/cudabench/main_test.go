@@ -6,7 +6,9 @@ import (
 	"bytes"
 	"fmt"
 	"math/big"
+	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -15,6 +17,8 @@ import (
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/prooflane/prooflane/cuda/internal/ref"
 )
 
 // leInt reads b as a little-endian integer.
@@ -118,5 +122,117 @@ func TestWriteWholeLeavesOnlyTheFile(t *testing.T) {
 	missing := filepath.Join(dir, "no-such-folder", "x")
 	if err := writeWhole(missing, nil); err == nil {
 		t.Errorf("writing into a missing folder did not fail")
+	}
+}
+
+// TestDumpReadsBackInSpparkBench writes a small dump as -dump does, with
+// gnark-crypto's results computed on the host (MSMs term by term, the
+// NTT by Domain.FFT), and, when SPPARK_BENCH names the harness that
+// scripts/sppark-build.sh builds, runs its host self-test on it: every
+// point on the curve and each MSM's result as sppark's host types read
+// the files, each NTT order's expected output a direct transform with
+// sppark's roots of unity. No GPU is needed.
+func TestDumpReadsBackInSpparkBench(t *testing.T) {
+	dir := t.TempDir()
+	r := rand.New(rand.NewPCG(1, 2))
+	var lines []string
+	rows := 0
+	for _, l := range []int{0, 4, 9} {
+		n := 1 << l
+		pts, sc := ref.G1N(r, n, 0), ref.Fr(r, n)
+		if n > 2 {
+			pts[1] = curve.G1Affine{} // infinity
+			sc[2].SetZero()
+			sc[3].SetOne()
+			sc[3].Neg(&sc[3])
+		}
+		var want, t1 curve.G1Jac
+		for i := range pts {
+			var p curve.G1Jac
+			p.FromAffine(&pts[i])
+			want.AddAssign(t1.ScalarMultiplication(&p, sc[i].BigInt(new(big.Int))))
+		}
+		if err := writeMSMDump(dir, "g1", l, rawBytes(pts), sc); err != nil {
+			t.Fatal(err)
+		}
+		x, y := g1XY(&want)
+		lines = append(lines, resultLine("g1", n, x, y))
+		rows++
+	}
+	for _, l := range []int{0, 3, 6} {
+		n := 1 << l
+		pts, sc := ref.G2N(r, n, 0), ref.Fr(r, n)
+		if n > 1 {
+			pts[n-1] = curve.G2Affine{}
+		}
+		var want, t2 curve.G2Jac
+		for i := range pts {
+			var p curve.G2Jac
+			p.FromAffine(&pts[i])
+			want.AddAssign(t2.ScalarMultiplication(&p, sc[i].BigInt(new(big.Int))))
+		}
+		if err := writeMSMDump(dir, "g2", l, rawBytes(pts), sc); err != nil {
+			t.Fatal(err)
+		}
+		x, y := g2XY(&want)
+		lines = append(lines, resultLine("g2", n, x, y))
+		rows++
+	}
+	for _, l := range []int{1, 4, 10} {
+		dom := fft.NewDomain(1 << l)
+		x := ref.Fr(r, 1<<l)
+		y := slices.Clone(x)
+		dom.FFT(y, fft.DIF)
+		if err := writeNTTDump(dir, l, x, y); err != nil {
+			t.Fatal(err)
+		}
+		lines = append(lines, omegaLine(dom))
+		rows += 4 // sppark-bench checks four orders
+	}
+	results := filepath.Join(dir, "results.txt")
+	if err := writeWhole(results, []byte(strings.Join(lines, "\n")+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "g2-6.points")); err != nil || st.Size() != 64*192 {
+		t.Fatalf("g2-6.points: %v, %v; want 64*192 bytes", st, err)
+	}
+
+	bin := os.Getenv("SPPARK_BENCH")
+	if bin == "" {
+		t.Skip("SPPARK_BENCH does not name the sppark harness (scripts/sppark-build.sh builds it)")
+	}
+	out, err := exec.Command(bin, "--selftest", dir, results).CombinedOutput()
+	t.Logf("%s --selftest:\n%s", bin, out)
+	if err != nil {
+		t.Fatalf("%s --selftest: %v", bin, err)
+	}
+	if got := strings.Count(string(out), "| MATCH |"); got != rows {
+		t.Errorf("%d rows MATCH, want %d", got, rows)
+	}
+
+	// The checks bite: a scalar off by one, an NTT output element changed
+	// (all four orders' expectations come from it) and a G2 point off the
+	// curve are six rows that do not match.
+	flip := func(name string, at int) {
+		path := filepath.Join(dir, name)
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b[at] ^= 1
+		if err := writeWhole(path, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flip("g1-4.scalars", 0)
+	flip("ntt-4.out", 5*32)
+	flip("g2-3.points", 2*192+96)
+	out, err = exec.Command(bin, "--selftest", dir, results).CombinedOutput()
+	t.Logf("after the changes:\n%s", out)
+	if err == nil {
+		t.Errorf("%s --selftest exited 0 on changed inputs", bin)
+	}
+	if got := strings.Count(string(out), "| MISMATCH |"); got != 6 {
+		t.Errorf("%d rows MISMATCH, want 6", got)
 	}
 }
