@@ -358,17 +358,25 @@ int window(size_t n)
 fp_t curve_b(fp_t) { return fp_t(4); }
 fp2_t curve_b(fp2_t) { return fp2_t(4, 4); }
 
-// host_msm is sum s_i P_i by double-and-add over the canonical scalars'
-// bits (r < 2^255), with sppark's host point operations; for --selftest.
+// host_msm is sum s_i P_i by double-and-add over the scalars' bits
+// (Montgomery form in, converted back; r < 2^255), with sppark's host
+// point operations; for --selftest.
 template<class point_t, class affine_t>
-point_t host_msm(const affine_t* points, const uint8_t* scalars, size_t n)
+point_t host_msm(const affine_t* points, const std::vector<scalar_t>& mont)
 {
+    const size_t n = mont.size();
+    std::vector<limb_t> bits(4 * n);
+    for (size_t i = 0; i < n; i++) {
+        scalar_t s = mont[i];
+        s.from();
+        s.store(&bits[4 * i]);
+    }
     point_t acc;
     acc.inf();
     for (int bit = 254; bit >= 0; bit--) {
         acc.dbl();
         for (size_t i = 0; i < n; i++)
-            if ((scalars[32 * i + bit / 8] >> (bit % 8)) & 1)
+            if ((bits[4 * i + bit / 64] >> (bit % 64)) & 1)
                 acc.add(points[i]);
     }
     return acc;
@@ -394,6 +402,12 @@ void msm_row(const std::string& dump, const expected_t& want, const char* group,
         if (!read_whole(base + ".scalars", n * 32, raw))
             throw std::runtime_error(base + ".scalars is missing");
         const affine_t* pts = reinterpret_cast<const affine_t*>(points.data());
+        std::vector<scalar_t> sc(n);
+        for (size_t i = 0; i < n; i++) {
+            std::memcpy(&sc[i], &raw[32 * i], 32); // 64-bit limbs, little-endian
+            sc[i].to();                            // Montgomery form, as prooflane's device scalars
+        }
+        raw = {};
 
         std::vector<point_t> out(reps + 1);
         if (selftest) {
@@ -407,15 +421,9 @@ void msm_row(const std::string& dump, const expected_t& want, const char* group,
             if (off)
                 throw std::runtime_error(std::to_string(off) + " of " + std::to_string(n) +
                                          " points are off the curve");
-            out.assign(reps + 1, host_msm<point_t>(pts, raw.data(), n));
+            out.assign(reps + 1, host_msm<point_t>(pts, sc));
             r.note = "host: points on the curve, double-and-add; ";
         } else {
-            std::vector<scalar_t> sc(n);
-            for (size_t i = 0; i < n; i++) {
-                std::memcpy(&sc[i], &raw[32 * i], 32); // 64-bit limbs, little-endian
-                sc[i].to();                            // Montgomery form, as prooflane's device scalars
-            }
-            raw = {};
             std::vector<double> ms(reps + 1);
             std::string err = msm_times<bucket_t, point_t, affine_t>(
                 points.data(), sc.data(), n, reps, out.data(), ms.data());
