@@ -17,10 +17,10 @@
 #
 # then the tables and, last, the ratio table (prooflane ms / sppark ms,
 # for each of the two orders), in $OUT/side-by-side.md; $OUT/results.tgz
-# holds every step's table and log. About 3 minutes on the H200
-# (cudabench ~60 s a pass: the bases are all distinct, as in a proving key;
-# sppark ~30 s). BUDGET (default 540 s) bounds the whole: a step that would
-# not finish inside it is skipped, and said so.
+# holds every step's table and log. About 2-3 minutes on the H200, an
+# estimate (cudabench ~50 s a pass, the bases all distinct as in a
+# proving key; sppark-bench ~20 s). BUDGET (default 540 s) bounds the
+# whole: a step that would not finish inside it is skipped, and said so.
 #
 # Resumable on the same machine: a step that ended well (in WORK, default
 # /tmp/sppark-sbs) is not run again; FRESH=1 starts over.
