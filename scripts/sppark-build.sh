@@ -28,7 +28,13 @@
 # folder to) build/sppark of that checkout.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=$(realpath -m "${1:-build/sppark}")
+out=$(realpath -m "${1:-build/sppark}") # relative to the repository's root
+case $out in
+/ | "$PWD" | "$HOME")
+	echo "sppark-build: will not replace $out" >&2
+	exit 1
+	;;
+esac
 work=${WORK:-/tmp/sppark-bench-build}
 NVCC=${NVCC:-nvcc}
 CCBIN=${CCBIN:-$(command -v g++-11 || true)}
