@@ -13,7 +13,8 @@
 #                the inputs and results for sppark (docs/cuda-benchmarks.md)
 #   sppark-1     sppark-bench DUMP: sppark on the same inputs, checked
 #   sppark-2     sppark-bench again, first this time
-#   prooflane-2  cudabench $CUDABENCH_ARGS again, without -dump (new inputs)
+#   prooflane-2  cudabench $CUDABENCH_ARGS again, without -dump (the same
+#                inputs: the same -seed; its result lines must be pass 1's)
 #
 # then the tables and, last, the ratio table (prooflane ms / sppark ms,
 # for each of the two orders), in $OUT/side-by-side.md; $OUT/results.tgz
@@ -30,8 +31,9 @@ OUT=${OUT:-/tmp/sppark-sbs-out}
 WORK=${WORK:-/tmp/sppark-sbs}
 BUDGET=${BUDGET:-540}
 REPS=${REPS:-7}
+SEED=${SEED:-14}
 # -reps 7: G1 and the tables median of 7, G2 of 3 (cudabench times G2 reps/2 times)
-CUDABENCH_ARGS=${CUDABENCH_ARGS:--cpu=false -reps $REPS -distinct 0 -nttall -ntt 20,22,24 -g1 20,22,24 -g2 20,22 -t 16,18,20,22 -t2 16,18,20}
+CUDABENCH_ARGS=${CUDABENCH_ARGS:--cpu=false -reps $REPS -seed $SEED -distinct 0 -nttall -ntt 20,22,24 -g1 20,22,24 -g2 20,22 -t 16,18,20,22 -t2 16,18,20}
 began=$SECONDS
 if [ "${FRESH:-0}" = 1 ]; then
 	rm -rf "$WORK"
@@ -158,6 +160,16 @@ done
 	for s in prooflane-1 sppark-1 sppark-2 prooflane-2; do
 		echo "$s: rc $(cat "$WORK/$s.rc" 2>/dev/null || echo 'not run')"
 	done
+	# cudabench prints its result lines on stderr too
+	r1=$(grep -s '^result ' "$WORK/prooflane-1.err")
+	r2=$(grep -s '^result ' "$WORK/prooflane-2.err")
+	if [ -z "$r1" ] || [ -z "$r2" ]; then
+		echo "prooflane-2's MSM results against prooflane-1's (same -seed): not both there"
+	elif [ "$r1" = "$r2" ]; then
+		echo "prooflane-2's MSM results against prooflane-1's (same -seed): equal ($(echo "$r1" | wc -l) lines)"
+	else
+		echo "prooflane-2's MSM results against prooflane-1's (same -seed): DIFFERENT"
+	fi
 	echo '```'
 	for s in prooflane-1 sppark-1 sppark-2 prooflane-2; do
 		echo
