@@ -8,6 +8,8 @@
 #   build/gpu/cuda.test.gz            the cuda package's tests (kernels against gnark-crypto)
 #   build/gpu/cudabench.gz            the kernel benchmark (scripts/gpu-tables.sh)
 #
+# `gpu-build.sh cli` builds the CLI alone into build/cli.
+#
 # The kernels library cuda/build/libprooflane_cuda.a must be built (make -C
 # cuda, needs nvcc); its hash goes into -X so that Go relinks when it changes
 # (Go's build cache does not see the library). Binaries are stripped and
@@ -25,19 +27,25 @@ if [ ! -f "$lib" ]; then
 fi
 h=$(sha1sum "$lib" | cut -c1-16)
 ld="-ldflags=-s -w -X=github.com/prooflane/prooflane/cuda.libHash=$h"
+# `gpu-build.sh cli`: the CLI alone, into build/cli.
+[ "${1:-}" = cli ] && out=build/cli
 rm -rf "$out"
 mkdir -p "$out"
 go build -tags cuda "$ld" -o "$out/prooflane" ./cmd/prooflane
-go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16
-go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./device/cuda
-go test -c -tags cuda "$ld" -o "$out/cuda.test" ./cuda
-go build -tags cuda "$ld" -o "$out/cudabench" ./cuda/cmd/cudabench
+if [ "${1:-}" != cli ]; then
+	go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16
+	go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./device/cuda
+	go test -c -tags cuda "$ld" -o "$out/cuda.test" ./cuda
+	go build -tags cuda "$ld" -o "$out/cudabench" ./cuda/cmd/cudabench
+fi
 git rev-parse HEAD >"$out/REVISION"
 if ! git diff --quiet HEAD -- . ':!build'; then
 	echo "dirty" >>"$out/REVISION" # built from uncommitted changes
 fi
 echo "$h" >"$out/LIBHASH"
-gzip -9 "$out/prooflane" "$out/groth16-cuda.test" "$out/device-cuda.test" "$out/cuda.test" "$out/cudabench"
+for f in "$out"/*; do
+	case $f in */REVISION | */LIBHASH) ;; *) gzip -9 "$f" ;; esac
+done
 total=$(du -cb "$out" | tail -1 | cut -f1)
 ls -l "$out"
 echo "gpu-build: $((total / 1024 / 1024)) MiB in $out (libprooflane_cuda.a $h, revision $(head -1 "$out/REVISION"))"

@@ -10,8 +10,8 @@
 #   run(command: "bash scripts/kernel-variants.sh run", carry: ["build/variants"])
 #
 # With no NAME=DEFINES the variants are the list below; `base` (no
-# defines) is always built. Env for run: ARGS (cudabench's), ROUNDS (2),
-# SEED.
+# defines) is always built. Env for run: ARGS (cudabench's), ROUNDS (2)
+# or ROUND (one round of that number), SEED, VARIANT_TIMEOUT (s a run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=build/variants
@@ -62,24 +62,32 @@ run() {
 	chmod +x /tmp/kv/*
 	local names=()
 	for f in /tmp/kv/*; do names+=("$(basename "$f")"); done
-	for round in $(seq 1 "${ROUNDS:-2}"); do
+	# ROUND runs one round (numbered so, for a second call), else ROUNDS
+	local rounds
+	rounds=${ROUND:-$(seq 1 "${ROUNDS:-2}")}
+	for round in $rounds; do
 		for n in "${names[@]}"; do
 			# shellcheck disable=SC2086
 			timeout "${VARIANT_TIMEOUT:-150}" "/tmp/kv/$n" $args -seed "$seed" >"$out/$n-$round.md" 2>"$out/$n-$round.err"
 			echo "variant $n round $round rc=$?"
 		done
 	done
-	for n in "${names[@]}"; do
-		for round in $(seq 1 "${ROUNDS:-2}"); do
+	local last
+	for round in $rounds; do
+		last=$round
+		for n in "${names[@]}"; do
 			if ! cmp -s <(grep '^result' "$out/base-$round.err") <(grep '^result' "$out/$n-$round.err"); then
 				echo "variant $n round $round: results DIFFER from base"
+			fi
+			if grep -q MISMATCH "$out/$n-$round.md"; then
+				echo "variant $n round $round: a table MSM differs from the plain one (MISMATCH)"
 			fi
 		done
 	done
 	echo
+	echo "round $last:"
 	echo "| op | size | note | $(printf '%s | ' "${names[@]}")"
 	echo "|---|---|---|$(printf -- '---|%.0s' "${names[@]}")"
-	local last=${ROUNDS:-2}
 	paste -d'\t' $(for n in "${names[@]}"; do echo "$out/$n-$last.md"; done) | awk -F'\t' '
 		/^\| (msm|sum|ntt)/ {
 			split($1, a, "|"); row = "| " trim(a[2]) " | " trim(a[3]) " | " trim(a[7]) " |"

@@ -24,7 +24,9 @@
 # whole: a step that would not finish inside it is skipped, and said so.
 #
 # Resumable on the same machine: a step that ended well (in WORK, default
-# /tmp/sppark-sbs) is not run again; FRESH=1 starts over.
+# /tmp/sppark-sbs) is not run again; FRESH=1 starts over. STEPS (default
+# all four) names the steps to run now: a session can run the first pass,
+# other work, then the second.
 set -u -o pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 OUT=${OUT:-/tmp/sppark-sbs-out}
@@ -64,6 +66,13 @@ step() {
 		say "$name: ok earlier, not run again"
 		return
 	fi
+	case " ${STEPS:-prooflane-1 sppark-1 sppark-2 prooflane-2} " in
+	*" $name "*) ;;
+	*)
+		say "$name: not in STEPS, not run now"
+		return
+		;;
+	esac
 	local left=$((BUDGET - (SECONDS - began) - 15))
 	if [ "$left" -lt 30 ]; then
 		say "$name: skipped, ${left}s of the budget left"
