@@ -181,6 +181,14 @@ func (c Cache) waiting(circuit string, size int, log io.Writer) func() {
 
 func (c Cache) load(circuit string, size int) (*Set, error) {
 	rp, pp, vp := c.Paths(circuit, size)
+	// A file missing or cut short is named before any is decoded: the
+	// setup that follows reads the constraint system again (Setup), and
+	// at 2^24 that is seconds.
+	for _, p := range []string{rp, pp, vp} {
+		if err := checkKeyFile(p); err != nil {
+			return nil, err
+		}
+	}
 	s := &Set{Circuit: circuit, Size: size, R1CS: new(cs.R1CS), PK: new(g16.ProvingKey)}
 	var err error
 	if err := readKeyFile(rp, true, r1csDecoder(s.R1CS)); err != nil {
