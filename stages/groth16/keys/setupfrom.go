@@ -312,8 +312,8 @@ func setupOn(ctx context.Context, circuit string, size int, be device.Backend, l
 // systemOf returns cached's constraint system, or compiles circuit at
 // size and returns the time it took. Cancelling ctx returns at once
 // while it compiles (the compilation runs on in the background, its
-// result dropped), with an error saying that what stopped and no keys
-// were written.
+// result dropped), with an error saying that what (the setup) stopped
+// and no keys were written.
 func systemOf(ctx context.Context, what, circuit string, size int, cached *cachedR1CS) (*cs.R1CS, time.Duration, error) {
 	if cached != nil {
 		return cached.sys, 0, nil
