@@ -199,6 +199,76 @@ func TestSetupCachesKeysOnce(t *testing.T) {
 	}
 }
 
+// A setup after the proving key was cut short or removed, and setup
+// --force over whole keys, make the keys for the cached .r1cs without
+// compiling (the log says so); a .r1cs with a flipped byte is compiled
+// again and replaced. Every time, prove's proofs verify (the epilogue's
+// gnark verifier, then verify's).
+func TestSetupReusesAWholeCompiledCircuitAndRecompilesACorruptOne(t *testing.T) {
+	keysDir := t.TempDir()
+	r1cs, pk := filepath.Join(keysDir, "chain-256.r1cs"), filepath.Join(keysDir, "chain-256.pk")
+	setup := func(args ...string) string {
+		t.Helper()
+		rc, stdout, stderr := prooflane(t, append([]string{"setup", "--circuit", "chain", "--size", "2^8", "--keys", keysDir}, args...)...)
+		if rc != 0 || !strings.Contains(stdout, `circuit "chain" size 256: 256 constraints, setup in `) {
+			t.Fatalf("setup %v exited %d: %s%s", args, rc, stdout, stderr)
+		}
+		return stderr
+	}
+	proveAndVerify := func(what string) {
+		t.Helper()
+		out := filepath.Join(t.TempDir(), "out")
+		if rc, stdout, stderr := prooflane(t, "prove", "--circuit", "chain", "--size", "2^8", "--partitions", "2",
+			"--out", out, "--keys", keysDir, "--progress", "off"); rc != 0 {
+			t.Fatalf("%s: prove exited %d: %s%s", what, rc, stdout, stderr)
+		}
+		if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 0 || !strings.Contains(stdout, "all 2 proofs verify") {
+			t.Fatalf("%s: verify exited %d: %s%s", what, rc, stdout, stderr)
+		}
+	}
+	skipped := "using the compiled circuit in " + r1cs + " (256 constraints); compile skipped\n"
+	if stderr := setup(); strings.Contains(stderr, "compiled circuit") {
+		t.Fatalf("the first setup said %q", stderr)
+	}
+
+	b, err := os.ReadFile(pk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pk, b[:len(b)/3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if stderr := setup(); !strings.Contains(stderr, `key file "`+pk+`" is corrupt`) || !strings.Contains(stderr, skipped) {
+		t.Errorf("setup after the proving key was cut short: stderr %q, want it named and %q", stderr, skipped)
+	}
+	proveAndVerify("pk cut short")
+
+	if err := os.Remove(pk); err != nil {
+		t.Fatal(err)
+	}
+	if stderr := setup(); !strings.Contains(stderr, skipped) {
+		t.Errorf("setup after the proving key was removed: stderr %q, want %q", stderr, skipped)
+	}
+	if stderr := setup("--force"); !strings.Contains(stderr, skipped) {
+		t.Errorf("setup --force: stderr %q, want %q", stderr, skipped)
+	}
+	proveAndVerify("--force")
+
+	b, err = os.ReadFile(r1cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[len(b)/2] ^= 1
+	if err := os.WriteFile(r1cs, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	why := "not using the compiled circuit in " + r1cs + `, compiling it again: key file "` + r1cs + `" is corrupt: checksum mismatch`
+	if stderr := setup(); !strings.Contains(stderr, why) || strings.Contains(stderr, "compile skipped") {
+		t.Errorf("setup over a corrupt r1cs: stderr %q, want %q", stderr, why)
+	}
+	proveAndVerify("r1cs replaced")
+}
+
 func TestProveBackendCUDAWithoutSupportIsAClearErrorAndAutoFallsBack(t *testing.T) {
 	if be, err := devcuda.New(); err == nil {
 		be.Close()

@@ -19,7 +19,8 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("setup", "", stderr)
 	var cf circuitFlags
 	cf.register(fs)
-	force := fs.Bool("force", false, "run the setup again even when keys are cached, replacing their files (the fix for a corrupt key file)")
+	force := fs.Bool("force", false, "run the setup again even when keys are cached, replacing their files (the fix for a corrupt key file); "+
+		"a groth16 setup, this one or any, makes the keys for a whole cached .r1cs (the compiled circuit) without compiling again: delete the .r1cs to compile afresh after changing a circuit's code")
 	pipeline := fs.String("pipeline", "groth16", "set up the key of this pipeline's proof family: "+pipelineArgHelp)
 	backend := fs.String("backend", "cpu", backendHelp+"; where the key is made: cpu runs gnark's setup on the host, cuda prooflane's with Groth16's bases on GPU 0")
 	if err := parseFlags(fs, args); err != nil {
@@ -98,6 +99,6 @@ func printKey(stdout io.Writer, fp family.Prover, k family.Key, size int, took, 
 	case took == "":
 		fmt.Fprintf(stdout, "keys for circuit %q size %d already cached (%d constraints): %s (--force to redo)\n", k.Circuit(), size, k.Constraints(), files)
 	default:
-		fmt.Fprintf(stdout, "circuit %q size %d: %d constraints, setup in %s; wrote %s\n", k.Circuit(), size, k.Constraints(), took, files)
+		fmt.Fprintf(stdout, "circuit %q size %d: %d constraints, setup in %s: %s\n", k.Circuit(), size, k.Constraints(), took, files)
 	}
 }

@@ -133,32 +133,12 @@ type Decoder struct {
 // same way when it ends with a trailer, and named in errors without the
 // advice.
 func Read(path string, inCache bool, notCached error, d Decoder) error {
-	corrupt := fmt.Sprintf("key file %q is corrupt", path)
-	if inCache {
-		corrupt += " (" + setupAgain + ")"
-	}
-	f, err := os.Open(path)
-	if inCache && errors.Is(err, os.ErrNotExist) {
-		return fmt.Errorf("key file %q: %w (run prooflane setup)", path, notCached)
-	}
+	f, size, want, checked, err := open(path, inCache, notCached)
 	if err != nil {
-		return fmt.Errorf("key file %q: %w", path, err)
+		return err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fmt.Errorf("key file %q: %w", path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return fmt.Errorf("key file %q: not a regular file (%s)", path, st.Mode().Type())
-	}
-	size, want := st.Size(), uint32(0)
-	checked := inCache || hasTrailer(f, size)
-	if checked {
-		if size, want, err = readTrailer(f, size); err != nil {
-			return fmt.Errorf("%s: %w", corrupt, err)
-		}
-	}
+	corrupt := corruptFile(path, inCache)
 	crc := crc32.New(castagnoli)
 	if checked && d.HashFirst {
 		if _, err := io.Copy(crc, bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<20)); err != nil {
@@ -201,6 +181,63 @@ func Read(path string, inCache bool, notCached error, d Decoder) error {
 		return fmt.Errorf("%s: %w", corrupt, err)
 	}
 	return nil
+}
+
+// Check looks at a key file as Read does before reading its content: it
+// is there, a regular file, and its checksum trailer (a cache's file, or
+// any that ends with one) covers the bytes before it; the errors are
+// Read's. It reads the trailer only, so a file cut short is found
+// without decoding the other files of its entry. A file Check passes can
+// still fail Read (a flipped byte, a decoder's error).
+func Check(path string, inCache bool, notCached error) error {
+	f, _, _, _, err := open(path, inCache, notCached)
+	if err == nil {
+		f.Close()
+	}
+	return err
+}
+
+// open opens a key file for Read and checks its trailer when it has one
+// (or is a cache's, inCache): it returns the file, the length of its
+// content, the checksum the trailer records and whether there was one
+// to check.
+func open(path string, inCache bool, notCached error) (f *os.File, size int64, want uint32, checked bool, err error) {
+	f, err = os.Open(path)
+	if inCache && errors.Is(err, os.ErrNotExist) {
+		return nil, 0, 0, false, fmt.Errorf("key file %q: %w (run prooflane setup)", path, notCached)
+	}
+	if err != nil {
+		return nil, 0, 0, false, fmt.Errorf("key file %q: %w", path, err)
+	}
+	fail := func(err error) (*os.File, int64, uint32, bool, error) {
+		f.Close()
+		return nil, 0, 0, false, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		return fail(fmt.Errorf("key file %q: %w", path, err))
+	}
+	if !st.Mode().IsRegular() {
+		return fail(fmt.Errorf("key file %q: not a regular file (%s)", path, st.Mode().Type()))
+	}
+	size = st.Size()
+	checked = inCache || hasTrailer(f, size)
+	if checked {
+		if size, want, err = readTrailer(f, size); err != nil {
+			return fail(fmt.Errorf("%s: %w", corruptFile(path, inCache), err))
+		}
+	}
+	return f, size, want, checked, nil
+}
+
+// corruptFile is the start of the error for a corrupt key file: with the
+// advice to set the keys up again for a cache's.
+func corruptFile(path string, inCache bool) string {
+	corrupt := fmt.Sprintf("key file %q is corrupt", path)
+	if inCache {
+		corrupt += " (" + setupAgain + ")"
+	}
+	return corrupt
 }
 
 func mismatch(got, want uint32) error {

@@ -46,6 +46,9 @@ func newChain(size int) (Instance, error) {
 
 func (c chain) Circuit() frontend.Circuit { return &chainCircuit{n: c.n} }
 
+// Constraints is a constraint a step and the final equality.
+func (c chain) Constraints() int { return c.n + 1 }
+
 func (c chain) Assignment(seed uint64) frontend.Circuit {
 	x := randomElement(seed)
 	y := x

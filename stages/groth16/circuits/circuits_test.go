@@ -36,6 +36,9 @@ func TestShippedCircuitsAreSatisfiedCommitmentFreeAndSized(t *testing.T) {
 			if n > size || n < size/2 {
 				t.Errorf("%s/%d: %d constraints, want about %d and at most %d", name, size, n, size, size)
 			}
+			if c := inst.Constraints(); c != n {
+				t.Errorf("%s/%d: Constraints() is %d, the compiled system has %d", name, size, c, n)
+			}
 			for seed := uint64(0); seed < 2; seed++ {
 				w, err := Witness(inst.Assignment(seed))
 				if err != nil {
@@ -45,6 +48,31 @@ func TestShippedCircuitsAreSatisfiedCommitmentFreeAndSized(t *testing.T) {
 					t.Errorf("%s/%d seed %d: %v", name, size, seed, err)
 				}
 			}
+		}
+	}
+}
+
+// Constraints, without compiling at the size, is the compiled count:
+// chain and mimc at sizes of one step or hash more or less, sha256 at
+// round counts inside a hash, at its end, and across hash boundaries.
+func TestConstraintsIsTheCompiledCount(t *testing.T) {
+	var insts []Instance
+	for _, size := range []int{2, 3, 100, 1000} {
+		inst, err := New("chain", size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		insts = append(insts, inst)
+	}
+	for _, n := range []int{1, 2, 5} {
+		insts = append(insts, mimcChain{n: n})
+	}
+	for _, rounds := range []int{1, 17, 63, 64, 65, 128, 130, 192} {
+		insts = append(insts, sha256Chain{rounds: rounds})
+	}
+	for _, inst := range insts {
+		if got, want := inst.Constraints(), compile(t, inst).GetNbConstraints(); got != want {
+			t.Errorf("%#v: Constraints() %d, compiled %d", inst, got, want)
 		}
 	}
 }

@@ -21,6 +21,11 @@ type Instance interface {
 	// Unsatisfied returns Assignment(seed) with its public output off by
 	// one, so that the final equality constraint fails.
 	Unsatisfied(seed uint64) frontend.Circuit
+	// Constraints is the exact number of R1CS constraints Circuit()
+	// compiles to, had without compiling it at its size (at most a few
+	// small compiles): what a cached constraint system of the instance
+	// has.
+	Constraints() int
 }
 
 // Family builds circuits of one kind.

@@ -43,16 +43,23 @@ type sha256Circuit struct {
 // sha256Cost is the constraint count of one round, measured once on a
 // chain of a full compression (message schedule and feed-forward included).
 var sha256Cost = sync.OnceValue(func() [2]int {
-	count := func(rounds int) int {
-		cs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, &sha256Circuit{rounds: rounds})
-		if err != nil {
-			panic(fmt.Sprintf("sha256: measuring a round: %v", err))
-		}
-		return cs.GetNbConstraints()
-	}
-	one, full := count(1), count(64)
+	one, full := sha256Count(1), sha256Count(64)
 	return [2]int{one, (full - one) / 63}
 })
+
+// sha256Hash is the exact constraint count of one more full hash in a
+// chain (each starts from the IV constants and a block of variables).
+var sha256Hash = sync.OnceValue(func() int { return sha256Count(128) - sha256Count(64) })
+
+// sha256Count compiles the chain of rounds rounds and counts its
+// constraints.
+func sha256Count(rounds int) int {
+	cs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, &sha256Circuit{rounds: rounds})
+	if err != nil {
+		panic(fmt.Sprintf("sha256: measuring %d rounds: %v", rounds, err))
+	}
+	return cs.GetNbConstraints()
+}
 
 func newSHA256(size int) (Instance, error) {
 	c := sha256Cost()
@@ -66,6 +73,17 @@ func newSHA256(size int) (Instance, error) {
 type sha256Chain struct{ rounds int }
 
 func (c sha256Chain) Circuit() frontend.Circuit { return &sha256Circuit{rounds: c.rounds} }
+
+// Constraints counts the last, partial hash (or the first full one)
+// by compiling a chain of it alone, and adds the full hashes before it:
+// every full hash of the chain costs the same (sha256Hash).
+func (c sha256Chain) Constraints() int {
+	full, last := c.rounds/64, c.rounds%64
+	if last == 0 {
+		full, last = full-1, 64
+	}
+	return sha256Count(last) + full*sha256Hash()
+}
 
 func (c sha256Chain) Assignment(seed uint64) frontend.Circuit {
 	r := rng(seed)

@@ -29,6 +29,10 @@ func readKeyFile(path string, inCache bool, d decoder) error {
 	return keyfile.Read(path, inCache, ErrNotCached, keyfile.Decoder{Check: d.check, Read: d.read, HashFirst: d.hashFirst})
 }
 
+// checkKeyFile looks at a file of the cache without decoding it
+// (keyfile.Check): there, and its checksum trailer whole.
+func checkKeyFile(path string) error { return keyfile.Check(path, true, ErrNotCached) }
+
 // writeFile writes a file of the key cache with its checksum trailer,
 // whole or not at all (keyfile.Write).
 func writeFile(path string, write func(io.Writer) (int64, error)) error {

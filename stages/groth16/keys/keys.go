@@ -40,6 +40,35 @@
 // Figures from
 //
 //	go test -run '^$' -bench BenchmarkProvingKeyLoad -benchtime 5x ./stages/groth16/keys/
+//
+// Reusing the compiled circuit: gnark's frontend, on one core, is most of
+// a large setup (44 s of chain's 74 s at 2^24 on the H200's host), and the
+// .r1cs holds what it made. Cache.Setup, what `prooflane setup` runs when
+// the cache has no whole keys and `setup --force` always, makes the keys
+// for the cache's .r1cs instead of compiling when that file is whole (its
+// trailer and checksum verify, gnark decodes it) and has the constraint
+// count the circuit compiles to at the size (circuits.Instance.Constraints),
+// and says so; any other .r1cs is not used: the circuit is compiled, the
+// log says why, and the save replaces the file. The rule is the one the
+// cache has always had for proving: the .r1cs is the circuit for as long
+// as it is there. After changing a circuit's code, delete its .r1cs and
+// the next setup compiles it (a changed constraint count is caught, other
+// changes cannot be without compiling).
+//
+// How reuse keeps the invariants above. The .r1cs is read under the
+// entry's shared lock, so never during a save. The save (exclusive lock)
+// writes the proving and verifying keys and leaves the .r1cs in place
+// when it is still the file read (the same file, size and time: the same
+// bytes); otherwise it writes it last, as always. So the .r1cs still
+// says that a whole save happened, though not, while a save over it is
+// killed between two files, that the keys beside it are that save's: it
+// then holds keys of two setups, which Load refuses as not belonging
+// together (with setup --force as the fix, as for a --force setup killed
+// there before reuse existed), or the keys missing that were missing
+// before it started, which LoadOrMake refuses as before. LoadOrMake, the
+// setup of a prove that finds no keys, never reuses: it makes keys only
+// when there is no .r1cs, and refuses to replace the keys of one, as
+// before.
 package keys
 
 import (
@@ -79,6 +108,10 @@ type Set struct {
 	// r1csFile is R1CS's encoding when a setup made it while computing
 	// the key (SetupOn); save writes it and drops it.
 	r1csFile []byte
+	// r1csInfo is the file R1CS was read from when a setup used the
+	// cache's compiled circuit (Cache.Setup), as it was then: save leaves
+	// that file in place while it is still the same one.
+	r1csInfo os.FileInfo
 }
 
 // ErrNotCached is wrapped when a key file is missing from the cache.
@@ -121,6 +154,11 @@ func Setup(circuit string, size int) (*Set, error) {
 	if err != nil {
 		return nil, err
 	}
+	return gnarkSetup(circuit, size, sys)
+}
+
+// gnarkSetup runs gnark's Groth16 setup of sys, circuit's system at size.
+func gnarkSetup(circuit string, size int, sys *cs.R1CS) (*Set, error) {
 	var pk g16.ProvingKey
 	var vk g16.VerifyingKey
 	if err := g16.Setup(sys, &pk, &vk); err != nil {
@@ -181,6 +219,14 @@ func (c Cache) waiting(circuit string, size int, log io.Writer) func() {
 
 func (c Cache) load(circuit string, size int) (*Set, error) {
 	rp, pp, vp := c.Paths(circuit, size)
+	// A file missing or cut short is named before any is decoded: the
+	// setup that follows reads the constraint system again (Setup), and
+	// at 2^24 that is seconds.
+	for _, p := range []string{rp, pp, vp} {
+		if err := checkKeyFile(p); err != nil {
+			return nil, err
+		}
+	}
 	s := &Set{Circuit: circuit, Size: size, R1CS: new(cs.R1CS), PK: new(g16.ProvingKey)}
 	var err error
 	if err := readKeyFile(rp, true, r1csDecoder(s.R1CS)); err != nil {
@@ -398,6 +444,8 @@ func (c Cache) mkdir() error {
 // saved whole, so a setup killed between two files leaves a proving key
 // or a verifying key without it, which LoadOrMake sets up again, never
 // a constraint system without its keys, which it refuses to overwrite.
+// A system read from this cache's .r1cs (Cache.Setup) leaves that file in
+// place while it is the one read (see the package doc).
 func (c Cache) save(s *Set) error {
 	rp, pp, vp := c.Paths(s.Circuit, s.Size)
 	if err := removeTemporaries(rp, pp, vp); err != nil {
@@ -409,7 +457,22 @@ func (c Cache) save(s *Set) error {
 	if err := writeFile(vp, s.VK.WriteTo); err != nil {
 		return err
 	}
+	if s.r1csInPlace(rp) {
+		return nil
+	}
 	return writeFile(rp, s.writeR1CS)
+}
+
+// r1csInPlace reports whether the file at path is the one s's system was
+// read from (Cache.Setup), unchanged since: the same file, size and
+// modification time. Its bytes passed the checksum then, and rewriting
+// it would write them again (1.3 GiB at 2^24).
+func (s *Set) r1csInPlace(path string) bool {
+	if s.r1csInfo == nil {
+		return false
+	}
+	st, err := os.Stat(path)
+	return err == nil && os.SameFile(st, s.r1csInfo) && st.Size() == s.r1csInfo.Size() && st.ModTime().Equal(s.r1csInfo.ModTime())
 }
 
 // LoadOrSetup loads circuit's keys at size, or when none are cached runs
@@ -429,7 +492,10 @@ func (c Cache) LoadOrSetupOn(ctx context.Context, circuit string, size int, be d
 // LoadOrMake loads circuit's keys at size, or when none are cached makes
 // them with setup and saves them, under the keys' lock so that concurrent
 // processes run one setup and never mix the files of two. A cache that
-// holds some of the files and not others is refused, not overwritten.
+// holds some of the files and not others is refused, not overwritten
+// (unless the .r1cs is the one missing: a save cut short); so setup only
+// runs with no .r1cs cached, and compiles (Setup is the one that reuses
+// a .r1cs).
 func (c Cache) LoadOrMake(circuit string, size int, log io.Writer, setup func() (*Set, error)) (*Set, error) {
 	if log == nil {
 		log = io.Discard
@@ -464,24 +530,47 @@ func (c Cache) LoadOrMake(circuit string, size int, log io.Writer, setup func() 
 // gnark's setup cannot be interrupted, so it runs on in the background
 // and its result is dropped (a command exits before it ends).
 func SetupLogged(ctx context.Context, circuit string, size int, log io.Writer) (*Set, error) {
+	s, _, err := setupGnark(ctx, circuit, size, log, nil)
+	return s, err
+}
+
+// setupGnark is SetupLogged, of cached's system instead of compiling the
+// circuit when cached is not nil, returning the phases too: gnark's
+// setup is one step, so only Compile (or Cached and Read) is filled.
+func setupGnark(ctx context.Context, circuit string, size int, log io.Writer, cached *cachedR1CS) (*Set, Phases, error) {
 	if log != nil {
 		stop := heartbeat(log, heartbeatEvery, fmt.Sprintf("setup of circuit %q size %d", circuit, size))
 		defer stop()
 	}
 	type result struct {
 		s   *Set
+		ph  Phases
 		err error
 	}
 	done := make(chan result, 1)
 	go func() {
-		s, err := Setup(circuit, size)
-		done <- result{s, err}
+		var r result
+		var sys *cs.R1CS
+		if cached != nil {
+			sys, r.ph.Cached, r.ph.Read = cached.sys, true, cached.read
+		} else {
+			start := time.Now()
+			sys, _, r.err = Compile(circuit, size)
+			r.ph.Compile = time.Since(start)
+		}
+		if r.err == nil {
+			r.s, r.err = gnarkSetup(circuit, size, sys)
+		}
+		if r.err == nil && cached != nil {
+			r.s.r1csInfo = cached.info
+		}
+		done <- r
 	}()
 	select {
 	case r := <-done:
-		return r.s, r.err
+		return r.s, r.ph, r.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("setup of circuit %q size %d stopped, no keys written: %w", circuit, size, context.Cause(ctx))
+		return nil, Phases{}, fmt.Errorf("setup of circuit %q size %d stopped, no keys written: %w", circuit, size, context.Cause(ctx))
 	}
 }
 

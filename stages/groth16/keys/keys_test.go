@@ -520,3 +520,33 @@ func TestLoadOrMakeRedoesAnUnfinishedSaveAndRefusesAMissingKey(t *testing.T) {
 		t.Fatalf("a setup ran over a constraint system: %q", log.String())
 	}
 }
+
+// Load names a file that is missing or cut short before decoding the
+// others: with the proving key cut short, its error names the proving
+// key even though the constraint system (decoded first) has a flipped
+// byte.
+func TestLoadNamesAFileCutShortBeforeDecodingAny(t *testing.T) {
+	_, c := savedChain(t)
+	rp, pp, _ := c.Paths("chain", 64)
+	b, err := os.ReadFile(rp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b[40] ^= 1
+	if err := os.WriteFile(rp, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(pp, 1000); err != nil {
+		t.Fatal(err)
+	}
+	want := `key file "` + pp + `" is corrupt (run prooflane setup --force to set the keys up again): no checksum trailer`
+	if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error %v, want %q", err, want)
+	}
+	if err := os.Remove(pp); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Load("chain", 64); !errors.Is(err, ErrNotCached) || !strings.Contains(err.Error(), pp) {
+		t.Errorf("error %v, want %s not cached", err, pp)
+	}
+}

@@ -1,15 +1,18 @@
 package keys
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
+	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
 
@@ -105,4 +108,86 @@ func shapedProvingKey(n, wires int) *g16.ProvingKey {
 	}
 	pk.InfinityA, pk.InfinityB = make([]bool, wires), make([]bool, wires)
 	return pk
+}
+
+// BenchmarkSetupReusingTheR1CS is `prooflane setup --force` of chain
+// (Cache.Setup: prooflane's setup, the bases on the CPU backend's device,
+// the files written and synced) at 2^18 with the circuit compiled (its
+// .r1cs removed first) and with the cached .r1cs used instead, side by
+// side, reporting the compile's or the .r1cs read's seconds and the key
+// computation's (QAP, G1, G2); then the step that changes alone at 2^20
+// and 2^22, compiling against reading and checking the .r1cs as the
+// setup does (reusable), the read's MB/s from the file's size
+// (docs/scale.md).
+//
+//	go test -run '^$' -bench BenchmarkSetupReusingTheR1CS -benchtime 3x ./stages/groth16/keys/
+func BenchmarkSetupReusingTheR1CS(b *testing.B) {
+	be, err := cpu.New(1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer be.Close()
+	const setupAt = 18
+	c := Cache{Dir: b.TempDir()}
+	rp, _, _ := c.Paths("chain", 1<<setupAt)
+	for _, mode := range []string{"compile", "cached-r1cs"} {
+		b.Run(fmt.Sprintf("2^%d/setup-%s", setupAt, mode), func(b *testing.B) {
+			var compile, read, keys time.Duration
+			n := 0
+			for b.Loop() {
+				if mode == "compile" {
+					b.StopTimer()
+					if err := os.Remove(rp); err != nil && !os.IsNotExist(err) {
+						b.Fatal(err)
+					}
+					b.StartTimer()
+				}
+				_, ph, err := c.Setup(context.Background(), "chain", 1<<setupAt, be, io.Discard)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if ph.Cached != (mode == "cached-r1cs") {
+					b.Fatalf("%s: phases %v", mode, ph)
+				}
+				compile, read, keys = compile+ph.Compile, read+ph.Read, keys+ph.QAP+ph.G1+ph.G2
+				n++
+			}
+			per := func(d time.Duration) float64 { return d.Seconds() / float64(n) }
+			b.ReportMetric(per(compile), "compile-s/op")
+			b.ReportMetric(per(read), "r1cs-read-s/op")
+			b.ReportMetric(per(keys), "keys-s/op")
+		})
+	}
+	for _, log2 := range []int{20, 22} {
+		size := 1 << log2
+		b.Run(fmt.Sprintf("2^%d/compile", log2), func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := Compile("chain", size); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		sys, _, err := Compile("chain", size)
+		if err != nil {
+			b.Fatal(err)
+		}
+		c := Cache{Dir: b.TempDir()}
+		rp, _, _ := c.Paths("chain", size)
+		if err := writeFile(rp, sys.WriteTo); err != nil {
+			b.Fatal(err)
+		}
+		sys = nil
+		b.Run(fmt.Sprintf("2^%d/read-r1cs", log2), func(b *testing.B) {
+			st, err := os.Stat(rp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				if c.reusable("chain", size, io.Discard) == nil {
+					b.Fatal("the .r1cs is not reusable")
+				}
+			}
+		})
+	}
 }

@@ -21,8 +21,14 @@ import (
 
 // Phases are the times a setup spent in each of its steps.
 type Phases struct {
-	// Compile is the circuit's compilation (SetupFresh and SetupOn).
+	// Compile is the circuit's compilation (SetupFresh and SetupOn); 0
+	// when the setup used the key cache's compiled circuit (Cached).
 	Compile time.Duration
+	// Cached says the constraint system was the key cache's .r1cs
+	// (Cache.Setup), read in Read (checksum, decoding and checks)
+	// instead of compiled.
+	Cached bool
+	Read   time.Duration
 	// QAP is the Lagrange basis at τ, the A/B/C evaluations per wire and
 	// the K and Z scalars (host).
 	QAP time.Duration
@@ -210,10 +216,15 @@ func SetupFresh(ctx context.Context, circuit string, size int, bases device.Fixe
 	return &Set{Circuit: circuit, Size: size, R1CS: sys, PK: pk, VK: vk, r1csFile: file}, ph, nil
 }
 
-// String is the phases as "compile 1.2s, qap 0.8s, g1 3.1s, g2 2.0s".
+// String is the phases as "compile 1.2s, qap 0.8s, g1 3.1s, g2 2.0s",
+// or "compile cached (r1cs read in 0.3s), qap ..." when Cached.
 func (p Phases) String() string {
 	r := func(d time.Duration) time.Duration { return d.Round(time.Millisecond) }
-	return fmt.Sprintf("compile %v, qap %v, g1 %v, g2 %v", r(p.Compile), r(p.QAP), r(p.G1), r(p.G2))
+	compile := fmt.Sprintf("compile %v", r(p.Compile))
+	if p.Cached {
+		compile = fmt.Sprintf("compile cached (r1cs read in %v)", r(p.Read))
+	}
+	return fmt.Sprintf("%s, qap %v, g1 %v, g2 %v", compile, r(p.QAP), r(p.G1), r(p.G2))
 }
 
 // SetupOn is SetupLogged making the keys with prooflane's setup (NewKeys
@@ -223,10 +234,19 @@ func (p Phases) String() string {
 // phase's time on log. Cancelling ctx returns at once while the circuit
 // compiles (the compilation runs on in the background, as in
 // SetupLogged) and between chunks of the device's work after it; nothing
-// is written either way.
+// is written either way. It always compiles; Cache.Setup is SetupOn
+// using the cache's compiled circuit when it can.
 func SetupOn(ctx context.Context, circuit string, size int, be device.Backend, log io.Writer) (*Set, error) {
+	s, _, err := setupOn(ctx, circuit, size, be, log, nil)
+	return s, err
+}
+
+// setupOn is SetupOn making the keys of cached's system (the key
+// cache's, Cache.Setup) instead of compiling the circuit when cached is
+// not nil, returning the phases too.
+func setupOn(ctx context.Context, circuit string, size int, be device.Backend, log io.Writer, cached *cachedR1CS) (*Set, Phases, error) {
 	if be == nil {
-		return SetupLogged(ctx, circuit, size, log)
+		return setupGnark(ctx, circuit, size, log, cached)
 	}
 	if log == nil {
 		log = io.Discard
@@ -237,11 +257,11 @@ func SetupOn(ctx context.Context, circuit string, size int, be device.Backend, l
 	var bases device.FixedBase
 	d, err := be.Device(0)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, Phases{}, fmt.Errorf("%s: %w", what, err)
 	}
 	st, err := d.NewStream()
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
+		return nil, Phases{}, fmt.Errorf("%s: %w", what, err)
 	}
 	defer st.Close()
 	on := fmt.Sprintf("the bases on %s device 0 (%s)", be.Name(), d.Info().Name)
@@ -250,6 +270,53 @@ func SetupOn(ctx context.Context, circuit string, size int, be device.Backend, l
 	} else {
 		on = "the bases on the host"
 		fmt.Fprintf(log, "%s: the %s backend cannot multiply the generators: %s\n", what, be.Name(), on)
+	}
+	sys, compiled, err := systemOf(ctx, what, circuit, size, cached)
+	if err != nil {
+		return nil, Phases{}, err
+	}
+	sec, err := RandomSecrets()
+	if err != nil {
+		return nil, Phases{}, err
+	}
+	// gnark's encoding of the R1CS (about 50 MB/s a core, the larger
+	// part of writing the files at scale) runs while the key is made;
+	// a system read from the cache is in its file already.
+	var encoded func() ([]byte, error)
+	if cached == nil {
+		encoded = encodeR1CS(sys)
+	}
+	pk, vk, ph, err := NewKeys(ctx, sys, sec, bases)
+	if ctx.Err() != nil {
+		return nil, ph, fmt.Errorf("%s stopped, no keys written: %w", what, context.Cause(ctx))
+	}
+	if err != nil {
+		return nil, ph, fmt.Errorf("%s: %w", what, err)
+	}
+	ph.Compile = compiled
+	s := &Set{Circuit: circuit, Size: size, R1CS: sys, PK: pk, VK: vk}
+	if cached != nil {
+		ph.Cached, ph.Read = true, cached.read
+		s.r1csInfo = cached.info
+		fmt.Fprintf(log, "%s, %s: %s\n", what, on, ph)
+		return s, ph, nil
+	}
+	wait := time.Now()
+	if s.r1csFile, err = encoded(); err != nil {
+		return nil, ph, fmt.Errorf("%s: encoding the r1cs: %w", what, err)
+	}
+	fmt.Fprintf(log, "%s, %s: %s, r1cs encoded alongside (waited %v for it)\n", what, on, ph, time.Since(wait).Round(time.Millisecond))
+	return s, ph, nil
+}
+
+// systemOf returns cached's constraint system, or compiles circuit at
+// size and returns the time it took. Cancelling ctx returns at once
+// while it compiles (the compilation runs on in the background, its
+// result dropped), with an error saying that what (the setup) stopped
+// and no keys were written.
+func systemOf(ctx context.Context, what, circuit string, size int, cached *cachedR1CS) (*cs.R1CS, time.Duration, error) {
+	if cached != nil {
+		return cached.sys, 0, nil
 	}
 	type compiled struct {
 		sys *cs.R1CS
@@ -262,37 +329,12 @@ func SetupOn(ctx context.Context, circuit string, size int, be device.Backend, l
 		sys, _, err := Compile(circuit, size)
 		done <- compiled{sys, err, time.Since(start)}
 	}()
-	var c compiled
 	select {
-	case c = <-done:
+	case c := <-done:
+		return c.sys, c.d, c.err
 	case <-ctx.Done():
-		return nil, fmt.Errorf("%s stopped, no keys written: %w", what, context.Cause(ctx))
+		return nil, 0, fmt.Errorf("%s stopped, no keys written: %w", what, context.Cause(ctx))
 	}
-	if c.err != nil {
-		return nil, c.err
-	}
-	sec, err := RandomSecrets()
-	if err != nil {
-		return nil, err
-	}
-	// gnark's encoding of the R1CS (about 50 MB/s a core, the larger
-	// part of writing the files at scale) runs while the key is made.
-	encoded := encodeR1CS(c.sys)
-	pk, vk, ph, err := NewKeys(ctx, c.sys, sec, bases)
-	if ctx.Err() != nil {
-		return nil, fmt.Errorf("%s stopped, no keys written: %w", what, context.Cause(ctx))
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", what, err)
-	}
-	ph.Compile = c.d
-	wait := time.Now()
-	file, err := encoded()
-	if err != nil {
-		return nil, fmt.Errorf("%s: encoding the r1cs: %w", what, err)
-	}
-	fmt.Fprintf(log, "%s, %s: %s, r1cs encoded alongside (waited %v for it)\n", what, on, ph, time.Since(wait).Round(time.Millisecond))
-	return &Set{Circuit: circuit, Size: size, R1CS: c.sys, PK: pk, VK: vk, r1csFile: file}, nil
 }
 
 // encodeR1CS starts gnark's encoding of sys (what its WriteTo writes) on

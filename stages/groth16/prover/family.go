@@ -71,10 +71,12 @@ func (Family) Layout() family.Layout { return family.Layout{Public: true, VK: VK
 
 // Setup loads the keys of req from its cache, or runs the setup and saves
 // them (saying so on log); with req.Force it runs the setup whatever the
-// cache holds and replaces the files. A corrupt cache is an error without
-// Force. With req.Backend the keys are made by prooflane's own setup, the
-// bases on its device 0 (keys.SetupOn); without, by gnark's. Cancelling
-// ctx stops the setup, writing nothing.
+// cache holds and replaces the keys (keys.Cache.Setup: for the cache's
+// compiled circuit when its .r1cs is whole, without compiling again). A
+// corrupt cache is an error without Force. With req.Backend the keys are
+// made by prooflane's own setup, the bases on its device 0
+// (keys.SetupOn); without, by gnark's. Cancelling ctx stops the setup,
+// writing nothing.
 func (f Family) Setup(ctx context.Context, req family.KeyRequest, log io.Writer) (family.Key, error) {
 	circuit, err := family.CheckCircuit(f, req)
 	if err != nil {
@@ -92,11 +94,8 @@ func (f Family) Setup(ctx context.Context, req family.KeyRequest, log io.Writer)
 		return &Key{Set: s, cache: cache}, nil
 	}
 	fmt.Fprintf(log, "setting up circuit %q size %d (Ctrl-C stops it, writing nothing)\n", circuit, req.Size)
-	s, err := keys.SetupOn(ctx, circuit, req.Size, req.Backend, log)
+	s, _, err := cache.Setup(ctx, circuit, req.Size, req.Backend, log)
 	if err != nil {
-		return nil, err
-	}
-	if err := cache.Save(s); err != nil {
 		return nil, err
 	}
 	return &Key{Set: s, cache: cache}, nil
