@@ -68,8 +68,9 @@ run() {
 	for round in $rounds; do
 		for n in "${names[@]}"; do
 			# shellcheck disable=SC2086
-			timeout "${VARIANT_TIMEOUT:-150}" "/tmp/kv/$n" $args -seed "$seed" >"$out/$n-$round.md" 2>"$out/$n-$round.err"
-			echo "variant $n round $round rc=$?"
+			local rc=0
+			timeout "${VARIANT_TIMEOUT:-150}" "/tmp/kv/$n" $args -seed "$seed" >"$out/$n-$round.md" 2>"$out/$n-$round.err" || rc=$?
+			echo "variant $n round $round rc=$rc"
 		done
 	done
 	local last
