@@ -10,9 +10,10 @@ import (
 )
 
 // The shipped layouts leave their host-side counts to auto: on one device
-// they are the counts the layouts were tuned with (2 workers, a
-// cpu_bandwidth of 4) whatever the cores, and they grow with the devices up
-// to what the cores allow. The device-bound stages keep their own counts.
+// of a host with 8 cores or fewer they are the counts the layouts were
+// tuned with (2 workers, a cpu_bandwidth of 4); they grow with the devices
+// and with the cores (one worker per 4, a unit per 2) up to what the
+// cores allow. The device-bound stages keep their own counts.
 func TestShippedLayoutsSizeHostCountsForDevicesAndCores(t *testing.T) {
 	layouts := map[string][]string{ // the host stages sized by auto
 		"groth16":             {"synthesize", "prep_msm"},
@@ -28,8 +29,10 @@ func TestShippedLayoutsSizeHostCountsForDevicesAndCores(t *testing.T) {
 		capacity       int64
 	}{
 		{1, 2, 2, 4},
-		{1, 32, 2, 4},
-		{2, 32, 4, 8},
+		{1, 8, 2, 4},
+		{2, 16, 4, 8},
+		{1, 16, 4, 8}, // the cores: one worker per 4, a unit per 2
+		{2, 32, 8, 16},
 		{8, 8, 8, 16}, // capped: max(2, cores) workers, max(4, 2 cores) capacity
 	} {
 		for name, hosts := range layouts {

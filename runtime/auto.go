@@ -22,16 +22,20 @@ import (
 // `workers: auto` on a stage, `capacity: auto` on a resource.
 const Auto = "auto"
 
-// The per-device figures of the auto rule. One device gets exactly the
-// counts the shipped single-GPU layouts were tuned with, so a layout
-// written for one GPU behaves as before on one.
+// The figures of the auto rule: per device fed, and per core.
 const (
 	// autoHostWorkers is a host stage's workers per device fed.
 	autoHostWorkers = 2
+	// autoCoresPerHostWorker is the cores a host stage's worker gets when
+	// the cores allow more workers than the devices ask for.
+	autoCoresPerHostWorker = 4
 	// autoDeviceWorkers is a device-bound stage's workers on each device.
 	autoDeviceWorkers = 2
 	// autoCapacity is a host resource's capacity per device fed.
 	autoCapacity = 4
+	// autoCoresPerCapacity is the cores a unit of a host resource's
+	// capacity stands for when the cores allow more.
+	autoCoresPerCapacity = 2
 )
 
 // AutoWorkers is what `workers: auto` resolves to for a stage on a
@@ -39,34 +43,44 @@ const (
 //
 // A host stage (not device-bound) feeds every device: with N devices it
 // needs N times the work in flight to keep them all as busy as one, so it
-// gets 2 workers per device; the cores cap it at max(2, cores), since
-// more workers than cores only contend for them (and for the memory
-// bandwidth that cpu_bandwidth guards). A device-bound stage's workers
-// already count per device (each device has its own pool), so it gets 2
-// on each device whatever the device count: one worker prepares a
-// partition while the other holds the device; it is not capped by cores,
-// since such a worker mostly waits on its device.
+// gets 2 workers per device, or one per 4 cores when the cores allow
+// more; the cores cap it at max(2, cores), since more workers than cores
+// only contend for them (and for the memory bandwidth that cpu_bandwidth
+// guards). A device-bound stage's workers already count per device (each
+// device has its own pool), so it gets 2 on each device whatever the
+// device count: one worker prepares a partition while the other holds the
+// device; it is not capped by cores, since such a worker mostly waits on
+// its device.
 //
-// This is a starting point, measured on one GPU only: on one H200 at 2^20,
-// 2 synthesis workers kept the GPU 91% busy. Past one device the counts
-// are the one-device figures scaled, not measured; a layout that knows
-// better gives numbers.
+// Why one per 4 cores: a Groth16 or PLONK solve keeps about one core busy
+// whatever the machine (gnark's solver walks its dependency levels;
+// docs/scale.md), so two workers left 14 of an H200 host's 16 cores idle
+// while its GPU waited. Measured with these counts set by hand: sha256 at
+// 2^20 on one H200, 16 cores, 4 synthesis workers and a cpu_bandwidth of
+// 8 proved 8.23 proofs/s against 4.83 with 2 and 4 (docs/groth16.md);
+// chain at 2^20 on two H200s, 32 cores, 8 and 16 proved 12.69 against
+// 12.16 with 4 and 8 (docs/perf-notes.md); chain at 2^20 on one H200, GPU
+// bound already, 7.00 against 7.34 in the same run, within the noise
+// between runs, at twice the host memory. At 2^24 and 2^26 (4 partitions,
+// 2 workers) the GPU was busy 5-17% of the time, synthesis the long
+// pole. A layout that knows better gives numbers.
 func AutoWorkers(deviceBound bool, devices, cores int) int {
 	if deviceBound {
 		return autoDeviceWorkers
 	}
-	return min(autoHostWorkers*max(devices, 1), max(autoHostWorkers, cores))
+	return min(max(autoHostWorkers*max(devices, 1), cores/autoCoresPerHostWorker), max(autoHostWorkers, cores))
 }
 
 // AutoCapacity is what `capacity: auto` resolves to for a host resource
 // (one not named with `{gpu}`) on a machine with the given devices and
-// cores: 4 per device, at most max(4, 2*cores). Such a resource (the
-// shipped layouts' cpu_bandwidth) bounds host work that feeds every
-// device, so like a host stage's workers it grows with the devices, and
-// the cores cap it. It is the same starting point as AutoWorkers, measured
-// on one GPU only.
+// cores: 4 per device, or one per 2 cores when that is more, at most
+// max(4, 2*cores). Such a resource (the shipped layouts' cpu_bandwidth,
+// which a solve takes 2 of) bounds host work that feeds every device, so
+// like a host stage's workers it grows with the devices and the cores,
+// twice the host workers' count: the figures AutoWorkers cites.
 func AutoCapacity(devices, cores int) int64 {
-	return min(int64(autoCapacity)*int64(max(devices, 1)), max(int64(autoCapacity), 2*int64(cores)))
+	perDevice := int64(autoCapacity) * int64(max(devices, 1))
+	return min(max(perDevice, int64(cores/autoCoresPerCapacity)), max(int64(autoCapacity), 2*int64(cores)))
 }
 
 // AutoValue records one count a pipeline left to the machine.
@@ -99,20 +113,31 @@ func autoWorkersWhy(deviceBound bool, devices, cores int) string {
 	if deviceBound {
 		return fmt.Sprintf("%d per device, on each of %d devices", autoDeviceWorkers, devices)
 	}
-	per := fmt.Sprintf("%d per device x %s", autoHostWorkers, plural(devices, "device"))
-	if n := AutoWorkers(false, devices, cores); n < autoHostWorkers*max(devices, 1) {
-		return fmt.Sprintf("%s, capped at %d by %s", per, n, plural(cores, "core"))
-	}
-	return fmt.Sprintf("%s, %s", per, plural(cores, "core"))
+	per := max(devices, 1) * autoHostWorkers
+	return autoWhy(int64(AutoWorkers(false, devices, cores)), int64(per), int64(cores/autoCoresPerHostWorker),
+		fmt.Sprintf("%d per device x %s", autoHostWorkers, plural(devices, "device")), autoCoresPerHostWorker,
+		fmt.Sprintf(" by %s", plural(cores, "core")), cores)
 }
 
 // autoCapacityWhy explains AutoCapacity's result.
 func autoCapacityWhy(devices, cores int) string {
-	per := fmt.Sprintf("%d per device x %s", autoCapacity, plural(devices, "device"))
-	if n := AutoCapacity(devices, cores); n < int64(autoCapacity)*int64(max(devices, 1)) {
-		return fmt.Sprintf("%s, capped at %d, twice %s", per, n, plural(cores, "core"))
+	per := int64(max(devices, 1)) * autoCapacity
+	return autoWhy(AutoCapacity(devices, cores), per, int64(cores/autoCoresPerCapacity),
+		fmt.Sprintf("%d per device x %s", autoCapacity, plural(devices, "device")), autoCoresPerCapacity,
+		fmt.Sprintf(", twice %s", plural(cores, "core")), cores)
+}
+
+// autoWhy says which term of an auto rule gave got: the per-device count
+// (perDevice, said as perDeviceWhy), the per-core one (perCore, one per
+// coresPer cores), or the cap (said as capWhy).
+func autoWhy(got, perDevice, perCore int64, perDeviceWhy string, coresPer int, capWhy string, cores int) string {
+	switch {
+	case got < max(perDevice, perCore):
+		return fmt.Sprintf("%s, capped at %d%s", perDeviceWhy, got, capWhy)
+	case perCore > perDevice:
+		return fmt.Sprintf("1 per %d cores x %d cores, more than %s", coresPer, cores, perDeviceWhy)
 	}
-	return fmt.Sprintf("%s, %s", per, plural(cores, "core"))
+	return fmt.Sprintf("%s, %s", perDeviceWhy, plural(cores, "core"))
 }
 
 func plural(n int, what string) string {

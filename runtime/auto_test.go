@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestAutoCountsGrowWithDevicesUpToTheCores(t *testing.T) {
+func TestAutoCountsGrowWithDevicesAndCoresUpToTheCores(t *testing.T) {
 	for _, c := range []struct {
 		devices, cores    int
 		host, dev         int
@@ -15,14 +15,17 @@ func TestAutoCountsGrowWithDevicesUpToTheCores(t *testing.T) {
 		hostWhy, capWhy   string
 		deviceWhyContains string
 	}{
-		// One device: the single-GPU layouts' own 2 workers and 4.
-		{1, 16, 2, 2, 4, "2 per device x 1 device, 16 cores", "4 per device x 1 device, 16 cores", "2 per device, 1 device"},
+		// Few cores: the single-GPU layouts' own 2 workers and 4 a device.
 		{1, 1, 2, 2, 4, "2 per device x 1 device, 1 core", "4 per device x 1 device, 1 core", "2 per device, 1 device"},
-		{2, 32, 4, 2, 8, "2 per device x 2 devices, 32 cores", "4 per device x 2 devices, 32 cores", "on each of 2 devices"},
+		{1, 8, 2, 2, 4, "2 per device x 1 device, 8 cores", "4 per device x 1 device, 8 cores", "2 per device, 1 device"},
+		{2, 16, 4, 2, 8, "2 per device x 2 devices, 16 cores", "4 per device x 2 devices, 16 cores", "on each of 2 devices"},
+		// More cores: one host worker per 4 cores, a unit of capacity per 2.
+		{1, 16, 4, 2, 8, "1 per 4 cores x 16 cores, more than 2 per device x 1 device", "1 per 2 cores x 16 cores, more than 4 per device x 1 device", "2 per device, 1 device"},
+		{2, 32, 8, 2, 16, "1 per 4 cores x 32 cores, more than 2 per device x 2 devices", "1 per 2 cores x 32 cores, more than 4 per device x 2 devices", "on each of 2 devices"},
+		{64, 1024, 256, 2, 512, "1 per 4 cores x 1024 cores, more than 2 per device x 64 devices", "1 per 2 cores x 1024 cores, more than 4 per device x 64 devices", "on each of 64 devices"},
 		// The caps: max(2, cores) workers, max(4, 2*cores) capacity.
 		{8, 8, 8, 2, 16, "2 per device x 8 devices, capped at 8 by 8 cores", "4 per device x 8 devices, capped at 16, twice 8 cores", "on each of 8 devices"},
 		{4, 1, 2, 2, 4, "2 per device x 4 devices, capped at 2 by 1 core", "4 per device x 4 devices, capped at 4, twice 1 core", "on each of 4 devices"},
-		{64, 1024, 128, 2, 256, "2 per device x 64 devices, 1024 cores", "4 per device x 64 devices, 1024 cores", "on each of 64 devices"},
 	} {
 		name := fmt.Sprintf("%d devices %d cores", c.devices, c.cores)
 		if got := AutoWorkers(false, c.devices, c.cores); got != c.host {
@@ -75,11 +78,12 @@ func TestAutoResolvesStagesResourcesAndParamsForDevicesAndCores(t *testing.T) {
 		devices                  int
 		host, set, dev, capacity int64
 	}{
-		{"the file's devices", LoadOptions{Cores: 32}, 2, 4, 3, 2, 8},
-		{"one device", LoadOptions{Devices: 1, Cores: 32}, 1, 2, 3, 2, 4},
+		{"the file's devices", LoadOptions{Cores: 16}, 2, 4, 3, 2, 8},
+		{"one device", LoadOptions{Devices: 1, Cores: 8}, 1, 2, 3, 2, 4},
+		{"more cores than the devices ask for", LoadOptions{Devices: 1, Cores: 32}, 1, 8, 3, 2, 16},
 		{"capped by the cores", LoadOptions{Devices: 8, Cores: 8}, 8, 8, 3, 2, 16},
-		{"--set auto over a number", LoadOptions{Devices: 2, Cores: 32, Params: map[string]string{"fixed": "auto"}}, 2, 4, 4, 2, 8},
-		{"--set a number over auto", LoadOptions{Devices: 2, Cores: 32, Params: map[string]string{"w": "5"}}, 2, 4, 3, 2, 8},
+		{"--set auto over a number", LoadOptions{Devices: 2, Cores: 16, Params: map[string]string{"fixed": "auto"}}, 2, 4, 4, 2, 8},
+		{"--set a number over auto", LoadOptions{Devices: 2, Cores: 16, Params: map[string]string{"w": "5"}}, 2, 4, 3, 2, 8},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p, err := ParseWith("autos.yaml", []byte(autoPipeline), reg, c.opts)
@@ -170,7 +174,8 @@ func TestLoadOptionsAboveTheLimitsAreProblems(t *testing.T) {
 // the auto counts for its own: a layout loaded for one GPU and run on two
 // gets the two-device counts (the CLI's --devices reaches the engine).
 func TestEngineSizesAutoCountsForItsOwnDevices(t *testing.T) {
-	p, err := ParseWith("autos.yaml", []byte(autoPipeline), testRegistry(t), LoadOptions{Devices: 1, Cores: 32})
+	// 8 cores: the per-device terms, not the per-core ones, decide.
+	p, err := ParseWith("autos.yaml", []byte(autoPipeline), testRegistry(t), LoadOptions{Devices: 1, Cores: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,12 +245,12 @@ func TestEngineSizesAutoCountsForItsOwnDevices(t *testing.T) {
 // smaller than a stage's claim: the engine refuses, naming the stage.
 func TestEngineOnFewerDevicesRefusesAClaimAboveAutoCapacity(t *testing.T) {
 	src := strings.Replace(autoPipeline, "locks: [{cpu: 2}]", "locks: [{cpu: 6}]", 1)
-	p, err := ParseWith("autos.yaml", []byte(src), testRegistry(t), LoadOptions{Devices: 2, Cores: 32})
+	p, err := ParseWith("autos.yaml", []byte(src), testRegistry(t), LoadOptions{Devices: 2, Cores: 8})
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = NewEngine(p, Options{Devices: 1})
-	want := `pipeline "autos": stage "host" takes 6 of "cpu" when it starts, above its capacity auto = 4 on 1 device (4 per device x 1 device, 32 cores)`
+	want := `pipeline "autos": stage "host" takes 6 of "cpu" when it starts, above its capacity auto = 4 on 1 device (4 per device x 1 device, 8 cores)`
 	if err == nil || err.Error() != want {
 		t.Errorf("err = %v\nwant %s", err, want)
 	}

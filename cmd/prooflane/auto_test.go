@@ -32,8 +32,13 @@ func TestValidateShowsAutoCountsAndWhereTheyCameFrom(t *testing.T) {
 		t.Errorf("validate with 8 devices on 4 cores (exit %d):\n%s", rc, out)
 	}
 	// The file's devices (1) when --devices is not given.
-	rc, out, _ = prooflane(t, "validate", "--cores", "16", "plonk")
-	if rc != 0 || !strings.Contains(out, "  solve: workers auto = 2 (2 per device x 1 device, 16 cores)\n") {
+	rc, out, _ = prooflane(t, "validate", "--cores", "16", "groth16")
+	if rc != 0 || !strings.Contains(out, "  synthesize: workers auto = 4 (1 per 4 cores x 16 cores, more than 2 per device x 1 device)\n") ||
+		!strings.Contains(out, "  cpu_bandwidth: capacity auto = 8 (1 per 2 cores x 16 cores, more than 4 per device x 1 device)\n") {
+		t.Errorf("validate groth16 on 16 cores (exit %d):\n%s", rc, out)
+	}
+	rc, out, _ = prooflane(t, "validate", "--cores", "8", "plonk")
+	if rc != 0 || !strings.Contains(out, "  solve: workers auto = 2 (2 per device x 1 device, 8 cores)\n") {
 		t.Errorf("validate plonk (exit %d):\n%s", rc, out)
 	}
 	// --set reaches auto like any parameter, and a bad word is placed.
@@ -44,7 +49,7 @@ func TestValidateShowsAutoCountsAndWhereTheyCameFrom(t *testing.T) {
 	}
 	f := writeFile(t, dir, "w.yaml", "pipeline: w\nparams: {w: 3}\nstages:\n  a: {type: sim.sleep, workers: \"${w}\"}\n")
 	rc, out, stderr = prooflane(t, "validate", "--set", "w=auto", "--devices", "3", "--cores", "64", f)
-	if rc != 0 || !strings.Contains(out, "  a: workers auto = 6 (2 per device x 3 devices, 64 cores)\n") {
+	if rc != 0 || !strings.Contains(out, "  a: workers auto = 16 (1 per 4 cores x 64 cores, more than 2 per device x 3 devices)\n") {
 		t.Errorf("--set w=auto (exit %d):\n%s%s", rc, out, stderr)
 	}
 	for _, bad := range [][]string{{"--devices", "0"}, {"--devices", "65"}, {"--cores", "0"}, {"--cores", "70000"}} {
@@ -63,9 +68,9 @@ func TestValidateJSONListsAutoCounts(t *testing.T) {
 	decodeStrict(t, out, &got)
 	g, sim := got.Files[0], got.Files[1]
 	want := []validateAuto{
-		{Resource: "cpu_bandwidth", Value: 8, Why: "4 per device x 2 devices, 32 cores"},
-		{Stage: "synthesize", Value: 4, Why: "2 per device x 2 devices, 32 cores"},
-		{Stage: "prep_msm", Value: 4, Why: "2 per device x 2 devices, 32 cores"},
+		{Resource: "cpu_bandwidth", Value: 16, Why: "1 per 2 cores x 32 cores, more than 4 per device x 2 devices"},
+		{Stage: "synthesize", Value: 8, Why: "1 per 4 cores x 32 cores, more than 2 per device x 2 devices"},
+		{Stage: "prep_msm", Value: 8, Why: "1 per 4 cores x 32 cores, more than 2 per device x 2 devices"},
 	}
 	if g.Devices != 2 || g.Cores != 32 || len(g.Auto) != len(want) {
 		t.Fatalf("groth16: %+v", g)
@@ -83,7 +88,7 @@ func TestValidateJSONListsAutoCounts(t *testing.T) {
 // graph labels an auto count with its number and "(auto)", on the stage's
 // workers and on a lock of a resource whose capacity is auto.
 func TestGraphMarksAutoCounts(t *testing.T) {
-	rc, out, stderr := prooflane(t, "graph", "--devices", "2", "--cores", "32", "groth16")
+	rc, out, stderr := prooflane(t, "graph", "--devices", "2", "--cores", "16", "groth16")
 	if rc != 0 {
 		t.Fatalf("exit %d: %s", rc, stderr)
 	}

@@ -267,8 +267,9 @@ func TestPredictSizesAutoCountsForTheDevicesPredicted(t *testing.T) {
 		devices, cores          int
 		synthesize, cpuCapacity int64
 	}{
-		{1, 32, 2, 4},
-		{2, 32, 4, 8},
+		{1, 8, 2, 4},
+		{2, 16, 4, 8},
+		{2, 32, 8, 16}, // one worker per 4 cores, more than 2 a device
 		{8, 8, 8, 16},
 	} {
 		t.Run(fmt.Sprintf("%d devices %d cores", tc.devices, tc.cores), func(t *testing.T) {
