@@ -50,7 +50,7 @@ variants() {
 sbs 230 "prooflane-1 sppark-1" 1
 [ "$(left)" -gt 90 ] && variants 1
 [ "$(left)" -gt 80 ] && {
-	OUT=$work/workers BUDGET=$(($(left) - 20)) SIZES=chain:22 PARTS=8 WORKERS=8 bash scripts/workers-run.sh >"$work/workers.log" 2>&1
+	OUT=$work/workers BUDGET=$(($(left) - 20)) SIZES=chain:22 PARTS=8 WORKERS="2 8" bash scripts/workers-run.sh >"$work/workers.log" 2>&1
 	say "workers: rc $?"
 }
 [ "$(left)" -gt 50 ] && {

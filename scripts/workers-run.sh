@@ -11,7 +11,7 @@
 #   run(command: "bash scripts/workers-run.sh", carry: ["build/cli"])   # build/cli/prooflane.gz
 #
 # Env: BIN (a prooflane binary instead of build/cli's), BACKEND (cuda),
-# SIZES, PARTS (8), WORKERS ("8"), BUDGET (s, default 240: a step that
+# SIZES, PARTS (8), WORKERS ("2 8": the auto counts of before, and twice auto's on 16 cores), BUDGET (s, default 240: a step that
 # would not fit its estimate is skipped), KEYS (/tmp/workers-keys).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -81,7 +81,7 @@ for entry in ${SIZES:-chain:22}; do
 		continue
 	fi
 	pest=$((l >= 24 ? 60 : 20))
-	for w in auto ${WORKERS:-8}; do
+	for w in auto ${WORKERS:-2 8}; do
 		name=prove-$circuit-$l-$w
 		set_args=()
 		if [ "$w" != auto ]; then
