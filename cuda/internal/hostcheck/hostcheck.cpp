@@ -69,6 +69,22 @@ void hc_fp2_sqr(uint64_t* o, const uint64_t* a) {
   memcpy(o, &r, 96);
 }
 
+// The A/B variants' arithmetic called directly (the kernels use it only
+// when built with -DPL_SQR_DEDICATED / -DPL_FP2_LAZY).
+void hc_fp_sqr(uint64_t* o, const uint64_t* a) {
+  Fp x;
+  memcpy(x.v, a, 48);
+  Fp r = Fp::mont_sqr(x);
+  memcpy(o, r.v, 48);
+}
+void hc_fp2_mul_lazy(uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  Fp2 x, y;
+  memcpy(&x, a, 96);
+  memcpy(&y, b, 96);
+  Fp2 r = Fp2::mul_lazy(x, y);
+  memcpy(o, &r, 96);
+}
+
 }  // extern "C"
 
 // Go memory is only 8-byte aligned; the field types are 16-byte aligned

@@ -16,6 +16,8 @@ void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size
 void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_sqr(uint64_t* o, const uint64_t* a);
+void hc_fp_sqr(uint64_t* o, const uint64_t* a);
+void hc_fp2_mul_lazy(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
@@ -91,6 +93,20 @@ func Fp2Mul(a, b *curve.E2) (r curve.E2) {
 }
 func Fp2Sqr(a *curve.E2) (r curve.E2) {
 	C.hc_fp2_sqr(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)))
+	return
+}
+
+// FpSqr is field.cuh's dedicated squaring, Fp::mont_sqr (the kernels'
+// squarings with -DPL_SQR_DEDICATED).
+func FpSqr(a *fp.Element) (r fp.Element) {
+	C.hc_fp_sqr(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)))
+	return
+}
+
+// Fp2MulLazy is field.cuh's Fp2::mul_lazy, Karatsuba with two reductions
+// (the kernels' Fp2 multiplications with -DPL_FP2_LAZY).
+func Fp2MulLazy(a, b *curve.E2) (r curve.E2) {
+	C.hc_fp2_mul_lazy(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
 	return
 }
 
