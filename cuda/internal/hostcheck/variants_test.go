@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	curve "github.com/consensys/gnark-crypto/ecc"
 	bls "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 )
@@ -137,4 +138,53 @@ func TestFp2MulLazyEqualsGnarkMul(t *testing.T) {
 		check(&a, &b)
 	}
 	t.Logf("%d multiplications", n)
+}
+
+// TestMSMWithArithmeticVariants runs the MSM emulation built with
+// -DPL_SQR_DEDICATED -DPL_FP2_LAZY (variants.cpp) against gnark-crypto:
+// whole MSMs (XYZZ mixed and full additions, doublings, the window
+// reduction) and precomputed tables (doublings and batch inversions,
+// ~380 squarings each).
+func TestMSMWithArithmeticVariants(t *testing.T) {
+	r := rng(t)
+	for _, tc := range []struct{ n, c, seg, chunk int }{
+		{37, 8, 4, 4}, {1000, 9, 3, 8}, {300, 13, 2, 64},
+	} {
+		g1, g2, s := specialInputs(r, max(tc.n, 32))
+		g1, g2, s = g1[:tc.n], g2[:tc.n], s[:tc.n]
+		var want bls.G1Jac
+		if _, err := want.MultiExp(g1, s, curve.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := VariantsMSMG1(g1, s, tc.c, tc.seg, tc.chunk); !got.Equal(&want) {
+			t.Fatalf("g1 msm n=%d c=%d differs", tc.n, tc.c)
+		}
+		var want2 bls.G2Jac
+		if _, err := want2.MultiExp(g2, s, curve.MultiExpConfig{}); err != nil {
+			t.Fatal(err)
+		}
+		if got := VariantsMSMG2(g2, s, tc.c, tc.seg, tc.chunk); !got.Equal(&want2) {
+			t.Fatalf("g2 msm n=%d c=%d differs", tc.n, tc.c)
+		}
+	}
+	g1, g2, _ := specialInputs(r, 40)
+	const c, batch = 9, 7
+	t1 := VariantsPrecomputeG1(g1, c, batch)
+	t2 := VariantsPrecomputeG2(g2, c, batch)
+	rows := (256 + c - 1) / c
+	for _, w := range []int{1, 2, rows - 1} {
+		k := new(big.Int).Lsh(big.NewInt(1), uint(c*w))
+		for i := range g1 {
+			var want1 bls.G1Affine
+			want1.ScalarMultiplication(&g1[i], k)
+			if !t1[w*len(g1)+i].Equal(&want1) {
+				t.Fatalf("g1 table: row %d point %d is not 2^%d times the base", w, i, c*w)
+			}
+			var want2 bls.G2Affine
+			want2.ScalarMultiplication(&g2[i], k)
+			if !t2[w*len(g2)+i].Equal(&want2) {
+				t.Fatalf("g2 table: row %d point %d is not 2^%d times the base", w, i, c*w)
+			}
+		}
+	}
 }
