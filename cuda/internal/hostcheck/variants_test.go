@@ -27,7 +27,7 @@ func randFp(r *rand.Rand) fp.Element {
 // its doubled cross products are stressed: fpEdges' (0, 1, 2^64-1, 2^320,
 // p-1, p-2, (p-1)/2) and R mod p (Montgomery one), p-3, every 32-bit limb
 // 0xffffffff below p (the top limb p's minus one, and 2^380-1), bit 31
-// set in every 32-bit limb, 2^32-1, 2^352 and alternating limbs.
+// set in every 32-bit limb but the top one, 2^32-1, 2^352 and alternating limbs.
 func fpSqrEdges() []fp.Element {
 	q := fp.Modulus()
 	top := new(big.Int).Rsh(q, 352) // p's top 32-bit limb
@@ -35,13 +35,13 @@ func fpSqrEdges() []fp.Element {
 	belowP := new(big.Int).Add(new(big.Int).Lsh(new(big.Int).Sub(top, big.NewInt(1)), 352), ones352)
 	ones380 := new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 380), big.NewInt(1))
 	bit31, alt := new(big.Int), new(big.Int)
-	for i := 0; i < 12; i++ {
+	for i := 0; i < 11; i++ {
 		bit31.SetBit(bit31, 32*i+31, 1)
 		if i%2 == 0 {
 			alt.Or(alt, new(big.Int).Lsh(big.NewInt(0xffffffff), uint(32*i)))
 		}
 	}
-	bit31.Rsh(bit31, 4) // below p: the top limb 0x08000000
+	bit31.SetBit(bit31, 32*11+28, 1) // below p: the top limb 0x10000000
 	out := fpEdges()
 	out = append(out, fp.Element(rawLimbs6(q, -3)), fp.One())
 	for _, v := range []*big.Int{belowP, ones380, bit31, alt, big.NewInt(0xffffffff), new(big.Int).Lsh(big.NewInt(1), 352)} {
