@@ -31,6 +31,9 @@ namespace pl {
 struct FrParams {
   static constexpr int N = 8;
   static constexpr uint32_t INV = 0xffffffffu;
+  // 3r < 2^(32N) is false (3r = 1.36 * 2^256): mont_sqr's bound does not
+  // hold, Fr squares with mont_mul.
+  static constexpr bool SQR_DEDICATED = false;
   PL_HD static uint32_t mod(int i) {
     const uint32_t m[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
                            0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
@@ -51,6 +54,8 @@ struct FrParams {
 struct FpParams {
   static constexpr int N = 12;
   static constexpr uint32_t INV = 0xfffcfffdu;
+  // 3p < 2^(32N) (p < 2^381): mont_sqr's bound holds.
+  static constexpr bool SQR_DEDICATED = true;
   PL_HD static uint32_t mod(int i) {
     const uint32_t m[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
                             0xf6b0f624, 0x6730d2a0, 0xf38512bf, 0x64774b84,
@@ -126,6 +131,30 @@ struct Chain {
     return step(x, y, cc);
 #endif
   }
+  // Subtraction chains (the borrow is the carry flag): x -= y, no borrow
+  // in; borrow out.
+  PL_HD void sub(uint32_t& x, uint32_t y) {
+#if defined(PL_PTX)
+    asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(x) : "r"(y));
+#else
+    x = bstep(x, y, 0);
+#endif
+  }
+  // x -= y + borrow; borrow out.
+  PL_HD void subc(uint32_t& x, uint32_t y) {
+#if defined(PL_PTX)
+    asm volatile("subc.cc.u32 %0, %0, %1;" : "+r"(x) : "r"(y));
+#else
+    x = bstep(x, y, cc);
+#endif
+  }
+#if !defined(PL_PTX)
+  PL_HD uint32_t bstep(uint32_t x, uint32_t y, uint32_t bin) {
+    uint64_t t = (uint64_t)x - y - bin;
+    cc = (uint32_t)(t >> 32) & 1;
+    return (uint32_t)t;
+  }
+#endif
 };
 
 // 16-byte alignment (sizes unchanged: 32 and 48 bytes) lets loads and
@@ -291,6 +320,163 @@ struct alignas(16) Field {
     return r;
   }
 
+  // Montgomery squaring, a^2 / R mod p for a < p: mont_mul's rounds and
+  // layout (T = E + 2^32 O and the pending limb) with each cross product
+  // a_i*a_j (i < j) computed once, N(N+1)/2 + N^2 products instead of
+  // 2N^2 (Fp: 222 instead of 288). Round i adds row i of the square,
+  //   a_i (a_i 2^(32i) + 2 U_i) 2^(32i),  U_i = sum_{j>i} a_j 2^(32j),
+  // which lies on the round's limbs i..N-1: a_i times v_j at limb j, with
+  // v_i = a_i and v_j for j > i the limbs of 2 U_i, a_(i+1) << 1 and then
+  // (a_j << 1) | (a_(j-1) >> 31) (2 U_i has no limb N: a < 2^(32N-1)).
+  // Even j go to E's pairs (j, j+1), odd j to O's (j-1, j), as in
+  // mont_mul; so do m*p's. The pending limb is added to e[0] at the start
+  // of the chain of O's m*p pairs, which takes its carry (the rows of
+  // rounds i >= 1 do not touch e[0], so m sees the whole limb).
+  // Bounds: rows 0..i sum to a^2 - U_i^2 = L (2a - L) < 2aL, L = a mod
+  // 2^(32(i+1)), so after round i T < 2a + p < 3p, and before its shift
+  // the sum (2^32 T >= 2^32 O) leaves O < 3p < 2^(32N) (P::SQR_DEDICATED:
+  // true for Fp, p < 2^381; false for Fr, 3r > 2^256): O's chains never
+  // carry out; E's go to top (at most 2). At the end T = (a^2 + M p) / R <
+  // p (p / R) + p < 2p (M < R): one conditional subtraction.
+  PL_HD static Field mont_sqr(const Field& a) {
+    static_assert(P::SQR_DEDICATED, "mont_sqr's bound needs 3p < 2^(32N)");
+    uint32_t d[N];  // d[j], j >= 1: limb j of 2a
+    d[0] = 0;
+    PL_UNROLL for (int j = 1; j < N; j++) d[j] = (a.v[j] << 1) | (a.v[j - 1] >> 31);
+    uint32_t e[N], o[N], pend = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      const uint32_t ai = a.v[i];
+      Chain kro;  // the row's odd j >= i
+      const int jo = i | 1;
+      kro.mad(o[jo - 1], o[jo], sqr_v(a, d, i, jo), ai);
+      PL_UNROLL for (int j = jo + 2; j < N; j += 2) kro.madc(o[j - 1], o[j], sqr_v(a, d, i, j), ai);
+      uint32_t top = 0;
+      const int je = (i + 1) & ~1;  // the row's even j >= i
+      if (je < N) {
+        Chain kre;
+        kre.mad(e[je], e[je + 1], sqr_v(a, d, i, je), ai);
+        PL_UNROLL for (int j = je + 2; j < N; j += 2) kre.madc(e[j], e[j + 1], sqr_v(a, d, i, j), ai);
+        top = kre.addc(0, 0);
+      }
+      Chain ko;
+      ko.add(e[0], pend);
+      const uint32_t m = e[0] * P::INV;
+      PL_UNROLL for (int j = 1; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
+      Chain kp;
+      kp.mad(e[0], e[1], P::mod(0), m);
+      PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
+      top = kp.addc(top, 0);
+      pend = e[1];
+      PL_UNROLL for (int j = 0; j < N; j++) {
+        const uint32_t next_o = j < N - 2 ? e[j + 2] : (j == N - 2 ? top : 0);
+        e[j] = o[j];
+        o[j] = next_o;
+      }
+    }
+    Field r;
+    Chain k;
+    r.v[0] = e[0];
+    k.add(r.v[0], pend);
+    PL_UNROLL for (int j = 1; j < N; j++) r.v[j] = k.addc(e[j], o[j - 1]);
+    reduce_once(r.v);
+    return r;
+  }
+  // mont_sqr's multiplicand at limb j of row i (j >= i).
+  PL_HD static uint32_t sqr_v(const Field& a, const uint32_t d[N], int i, int j) {
+    return j == i ? a.v[i] : (j == i + 1 ? a.v[j] << 1 : d[j]);
+  }
+
+  // A 2N-limb integer: an unreduced product (Fp2::mul_lazy).
+  struct Wide {
+    uint32_t v[2 * N];
+  };
+
+  // a*b as a 2N-limb integer, for any a, b < 2^(32N): mont_mul's rows
+  // without the reduction. After round i the limb at the bottom of E is
+  // final (later rows start higher) and leaves as limb i; the rest shifts
+  // down as in mont_mul. The state before round i is floor(a (b mod
+  // 2^(32i)) / 2^(32i)) < a, so before the shift the sum is below
+  // a + a (2^32 - 1) = 2^32 a and O < a: O's chains never carry out. The
+  // top half is what is left, E + 2^32 O + pend < a.
+  PL_HD static Wide mul_wide(const Field& a, const Field& b) {
+    Wide t;
+    uint32_t e[N], o[N], pend = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      const uint32_t bi = b.v[i];
+      Chain k;
+      k.add(e[0], pend);
+      PL_UNROLL for (int j = 1; j < N; j += 2) k.madc(o[j - 1], o[j], a.v[j], bi);
+      Chain ke;
+      ke.mad(e[0], e[1], a.v[0], bi);
+      PL_UNROLL for (int j = 2; j < N; j += 2) ke.madc(e[j], e[j + 1], a.v[j], bi);
+      const uint32_t top = ke.addc(0, 0);
+      t.v[i] = e[0];
+      pend = e[1];
+      PL_UNROLL for (int j = 0; j < N; j++) {
+        const uint32_t next_o = j < N - 2 ? e[j + 2] : (j == N - 2 ? top : 0);
+        e[j] = o[j];
+        o[j] = next_o;
+      }
+    }
+    Chain k;
+    t.v[N] = e[0];
+    k.add(t.v[N], pend);
+    PL_UNROLL for (int j = 1; j < N; j++) t.v[N + j] = k.addc(e[j], o[j - 1]);
+    return t;
+  }
+
+  // Montgomery reduction, t / R mod p for a 2N-limb t < p R. With t =
+  // t_lo + R t_hi: mont_mul's reduction rounds on E = t_lo, O = 0 give
+  // (t_lo + M p) / R < 1 + p (M < R), i.e. <= p, and t_hi < p, so the sum
+  // is < 2p < 2^(32N): one conditional subtraction. In the rounds T <
+  // 2^(32N) (T_0 = t_lo; T_(i+1) = (T_i + m p) / 2^32 < 2^(32(N-1)) + p),
+  // so the sum before each shift is < 2^(32N) + 2^32 p < 2^(32(N+1)) and
+  // O < 2^(32N): O's chains never carry out.
+  PL_HD static Field redc(const Wide& t) {
+    uint32_t e[N], o[N], pend = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      e[i] = t.v[i];
+      o[i] = 0;
+    }
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      Chain ko;
+      ko.add(e[0], pend);
+      const uint32_t m = e[0] * P::INV;
+      PL_UNROLL for (int j = 1; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
+      Chain kp;
+      kp.mad(e[0], e[1], P::mod(0), m);
+      PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
+      const uint32_t top = kp.addc(0, 0);
+      pend = e[1];
+      PL_UNROLL for (int j = 0; j < N; j++) {
+        const uint32_t next_o = j < N - 2 ? e[j + 2] : (j == N - 2 ? top : 0);
+        e[j] = o[j];
+        o[j] = next_o;
+      }
+    }
+    Field r;
+    Chain kh;  // E + t_hi, then + 2^32 O + pend (partial sums < 2p)
+    r.v[0] = e[0];
+    kh.add(r.v[0], t.v[N]);
+    PL_UNROLL for (int j = 1; j < N; j++) r.v[j] = kh.addc(e[j], t.v[N + j]);
+    Chain k;
+    k.add(r.v[0], pend);
+    PL_UNROLL for (int j = 1; j < N; j++) r.v[j] = k.addc(r.v[j], o[j - 1]);
+    reduce_once(r.v);
+    return r;
+  }
+
+  // a + b as integers, not reduced (a + b < 2^(32N)).
+  PL_HD static Field add_raw(const Field& a, const Field& b) {
+    Field r = a;
+    Chain k;
+    k.add(r.v[0], b.v[0]);
+    PL_UNROLL for (int j = 1; j < N; j++) r.v[j] = k.addc(r.v[j], b.v[j]);
+    return r;
+  }
+
 #if defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
   // A translation unit that defines PL_MUL_CALL gets its multiplications
   // as calls to one copy instead of inlined (see msm_impl.cuh). The operands
@@ -301,9 +487,30 @@ struct alignas(16) Field {
 #else
   PL_HD friend Field operator*(const Field& a, const Field& b) { return mont_mul(a, b); }
 #endif
+#if defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
+  // Fp2::mul_lazy's pieces as calls (see there).
+  __device__ __noinline__ static Wide mul_wide_call(Field a, Field b) { return mul_wide(a, b); }
+  __device__ __noinline__ static Field redc_call(Wide t) { return redc(t); }
+#endif
+  // Squarings: mont_mul(x, x) inlined. A/B builds (scripts/kernel-variants.sh):
+  // PL_SQR_CALL, squarings as calls too (with PL_MUL_CALL); PL_SQR_DEDICATED,
+  // mont_sqr where the modulus allows it (Fp), inlined or, with PL_SQR_CALL,
+  // as a call of its own.
 #if defined(PL_SQR_CALL) && defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
-  // An A/B build (scripts/kernel-variants.sh): squarings as calls too.
+#if defined(PL_SQR_DEDICATED)
+  __device__ __noinline__ static Field mont_sqr_call(Field a) { return mont_sqr(a); }
+  PL_HD Field sqr() const {
+    if constexpr (P::SQR_DEDICATED) return mont_sqr_call(*this);
+    else return mont_mul_call(*this, *this);
+  }
+#else
   PL_HD Field sqr() const { return mont_mul_call(*this, *this); }
+#endif
+#elif defined(PL_SQR_DEDICATED)
+  PL_HD Field sqr() const {
+    if constexpr (P::SQR_DEDICATED) return mont_sqr(*this);
+    else return mont_mul(*this, *this);
+  }
 #else
   PL_HD Field sqr() const { return mont_mul(*this, *this); }
 #endif
@@ -342,10 +549,64 @@ struct Fp2 {
     r.c1 = t + t;
     return r;
   }
+  // Karatsuba with lazy reduction: the three products kept unreduced
+  // (2N limbs), combined as integers, then two Montgomery reductions
+  // instead of three full multiplications (5N^2 products instead of 6N^2).
+  // Bounds, inputs < p (p < 2^(32N-3)):
+  //   s_a = a0 + a1, s_b = b0 + b1 < 2p < 2^(32N), not reduced;
+  //   p0 = a0 b0, p1 = a1 b1 < p^2; p2 = s_a s_b < 4p^2 < 2^(64N);
+  //   c1 = p2 - p0 - p1 = a0 b1 + a1 b0 < 2p^2 < p R;
+  //   c0 = p0 - p1 + K, K = p 2^(32N-3), a multiple of p and > p1, so
+  //     0 < c0 < K + p^2 < p 2^(32N-2) < p R.
+  // c0 is computed mod 2^(64N) (the borrow of p0 - p1 and the carry of
+  // + K cancel); K's limbs below N-1 are zero. redc takes t < p R.
+  // With PL_MUL_CALL on the device, the products and reductions are calls
+  // (one copy each), unless PL_FP2_CALL makes the whole multiplication one.
+  PL_HD static Fp2 mul_lazy(const Fp2& a, const Fp2& b) {
+    constexpr int N = Fp::N;
+    const Fp sa = Fp::add_raw(a.c0, a.c1), sb = Fp::add_raw(b.c0, b.c1);
+#if defined(PL_MUL_CALL) && defined(__CUDA_ARCH__) && !defined(PL_FP2_CALL)
+    Fp::Wide p0 = Fp::mul_wide_call(a.c0, b.c0);
+    const Fp::Wide p1 = Fp::mul_wide_call(a.c1, b.c1);
+    Fp::Wide p2 = Fp::mul_wide_call(sa, sb);
+#else
+    Fp::Wide p0 = Fp::mul_wide(a.c0, b.c0);
+    const Fp::Wide p1 = Fp::mul_wide(a.c1, b.c1);
+    Fp::Wide p2 = Fp::mul_wide(sa, sb);
+#endif
+    Chain k1, k2;  // p2 -= p0; p2 -= p1
+    k1.sub(p2.v[0], p0.v[0]);
+    PL_UNROLL for (int j = 1; j < 2 * N; j++) k1.subc(p2.v[j], p0.v[j]);
+    k2.sub(p2.v[0], p1.v[0]);
+    PL_UNROLL for (int j = 1; j < 2 * N; j++) k2.subc(p2.v[j], p1.v[j]);
+    Chain k3, k4;  // p0 -= p1; p0 += K (limbs N-1..2N-1)
+    k3.sub(p0.v[0], p1.v[0]);
+    PL_UNROLL for (int j = 1; j < 2 * N; j++) k3.subc(p0.v[j], p1.v[j]);
+    k4.add(p0.v[N - 1], FpParams::mod(0) << 29);
+    PL_UNROLL for (int j = N; j < 2 * N; j++) {
+      const uint32_t kj = (j - N + 1 < N ? FpParams::mod(j - N + 1) << 29 : 0) | (FpParams::mod(j - N) >> 3);
+      p0.v[j] = k4.addc(p0.v[j], kj);
+    }
+    Fp2 r;
+#if defined(PL_MUL_CALL) && defined(__CUDA_ARCH__) && !defined(PL_FP2_CALL)
+    r.c0 = Fp::redc_call(p0);
+    r.c1 = Fp::redc_call(p2);
+#else
+    r.c0 = Fp::redc(p0);
+    r.c1 = Fp::redc(p2);
+#endif
+    return r;
+  }
+  // Operators. A/B builds (scripts/kernel-variants.sh): PL_FP2_CALL (with
+  // PL_MUL_CALL), an Fp2 multiplication or squaring is one call whose Fp
+  // multiplications are inlined, instead of calls of the Fp one;
+  // PL_FP2_LAZY, multiplications by mul_lazy (one call of it with
+  // PL_FP2_CALL). Same results.
 #if defined(PL_FP2_CALL) && defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
-  // An A/B build (scripts/kernel-variants.sh): an Fp2 multiplication is
-  // one call whose three Fp multiplications are inlined, instead of three
-  // calls of the Fp one. Same arithmetic.
+#if defined(PL_FP2_LAZY)
+  __device__ __noinline__ static Fp2 mul_lazy_call(Fp2 a, Fp2 b) { return mul_lazy(a, b); }
+  PL_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) { return mul_lazy_call(a, b); }
+#else
   __device__ __noinline__ static Fp2 mul_call(Fp2 a, Fp2 b) {
     Fp t0 = Fp::mont_mul(a.c0, b.c0);
     Fp t1 = Fp::mont_mul(a.c1, b.c1);
@@ -355,6 +616,8 @@ struct Fp2 {
     r.c1 = t2 - t0 - t1;
     return r;
   }
+  PL_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) { return mul_call(a, b); }
+#endif
   __device__ __noinline__ static Fp2 square_call(Fp2 a) {
     Fp2 r;
     Fp t = Fp::mont_mul(a.c0, a.c1);
@@ -362,10 +625,13 @@ struct Fp2 {
     r.c1 = t + t;
     return r;
   }
-  PL_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) { return mul_call(a, b); }
   PL_HD Fp2 sqr() const { return square_call(*this); }
 #else
+#if defined(PL_FP2_LAZY)
+  PL_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) { return mul_lazy(a, b); }
+#else
   PL_HD friend Fp2 operator*(const Fp2& a, const Fp2& b) { return mul(a, b); }
+#endif
   PL_HD Fp2 sqr() const { return square(*this); }
 #endif
 };

@@ -191,6 +191,10 @@ extern "C" int pl_event_elapsed(float* ms, void* from, void* to) {
 }
 
 // ---- self test: the multiplication against the plain CIOS reference ----
+// Also the A/B builds' arithmetic (field.cuh): Fp's dedicated squaring
+// (-DPL_SQR_DEDICATED) and Fp2's lazy multiplication (-DPL_FP2_LAZY)
+// against products of the reference, so a device whose kernels are built
+// either way checks them here.
 
 __device__ __forceinline__ uint32_t xorshift(uint64_t& x) {
   x ^= x << 13;
@@ -207,6 +211,22 @@ __device__ F random_elem(uint64_t& st) {
   return r;
 }
 
+// Karatsuba over mont_mul_ref (Fp2::mul's formula).
+__device__ pl::Fp2 fp2_mul_ref(const pl::Fp2& a, const pl::Fp2& b) {
+  pl::Fp t0 = pl::Fp::mont_mul_ref(a.c0, b.c0);
+  pl::Fp t1 = pl::Fp::mont_mul_ref(a.c1, b.c1);
+  pl::Fp t2 = pl::Fp::mont_mul_ref(a.c0 + a.c1, b.c0 + b.c1);
+  pl::Fp2 r;
+  r.c0 = t0 - t1;
+  r.c1 = t2 - t0 - t1;
+  return r;
+}
+
+__device__ void check_variants(const pl::Fp2& x, const pl::Fp2& y, int* mismatches) {
+  if (!(pl::Fp::mont_sqr(x.c0) == pl::Fp::mont_mul_ref(x.c0, x.c0))) atomicAdd(mismatches, 1);
+  if (!(pl::Fp2::mul_lazy(x, y) == fp2_mul_ref(x, y))) atomicAdd(mismatches, 1);
+}
+
 __global__ void k_selftest(uint64_t seed, int* mismatches) {
   uint64_t st = seed ^ (0x9e3779b97f4a7c15ull * (blockIdx.x * blockDim.x + threadIdx.x + 1));
   for (int it = 0; it < 16; it++) {
@@ -219,6 +239,29 @@ __global__ void k_selftest(uint64_t seed, int* mismatches) {
     for (int i = 0; i < pl::Fp::N; i++) m.v[i] = pl::FpParams::mod(i);
     m.v[0] -= 1 + (it & 3);
     if (!(pl::Fp::mont_mul(m, m) == pl::Fp::mont_mul_ref(m, m))) atomicAdd(mismatches, 1);
+    // the variants: random operands, equal ones, a zero component, p-1-k,
+    // Montgomery one, every limb 0xffffffff below p
+    pl::Fp2 x, y;
+    x.c0 = random_elem<pl::Fp>(st);
+    x.c1 = random_elem<pl::Fp>(st);
+    y.c0 = random_elem<pl::Fp>(st);
+    y.c1 = random_elem<pl::Fp>(st);
+    check_variants(x, y, mismatches);
+    check_variants(x, x, mismatches);
+    pl::Fp2 z = x;
+    if (it & 1) z.c0 = pl::Fp::zero(); else z.c1 = pl::Fp::zero();
+    check_variants(z, y, mismatches);
+    pl::Fp ones;
+    for (int i = 0; i < pl::Fp::N; i++) ones.v[i] = 0xffffffffu;
+    ones.v[pl::Fp::N - 1] = pl::FpParams::mod(pl::Fp::N - 1) - 1;
+    pl::Fp2 e, f;
+    e.c0 = m;
+    e.c1 = (it & 2) ? ones : pl::Fp::one();
+    f.c0 = (it & 1) ? m : ones;
+    f.c1 = m;
+    check_variants(e, f, mismatches);
+    check_variants(f, e, mismatches);
+    check_variants(e, x, mismatches);
   }
 }
 

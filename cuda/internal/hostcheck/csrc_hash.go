@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (csrc_test.go).
-const csrcHash = "3f1634f8e7757cb472613d9ce8be5dba4047cad35950c9b013f410e1ba5cc45d"
+const csrcHash = "49ff7cf74d186be1947b6cee32680ca4f12756801fbf7d7dbcbb31e72169b6b4"

@@ -16,6 +16,12 @@ void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size
 void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_sqr(uint64_t* o, const uint64_t* a);
+void hc_fp_sqr(uint64_t* o, const uint64_t* a);
+void hc_fp2_mul_lazy(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_variants_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
+void hc_variants_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
+void hc_variants_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
+void hc_variants_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out);
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
@@ -91,6 +97,20 @@ func Fp2Mul(a, b *curve.E2) (r curve.E2) {
 }
 func Fp2Sqr(a *curve.E2) (r curve.E2) {
 	C.hc_fp2_sqr(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)))
+	return
+}
+
+// FpSqr is field.cuh's dedicated squaring, Fp::mont_sqr (the kernels'
+// squarings with -DPL_SQR_DEDICATED).
+func FpSqr(a *fp.Element) (r fp.Element) {
+	C.hc_fp_sqr(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)))
+	return
+}
+
+// Fp2MulLazy is field.cuh's Fp2::mul_lazy, Karatsuba with two reductions
+// (the kernels' Fp2 multiplications with -DPL_FP2_LAZY).
+func Fp2MulLazy(a, b *curve.E2) (r curve.E2) {
+	C.hc_fp2_mul_lazy(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
 	return
 }
 
@@ -180,5 +200,33 @@ func FixedG1(table []curve.G1Affine, c int, scalars []fr.Element, batch int) []c
 func FixedG2(table []curve.G2Affine, c int, scalars []fr.Element, batch int) []curve.G2Affine {
 	out := make([]curve.G2Affine, len(scalars))
 	C.hc_fixed_g2(unsafe.Pointer(&table[0]), C.size_t(len(table)), C.int(c), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), C.size_t(batch), unsafe.Pointer(&out[0]))
+	return out
+}
+
+// The emulation built with the A/B arithmetic switches on
+// (variants.cpp: -DPL_SQR_DEDICATED -DPL_FP2_LAZY), same contracts as
+// MSMG1, MSMG2, PrecomputeG1 and PrecomputeG2.
+
+func VariantsMSMG1(bases []curve.G1Affine, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {
+	w := make([]points.G1XYZZ, (256+c-1)/c)
+	C.hc_variants_msm_g1(unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), 0, unsafe.Pointer(&w[0]))
+	return points.CombineG1(w, c)
+}
+
+func VariantsMSMG2(bases []curve.G2Affine, scalars []fr.Element, c, seg, chunk int) curve.G2Jac {
+	w := make([]points.G2XYZZ, (256+c-1)/c)
+	C.hc_variants_msm_g2(unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), 0, unsafe.Pointer(&w[0]))
+	return points.CombineG2(w, c)
+}
+
+func VariantsPrecomputeG1(bases []curve.G1Affine, c, batch int) []curve.G1Affine {
+	out := make([]curve.G1Affine, (256+c-1)/c*len(bases))
+	C.hc_variants_precompute_g1(unsafe.Pointer(&bases[0]), C.size_t(len(bases)), C.int(c), C.size_t(batch), unsafe.Pointer(&out[0]))
+	return out
+}
+
+func VariantsPrecomputeG2(bases []curve.G2Affine, c, batch int) []curve.G2Affine {
+	out := make([]curve.G2Affine, (256+c-1)/c*len(bases))
+	C.hc_variants_precompute_g2(unsafe.Pointer(&bases[0]), C.size_t(len(bases)), C.int(c), C.size_t(batch), unsafe.Pointer(&out[0]))
 	return out
 }

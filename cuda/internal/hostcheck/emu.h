@@ -1,0 +1,142 @@
+//go:build cudahost
+
+// emu.h: the host emulation of the MSM kernels (msm_impl.cuh's steps in
+// the kernels' order) and of the batch sums, shared by hostcheck.cpp and
+// variants.cpp (the same emulation built with the A/B switches on).
+#pragma once
+#include <string.h>
+#include <algorithm>
+#include <vector>
+#include "fixed.cuh"
+#include "msm.cuh"
+
+namespace pl {
+namespace emu {
+
+// Go memory is only 8-byte aligned; the field types are 16-byte aligned
+// (field.cuh), so arrays from Go are copied into vectors before use.
+template <class T>
+static std::vector<T> copy_in(const void* p, size_t n) {
+  std::vector<T> v(n);
+  memcpy((void*)v.data(), p, n * sizeof(T));
+  return v;
+}
+
+template <class F>
+static void emu_reduce(std::vector<XYZZ<F>>& pts, uint32_t groups, uint32_t stride, uint32_t len) {
+  while (len > 1) {
+    uint32_t newlen = (len + 1) / 2;
+    for (uint32_t g = 0; g < groups; g++)
+      for (uint32_t i = 0; i < len - newlen; i++) pts[g * stride + i].add(pts[g * stride + i + newlen]);
+    len = newlen;
+  }
+}
+
+// Same steps as msm<F> in msm_impl.cuh; with table_n > 0, bases_ is a
+// table of msm_windows(c) rows of table_n points (emu_precompute's).
+template <class F>
+static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int mont, int c, int seg,
+                    int chunk, size_t table_n, void* out) {
+  const uint32_t W = msm_windows(c), half = 1u << (c - 1);
+  const uint32_t Wb = table_n ? 1 : W, nb = Wb * half, sentinel = nb;
+  const std::vector<Affine<F>> bases_v = copy_in<Affine<F>>(bases_, table_n ? W * table_n : n);
+  const Affine<F>* bases = bases_v.data();
+  const size_t total = n * W;
+  std::vector<uint32_t> keys(total), vals(total);
+  for (size_t i = 0; i < n; i++) {
+    Fr s;
+    memcpy(s.v, scalars + 4 * i, 32);
+    if (mont) s = s.from_mont();
+    msm_recode(s.v, (uint32_t)i, c, keys.data() + i, vals.data() + i, n, table_n);
+  }
+  std::vector<size_t> order(total);
+  for (size_t i = 0; i < total; i++) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  std::vector<uint32_t> ks(total), vs(total);
+  for (size_t i = 0; i < total; i++) {
+    ks[i] = keys[order[i]];
+    vs[i] = vals[order[i]];
+  }
+  std::vector<uint32_t> start(nb, 0), end(nb, 0), cnt(nb), off(nb);
+  for (size_t i = 0; i < total; i++) {
+    uint32_t k = ks[i];
+    if (k >= sentinel) continue;
+    if (i == 0 || ks[i - 1] != k) start[k] = i;
+    if (i + 1 == total || ks[i + 1] != k) end[k] = i + 1;
+  }
+  uint32_t acc = 0;
+  for (uint32_t b = 0; b < nb; b++) {
+    cnt[b] = (end[b] - start[b] + seg - 1) / seg;
+    off[b] = acc;
+    acc += cnt[b];
+  }
+  const uint32_t tot = off[nb - 1] + cnt[nb - 1];
+  std::vector<XYZZ<F>> partial(tot);
+  for (uint32_t g = 0; g < tot; g++) {
+    uint32_t b = find_bucket(off.data(), nb, g);
+    uint32_t j = g - off[b];
+    uint32_t begin = start[b] + j * seg, stop = begin + seg;
+    if (stop > end[b]) stop = end[b];
+    partial[g] = msm_accumulate<F>(bases, vs.data(), begin, stop);
+  }
+  // tree over each bucket's segments, as k_seg_tree
+  const uint64_t maxcnt = ((table_n ? total : n) + seg - 1) / seg;
+  for (int r = 0; (1ull << r) < maxcnt; r++) {
+    for (uint32_t g = 0; g < tot; g++) {
+      uint32_t b = find_bucket(off.data(), nb, g);
+      uint32_t i = g - off[b], c = cnt[b];
+      uint32_t len = (uint32_t)(((uint64_t)c + (1ull << r) - 1) >> r);
+      uint32_t newlen = (uint32_t)(((uint64_t)c + (2ull << r) - 1) >> (r + 1));
+      if (i < len - newlen) partial[g].add(partial[g + newlen]);
+    }
+  }
+  std::vector<XYZZ<F>> buckets(nb);
+  for (uint32_t b = 0; b < nb; b++) buckets[b] = cnt[b] ? partial[off[b]] : XYZZ<F>::inf();
+  const uint32_t len = half < (uint32_t)chunk ? half : (uint32_t)chunk;
+  const uint32_t nchunks = half / len;
+  std::vector<XYZZ<F>> chunks((size_t)nchunks * Wb);
+  for (uint32_t t = 0; t < nchunks * Wb; t++) {
+    uint32_t w = t / nchunks, k = t % nchunks;
+    chunks[t] = msm_chunk_reduce<F>(buckets.data() + (size_t)w * half, k * len, len);
+  }
+  emu_reduce<F>(chunks, Wb, nchunks, nchunks);
+  for (uint32_t w = 0; w < Wb; w++) memcpy((char*)out + w * sizeof(XYZZ<F>), &chunks[w * nchunks], sizeof(XYZZ<F>));
+}
+
+// precompute<F> in msm_impl.cuh: rows 1..W-1 of the table from row 0 (the
+// n points of bases_), converted to affine `batch` points at a time.
+template <class F>
+static void emu_precompute(const void* bases_, size_t n, int c, size_t batch, void* out) {
+  const uint32_t W = msm_windows(c);
+  std::vector<Affine<F>> table(W * n);
+  memcpy((void*)table.data(), bases_, n * sizeof(Affine<F>));
+  std::vector<XYZZ<F>> acc(n);
+  std::vector<F> scratch(n);
+  for (uint32_t w = 1; w < W; w++) {
+    for (size_t i = 0; i < n; i++) acc[i] = msm_precompute_step<F>(table[(w - 1) * n + i], c);
+    for (size_t lo = 0; lo < n; lo += batch) {
+      size_t hi = lo + batch < n ? lo + batch : n;
+      fixed_to_affine<F>(acc.data(), table.data() + w * n, scratch.data() + lo, lo, hi);
+    }
+  }
+  memcpy(out, (const void*)table.data(), W * n * sizeof(Affine<F>));
+}
+
+template <class F>
+static void emu_sum(const void* bases_, const int32_t* idx, size_t count, uint32_t threads, void* out) {
+  int32_t top = -1;
+  for (size_t i = 0; i < count; i++) top = std::max(top, idx[i]);
+  const std::vector<Affine<F>> bases_v = copy_in<Affine<F>>(bases_, (size_t)(top + 1));
+  const Affine<F>* bases = bases_v.data();
+  std::vector<XYZZ<F>> part(threads);
+  for (uint32_t t = 0; t < threads; t++) {
+    XYZZ<F> a = XYZZ<F>::inf();
+    for (size_t i = t; i < count; i += threads) a.add_affine(bases[idx[i]], false);
+    part[t] = a;
+  }
+  emu_reduce<F>(part, 1, threads, threads);
+  memcpy(out, &part[0], sizeof(XYZZ<F>));
+}
+
+}  // namespace emu
+}  // namespace pl

@@ -1,0 +1,37 @@
+//go:build cudahost
+
+// The MSM emulation (emu.h) built with the kernels' A/B arithmetic
+// switches on: squarings by Fp's mont_sqr (PL_SQR_DEDICATED) and Fp2
+// multiplications by mul_lazy (PL_FP2_LAZY), so the tests check those
+// variants through the XYZZ additions, doublings and inversions of whole
+// MSMs and tables, not only one operation at a time.
+//
+// The headers are compiled a second time here with different inline
+// functions (Field::sqr, Fp2's operator*); `pl` is renamed so that their
+// symbols differ from hostcheck.cpp's (one definition rule), else the
+// linker could keep either copy.
+#define PL_SQR_DEDICATED 1
+#define PL_FP2_LAZY 1
+#define pl pl_variants
+#include "emu.h"
+
+using namespace pl::emu;
+
+extern "C" {
+
+void hc_variants_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
+                        int chunk, size_t table_n, void* out) {
+  emu_msm<pl::Fp>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
+}
+void hc_variants_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
+                        int chunk, size_t table_n, void* out) {
+  emu_msm<pl::Fp2>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
+}
+void hc_variants_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out) {
+  emu_precompute<pl::Fp>(bases, n, c, batch, out);
+}
+void hc_variants_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out) {
+  emu_precompute<pl::Fp2>(bases, n, c, batch, out);
+}
+
+}  // extern "C"
