@@ -8,10 +8,10 @@
 #   build/gpu/cuda.test.gz            the cuda package's tests (kernels against gnark-crypto)
 #   build/gpu/cudabench.gz            the kernel benchmark (scripts/gpu-tables.sh)
 #
-# `gpu-build.sh cli` builds the CLI alone into build/cli.
+# `gpu-build.sh cli` builds the CLI and cuda.test alone into build/cli.
 #
-# The kernels library cuda/build/libprooflane_cuda.a must be built (make -C
-# cuda, needs nvcc); its hash goes into -X so that Go relinks when it changes
+# The kernels library cuda/build/libprooflane_cuda.a is brought up to date
+# first (make -C cuda, needs nvcc); its hash goes into -X so that Go relinks when it changes
 # (Go's build cache does not see the library). Binaries are stripped and
 # gzipped to stay well under the device tool's 64 MiB carry limit; the
 # script fails if they do not. Then carry build/gpu:
@@ -21,8 +21,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=build/gpu
 lib=cuda/build/libprooflane_cuda.a
-if [ ! -f "$lib" ]; then
-	echo "gpu-build: $lib is missing: build the kernels first (make -C cuda)" >&2
+# up to date with cuda/csrc (make rebuilds only what changed): a stale
+# library would be linked as it is
+if ! make -s -C cuda; then
+	echo "gpu-build: the kernels did not build (make -C cuda; nvcc: scripts/install-cuda.sh)" >&2
 	exit 1
 fi
 h=$(sha1sum "$lib" | cut -c1-16)
@@ -32,10 +34,10 @@ ld="-ldflags=-s -w -X=github.com/prooflane/prooflane/cuda.libHash=$h"
 rm -rf "$out"
 mkdir -p "$out"
 go build -tags cuda "$ld" -o "$out/prooflane" ./cmd/prooflane
+go test -c -tags cuda "$ld" -o "$out/cuda.test" ./cuda
 if [ "${1:-}" != cli ]; then
 	go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16
 	go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./device/cuda
-	go test -c -tags cuda "$ld" -o "$out/cuda.test" ./cuda
 	go build -tags cuda "$ld" -o "$out/cudabench" ./cuda/cmd/cudabench
 fi
 git rev-parse HEAD >"$out/REVISION"

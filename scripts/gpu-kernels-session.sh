@@ -3,6 +3,7 @@
 # issue 15's workers, most important first, each part in what is left of
 # BUDGET seconds (default 500):
 #
+#   0. the kernels' device self test (cuda.test -test.run TestSelfTest)
 #   1. sppark side by side, first pass (scripts/sppark-side-by-side.sh:
 #      prooflane's cudabench with -dump, then sppark on the same inputs)
 #   2. the kernel variants, round 1 (scripts/kernel-variants.sh)
@@ -16,7 +17,7 @@
 #
 #   SPPARK=... BLST=... bash scripts/sppark-build.sh   # build/sppark
 #   bash scripts/kernel-variants.sh build              # build/variants
-#   bash scripts/gpu-build.sh cli                      # build/cli/prooflane.gz
+#   bash scripts/gpu-build.sh cli                      # build/cli: prooflane.gz, cuda.test.gz
 #   run(command: "bash scripts/gpu-kernels-session.sh", carry: ["build/sppark", "build/variants", "build/cli"], timeout_s: 600)
 #
 # Everything lands in $OUT: session.md (every table), results.tgz.
@@ -47,6 +48,14 @@ variants() {
 	grep -E "rc=|DIFFER" "$work/variants-$1.log"
 }
 
+# the kernels' self test first (the v7 arithmetic against the reference
+# multiplication on the device): a few seconds
+if [ -f build/cli/cuda.test.gz ]; then
+	gunzip -c build/cli/cuda.test.gz >/tmp/gks-cuda.test && chmod +x /tmp/gks-cuda.test
+	timeout 60 /tmp/gks-cuda.test -test.run 'TestSelfTest' -test.v >"$work/selftest.log" 2>&1
+	say "self test: rc $?"
+	grep -E "^(--- |ok|FAIL|PASS)" "$work/selftest.log"
+fi
 sbs 230 "prooflane-1 sppark-1" 1
 [ "$(left)" -gt 90 ] && variants 1
 [ "$(left)" -gt 80 ] && {
@@ -68,6 +77,9 @@ sbs 230 "prooflane-1 sppark-1" 1
 	echo
 	cat "$work/sbs/side-by-side.md" 2>/dev/null
 	for f in "$work"/variants-*.log; do echo; echo "## $(basename "$f")"; sed -n '/^| op/,$p' "$f"; grep DIFFER "$f"; done
+	echo
+	echo "## self test"
+	grep -E "^(--- |ok|FAIL|PASS)" "$work/selftest.log" 2>/dev/null
 	echo
 	echo "## workers"
 	cat "$work/workers/workers.md" 2>/dev/null
