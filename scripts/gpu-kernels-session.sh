@@ -57,7 +57,7 @@ if [ -f build/cli/cuda.test.gz ]; then
 	grep -E "^(--- |ok|FAIL|PASS)" "$work/selftest.log"
 fi
 sbs 230 "prooflane-1 sppark-1" 1
-[ "$(left)" -gt 90 ] && variants 1
+[ "$(left)" -gt 130 ] && variants 1
 [ "$(left)" -gt 80 ] && {
 	OUT=$work/workers BUDGET=$(($(left) - 20)) SIZES=chain:22 PARTS=8 WORKERS="2 8" bash scripts/workers-run.sh >"$work/workers.log" 2>&1
 	say "workers: rc $?"
@@ -69,7 +69,7 @@ sbs 230 "prooflane-1 sppark-1" 1
 	say "window 2^25, 2^26: rc $?"
 }
 [ "$(left)" -gt 60 ] && sbs $(($(left) - 10)) "sppark-2 prooflane-2" 2
-[ "$(left)" -gt 70 ] && variants 2
+[ "$(left)" -gt 130 ] && variants 2
 
 {
 	echo "# gpu-kernels-session $(cat build/variants/REVISION 2>/dev/null | head -1)"
