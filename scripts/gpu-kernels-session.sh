@@ -34,7 +34,7 @@ report=$work/session.md
 : >"$report"
 
 sbs() {
-	OUT=$work/sbs WORK=$work/sbs-work BUDGET=$(($(left) < $1 ? $(left) : $1)) STEPS="$2" \
+	REPS=5 OUT=$work/sbs WORK=$work/sbs-work BUDGET=$(($(left) < $1 ? $(left) : $1)) STEPS="$2" \
 		CUDABENCH_ARGS="-cpu=false -reps 5 -seed 14 -distinct 0 -nttall -ntt 24 -g1 20,22,24 -g2 20,22 -t 18,20,22 -t2 18,20" \
 		bash build/sppark/sppark-side-by-side.sh >"$work/sbs-$3.log" 2>&1
 	say "side by side, pass $3: rc $?"
