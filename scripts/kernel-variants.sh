@@ -2,7 +2,7 @@
 # kernel-variants.sh: A/B builds of the MSM kernels. Each variant is the
 # kernels library built with extra nvcc defines (the knobs in
 # cuda/csrc/msm_impl.cuh and field.cuh: PL_SEG, PL_G1_BLOCKS,
-# PL_FP2_CALL, PL_SQR_CALL, PL_SQR_DEDICATED, PL_FP2_LAZY), linked into
+# PL_V6_ARITHMETIC, PL_SQR_CALL), linked into
 # its own cudabench, so that one device call times every variant in
 # alternation on the same inputs (cudabench -seed) and compares their
 # results (the `result` lines).
@@ -18,17 +18,11 @@ cd "$(dirname "$0")/.."
 dir=build/variants
 
 default_variants=(
+	# v7's arithmetic is the default (field.cuh); v6's for the A/B
+	"v6=-DPL_V6_ARITHMETIC"
 	"seg64=-DPL_SEG=64"
 	"seg256=-DPL_SEG=256"
-	"fp2call=-DPL_FP2_CALL"
 	"sqrcall=-DPL_SQR_CALL"
-	# v7 candidates (docs/cuda-perf-notes.md): the squaring defines leave
-	# G2's accumulation kernel as it is (not its inversions: tables) and
-	# the Fp2 ones all of G1's kernels, so one binary times both: its G1
-	# rows the dedicated squaring (inlined / as a call), its G2 rows the
-	# lazy Fp2 multiplication (pieces as calls / one call)
-	"sqrded-fp2lazy=-DPL_SQR_DEDICATED -DPL_FP2_LAZY"
-	"sqrdedcall-fp2lazycall=-DPL_SQR_DEDICATED -DPL_SQR_CALL -DPL_FP2_LAZY -DPL_FP2_CALL"
 )
 
 build() {

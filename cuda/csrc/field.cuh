@@ -8,6 +8,27 @@
 #pragma once
 #include <stdint.h>
 
+// The arithmetic the kernels use (v7; docs/cuda-perf-notes.md, "v7"): Fp
+// squarings by mont_sqr, Fp2 multiplications by mul_lazy, and in the MSM
+// kernels each Fp2 multiplication or squaring one call. On the H200, in
+// one A/B run against v6's arithmetic on the same inputs: G2 MSM 2^22
+// 174.7 -> 138.3 ms, over a precomputed table 124.1 -> 98.8 ms; G1 2^24
+// 139.7 -> 137.1 ms, over a table 114.3 -> 112.1 ms. -DPL_V6_ARITHMETIC
+// builds v6's instead (squarings by mont_mul, three calls of the Fp
+// multiplication an Fp2 one), for A/B runs (scripts/kernel-variants.sh);
+// the host check tests both (hostcheck.cpp and variants.cpp).
+#if !defined(PL_V6_ARITHMETIC)
+#ifndef PL_SQR_DEDICATED
+#define PL_SQR_DEDICATED 1
+#endif
+#ifndef PL_FP2_LAZY
+#define PL_FP2_LAZY 1
+#endif
+#ifndef PL_FP2_CALL
+#define PL_FP2_CALL 1
+#endif
+#endif
+
 #if defined(__CUDACC__)
 #define PL_HD __host__ __device__ __forceinline__
 // point operations stay out of line: one copy per kernel keeps nvcc's
@@ -492,10 +513,9 @@ struct alignas(16) Field {
   __device__ __noinline__ static Wide mul_wide_call(Field a, Field b) { return mul_wide(a, b); }
   __device__ __noinline__ static Field redc_call(Wide t) { return redc(t); }
 #endif
-  // Squarings: mont_mul(x, x) inlined. A/B builds (scripts/kernel-variants.sh):
-  // PL_SQR_CALL, squarings as calls too (with PL_MUL_CALL); PL_SQR_DEDICATED,
-  // mont_sqr where the modulus allows it (Fp), inlined or, with PL_SQR_CALL,
-  // as a call of its own.
+  // Squarings: with PL_SQR_DEDICATED (the default, see the top of the
+  // file) mont_sqr where the modulus allows it (Fp), else mont_mul(x, x);
+  // inlined, or as calls with PL_SQR_CALL (an A/B build: slower for G1).
 #if defined(PL_SQR_CALL) && defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
 #if defined(PL_SQR_DEDICATED)
   __device__ __noinline__ static Field mont_sqr_call(Field a) { return mont_sqr(a); }
@@ -597,11 +617,10 @@ struct Fp2 {
 #endif
     return r;
   }
-  // Operators. A/B builds (scripts/kernel-variants.sh): PL_FP2_CALL (with
-  // PL_MUL_CALL), an Fp2 multiplication or squaring is one call whose Fp
-  // multiplications are inlined, instead of calls of the Fp one;
-  // PL_FP2_LAZY, multiplications by mul_lazy (one call of it with
-  // PL_FP2_CALL). Same results.
+  // Operators. PL_FP2_CALL (with PL_MUL_CALL) makes an Fp2 multiplication
+  // or squaring one call whose Fp pieces are inlined, instead of calls of
+  // the Fp ones; PL_FP2_LAZY multiplies by mul_lazy (one call of it with
+  // PL_FP2_CALL). Both are the default (top of the file). Same results.
 #if defined(PL_FP2_CALL) && defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
 #if defined(PL_FP2_LAZY)
   __device__ __noinline__ static Fp2 mul_lazy_call(Fp2 a, Fp2 b) { return mul_lazy(a, b); }

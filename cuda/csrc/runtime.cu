@@ -191,10 +191,9 @@ extern "C" int pl_event_elapsed(float* ms, void* from, void* to) {
 }
 
 // ---- self test: the multiplication against the plain CIOS reference ----
-// Also the A/B builds' arithmetic (field.cuh): Fp's dedicated squaring
-// (-DPL_SQR_DEDICATED) and Fp2's lazy multiplication (-DPL_FP2_LAZY)
-// against products of the reference, so a device whose kernels are built
-// either way checks them here.
+// Also the v7 arithmetic (field.cuh), the kernels' default: Fp's dedicated
+// squaring and Fp2's lazy multiplication against products of the
+// reference.
 
 __device__ __forceinline__ uint32_t xorshift(uint64_t& x) {
   x ^= x << 13;

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "49ff7cf74d186be1947b6cee32680ca4f12756801fbf7d7dbcbb31e72169b6b4"
+const csrcHash = "d9494266354e434fb5953b6e6dcafe63d7affd7725ffb7150083caf8497f7f32"

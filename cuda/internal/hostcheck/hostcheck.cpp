@@ -69,8 +69,8 @@ void hc_fp2_sqr(uint64_t* o, const uint64_t* a) {
   memcpy(o, &r, 96);
 }
 
-// The A/B variants' arithmetic called directly (the kernels use it only
-// when built with -DPL_SQR_DEDICATED / -DPL_FP2_LAZY).
+// The v7 arithmetic called directly (also what Field::sqr and Fp2's
+// operator* are by default; field.cuh).
 void hc_fp_sqr(uint64_t* o, const uint64_t* a) {
   Fp x;
   memcpy(x.v, a, 48);

@@ -101,14 +101,14 @@ func Fp2Sqr(a *curve.E2) (r curve.E2) {
 }
 
 // FpSqr is field.cuh's dedicated squaring, Fp::mont_sqr (the kernels'
-// squarings with -DPL_SQR_DEDICATED).
+// squarings by default).
 func FpSqr(a *fp.Element) (r fp.Element) {
 	C.hc_fp_sqr(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)))
 	return
 }
 
 // Fp2MulLazy is field.cuh's Fp2::mul_lazy, Karatsuba with two reductions
-// (the kernels' Fp2 multiplications with -DPL_FP2_LAZY).
+// (the kernels' Fp2 multiplications by default).
 func Fp2MulLazy(a, b *curve.E2) (r curve.E2) {
 	C.hc_fp2_mul_lazy(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
 	return
@@ -203,9 +203,9 @@ func FixedG2(table []curve.G2Affine, c int, scalars []fr.Element, batch int) []c
 	return out
 }
 
-// The emulation built with the A/B arithmetic switches on
-// (variants.cpp: -DPL_SQR_DEDICATED -DPL_FP2_LAZY), same contracts as
-// MSMG1, MSMG2, PrecomputeG1 and PrecomputeG2.
+// The emulation built with v6's arithmetic (variants.cpp:
+// -DPL_V6_ARITHMETIC, the kernels' A/B build), same contracts as MSMG1,
+// MSMG2, PrecomputeG1 and PrecomputeG2 (which have the default).
 
 func VariantsMSMG1(bases []curve.G1Affine, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {
 	w := make([]points.G1XYZZ, (256+c-1)/c)

@@ -1,17 +1,17 @@
 //go:build cudahost
 
-// The MSM emulation (emu.h) built with the kernels' A/B arithmetic
-// switches on: squarings by Fp's mont_sqr (PL_SQR_DEDICATED) and Fp2
-// multiplications by mul_lazy (PL_FP2_LAZY), so the tests check those
-// variants through the XYZZ additions, doublings and inversions of whole
-// MSMs and tables, not only one operation at a time.
+// The MSM emulation (emu.h) built with the other arithmetic the kernels
+// can be built with: v6's (PL_V6_ARITHMETIC: squarings by mont_mul, Fp2
+// multiplications by Karatsuba over three Montgomery multiplications),
+// while hostcheck.cpp has the default (mont_sqr, mul_lazy). So the tests
+// check both through the XYZZ additions, doublings and inversions of
+// whole MSMs and tables, not only one operation at a time.
 //
 // The headers are compiled a second time here with different inline
 // functions (Field::sqr, Fp2's operator*); `pl` is renamed so that their
 // symbols differ from hostcheck.cpp's (one definition rule), else the
 // linker could keep either copy.
-#define PL_SQR_DEDICATED 1
-#define PL_FP2_LAZY 1
+#define PL_V6_ARITHMETIC 1
 #define pl pl_variants
 #include "emu.h"
 

@@ -62,7 +62,7 @@ func isReducedFp(e *fp.Element) bool {
 }
 
 // TestFpSqrDedicatedEqualsGnarkSquare checks field.cuh's Fp::mont_sqr (the
-// kernels' squarings with -DPL_SQR_DEDICATED) against gnark-crypto's
+// kernels' squarings by default) against gnark-crypto's
 // Square on the edges, random elements and squares of random elements.
 func TestFpSqrDedicatedEqualsGnarkSquare(t *testing.T) {
 	r := rng(t)
@@ -91,7 +91,7 @@ func TestFpSqrDedicatedEqualsGnarkSquare(t *testing.T) {
 }
 
 // TestFp2MulLazyEqualsGnarkMul checks field.cuh's Fp2::mul_lazy (the
-// kernels' Fp2 multiplications with -DPL_FP2_LAZY) against gnark-crypto's
+// kernels' Fp2 multiplications by default) against gnark-crypto's
 // E2.Mul: every pair of operands whose four components are edges, random
 // operands, equal operands and operands with a zero component.
 func TestFp2MulLazyEqualsGnarkMul(t *testing.T) {
@@ -140,8 +140,9 @@ func TestFp2MulLazyEqualsGnarkMul(t *testing.T) {
 	t.Logf("%d multiplications", n)
 }
 
-// TestMSMWithArithmeticVariants runs the MSM emulation built with
-// -DPL_SQR_DEDICATED -DPL_FP2_LAZY (variants.cpp) against gnark-crypto:
+// TestMSMWithArithmeticVariants runs the MSM emulation built with the
+// other arithmetic, v6's (-DPL_V6_ARITHMETIC, variants.cpp), against
+// gnark-crypto (TestMSM* check the default, mont_sqr and mul_lazy):
 // whole MSMs (XYZZ mixed and full additions, doublings, the window
 // reduction) and precomputed tables (doublings and batch inversions,
 // ~380 squarings each).
