@@ -263,6 +263,27 @@ struct alignas(16) Field {
 
   PL_HD Field dbl() const { return *this + *this; }
 
+  // The end of a round of mont_mul and the functions built like it: the
+  // running sum E + 2^32 O moved down one limb (E's limb 0 is zero by
+  // then). E's limb 1, which has no place in O, becomes pend, added at the
+  // start of the next round; the new E is O, the new O is E's limbs 2..
+  // and top, the round's carry limb.
+  PL_HD static void shift_down(uint32_t e[N], uint32_t o[N], uint32_t top, uint32_t& pend) {
+    pend = e[1];
+    PL_UNROLL for (int j = 0; j < N; j++) {
+      const uint32_t next_o = j < N - 2 ? e[j + 2] : (j == N - 2 ? top : 0);
+      e[j] = o[j];
+      o[j] = next_o;
+    }
+  }
+  // r += pend + 2^32 O: with r = E after the last round, the running sum
+  // as one value.
+  PL_HD static void add_pending(uint32_t r[N], const uint32_t o[N], uint32_t pend) {
+    Chain k;
+    k.add(r[0], pend);
+    PL_UNROLL for (int j = 1; j < N; j++) r[j] = k.addc(r[j], o[j - 1]);
+  }
+
   // Montgomery multiplication (CIOS) with the running sum held as two
   // arrays, T = E + 2^32 O: the products a_j*b_i of even j land on limbs
   // (j, j+1) of E and those of odd j on limbs (j-1, j) of O, so each array
@@ -292,19 +313,11 @@ struct alignas(16) Field {
       Chain ko;
       ko.mad(o[0], o[1], P::mod(1), m);
       PL_UNROLL for (int j = 3; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
-      // shift down one limb (e[0] is zero now)
-      pend = e[1];
-      PL_UNROLL for (int j = 0; j < N; j++) {
-        const uint32_t next_o = j < N - 2 ? e[j + 2] : (j == N - 2 ? top : 0);
-        e[j] = o[j];
-        o[j] = next_o;
-      }
+      shift_down(e, o, top, pend);
     }
     Field r;
-    Chain k;
-    r.v[0] = e[0];
-    k.add(r.v[0], pend);
-    PL_UNROLL for (int j = 1; j < N; j++) r.v[j] = k.addc(e[j], o[j - 1]);
+    PL_UNROLL for (int j = 0; j < N; j++) r.v[j] = e[j];
+    add_pending(r.v, o, pend);
     reduce_once(r.v);
     return r;
   }
@@ -388,18 +401,11 @@ struct alignas(16) Field {
       kp.mad(e[0], e[1], P::mod(0), m);
       PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
       top = kp.addc(top, 0);
-      pend = e[1];
-      PL_UNROLL for (int j = 0; j < N; j++) {
-        const uint32_t next_o = j < N - 2 ? e[j + 2] : (j == N - 2 ? top : 0);
-        e[j] = o[j];
-        o[j] = next_o;
-      }
+      shift_down(e, o, top, pend);
     }
     Field r;
-    Chain k;
-    r.v[0] = e[0];
-    k.add(r.v[0], pend);
-    PL_UNROLL for (int j = 1; j < N; j++) r.v[j] = k.addc(e[j], o[j - 1]);
+    PL_UNROLL for (int j = 0; j < N; j++) r.v[j] = e[j];
+    add_pending(r.v, o, pend);
     reduce_once(r.v);
     return r;
   }
@@ -434,17 +440,10 @@ struct alignas(16) Field {
       PL_UNROLL for (int j = 2; j < N; j += 2) ke.madc(e[j], e[j + 1], a.v[j], bi);
       const uint32_t top = ke.addc(0, 0);
       t.v[i] = e[0];
-      pend = e[1];
-      PL_UNROLL for (int j = 0; j < N; j++) {
-        const uint32_t next_o = j < N - 2 ? e[j + 2] : (j == N - 2 ? top : 0);
-        e[j] = o[j];
-        o[j] = next_o;
-      }
+      shift_down(e, o, top, pend);
     }
-    Chain k;
-    t.v[N] = e[0];
-    k.add(t.v[N], pend);
-    PL_UNROLL for (int j = 1; j < N; j++) t.v[N + j] = k.addc(e[j], o[j - 1]);
+    PL_UNROLL for (int j = 0; j < N; j++) t.v[N + j] = e[j];
+    add_pending(t.v + N, o, pend);
     return t;
   }
 
@@ -470,21 +469,14 @@ struct alignas(16) Field {
       kp.mad(e[0], e[1], P::mod(0), m);
       PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
       const uint32_t top = kp.addc(0, 0);
-      pend = e[1];
-      PL_UNROLL for (int j = 0; j < N; j++) {
-        const uint32_t next_o = j < N - 2 ? e[j + 2] : (j == N - 2 ? top : 0);
-        e[j] = o[j];
-        o[j] = next_o;
-      }
+      shift_down(e, o, top, pend);
     }
     Field r;
     Chain kh;  // E + t_hi, then + 2^32 O + pend (partial sums < 2p)
     r.v[0] = e[0];
     kh.add(r.v[0], t.v[N]);
     PL_UNROLL for (int j = 1; j < N; j++) r.v[j] = kh.addc(e[j], t.v[N + j]);
-    Chain k;
-    k.add(r.v[0], pend);
-    PL_UNROLL for (int j = 1; j < N; j++) r.v[j] = k.addc(r.v[j], o[j - 1]);
+    add_pending(r.v, o, pend);
     reduce_once(r.v);
     return r;
   }

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "d9494266354e434fb5953b6e6dcafe63d7affd7725ffb7150083caf8497f7f32"
+const csrcHash = "7ba3734bf99c925c744b45de64a902e8496ddfca7ab04f1c0e59b9113993e523"
