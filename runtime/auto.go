@@ -63,7 +63,9 @@ const (
 // bound already, 7.00 against 7.34 in the same run, within the noise
 // between runs, at twice the host memory. At 2^24 and 2^26 (4 partitions,
 // 2 workers) the GPU was busy 5-17% of the time, synthesis the long
-// pole. A layout that knows better gives numbers.
+// pole. With this rule, chain at 2^22 on one H200 (8 partitions) proved
+// 60.2 proofs/min at its 4 workers against 54.4 with 2 and 56.0 with 8
+// (docs/scale.md). A layout that knows better gives numbers.
 func AutoWorkers(deviceBound bool, devices, cores int) int {
 	if deviceBound {
 		return autoDeviceWorkers

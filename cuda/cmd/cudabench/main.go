@@ -12,6 +12,7 @@ import (
 	"encoding/binary"
 	"flag"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -30,6 +31,7 @@ import (
 	"github.com/prooflane/prooflane/cuda/internal/ref"
 	"github.com/prooflane/prooflane/device"
 	cpubackend "github.com/prooflane/prooflane/device/cpu"
+	"github.com/prooflane/prooflane/internal/durable"
 	"github.com/prooflane/prooflane/stages/groth16"
 )
 
@@ -259,13 +261,10 @@ func writeWhole(path string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+	err = durable.Write(f, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 	if err == nil {
 		err = os.Chmod(f.Name(), 0o644)
 	}
