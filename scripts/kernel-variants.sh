@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # kernel-variants.sh: A/B builds of the MSM kernels. Each variant is the
 # kernels library built with extra nvcc defines (the knobs in
-# cuda/csrc/msm_impl.cuh and field.cuh: PL_SEG, PL_G1_BLOCKS,
-# PL_V6_ARITHMETIC, PL_SQR_CALL), linked into
+# cuda/csrc/msm_impl.cuh, msm.cuh and field.cuh: PL_SEG, PL_G1_BLOCKS,
+# PL_PREFETCH, PL_V6_ARITHMETIC, PL_SQR_CALL), linked into
 # its own cudabench, so that one device call times every variant in
 # alternation on the same inputs (cudabench -seed) and compares their
 # results (the `result` lines).
 #
-#   bash scripts/kernel-variants.sh build [NAME=DEFINES ...]   # here; into build/variants
+#   bash scripts/kernel-variants.sh build [NAME=DEFINES|NAME=@REV ...]   # here; into build/variants
 #   run(command: "bash scripts/kernel-variants.sh run", carry: ["build/variants"])
 #
 # With no NAME=DEFINES the variants are the list below; `base` (no
-# defines) is always built. Env for run: ARGS (cudabench's), ROUNDS (2)
+# defines) is always built. NAME=@REV builds the kernels of commit REV
+# (the before of an A/B). Env for run: ARGS (cudabench's), ROUNDS (2)
 # or ROUND (one round of that number), SEED, VARIANT_TIMEOUT (s a run).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,10 +20,11 @@ dir=build/variants
 
 default_variants=(
 	# v7's arithmetic is the default (field.cuh); v6's for the A/B
-	"v6=-DPL_V6_ARITHMETIC"
-	"seg64=-DPL_SEG=64"
+	# a fixed segment cap instead of msm_seg_cap's (128: v7's)
+	"seg128=-DPL_SEG=128"
 	"seg256=-DPL_SEG=256"
-	"sqrcall=-DPL_SQR_CALL"
+	# the base two additions ahead asked into L1
+	"prefetch2=-DPL_PREFETCH=2"
 )
 
 build() {
@@ -40,7 +42,16 @@ build() {
 	for v in "${variants[@]}"; do
 		local name=${v%%=*} defs=${v#*=}
 		echo "kernel-variants: $name ($defs)"
-		make -s -C cuda -j2 BUILD="/tmp/kv-$name" NVCCEXTRA="$defs" >/dev/null
+		if [ "${defs#@}" != "$defs" ]; then
+			# NAME=@REV: the kernels of commit REV (csrc at REV, cgo and
+			# cudabench of the working tree: api.h must not have changed)
+			rm -rf "/tmp/kv-src-$name"
+			mkdir -p "/tmp/kv-src-$name"
+			git archive "${defs#@}" cuda | tar -x -C "/tmp/kv-src-$name"
+			make -s -C "/tmp/kv-src-$name/cuda" -j2 BUILD="/tmp/kv-$name" >/dev/null
+		else
+			make -s -C cuda -j2 BUILD="/tmp/kv-$name" NVCCEXTRA="$defs" >/dev/null
+		fi
 		cp "/tmp/kv-$name/libprooflane_cuda.a" "$lib"
 		local h
 		h=$(sha1sum "$lib" | cut -c1-16)

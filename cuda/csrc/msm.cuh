@@ -6,8 +6,8 @@
 // signed c-bit digits d in [-2^(c-1), 2^(c-1)]; each nonzero digit of
 // scalar i in window w gives a pair (key = w*2^(c-1) + |d|-1, val = i with
 // the sign in bit 31). The pairs are radix-sorted by key; each bucket's run
-// is cut into segments of at most SEG points that threads accumulate
-// (mixed XYZZ additions); segments are summed per bucket; each window's
+// is cut evenly into segments of at most msm_seg_cap points that threads
+// accumulate (mixed XYZZ additions); segments are summed per bucket; each window's
 // buckets are reduced as sum_j j*B_j in K chunks of running sums; the
 // chunks are summed per window and the host combines the windows.
 //
@@ -16,6 +16,7 @@
 // go into one set of 2^(c-1) buckets, so one window is reduced instead of
 // W, and the window can be wider (fewer windows: fewer additions).
 #pragma once
+#include <math.h>
 #include "curve.cuh"
 
 namespace pl {
@@ -76,6 +77,35 @@ PL_HD XYZZ<F> msm_precompute_step(const Affine<F>& p, int c) {
   return acc;
 }
 
+// The most points a segment (one accumulation thread) takes, chosen from
+// the mean bucket length m = total / nb (uniform digits: each bucket's
+// length is m ± sqrt(m)). A warp runs as long as its longest segment, so
+// the segments should be of one length: with k = round(m / 128) segments
+// a bucket (at least 1) and a cap of (m + 4 sqrt(m)) / k nearly every
+// bucket is cut into exactly k segments when k is small, and buckets are
+// cut evenly (msm_segment). With a fixed cap of 128, a 2^22 G1 MSM
+// (m = 128) cut half its buckets into 128 points and a remainder of a
+// few, and ran 1.2x slower than with 256 (docs/cuda-perf-notes.md).
+inline uint32_t msm_seg_cap(uint64_t total, uint32_t nb) {  // host
+  const double m = (double)total / (double)nb;
+  double k = (double)(uint64_t)(m / 128.0 + 0.5);
+  if (k < 1) k = 1;
+  double cap = (m + 4.0 * sqrt(m)) / k;
+  if (cap < 32) cap = 32;
+  if (cap > 4096) cap = 4096;
+  return (uint32_t)cap + 1;
+}
+
+// Segment j of the cnt = ceil(len / cap) segments of a bucket holding
+// pairs [start, end): the bucket is cut into segments whose lengths
+// differ by at most one.
+PL_HD void msm_segment(uint32_t start, uint32_t end, uint32_t j, uint32_t cnt, uint32_t* begin,
+                       uint32_t* stop) {
+  const uint64_t len = end - start;
+  *begin = start + (uint32_t)(len * j / cnt);
+  *stop = start + (uint32_t)(len * (j + 1) / cnt);
+}
+
 // upper_bound(off[0..n), g) - 1: the bucket owning segment g.
 PL_HD uint32_t find_bucket(const uint32_t* off, uint32_t n, uint32_t g) {
   uint32_t lo = 0, hi = n;  // first index with off[i] > g lies in [lo, hi]
@@ -96,6 +126,15 @@ PL_HD XYZZ<F> msm_accumulate(const Affine<F>* bases, const uint32_t* vals, uint3
   XYZZ<F> acc = XYZZ<F>::inf();
   for (uint32_t k = begin; k < end; k++) {
     uint32_t v = vals[k];
+#if defined(PL_PREFETCH) && defined(__CUDA_ARCH__)
+    // A/B variant (scripts/kernel-variants.sh): the base PL_PREFETCH
+    // additions ahead is asked into L1 while this one is added.
+    if (k + PL_PREFETCH < end) {
+      const char* q = (const char*)(bases + (vals[k + PL_PREFETCH] & 0x7fffffffu));
+      asm volatile("prefetch.global.L1 [%0];" ::"l"(q));
+      asm volatile("prefetch.global.L1 [%0];" ::"l"(q + sizeof(Affine<F>) - 1));
+    }
+#endif
     Affine<F> b = bases[v & 0x7fffffffu];
     acc.add_affine(b, (v >> 31) != 0);
   }

@@ -18,15 +18,20 @@ namespace msmk {
 namespace {  // internal linkage: each instantiating .cu has its own copy
 
 
-// PL_SEG and PL_G1_BLOCKS exist for A/B builds of the kernels
-// (scripts/kernel-variants.sh); the defaults are the measured best.
-#ifndef PL_SEG
-#define PL_SEG 128
-#endif
+// PL_SEG (a fixed segment cap instead of msm_seg_cap's) and PL_G1_BLOCKS
+// exist for A/B builds of the kernels (scripts/kernel-variants.sh); the
+// defaults are the measured best.
 #ifndef PL_G1_BLOCKS
 #define PL_G1_BLOCKS 5
 #endif
-constexpr uint32_t SEG = PL_SEG;     // points per accumulation thread
+uint32_t seg_cap(uint64_t total, uint32_t nb) {
+#ifdef PL_SEG
+  (void)total, (void)nb;
+  return PL_SEG;
+#else
+  return msm_seg_cap(total, nb);
+#endif
+}
 constexpr uint32_t CHUNK = 64;       // buckets per reduction thread
 constexpr unsigned HEAVY = 128;      // threads per block, point kernels
 
@@ -51,10 +56,10 @@ __global__ void k_bounds(const uint32_t* keys, size_t total, uint32_t sentinel, 
   }
 }
 
-__global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t nb,
+__global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t nb, uint32_t seg,
                            uint32_t* cnt) {
   for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < nb; b += gridDim.x * blockDim.x)
-    cnt[b] = (end[b] - start[b] + SEG - 1) / SEG;
+    cnt[b] = (end[b] - start[b] + seg - 1) / seg;
 }
 
 // Blocks per SM the accumulation kernel is built for. G1: 5, i.e. at
@@ -80,10 +85,8 @@ __global__ void __launch_bounds__(HEAVY, SegBlocks<F>::value)
   for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < total && g < maxseg;
        g += gridDim.x * blockDim.x) {
     uint32_t b = find_bucket(off, nb, g);
-    uint32_t j = g - off[b];
-    uint32_t begin = start[b] + j * SEG;
-    uint32_t stop = begin + SEG;
-    if (stop > end[b]) stop = end[b];
+    uint32_t begin, stop;
+    msm_segment(start[b], end[b], g - off[b], cnt[b], &begin, &stop);
     partial[g] = msm_accumulate<F>(bases, vals, begin, stop);
   }
 }
@@ -257,7 +260,8 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_CHECK(cudaMemsetAsync(end, 0, nb * sizeof(uint32_t), s->s));
   k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, total, sentinel, start, end);
   PL_LAUNCHED();
-  k_segcount<<<grid_for(nb, 256), 256, 0, s->s>>>(start, end, nb, cnt);
+  const uint32_t seg = seg_cap(total, nb);
+  k_segcount<<<grid_for(nb, 256), 256, 0, s->s>>>(start, end, nb, seg, cnt);
   PL_LAUNCHED();
   size_t scan_bytes = 0;
   PL_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt, off, (int)nb, s->s));
@@ -266,7 +270,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, cnt, off, (int)nb, s->s));
 
   prof.mark(s, "bounds+scan");
-  const uint32_t maxseg = (uint32_t)(total / SEG + nb);
+  const uint32_t maxseg = (uint32_t)(total / seg + nb);
   XYZZ<F>* partial;
   PL_TRY(sc.alloc(&partial, maxseg));
   k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end, off, cnt,
@@ -277,8 +281,8 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_TRY(sc.alloc(&buckets, nb));
   {
     // a bucket holds at most n points, n*W with a table (every window's
-    // digit the same): ceil(that / SEG) segments
-    const uint64_t maxcnt = ((table_n ? total : n) + SEG - 1) / SEG;
+    // digit the same): ceil(that / seg) segments
+    const uint64_t maxcnt = ((table_n ? total : n) + seg - 1) / seg;
     for (int r = 0; (1ull << r) < maxcnt; r++) {
       k_seg_tree<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(partial, off, cnt, nb, maxseg, r);
       PL_LAUNCHED();

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "7ba3734bf99c925c744b45de64a902e8496ddfca7ab04f1c0e59b9113993e523"
+const csrcHash = "7f8c93606f946303a7e1e5e19b2393793263c01547f9be24a020c090521b369a"

@@ -32,7 +32,8 @@ static void emu_reduce(std::vector<XYZZ<F>>& pts, uint32_t groups, uint32_t stri
   }
 }
 
-// Same steps as msm<F> in msm_impl.cuh; with table_n > 0, bases_ is a
+// Same steps as msm<F> in msm_impl.cuh, segments of at most seg points
+// (0: msm_seg_cap's, as the kernels); with table_n > 0, bases_ is a
 // table of msm_windows(c) rows of table_n points (emu_precompute's).
 template <class F>
 static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int mont, int c, int seg,
@@ -64,6 +65,7 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     if (i == 0 || ks[i - 1] != k) start[k] = i;
     if (i + 1 == total || ks[i + 1] != k) end[k] = i + 1;
   }
+  if (seg == 0) seg = (int)msm_seg_cap(total, nb);  // the kernels' cap
   uint32_t acc = 0;
   for (uint32_t b = 0; b < nb; b++) {
     cnt[b] = (end[b] - start[b] + seg - 1) / seg;
@@ -74,9 +76,8 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
   std::vector<XYZZ<F>> partial(tot);
   for (uint32_t g = 0; g < tot; g++) {
     uint32_t b = find_bucket(off.data(), nb, g);
-    uint32_t j = g - off[b];
-    uint32_t begin = start[b] + j * seg, stop = begin + seg;
-    if (stop > end[b]) stop = end[b];
+    uint32_t begin, stop;
+    msm_segment(start[b], end[b], g - off[b], cnt[b], &begin, &stop);
     partial[g] = msm_accumulate<F>(bases, vs.data(), begin, stop);
   }
   // tree over each bucket's segments, as k_seg_tree

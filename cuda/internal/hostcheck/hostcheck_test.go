@@ -165,6 +165,8 @@ func TestMSM(t *testing.T) {
 	r := rng(t)
 	for _, tc := range []struct{ n, c, seg, chunk int }{
 		{1, 8, 4, 4}, {37, 8, 4, 4}, {1000, 9, 3, 8}, {1 << 10, 10, 128, 64}, {3000, 13, 2, 64},
+		// seg 0: the kernels' cap (msm_seg_cap), 55 and 151 points here
+		{1 << 12, 8, 0, 64}, {1 << 12, 4, 0, 8},
 	} {
 		g1, g2, s := specialInputs(r, max(tc.n, 32))
 		g1, g2, s = g1[:tc.n], g2[:tc.n], s[:tc.n]
@@ -196,6 +198,7 @@ func TestMSMTable(t *testing.T) {
 	r := rng(t)
 	for _, tc := range []struct{ n, c, seg, chunk, batch int }{
 		{1, 8, 4, 4, 1}, {37, 8, 4, 4, 5}, {300, 9, 3, 8, 32}, {1 << 10, 12, 128, 64, 32}, {500, 16, 16, 64, 7},
+		{2000, 10, 0, 64, 32}, // the kernels' cap
 	} {
 		g1, g2, s := specialInputs(r, max(tc.n, 32))
 		g1, g2, s = g1[:tc.n], g2[:tc.n], s[:tc.n]

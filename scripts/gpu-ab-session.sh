@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# gpu-ab-session.sh: one device call for a kernel A/B: Nsight Compute
+# profiles of the base build's heaviest kernels, then the variants of
+# build/variants (scripts/kernel-variants.sh) in alternation, as far as
+# BUDGET seconds (default 540) allow:
+#
+#   1. ncu (clock control off, as the device notes ask) on the base
+#      build: G1 and G2 accumulation (k_segments) at 2^22, one launch
+#      each, and the three NTT passes at 2^24 (warp states, issue,
+#      occupancy, memory);
+#   2. the variants, round 1 and round 2.
+#
+#   bash scripts/kernel-variants.sh build ...   # here
+#   run(command: "bash scripts/gpu-ab-session.sh", carry: ["build/variants"], timeout_s: 600)
+#
+# Env: ARGS (cudabench's, for the variants), BUDGET. Results in $OUT:
+# ab.md (tables and the profiles' key lines), results.tgz.
+set -u -o pipefail
+cd "$(dirname "$0")/.."
+RESULTS=${OUT:-/tmp/gab-out}
+BUDGET=${BUDGET:-540}
+ARGS=${ARGS:--cpu=false -reps 3 -distinct 1048576 -ntt 24 -g1 20,22,24 -t 20,22 -g2 20,22 -t2 20,22}
+work=/tmp/gab
+mkdir -p "$work" "$RESULTS"
+began=$SECONDS
+left() { echo $((BUDGET - (SECONDS - began))); }
+say() { echo "== $* ($((SECONDS - began)) s)"; }
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader
+
+gunzip -c build/variants/base.gz >/tmp/gab-base && chmod +x /tmp/gab-base
+ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+sections="--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis"
+profile() {  # NAME KERNEL COUNT CUDABENCH-ARGS...
+	local name=$1 kernel=$2 count=$3
+	shift 3
+	[ -n "$ncu" ] || { echo "no ncu"; return 1; }
+	# shellcheck disable=SC2086
+	timeout 120 "$ncu" --clock-control none -k "regex:$kernel" -c "$count" $sections \
+		/tmp/gab-base -cpu=false -reps 1 "$@" >"$work/ncu-$name.txt" 2>&1
+	say "ncu $name: rc $?"
+}
+[ "$(left)" -gt 200 ] && profile g1-22 k_segments 1 -distinct 1048576 -ntt= -g1 22 -g2= -t= -t2=
+[ "$(left)" -gt 200 ] && profile g2-22 k_segments 1 -distinct 1048576 -ntt= -g1= -g2 22 -t= -t2=
+[ "$(left)" -gt 200 ] && profile ntt-24 k_ntt_pass 3 -ntt 24 -g1= -g2= -t= -t2=
+
+for round in 1 2; do
+	[ "$(left)" -gt 150 ] || break
+	OUT=$work/variants ROUND=$round VARIANT_TIMEOUT=$(($(left) / 6)) ARGS="$ARGS" \
+		bash scripts/kernel-variants.sh run >"$work/variants-$round.log" 2>&1
+	say "variants round $round: rc $?"
+	grep -E "rc=|DIFFER|MISMATCH" "$work/variants-$round.log"
+done
+
+{
+	echo "# gpu-ab-session $(head -1 build/variants/REVISION 2>/dev/null)"
+	echo "cudabench $ARGS"
+	for f in "$work"/variants-*.log; do echo; echo "## $(basename "$f")"; sed -n '/^| op/,$p' "$f"; grep -E "DIFFER|MISMATCH" "$f"; done
+	for f in "$work"/ncu-*.txt; do
+		echo; echo "## $(basename "$f" .txt)"
+		grep -E "k_segments|k_ntt_pass|Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Theoretical Occupancy|DRAM Throughput|L1/TEX Hit|L2 Hit|Executed Ipc|Stall|stall" "$f" | head -60
+	done
+} >"$work/ab.md"
+cp "$work/ab.md" "$RESULTS/"
+tar czf "$RESULTS/results.tgz" -C "$work" .
+say "done"
+cat "$work/ab.md"
