@@ -77,16 +77,19 @@ PL_HD XYZZ<F> msm_precompute_step(const Affine<F>& p, int c) {
   return acc;
 }
 
-// The most points a segment (one accumulation thread) takes, chosen from
-// the mean bucket length m = total / nb (uniform digits: each bucket's
-// length is m ± sqrt(m)). A warp runs as long as its longest segment, so
-// the segments should be of one length: with k = round(m / 128) segments
-// a bucket (at least 1) and a cap of (m + 4 sqrt(m)) / k nearly every
-// bucket is cut into exactly k segments when k is small, and buckets are
-// cut evenly (msm_segment). With a fixed cap of 128, a 2^22 G1 MSM
-// (m = 128) cut half its buckets into 128 points and a remainder of a
-// few, and ran 1.2x slower than with 256 (docs/cuda-perf-notes.md).
-inline uint32_t msm_seg_cap(uint64_t total, uint32_t nb) {  // host
+// The most points a segment (one accumulation thread) takes. A warp runs
+// as long as its longest segment, so a bucket's segments should be of
+// one length. Plain bases: from the mean bucket length m = total / nb
+// (uniform digits: each bucket's length is m ± sqrt(m)), k = round(m /
+// 128) segments a bucket (at least 1) and a cap of (m + 4 sqrt(m)) / k,
+// so that nearly every bucket is cut into exactly k segments when k is
+// small; with the fixed cap of 128 a 2^22 MSM (m = 128) cut half its
+// buckets into 128 points and a remainder and ran 1.17x slower (G1; G2
+// 1.18x). Over a table (table != 0) the fixed cap of 128 measured best
+// (4-8% ahead of the plain rule at 2^20 and 2^22 with c = 18, equal at
+// 2^24), for a reason not yet known (docs/cuda-perf-notes.md, v8).
+inline uint32_t msm_seg_cap(uint64_t total, uint32_t nb, bool table) {  // host
+  if (table) return 128;
   const double m = (double)total / (double)nb;
   double k = (double)(uint64_t)(m / 128.0 + 0.5);
   if (k < 1) k = 1;
@@ -126,15 +129,6 @@ PL_HD XYZZ<F> msm_accumulate(const Affine<F>* bases, const uint32_t* vals, uint3
   XYZZ<F> acc = XYZZ<F>::inf();
   for (uint32_t k = begin; k < end; k++) {
     uint32_t v = vals[k];
-#if defined(PL_PREFETCH) && defined(__CUDA_ARCH__)
-    // A/B variant (scripts/kernel-variants.sh): the base PL_PREFETCH
-    // additions ahead is asked into L1 while this one is added.
-    if (k + PL_PREFETCH < end) {
-      const char* q = (const char*)(bases + (vals[k + PL_PREFETCH] & 0x7fffffffu));
-      asm volatile("prefetch.global.L1 [%0];" ::"l"(q));
-      asm volatile("prefetch.global.L1 [%0];" ::"l"(q + sizeof(Affine<F>) - 1));
-    }
-#endif
     Affine<F> b = bases[v & 0x7fffffffu];
     acc.add_affine(b, (v >> 31) != 0);
   }

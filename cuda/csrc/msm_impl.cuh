@@ -24,12 +24,12 @@ namespace {  // internal linkage: each instantiating .cu has its own copy
 #ifndef PL_G1_BLOCKS
 #define PL_G1_BLOCKS 5
 #endif
-uint32_t seg_cap(uint64_t total, uint32_t nb) {
+uint32_t seg_cap(uint64_t total, uint32_t nb, bool table) {
 #ifdef PL_SEG
-  (void)total, (void)nb;
+  (void)total, (void)nb, (void)table;
   return PL_SEG;
 #else
-  return msm_seg_cap(total, nb);
+  return msm_seg_cap(total, nb, table);
 #endif
 }
 constexpr uint32_t CHUNK = 64;       // buckets per reduction thread
@@ -260,7 +260,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_CHECK(cudaMemsetAsync(end, 0, nb * sizeof(uint32_t), s->s));
   k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, total, sentinel, start, end);
   PL_LAUNCHED();
-  const uint32_t seg = seg_cap(total, nb);
+  const uint32_t seg = seg_cap(total, nb, table_n != 0);
   k_segcount<<<grid_for(nb, 256), 256, 0, s->s>>>(start, end, nb, seg, cnt);
   PL_LAUNCHED();
   size_t scan_bytes = 0;

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "7f8c93606f946303a7e1e5e19b2393793263c01547f9be24a020c090521b369a"
+const csrcHash = "90b0b953888608d6e00c0e69d282f3ebbbef9e3a883efb9b5eff1db189758104"

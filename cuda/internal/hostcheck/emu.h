@@ -65,7 +65,7 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     if (i == 0 || ks[i - 1] != k) start[k] = i;
     if (i + 1 == total || ks[i + 1] != k) end[k] = i + 1;
   }
-  if (seg == 0) seg = (int)msm_seg_cap(total, nb);  // the kernels' cap
+  if (seg == 0) seg = (int)msm_seg_cap(total, nb, table_n != 0);  // the kernels' cap
   uint32_t acc = 0;
   for (uint32_t b = 0; b < nb; b++) {
     cnt[b] = (end[b] - start[b] + seg - 1) / seg;
