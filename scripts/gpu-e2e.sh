@@ -14,7 +14,8 @@
 #           gnark), then chain with g2_on=cpu.
 #   PART all: both, as far as BUDGET allows.
 #
-# Environment: OUT (default /tmp/gpu-e2e-out), KEYS, BUDGET, SIZE, BACKEND.
+# Environment: OUT (default /tmp/gpu-e2e-out), KEYS, BUDGET, SIZE, BACKEND
+# (also setup's: keys made on the GPU), JOBS (3).
 # Each part is self-contained (it sets up its own keys in $KEYS, a fixed
 # path, so a part run again on a warm machine reuses them).
 #
@@ -50,6 +51,7 @@ OUT=${OUT:-/tmp/gpu-e2e-out}
 KEYS=${KEYS:-/tmp/prooflane-keys}
 BUDGET=${BUDGET:-570}
 SIZE=${SIZE:-2^20}
+JOBS=${JOBS:-3} # jobs of 10 partitions a layout
 BACKEND=${BACKEND:-cuda} # BACKEND=cpu SIZE=2^8 dry-runs the script on a machine without a GPU
 bin=/tmp/prooflane-gpu-bin
 mkdir -p "$OUT" "$KEYS" "$bin"
@@ -111,9 +113,9 @@ tests() {
 # recommended layout with the G2 MSM on the host cores (g2_on=cpu).
 bench() {
 	local c=$1 need=$2 cap=$3
-	step "setup $c $SIZE" 90 150 "$OUT/setup.log" "$pl" setup --circuit "$c" --size "$SIZE" --keys "$KEYS"
+	step "setup $c $SIZE" 90 150 "$OUT/setup.log" "$pl" setup --backend "$BACKEND" --circuit "$c" --size "$SIZE" --keys "$KEYS"
 	step "bench $c $SIZE" "$need" "$cap" "$OUT/bench.log" bash -c \
-		"$pl bench --backend $BACKEND --circuit $c --size '$SIZE' --keys $KEYS --partitions 10 --jobs 3 --inflight 3 --gnark 3 ${layouts[*]} >$OUT/bench-$c.md"
+		"$pl bench --backend $BACKEND --circuit $c --size '$SIZE' --keys $KEYS --partitions 10 --jobs $JOBS --inflight 3 --gnark 3 ${layouts[*]} >$OUT/bench-$c.md"
 	step "bench $c $SIZE g2_on=cpu" 40 90 "$OUT/bench.log" bash -c \
 		"$pl bench --backend $BACKEND --circuit $c --size '$SIZE' --keys $KEYS --partitions 10 --jobs 1 --inflight 1 --set g2_on=cpu pipelines/groth16.yaml >$OUT/bench-$c-g2-cpu.md"
 }
@@ -137,7 +139,7 @@ echo "gpu-e2e part $part: $((SECONDS - began))s; logs in $OUT"
 for f in "$OUT"/bench-sha256.md "$OUT"/bench-sha256-g2-cpu.md "$OUT"/bench-chain.md "$OUT"/bench-chain-g2-cpu.md; do
 	[ -s "$f" ] || continue
 	echo
-	shape="10 partitions x 3 jobs, 3 in flight"
+	shape="10 partitions x $JOBS jobs, 3 in flight"
 	case "$f" in *-g2-cpu.md) shape="10 partitions x 1 job" ;; esac
 	echo "### $(basename "$f" .md) ($SIZE, $shape)"
 	cat "$f"
