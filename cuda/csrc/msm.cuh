@@ -84,9 +84,9 @@ PL_HD XYZZ<F> msm_precompute_step(const Affine<F>& p, int c) {
 // 128) segments a bucket (at least 1) and a cap of (m + 4 sqrt(m)) / k,
 // so that nearly every bucket is cut into exactly k segments when k is
 // small; with the fixed cap of 128 a 2^22 MSM (m = 128) cut half its
-// buckets into 128 points and a remainder and ran 1.17x slower (G1; G2
-// 1.18x). Over a table (table != 0) the fixed cap of 128 measured best
-// (4-8% ahead of the plain rule at 2^20 and 2^22 with c = 18, equal at
+// buckets into 128 points and a remainder and ran 1.18x slower (G1 and
+// G2). Over a table (table != 0) the fixed cap of 128 measured best
+// (2-8% ahead of the plain rule at 2^20 and 2^22 with c = 18, equal at
 // 2^24), for a reason not yet known (docs/cuda-perf-notes.md, v8).
 inline uint32_t msm_seg_cap(uint64_t total, uint32_t nb, bool table) {  // host
   if (table) return 128;

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "90b0b953888608d6e00c0e69d282f3ebbbef9e3a883efb9b5eff1db189758104"
+const csrcHash = "8725485784c6e1ab49b4848f3d1f5859022f928fb9e6e5d5ac8f79d0287b8f49"
