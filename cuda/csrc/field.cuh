@@ -276,6 +276,19 @@ struct alignas(16) Field {
       o[j] = next_o;
     }
   }
+  // The start of a round of mont_mul and mul_wide: pend and the row of
+  // products a_j*b_i added to the running sum E + 2^32 O (even j into E,
+  // odd j into O, one carry chain each). Returns E's carry limb.
+  PL_HD static uint32_t add_row(uint32_t e[N], uint32_t o[N], uint32_t pend, const Field& a,
+                              uint32_t bi) {
+    Chain k;
+    k.add(e[0], pend);
+    PL_UNROLL for (int j = 1; j < N; j += 2) k.madc(o[j - 1], o[j], a.v[j], bi);
+    Chain ke;
+    ke.mad(e[0], e[1], a.v[0], bi);
+    PL_UNROLL for (int j = 2; j < N; j += 2) ke.madc(e[j], e[j + 1], a.v[j], bi);
+    return ke.addc(0, 0);
+  }
   // r += pend + 2^32 O: with r = E after the last round, the running sum
   // as one value.
   PL_HD static void add_pending(uint32_t r[N], const uint32_t o[N], uint32_t pend) {
@@ -297,14 +310,7 @@ struct alignas(16) Field {
     uint32_t e[N], o[N], pend = 0;
     PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
     PL_UNROLL for (int i = 0; i < N; i++) {
-      const uint32_t bi = b.v[i];
-      Chain k;
-      k.add(e[0], pend);
-      PL_UNROLL for (int j = 1; j < N; j += 2) k.madc(o[j - 1], o[j], a.v[j], bi);
-      Chain ke;
-      ke.mad(e[0], e[1], a.v[0], bi);
-      PL_UNROLL for (int j = 2; j < N; j += 2) ke.madc(e[j], e[j + 1], a.v[j], bi);
-      uint32_t top = ke.addc(0, 0);
+      uint32_t top = add_row(e, o, pend, a, b.v[i]);
       const uint32_t m = e[0] * P::INV;
       Chain kp;
       kp.mad(e[0], e[1], P::mod(0), m);
@@ -431,14 +437,7 @@ struct alignas(16) Field {
     uint32_t e[N], o[N], pend = 0;
     PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
     PL_UNROLL for (int i = 0; i < N; i++) {
-      const uint32_t bi = b.v[i];
-      Chain k;
-      k.add(e[0], pend);
-      PL_UNROLL for (int j = 1; j < N; j += 2) k.madc(o[j - 1], o[j], a.v[j], bi);
-      Chain ke;
-      ke.mad(e[0], e[1], a.v[0], bi);
-      PL_UNROLL for (int j = 2; j < N; j += 2) ke.madc(e[j], e[j + 1], a.v[j], bi);
-      const uint32_t top = ke.addc(0, 0);
+      const uint32_t top = add_row(e, o, pend, a, b.v[i]);
       t.v[i] = e[0];
       shift_down(e, o, top, pend);
     }

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "8725485784c6e1ab49b4848f3d1f5859022f928fb9e6e5d5ac8f79d0287b8f49"
+const csrcHash = "3e53f64c5ec65be8260b0d99322d6d7d4a1f7926d924b7527defaa49b9768d2a"
