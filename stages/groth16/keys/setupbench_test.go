@@ -19,7 +19,8 @@ import (
 // BenchmarkSetupCompileAndWrite weighs the two parts of a setup that are
 // not the key computation (docs/scale.md): gnark's frontend compiling
 // chain (unsized: without frontend.WithCapacity, as before Compile sized
-// it), and writing the .r1cs and a .pk of chain's shape through the
+// it) against reading and checking the .r1cs as a setup that reuses it
+// does, and writing the .r1cs and a .pk of chain's shape through the
 // cache's writer (temporary name, checksum, fsync, rename; the .pk
 // encoded on every core, encode-pk-gnark is gnark's WriteRawTo, one point
 // after the other). The .pk's points are the generators (the raw encoding's cost does not depend on
@@ -52,16 +53,35 @@ func BenchmarkSetupCompileAndWrite(b *testing.B) {
 			b.Fatal(err)
 		}
 		dir := b.TempDir()
+		c := Cache{Dir: dir}
+		rp, _, _ := c.Paths("chain", size)
 		b.Run(fmt.Sprintf("2^%d/write-r1cs", log2), func(b *testing.B) {
 			for b.Loop() {
-				if err := writeFile(filepath.Join(dir, "k.r1cs"), sys.WriteTo); err != nil {
+				if err := writeFile(rp, sys.WriteTo); err != nil {
 					b.Fatal(err)
 				}
 			}
-			st, _ := os.Stat(filepath.Join(dir, "k.r1cs"))
+			st, _ := os.Stat(rp)
 			b.SetBytes(st.Size())
 		})
-		pk := shapedProvingKey(size, sys.GetNbInternalVariables()+sys.GetNbPublicVariables()+sys.GetNbSecretVariables())
+		wires := sys.GetNbInternalVariables() + sys.GetNbPublicVariables() + sys.GetNbSecretVariables()
+		sys = nil
+		// what a setup that reuses the .r1cs runs instead of the compile
+		// (reusable: the shared lock, the checksum pass, gnark's decoding
+		// and the checks); the read's MB/s from the file's size
+		b.Run(fmt.Sprintf("2^%d/read-r1cs", log2), func(b *testing.B) {
+			st, err := os.Stat(rp)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				if c.reusable("chain", size, io.Discard) == nil {
+					b.Fatal("the .r1cs is not reusable")
+				}
+			}
+		})
+		pk := shapedProvingKey(size, wires)
 		b.Run(fmt.Sprintf("2^%d/write-pk", log2), func(b *testing.B) {
 			for b.Loop() {
 				if err := writeFile(filepath.Join(dir, "k.pk"), pk.WriteRawTo); err != nil {
@@ -115,10 +135,9 @@ func shapedProvingKey(n, wires int) *g16.ProvingKey {
 // the files written and synced) at 2^18 with the circuit compiled (its
 // .r1cs removed first) and with the cached .r1cs used instead, side by
 // side, reporting the compile's or the .r1cs read's seconds and the key
-// computation's (QAP, G1, G2); then the step that changes alone at 2^20
-// and 2^22, compiling against reading and checking the .r1cs as the
-// setup does (reusable), the read's MB/s from the file's size
-// (docs/scale.md).
+// computation's (QAP, G1, G2) (docs/scale.md; the step that changes,
+// alone at 2^20 and 2^22, is BenchmarkSetupCompileAndWrite's compile and
+// read-r1cs).
 //
 //	go test -run '^$' -bench BenchmarkSetupReusingTheR1CS -benchtime 3x ./stages/groth16/keys/
 func BenchmarkSetupReusingTheR1CS(b *testing.B) {
@@ -156,38 +175,6 @@ func BenchmarkSetupReusingTheR1CS(b *testing.B) {
 			b.ReportMetric(per(compile), "compile-s/op")
 			b.ReportMetric(per(read), "r1cs-read-s/op")
 			b.ReportMetric(per(keys), "keys-s/op")
-		})
-	}
-	for _, log2 := range []int{20, 22} {
-		size := 1 << log2
-		b.Run(fmt.Sprintf("2^%d/compile", log2), func(b *testing.B) {
-			for b.Loop() {
-				if _, _, err := Compile("chain", size); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-		sys, _, err := Compile("chain", size)
-		if err != nil {
-			b.Fatal(err)
-		}
-		c := Cache{Dir: b.TempDir()}
-		rp, _, _ := c.Paths("chain", size)
-		if err := writeFile(rp, sys.WriteTo); err != nil {
-			b.Fatal(err)
-		}
-		sys = nil
-		b.Run(fmt.Sprintf("2^%d/read-r1cs", log2), func(b *testing.B) {
-			st, err := os.Stat(rp)
-			if err != nil {
-				b.Fatal(err)
-			}
-			b.SetBytes(st.Size())
-			for b.Loop() {
-				if c.reusable("chain", size, io.Discard) == nil {
-					b.Fatal("the .r1cs is not reusable")
-				}
-			}
 		})
 	}
 }
