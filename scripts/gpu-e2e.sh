@@ -13,6 +13,7 @@
 #   PART 2: setup of chain at 2^20, `prooflane bench` of chain (4 layouts +
 #           gnark), then chain with g2_on=cpu.
 #   PART all: both, as far as BUDGET allows.
+#   PART tests: PART 1's tests alone.
 #
 # Environment: OUT (default /tmp/gpu-e2e-out), KEYS, BUDGET, SIZE, BACKEND
 # (also setup's: keys made on the GPU), JOBS (3).
@@ -40,9 +41,9 @@
 set -u -o pipefail
 part=${1:-}
 case "$part" in
-1 | 2 | all) ;;
+tests | 1 | 2 | all) ;;
 *)
-	echo "usage: scripts/gpu-e2e.sh 1|2|all (see the header)" >&2
+	echo "usage: scripts/gpu-e2e.sh tests|1|2|all (see the header)" >&2
 	exit 2
 	;;
 esac
@@ -121,6 +122,9 @@ bench() {
 }
 
 case "$part" in
+tests)
+	tests
+	;;
 1)
 	tests
 	bench sha256 120 300

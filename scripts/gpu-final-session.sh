@@ -6,7 +6,7 @@
 #      gnark-crypto on fresh random inputs at every size up to 2^24
 #      (TestMulGenerator up to 2^20);
 #   2. the CUDA tests of stages/groth16 and device/cuda (every pipeline
-#      proves on the GPU and gnark verifies each proof);
+#      proves on the GPU and gnark verifies each proof: gpu-e2e.sh tests);
 #   3. sppark side by side, one pass (build/sppark/sppark-side-by-side.sh,
 #      STEPS "prooflane-1 sppark-1").
 #
@@ -32,11 +32,9 @@ PROOFLANE_CUDA_TEST_MAXLOG=24 timeout 330 "$bin/cuda.test" -test.v -test.timeout
 say "cuda.test MAXLOG=24: rc $?"
 grep -E "^(--- |FAIL|ok|PASS|panic)" "$work/cuda-test.log"
 if [ "$(left)" -gt 150 ]; then
-	(cd stages/groth16 && timeout 200 "$bin/groth16-cuda.test" -test.run CUDA -test.v -test.timeout 190s) >"$work/groth16-test.log" 2>&1
-	say "groth16 cuda tests: rc $?"
-	(cd device/cuda && timeout 90 "$bin/device-cuda.test" -test.run CUDA -test.v -test.timeout 80s) >"$work/device-test.log" 2>&1
-	say "device cuda tests: rc $?"
-	grep -hE "^(--- |FAIL|ok|PASS|panic)" "$work/groth16-test.log" "$work/device-test.log"
+	OUT=$work/e2e BUDGET=$(($(left) - 120)) bash scripts/gpu-e2e.sh tests >"$work/e2e.log" 2>&1
+	say "groth16 and device cuda tests: rc $?"
+	grep -hE "^(--- |FAIL|ok|PASS|panic)" "$work/e2e/tests.log"
 fi
 if [ "$(left)" -gt 120 ]; then
 	REPS=5 OUT=$work/sbs WORK=$work/sbs-work BUDGET=$(($(left) - 15)) STEPS="prooflane-1 sppark-1" \
@@ -52,7 +50,7 @@ fi
 	grep -E "^(--- |FAIL|ok|PASS|panic)|equal gnark|upload \[" "$work/cuda-test.log"
 	echo
 	echo "## groth16 and device CUDA tests"
-	grep -hE "^(--- |FAIL|ok|PASS|panic)" "$work/groth16-test.log" "$work/device-test.log" 2>/dev/null
+	grep -hE "^(--- |FAIL|ok|PASS|panic)" "$work/e2e/tests.log" 2>/dev/null
 	echo
 	cat "$work/sbs/side-by-side.md" 2>/dev/null
 } >"$work/final.md"
