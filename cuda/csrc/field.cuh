@@ -289,6 +289,19 @@ struct alignas(16) Field {
     PL_UNROLL for (int j = 2; j < N; j += 2) ke.madc(e[j], e[j + 1], a.v[j], bi);
     return ke.addc(0, 0);
   }
+  // A reduction round of mont_sqr and redc: pend added, then m p (m =
+  // E_0 * -1/p mod 2^32, which zeroes E's limb 0) added to E + 2^32 O.
+  // Returns top plus E's carry limb.
+  PL_HD static uint32_t reduce_row(uint32_t e[N], uint32_t o[N], uint32_t pend, uint32_t top) {
+    Chain ko;
+    ko.add(e[0], pend);
+    const uint32_t m = e[0] * P::INV;
+    PL_UNROLL for (int j = 1; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
+    Chain kp;
+    kp.mad(e[0], e[1], P::mod(0), m);
+    PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
+    return kp.addc(top, 0);
+  }
   // r += pend + 2^32 O: with r = E after the last round, the running sum
   // as one value.
   PL_HD static void add_pending(uint32_t r[N], const uint32_t o[N], uint32_t pend) {
@@ -399,14 +412,7 @@ struct alignas(16) Field {
         PL_UNROLL for (int j = je + 2; j < N; j += 2) kre.madc(e[j], e[j + 1], sqr_v(a, d, i, j), ai);
         top = kre.addc(0, 0);
       }
-      Chain ko;
-      ko.add(e[0], pend);
-      const uint32_t m = e[0] * P::INV;
-      PL_UNROLL for (int j = 1; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
-      Chain kp;
-      kp.mad(e[0], e[1], P::mod(0), m);
-      PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
-      top = kp.addc(top, 0);
+      top = reduce_row(e, o, pend, top);
       shift_down(e, o, top, pend);
     }
     Field r;
@@ -460,14 +466,7 @@ struct alignas(16) Field {
       o[i] = 0;
     }
     PL_UNROLL for (int i = 0; i < N; i++) {
-      Chain ko;
-      ko.add(e[0], pend);
-      const uint32_t m = e[0] * P::INV;
-      PL_UNROLL for (int j = 1; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
-      Chain kp;
-      kp.mad(e[0], e[1], P::mod(0), m);
-      PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
-      const uint32_t top = kp.addc(0, 0);
+      const uint32_t top = reduce_row(e, o, pend, 0);
       shift_down(e, o, top, pend);
     }
     Field r;

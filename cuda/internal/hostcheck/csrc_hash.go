@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "3e53f64c5ec65be8260b0d99322d6d7d4a1f7926d924b7527defaa49b9768d2a"
+const csrcHash = "36436d192b47620196d279d77e40f053c3d9757d44bb948726eba378fc779263"
