@@ -13,7 +13,10 @@
 #   bash scripts/kernel-variants.sh build ...   # here
 #   run(command: "bash scripts/gpu-ab-session.sh", carry: ["build/variants"], timeout_s: 600)
 #
-# Env: ARGS (cudabench's, for the variants), BUDGET. Results in $OUT:
+# Env: ARGS (cudabench's, for the variants), BUDGET, NCU (0: no
+# profiles), PHASES (cudabench args for a run of the base build with
+# PROOFLANE_CUDA_PROFILE=1, the MSMs' phase times; none by default).
+# Results in $OUT:
 # ab.md (tables and the profiles' key lines), results.tgz.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -39,9 +42,16 @@ profile() {  # NAME KERNEL COUNT CUDABENCH-ARGS...
 		/tmp/gab-base -cpu=false -reps 1 "$@" >"$work/ncu-$name.txt" 2>&1
 	say "ncu $name: rc $?"
 }
+if [ "${NCU:-1}" != 0 ]; then
 [ "$(left)" -gt 200 ] && profile g1-22 k_segments 1 -distinct 1048576 -ntt= -g1 22 -g2= -t= -t2=
 [ "$(left)" -gt 200 ] && profile g2-22 k_segments 1 -distinct 1048576 -ntt= -g1= -g2 22 -t= -t2=
 [ "$(left)" -gt 200 ] && profile ntt-24 k_ntt_pass 3 -ntt 24 -g1= -g2= -t= -t2=
+fi
+if [ -n "${PHASES:-}" ]; then
+	# shellcheck disable=SC2086
+	PROOFLANE_CUDA_PROFILE=1 timeout 120 /tmp/gab-base $PHASES >"$work/phases.txt" 2>&1
+	say "phases: rc $?"
+fi
 
 for round in 1 2; do
 	[ "$(left)" -gt 150 ] || break
@@ -55,6 +65,7 @@ done
 	echo "# gpu-ab-session $(head -1 build/variants/REVISION 2>/dev/null)"
 	echo "cudabench $ARGS"
 	for f in "$work"/variants-*.log; do echo; echo "## $(basename "$f")"; sed -n '/^| op/,$p' "$f"; grep -E "DIFFER|MISMATCH" "$f"; done
+	[ -f "$work/phases.txt" ] && { echo; echo "## phases ($PHASES)"; cat "$work/phases.txt"; }
 	for f in "$work"/ncu-*.txt; do
 		echo; echo "## $(basename "$f" .txt)"
 		grep -E "k_segments|k_ntt_pass|Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Theoretical Occupancy|DRAM Throughput|L1/TEX Hit|L2 Hit|Executed Ipc|Stall|stall" "$f" | head -60
