@@ -81,11 +81,8 @@ struct XYZZ {
       zzz = F::one();
       return;
     }
-    // The products in independent pairs (F::mul2, F::sqr2: one call that
-    // interleaves the two in a PL_MUL2 build).
-    F u, s;
-    F::mul2(x2, zz, y2, zzz, u, s);
-    const F p = u - x, r = s - y;
+    F p = x2 * zz - x;
+    F r = y2 * zzz - y;
     if (p.is_zero()) {
       if (r.is_zero()) {
         *this = dbl_affine(x2, y2);
@@ -94,14 +91,14 @@ struct XYZZ {
       }
       return;
     }
-    F pp, rr, ppp, q, yppp, t;
-    F::sqr2(p, r, pp, rr);
-    F::mul2(p, pp, x, pp, ppp, q);
-    const F x3 = rr - ppp - q.dbl();
-    F::mul2(zz, pp, y, ppp, zz, yppp);
-    F::mul2(zzz, ppp, r, q - x3, zzz, t);
-    y = t - yppp;
+    F pp = p.sqr();
+    F ppp = p * pp;
+    F q = x * pp;
+    F x3 = r.sqr() - ppp - q.dbl();
+    y = r * (q - x3) - y * ppp;
     x = x3;
+    zz = zz * pp;
+    zzz = zzz * ppp;
   }
 
   // One call site for the addition: with two (one per sign) the MSM's

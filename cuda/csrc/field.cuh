@@ -322,46 +322,23 @@ struct alignas(16) Field {
   PL_HD static Field mont_mul(const Field& a, const Field& b) {
     uint32_t e[N], o[N], pend = 0;
     PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
-    PL_UNROLL for (int i = 0; i < N; i++) mul_round(e, o, pend, a, b.v[i]);
-    return finish(e, o, pend);
-  }
-  // Round i of mont_mul: row i (a times b_i) added, then m p, then the
-  // shift.
-  PL_HD static void mul_round(uint32_t e[N], uint32_t o[N], uint32_t& pend, const Field& a,
-                              uint32_t bi) {
-    uint32_t top = add_row(e, o, pend, a, bi);
-    const uint32_t m = e[0] * P::INV;
-    Chain kp;
-    kp.mad(e[0], e[1], P::mod(0), m);
-    PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
-    top = kp.addc(top, 0);
-    Chain ko;
-    ko.mad(o[0], o[1], P::mod(1), m);
-    PL_UNROLL for (int j = 3; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
-    shift_down(e, o, top, pend);
-  }
-  // The end of mont_mul and mont_sqr: E + pend + 2^32 O (< 2p) reduced
-  // once.
-  PL_HD static Field finish(const uint32_t e[N], const uint32_t o[N], uint32_t pend) {
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      uint32_t top = add_row(e, o, pend, a, b.v[i]);
+      const uint32_t m = e[0] * P::INV;
+      Chain kp;
+      kp.mad(e[0], e[1], P::mod(0), m);
+      PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
+      top = kp.addc(top, 0);
+      Chain ko;
+      ko.mad(o[0], o[1], P::mod(1), m);
+      PL_UNROLL for (int j = 3; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
+      shift_down(e, o, top, pend);
+    }
     Field r;
     PL_UNROLL for (int j = 0; j < N; j++) r.v[j] = e[j];
     add_pending(r.v, o, pend);
     reduce_once(r.v);
     return r;
-  }
-  // r = a*b and s = c*d as two mont_muls whose rounds alternate, so that
-  // a thread has two independent carry chains to issue from instead of
-  // one (see mul2). r and s may alias the inputs.
-  PL_HD static void mont_mul2(const Field& a, const Field& b, const Field& c, const Field& d,
-                              Field& r, Field& s) {
-    uint32_t e[N], o[N], f[N], g[N], pe = 0, pf = 0;
-    PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = f[i] = g[i] = 0;
-    PL_UNROLL for (int i = 0; i < N; i++) {
-      mul_round(e, o, pe, a, b.v[i]);
-      mul_round(f, g, pf, c, d.v[i]);
-    }
-    r = finish(e, o, pe);
-    s = finish(f, g, pf);
   }
 
   // CIOS Montgomery multiplication, plain (64-bit accumulators): the
@@ -416,52 +393,33 @@ struct alignas(16) Field {
   // p (p / R) + p < 2p (M < R): one conditional subtraction.
   PL_HD static Field mont_sqr(const Field& a) {
     static_assert(P::SQR_DEDICATED, "mont_sqr's bound needs 3p < 2^(32N)");
-    uint32_t d[N];
-    sqr_doubled(a, d);
-    uint32_t e[N], o[N], pend = 0;
-    PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
-    PL_UNROLL for (int i = 0; i < N; i++) sqr_round(e, o, pend, a, d, i);
-    return finish(e, o, pend);
-  }
-  // d[j], j >= 1: limb j of 2a (d[0] unused).
-  PL_HD static void sqr_doubled(const Field& a, uint32_t d[N]) {
+    uint32_t d[N];  // d[j], j >= 1: limb j of 2a
     d[0] = 0;
     PL_UNROLL for (int j = 1; j < N; j++) d[j] = (a.v[j] << 1) | (a.v[j - 1] >> 31);
-  }
-  // Round i of mont_sqr.
-  PL_HD static void sqr_round(uint32_t e[N], uint32_t o[N], uint32_t& pend, const Field& a,
-                              const uint32_t d[N], int i) {
-    const uint32_t ai = a.v[i];
-    Chain kro;  // the row's odd j >= i
-    const int jo = i | 1;
-    kro.mad(o[jo - 1], o[jo], sqr_v(a, d, i, jo), ai);
-    PL_UNROLL for (int j = jo + 2; j < N; j += 2) kro.madc(o[j - 1], o[j], sqr_v(a, d, i, j), ai);
-    uint32_t top = 0;
-    const int je = (i + 1) & ~1;  // the row's even j >= i
-    if (je < N) {
-      Chain kre;
-      kre.mad(e[je], e[je + 1], sqr_v(a, d, i, je), ai);
-      PL_UNROLL for (int j = je + 2; j < N; j += 2) kre.madc(e[j], e[j + 1], sqr_v(a, d, i, j), ai);
-      top = kre.addc(0, 0);
-    }
-    top = reduce_row(e, o, pend, top);
-    shift_down(e, o, top, pend);
-  }
-  // r = a^2 and s = b^2 as two mont_sqrs whose rounds alternate (as
-  // mont_mul2).
-  PL_HD static void mont_sqr2(const Field& a, const Field& b, Field& r, Field& s) {
-    static_assert(P::SQR_DEDICATED, "mont_sqr's bound needs 3p < 2^(32N)");
-    uint32_t da[N], db[N];
-    sqr_doubled(a, da);
-    sqr_doubled(b, db);
-    uint32_t e[N], o[N], f[N], g[N], pe = 0, pf = 0;
-    PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = f[i] = g[i] = 0;
+    uint32_t e[N], o[N], pend = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
     PL_UNROLL for (int i = 0; i < N; i++) {
-      sqr_round(e, o, pe, a, da, i);
-      sqr_round(f, g, pf, b, db, i);
+      const uint32_t ai = a.v[i];
+      Chain kro;  // the row's odd j >= i
+      const int jo = i | 1;
+      kro.mad(o[jo - 1], o[jo], sqr_v(a, d, i, jo), ai);
+      PL_UNROLL for (int j = jo + 2; j < N; j += 2) kro.madc(o[j - 1], o[j], sqr_v(a, d, i, j), ai);
+      uint32_t top = 0;
+      const int je = (i + 1) & ~1;  // the row's even j >= i
+      if (je < N) {
+        Chain kre;
+        kre.mad(e[je], e[je + 1], sqr_v(a, d, i, je), ai);
+        PL_UNROLL for (int j = je + 2; j < N; j += 2) kre.madc(e[j], e[j + 1], sqr_v(a, d, i, j), ai);
+        top = kre.addc(0, 0);
+      }
+      top = reduce_row(e, o, pend, top);
+      shift_down(e, o, top, pend);
     }
-    r = finish(e, o, pe);
-    s = finish(f, g, pf);
+    Field r;
+    PL_UNROLL for (int j = 0; j < N; j++) r.v[j] = e[j];
+    add_pending(r.v, o, pend);
+    reduce_once(r.v);
+    return r;
   }
   // mont_sqr's multiplicand at limb j of row i (j >= i).
   PL_HD static uint32_t sqr_v(const Field& a, const uint32_t d[N], int i, int j) {
@@ -484,32 +442,14 @@ struct alignas(16) Field {
     Wide t;
     uint32_t e[N], o[N], pend = 0;
     PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
-    PL_UNROLL for (int i = 0; i < N; i++) wide_round(e, o, pend, a, b.v[i], t.v[i]);
-    wide_finish(e, o, pend, t);
-    return t;
-  }
-  // Round i of mul_wide: row i added; the bottom limb leaves as limb i.
-  PL_HD static void wide_round(uint32_t e[N], uint32_t o[N], uint32_t& pend, const Field& a,
-                               uint32_t bi, uint32_t& out) {
-    const uint32_t top = add_row(e, o, pend, a, bi);
-    out = e[0];
-    shift_down(e, o, top, pend);
-  }
-  PL_HD static void wide_finish(const uint32_t e[N], const uint32_t o[N], uint32_t pend, Wide& t) {
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      const uint32_t top = add_row(e, o, pend, a, b.v[i]);
+      t.v[i] = e[0];
+      shift_down(e, o, top, pend);
+    }
     PL_UNROLL for (int j = 0; j < N; j++) t.v[N + j] = e[j];
     add_pending(t.v + N, o, pend);
-  }
-  // t = a*b and u = c*d as two mul_wides whose rounds alternate.
-  PL_HD static void mul_wide2(const Field& a, const Field& b, const Field& c, const Field& d,
-                              Wide& t, Wide& u) {
-    uint32_t e[N], o[N], f[N], g[N], pe = 0, pf = 0;
-    PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = f[i] = g[i] = 0;
-    PL_UNROLL for (int i = 0; i < N; i++) {
-      wide_round(e, o, pe, a, b.v[i], t.v[i]);
-      wide_round(f, g, pf, c, d.v[i], u.v[i]);
-    }
-    wide_finish(e, o, pe, t);
-    wide_finish(f, g, pf, u);
+    return t;
   }
 
   // Montgomery reduction, t / R mod p for a 2N-limb t < p R. With t =
@@ -525,15 +465,10 @@ struct alignas(16) Field {
       e[i] = t.v[i];
       o[i] = 0;
     }
-    PL_UNROLL for (int i = 0; i < N; i++) redc_round(e, o, pend);
-    return redc_finish(e, o, pend, t);
-  }
-  PL_HD static void redc_round(uint32_t e[N], uint32_t o[N], uint32_t& pend) {
-    const uint32_t top = reduce_row(e, o, pend, 0);
-    shift_down(e, o, top, pend);
-  }
-  PL_HD static Field redc_finish(const uint32_t e[N], const uint32_t o[N], uint32_t pend,
-                                 const Wide& t) {
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      const uint32_t top = reduce_row(e, o, pend, 0);
+      shift_down(e, o, top, pend);
+    }
     Field r;
     Chain kh;  // E + t_hi, then + 2^32 O + pend (partial sums < 2p)
     r.v[0] = e[0];
@@ -542,21 +477,6 @@ struct alignas(16) Field {
     add_pending(r.v, o, pend);
     reduce_once(r.v);
     return r;
-  }
-  // r = redc(t) and s = redc(u), their rounds alternating.
-  PL_HD static void redc2(const Wide& t, const Wide& u, Field& r, Field& s) {
-    uint32_t e[N], o[N], f[N], g[N], pe = 0, pf = 0;
-    PL_UNROLL for (int i = 0; i < N; i++) {
-      e[i] = t.v[i];
-      f[i] = u.v[i];
-      o[i] = g[i] = 0;
-    }
-    PL_UNROLL for (int i = 0; i < N; i++) {
-      redc_round(e, o, pe);
-      redc_round(f, g, pf);
-    }
-    r = redc_finish(e, o, pe, t);
-    s = redc_finish(f, g, pf, u);
   }
 
   // a + b as integers, not reduced (a + b < 2^(32N)).
@@ -603,58 +523,6 @@ struct alignas(16) Field {
   }
 #else
   PL_HD Field sqr() const { return mont_mul(*this, *this); }
-#endif
-  // Two independent products, r = a*b and s = c*d, and squares, r = a^2
-  // and s = b^2; r and s may alias the inputs. With PL_MUL2's bit 1 (an
-  // A/B build) they run as mont_mul2 / mont_sqr2, as one call in the MSM
-  // kernels; else as two products.
-#if (PL_MUL2 & 1) && defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
-  struct Pair {
-    Field r, s;
-  };
-  __device__ __noinline__ static Pair mul2_call(Field a, Field b, Field c, Field d) {
-    Pair p;
-    mont_mul2(a, b, c, d, p.r, p.s);
-    return p;
-  }
-  __device__ __noinline__ static Pair sqr2_call(Field a, Field b) {
-    Pair p;
-    if constexpr (P::SQR_DEDICATED) mont_sqr2(a, b, p.r, p.s);
-    else mont_mul2(a, a, b, b, p.r, p.s);
-    return p;
-  }
-  PL_HD static void mul2(const Field& a, const Field& b, const Field& c, const Field& d, Field& r,
-                         Field& s) {
-    const Pair p = mul2_call(a, b, c, d);
-    r = p.r;
-    s = p.s;
-  }
-  PL_HD static void sqr2(const Field& a, const Field& b, Field& r, Field& s) {
-    const Pair p = sqr2_call(a, b);
-    r = p.r;
-    s = p.s;
-  }
-#elif (PL_MUL2 & 1)
-  PL_HD static void mul2(const Field& a, const Field& b, const Field& c, const Field& d, Field& r,
-                         Field& s) {
-    mont_mul2(a, b, c, d, r, s);
-  }
-  PL_HD static void sqr2(const Field& a, const Field& b, Field& r, Field& s) {
-    if constexpr (P::SQR_DEDICATED) mont_sqr2(a, b, r, s);
-    else mont_mul2(a, a, b, b, r, s);
-  }
-#else
-  PL_HD static void mul2(const Field& a, const Field& b, const Field& c, const Field& d, Field& r,
-                         Field& s) {
-    const Field t = a * b, u = c * d;
-    r = t;
-    s = u;
-  }
-  PL_HD static void sqr2(const Field& a, const Field& b, Field& r, Field& s) {
-    const Field t = a.sqr(), u = b.sqr();
-    r = t;
-    s = u;
-  }
 #endif
   PL_HD Field to_mont() const { return mont_mul(*this, r2()); }
   PL_HD Field from_mont() const { return mont_mul(*this, raw_one()); }
@@ -711,10 +579,6 @@ struct Fp2 {
     Fp::Wide p0 = Fp::mul_wide_call(a.c0, b.c0);
     const Fp::Wide p1 = Fp::mul_wide_call(a.c1, b.c1);
     Fp::Wide p2 = Fp::mul_wide_call(sa, sb);
-#elif defined(PL_FP2_ILP)
-    Fp::Wide p0, p1;
-    Fp::mul_wide2(a.c0, b.c0, a.c1, b.c1, p0, p1);
-    Fp::Wide p2 = Fp::mul_wide(sa, sb);
 #else
     Fp::Wide p0 = Fp::mul_wide(a.c0, b.c0);
     const Fp::Wide p1 = Fp::mul_wide(a.c1, b.c1);
@@ -737,8 +601,6 @@ struct Fp2 {
 #if defined(PL_MUL_CALL) && defined(__CUDA_ARCH__) && !defined(PL_FP2_CALL)
     r.c0 = Fp::redc_call(p0);
     r.c1 = Fp::redc_call(p2);
-#elif defined(PL_FP2_ILP)
-    Fp::redc2(p0, p2, r.c0, r.c1);
 #else
     r.c0 = Fp::redc(p0);
     r.c1 = Fp::redc(p2);
@@ -781,34 +643,6 @@ struct Fp2 {
 #endif
   PL_HD Fp2 sqr() const { return square(*this); }
 #endif
-  // Field's mul2 and sqr2 for Fp2: with PL_MUL2's bit 2 (an A/B build)
-  // the two products are one call in the MSM kernels, else two.
-#if (PL_MUL2 & 2) && defined(PL_MUL_CALL) && defined(__CUDA_ARCH__)
-  struct Pair {  // of Fp2 values (Fp2 is incomplete here)
-    Fp r0, r1, s0, s1;
-  };
-  __device__ __noinline__ static Pair mul2_call(Fp2 a, Fp2 b, Fp2 c, Fp2 d) {
-    const Fp2 r = mul_lazy(a, b), s = mul_lazy(c, d);
-    Pair p;
-    p.r0 = r.c0, p.r1 = r.c1, p.s0 = s.c0, p.s1 = s.c1;
-    return p;
-  }
-  PL_HD static void mul2(const Fp2& a, const Fp2& b, const Fp2& c, const Fp2& d, Fp2& r, Fp2& s) {
-    const Pair p = mul2_call(a, b, c, d);
-    r.c0 = p.r0, r.c1 = p.r1, s.c0 = p.s0, s.c1 = p.s1;
-  }
-#else
-  PL_HD static void mul2(const Fp2& a, const Fp2& b, const Fp2& c, const Fp2& d, Fp2& r, Fp2& s) {
-    const Fp2 t = a * b, u = c * d;
-    r = t;
-    s = u;
-  }
-#endif
-  PL_HD static void sqr2(const Fp2& a, const Fp2& b, Fp2& r, Fp2& s) {
-    const Fp2 t = a.sqr(), u = b.sqr();
-    r = t;
-    s = u;
-  }
 };
 
 }  // namespace pl

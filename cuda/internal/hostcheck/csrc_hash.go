@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "30b720444d754816c3a019b1c5230bf0c0593680215760aecbcd1691a118628c"
+const csrcHash = "36436d192b47620196d279d77e40f053c3d9757d44bb948726eba378fc779263"

@@ -20,8 +20,6 @@ void hc_fp_sqr(uint64_t* o, const uint64_t* a);
 void hc_fp2_mul_lazy(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_variants_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_variants_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
-void hc_ilp_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
-void hc_ilp_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_variants_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
 void hc_variants_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out);
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
@@ -205,37 +203,19 @@ func FixedG2(table []curve.G2Affine, c int, scalars []fr.Element, batch int) []c
 	return out
 }
 
-// The emulation built with other arithmetic, same contracts as MSMG1 and
-// MSMG2 (which have the default): V6 is v6's (variants.cpp:
-// -DPL_V6_ARITHMETIC), Interleaved the paired products (ilp.cpp:
-// -DPL_MUL2=3 -DPL_FP2_ILP), both A/B builds of the kernels.
-// VariantsPrecomputeG1 and G2 are PrecomputeG1 and G2 with v6's.
-type Build int
+// The emulation built with v6's arithmetic (variants.cpp:
+// -DPL_V6_ARITHMETIC, the kernels' A/B build), same contracts as MSMG1,
+// MSMG2, PrecomputeG1 and PrecomputeG2 (which have the default).
 
-const (
-	V6 Build = iota
-	Interleaved
-)
-
-func VariantsMSMG1(b Build, bases []curve.G1Affine, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {
+func VariantsMSMG1(bases []curve.G1Affine, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {
 	w := make([]points.G1XYZZ, (256+c-1)/c)
-	bp, sp, n, wp := unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), unsafe.Pointer(&w[0])
-	if b == Interleaved {
-		C.hc_ilp_msm_g1(bp, sp, n, 1, C.int(c), C.int(seg), C.int(chunk), 0, wp)
-	} else {
-		C.hc_variants_msm_g1(bp, sp, n, 1, C.int(c), C.int(seg), C.int(chunk), 0, wp)
-	}
+	C.hc_variants_msm_g1(unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), 0, unsafe.Pointer(&w[0]))
 	return points.CombineG1(w, c)
 }
 
-func VariantsMSMG2(b Build, bases []curve.G2Affine, scalars []fr.Element, c, seg, chunk int) curve.G2Jac {
+func VariantsMSMG2(bases []curve.G2Affine, scalars []fr.Element, c, seg, chunk int) curve.G2Jac {
 	w := make([]points.G2XYZZ, (256+c-1)/c)
-	bp, sp, n, wp := unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), unsafe.Pointer(&w[0])
-	if b == Interleaved {
-		C.hc_ilp_msm_g2(bp, sp, n, 1, C.int(c), C.int(seg), C.int(chunk), 0, wp)
-	} else {
-		C.hc_variants_msm_g2(bp, sp, n, 1, C.int(c), C.int(seg), C.int(chunk), 0, wp)
-	}
+	C.hc_variants_msm_g2(unsafe.Pointer(&bases[0]), u64(unsafe.Pointer(&scalars[0])), C.size_t(len(scalars)), 1, C.int(c), C.int(seg), C.int(chunk), 0, unsafe.Pointer(&w[0]))
 	return points.CombineG2(w, c)
 }
 

@@ -141,8 +141,7 @@ func TestFp2MulLazyEqualsGnarkMul(t *testing.T) {
 }
 
 // TestMSMWithArithmeticVariants runs the MSM emulation built with the
-// other arithmetic, v6's (-DPL_V6_ARITHMETIC, variants.cpp) and the
-// interleaved products (-DPL_MUL2=3 -DPL_FP2_ILP, ilp.cpp), against
+// other arithmetic, v6's (-DPL_V6_ARITHMETIC, variants.cpp), against
 // gnark-crypto (TestMSM* check the default, mont_sqr and mul_lazy):
 // whole MSMs (XYZZ mixed and full additions, doublings, the window
 // reduction) and precomputed tables (doublings and batch inversions,
@@ -158,17 +157,15 @@ func TestMSMWithArithmeticVariants(t *testing.T) {
 		if _, err := want.MultiExp(g1, s, curve.MultiExpConfig{}); err != nil {
 			t.Fatal(err)
 		}
+		if got := VariantsMSMG1(g1, s, tc.c, tc.seg, tc.chunk); !got.Equal(&want) {
+			t.Fatalf("g1 msm n=%d c=%d differs", tc.n, tc.c)
+		}
 		var want2 bls.G2Jac
 		if _, err := want2.MultiExp(g2, s, curve.MultiExpConfig{}); err != nil {
 			t.Fatal(err)
 		}
-		for _, b := range []Build{V6, Interleaved} {
-			if got := VariantsMSMG1(b, g1, s, tc.c, tc.seg, tc.chunk); !got.Equal(&want) {
-				t.Fatalf("build %d: g1 msm n=%d c=%d differs", b, tc.n, tc.c)
-			}
-			if got := VariantsMSMG2(b, g2, s, tc.c, tc.seg, tc.chunk); !got.Equal(&want2) {
-				t.Fatalf("build %d: g2 msm n=%d c=%d differs", b, tc.n, tc.c)
-			}
+		if got := VariantsMSMG2(g2, s, tc.c, tc.seg, tc.chunk); !got.Equal(&want2) {
+			t.Fatalf("g2 msm n=%d c=%d differs", tc.n, tc.c)
 		}
 	}
 	g1, g2, _ := specialInputs(r, 40)
