@@ -4,8 +4,10 @@
 //
 // Pipeline: scalars (canonical, 255 bits) are cut into W = ceil(256/c)
 // signed c-bit digits d in [-2^(c-1), 2^(c-1)]; each nonzero digit of
-// scalar i in window w gives a pair (key = w*2^(c-1) + |d|-1, val = i with
-// the sign in bit 31). The pairs are radix-sorted by key; each bucket's run
+// scalar i in window w gives a pair (key = |d|-1, val = i with the sign in
+// bit 31), window w's pairs at [w*n, (w+1)*n). Each window's pairs are
+// radix-sorted by key on their own (c-bit keys: bucket w*2^(c-1) + key;
+// one sort of W*2^(c-1) buckets took a third more passes); each bucket's run
 // is cut evenly into segments of at most msm_seg_cap points that threads
 // accumulate (mixed XYZZ additions); segments are summed per bucket; each window's
 // buckets are reduced as sum_j j*B_j in K chunks of running sums; the
@@ -34,20 +36,19 @@ PL_HD uint32_t scalar_bits(const uint32_t s[8], int off, int len) {
 PL_HD int msm_windows(int c) { return (256 + c - 1) / c; }
 
 // Signed-digit recoding of one canonical scalar. For each window w writes
-// keys[w*stride] and vals[w*stride] (the sign of the digit in bit 31 of
-// the value); zero digits get the sentinel key, which sorts after every
-// bucket.
-//   - Plain bases (table_n == 0): window w has its own buckets, key =
-//     w*2^(c-1) + |d|-1, value = index; sentinel W*2^(c-1).
+// keys[w*stride] and vals[w*stride]: key |d|-1, or the sentinel 2^(c-1)
+// for a zero digit (it sorts after every bucket), and the sign of the
+// digit in bit 31 of the value.
+//   - Plain bases (table_n == 0): window w has its own buckets (bucket
+//     w*2^(c-1) + key, msm_bounds), value = index.
 //   - Precomputed bases (table_n = N, the length of a row of the table
 //     msm_precompute_row fills: table[w*N + i] = 2^(cw)·P_i): one set of
-//     buckets for every window, key = |d|-1, value = w*N + index, the
-//     point that already carries the window's weight; sentinel 2^(c-1).
+//     buckets for every window (bucket = key), value = w*N + index, the
+//     point that already carries the window's weight.
 PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys,
                       uint32_t* vals, size_t stride, size_t table_n) {
   const int W = msm_windows(c);
   const uint32_t half = 1u << (c - 1);
-  const uint32_t sentinel = table_n ? half : (uint32_t)W * half;
   uint32_t carry = 0;
   for (int w = 0; w < W; w++) {
     uint32_t raw = scalar_bits(s, w * c, c) + carry;
@@ -61,11 +62,23 @@ PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys
       carry = 0;
     }
     uint32_t point = table_n ? (uint32_t)((size_t)w * table_n + index) : index;
-    uint32_t bucket = table_n ? 0 : (uint32_t)w * half;
-    key = mag == 0 ? sentinel : bucket + (mag - 1);
+    key = mag == 0 ? half : mag - 1;
     keys[(size_t)w * stride] = key;
     vals[(size_t)w * stride] = point | (neg << 31);
   }
+}
+
+// Sorted pair i's part in the bucket bounds: start[b] and end[b] (one
+// past) of bucket b's run, for the pairs sorted in runs of `run` (a
+// window's n pairs each, or one run of every pair over a table): the
+// bucket of key k in run j is j*2^(c-1) + k (j = 0 over a table).
+PL_HD void msm_bounds(const uint32_t* keys, uint32_t i, uint32_t run, uint32_t half,
+                      uint32_t* start, uint32_t* end) {
+  const uint32_t k = keys[i];
+  if (k >= half) return;  // a zero digit's sentinel
+  const uint32_t pos = i % run, b = (i / run) * half + k;
+  if (pos == 0 || keys[i - 1] != k) start[b] = i;
+  if (pos + 1 == run || keys[i + 1] != k) end[b] = i + 1;
 }
 
 // 2^c·p, the step from one row of a precomputed table to the next (c
@@ -107,6 +120,15 @@ PL_HD void msm_segment(uint32_t start, uint32_t end, uint32_t j, uint32_t cnt, u
   const uint64_t len = end - start;
   *begin = start + (uint32_t)(len * j / cnt);
   *stop = start + (uint32_t)(len * (j + 1) / cnt);
+}
+
+// Round r of the tree over a bucket's c segment partials (k_seg_tree):
+// the live partials are [0, ceil(c / 2^r)); the upper part is added into
+// the lower. True when partial i takes partial i + *newlen this round.
+PL_HD bool msm_tree_step(uint32_t i, uint32_t c, int r, uint32_t* newlen) {
+  const uint32_t len = (uint32_t)(((uint64_t)c + (1ull << r) - 1) >> r);
+  *newlen = (uint32_t)(((uint64_t)c + (2ull << r) - 1) >> (r + 1));
+  return i < len - *newlen;
 }
 
 // upper_bound(off[0..n), g) - 1: the bucket owning segment g.

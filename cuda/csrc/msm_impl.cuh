@@ -45,21 +45,24 @@ __global__ void k_recode(const Fr* scalars, size_t n, int mont, int c, size_t ta
   }
 }
 
-__global__ void k_bounds(const uint32_t* keys, size_t total, uint32_t sentinel, uint32_t* start,
-                         uint32_t* end) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < total;
-       i += (size_t)gridDim.x * blockDim.x) {
-    uint32_t k = keys[i];
-    if (k >= sentinel) continue;
-    if (i == 0 || keys[i - 1] != k) start[k] = (uint32_t)i;
-    if (i + 1 == total || keys[i + 1] != k) end[k] = (uint32_t)i + 1;
-  }
+__global__ void k_bounds(const uint32_t* keys, uint32_t total, uint32_t run, uint32_t half,
+                         uint32_t* start, uint32_t* end) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x)
+    msm_bounds(keys, i, run, half, start, end);
 }
 
+// cnt[b], the segments of bucket b, and *maxcnt their maximum (zeroed
+// before), which bounds the rounds of k_seg_tree that do anything.
 __global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t nb, uint32_t seg,
-                           uint32_t* cnt) {
-  for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < nb; b += gridDim.x * blockDim.x)
-    cnt[b] = (end[b] - start[b] + seg - 1) / seg;
+                           uint32_t* cnt, uint32_t* maxcnt) {
+  uint32_t most = 0;
+  for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < nb; b += gridDim.x * blockDim.x) {
+    const uint32_t c = (end[b] - start[b] + seg - 1) / seg;
+    cnt[b] = c;
+    most = c > most ? c : most;
+  }
+  most = __reduce_max_sync(0xffffffffu, most);
+  if ((threadIdx.x & 31) == 0 && most) atomicMax(maxcnt, most);
 }
 
 // Blocks per SM the accumulation kernel is built for. G1: 5, i.e. at
@@ -75,38 +78,42 @@ struct SegBlocks<Fp> {
   static constexpr int value = PL_G1_BLOCKS;
 };
 
-// The accumulation kernel: each thread sums one segment of a bucket.
+// The accumulation kernel: each thread sums one segment of a bucket;
+// seg_bucket[g] keeps the bucket of segment g for k_seg_tree.
 template <class F>
 __global__ void __launch_bounds__(HEAVY, SegBlocks<F>::value)
     k_segments(const Affine<F>* bases, const uint32_t* vals, const uint32_t* start,
                const uint32_t* end, const uint32_t* off, const uint32_t* cnt, uint32_t nb,
-               uint32_t maxseg, XYZZ<F>* partial) {
+               uint32_t maxseg, XYZZ<F>* partial, uint32_t* seg_bucket) {
   const uint32_t total = off[nb - 1] + cnt[nb - 1];
   for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < total && g < maxseg;
        g += gridDim.x * blockDim.x) {
     uint32_t b = find_bucket(off, nb, g);
+    seg_bucket[g] = b;
     uint32_t begin, stop;
     msm_segment(start[b], end[b], g - off[b], cnt[b], &begin, &stop);
     partial[g] = msm_accumulate<F>(bases, vals, begin, stop);
   }
 }
 
-// Round r of the per-bucket tree over segment partials: bucket b's live
-// partials are off[b] + [0, ceil(cnt/2^r)); the upper part is added into
-// the lower, halving them. Long buckets (skewed scalars, the top window)
-// take log2 rounds instead of a serial sum.
+// Round r of the per-bucket tree over segment partials (msm_tree_step),
+// halving the live ones. Long buckets (skewed scalars, the top window)
+// take log2 rounds instead of a serial sum. The host launches the rounds
+// an adversarial input could need; those past the largest count
+// (*maxcnt) return at once: with uniform digits 2-3 rounds work, of 17
+// at 2^24 (v9, docs/cuda-perf-notes.md).
 template <class F>
-__global__ void __launch_bounds__(HEAVY) k_seg_tree(XYZZ<F>* partial, const uint32_t* off,
-                                                    const uint32_t* cnt, uint32_t nb,
-                                                    uint32_t maxseg, int r) {
+__global__ void __launch_bounds__(HEAVY) k_seg_tree(XYZZ<F>* partial, const uint32_t* seg_bucket,
+                                                    const uint32_t* off, const uint32_t* cnt,
+                                                    uint32_t nb, uint32_t maxseg,
+                                                    const uint32_t* maxcnt, int r) {
+  if ((1ull << r) >= *maxcnt) return;
   const uint32_t total = off[nb - 1] + cnt[nb - 1];
   for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < total && g < maxseg;
        g += gridDim.x * blockDim.x) {
-    uint32_t b = find_bucket(off, nb, g);
-    uint32_t i = g - off[b], c = cnt[b];
-    uint32_t len = (uint32_t)(((uint64_t)c + (1ull << r) - 1) >> r);
-    uint32_t newlen = (uint32_t)(((uint64_t)c + (2ull << r) - 1) >> (r + 1));
-    if (i < len - newlen) {
+    const uint32_t b = seg_bucket[g];
+    uint32_t newlen;
+    if (msm_tree_step(g - off[b], cnt[b], r, &newlen)) {
       XYZZ<F> a = partial[g];
       a.add(partial[g + newlen]);
       partial[g] = a;
@@ -224,11 +231,12 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   const uint32_t half = 1u << (c - 1);
   const uint32_t Wb = table_n ? 1 : W;  // windows with buckets of their own
   const uint32_t nb = Wb * half;
-  const uint32_t sentinel = nb;
   const size_t total = n * W;
   if (n >= (1ull << 31) || total >= (1ull << 31) || (size_t)W * table_n >= (1ull << 31))
     return PL_ERR_TOO_BIG;
-  int end_bit = 32 - __builtin_clz(sentinel);
+  const int end_bit = c;  // keys <= half = 2^(c-1)
+  // plain: each window's n pairs sorted on their own; a table: all at once
+  const size_t run = table_n ? total : n;
 
   Scratch sc(s);
   Profile prof("msm", n, c);
@@ -244,24 +252,29 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
 
   size_t temp_bytes = 0;
   PL_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_out, vals_in,
-                                           vals_out, (int)total, 0, end_bit, s->s));
+                                           vals_out, (int)run, 0, end_bit, s->s));
   uint8_t* temp;
   PL_TRY(sc.alloc(&temp, temp_bytes));
-  PL_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in, keys_out, vals_in, vals_out,
-                                           (int)total, 0, end_bit, s->s));
+  for (size_t lo = 0; lo < total; lo += run)
+    PL_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in + lo, keys_out + lo,
+                                             vals_in + lo, vals_out + lo, (int)run, 0, end_bit,
+                                             s->s));
   prof.mark(s, "sort");
 
-  uint32_t *start, *end, *cnt, *off;
+  uint32_t *start, *end, *cnt, *off, *maxcnt;
   PL_TRY(sc.alloc(&start, nb));
   PL_TRY(sc.alloc(&end, nb));
   PL_TRY(sc.alloc(&cnt, nb));
   PL_TRY(sc.alloc(&off, nb));
+  PL_TRY(sc.alloc(&maxcnt, 1));
   PL_CHECK(cudaMemsetAsync(start, 0, nb * sizeof(uint32_t), s->s));
   PL_CHECK(cudaMemsetAsync(end, 0, nb * sizeof(uint32_t), s->s));
-  k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, total, sentinel, start, end);
+  PL_CHECK(cudaMemsetAsync(maxcnt, 0, sizeof(uint32_t), s->s));
+  k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, (uint32_t)total, (uint32_t)run, half,
+                                                   start, end);
   PL_LAUNCHED();
   const uint32_t seg = seg_cap(total, nb, table_n != 0);
-  k_segcount<<<grid_for(nb, 256), 256, 0, s->s>>>(start, end, nb, seg, cnt);
+  k_segcount<<<grid_for(nb, 256), 256, 0, s->s>>>(start, end, nb, seg, cnt, maxcnt);
   PL_LAUNCHED();
   size_t scan_bytes = 0;
   PL_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt, off, (int)nb, s->s));
@@ -272,9 +285,11 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   prof.mark(s, "bounds+scan");
   const uint32_t maxseg = (uint32_t)(total / seg + nb);
   XYZZ<F>* partial;
+  uint32_t* seg_bucket;
   PL_TRY(sc.alloc(&partial, maxseg));
+  PL_TRY(sc.alloc(&seg_bucket, maxseg));
   k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end, off, cnt,
-                                                             nb, maxseg, partial);
+                                                             nb, maxseg, partial, seg_bucket);
   PL_LAUNCHED();
   prof.mark(s, "accumulate");
   XYZZ<F>* buckets;
@@ -282,9 +297,10 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   {
     // a bucket holds at most n points, n*W with a table (every window's
     // digit the same): ceil(that / seg) segments
-    const uint64_t maxcnt = ((table_n ? total : n) + seg - 1) / seg;
-    for (int r = 0; (1ull << r) < maxcnt; r++) {
-      k_seg_tree<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(partial, off, cnt, nb, maxseg, r);
+    const uint64_t bound = ((table_n ? total : n) + seg - 1) / seg;
+    for (int r = 0; (1ull << r) < bound; r++) {
+      k_seg_tree<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(partial, seg_bucket, off, cnt, nb,
+                                                                 maxseg, maxcnt, r);
       PL_LAUNCHED();
     }
   }

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "36436d192b47620196d279d77e40f053c3d9757d44bb948726eba378fc779263"
+const csrcHash = "fa8918c2c44a59bc2cd77052d2f2d5b338f9fb68349a65e80eb74afb4860b35a"

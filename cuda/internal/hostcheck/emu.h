@@ -39,7 +39,7 @@ template <class F>
 static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int mont, int c, int seg,
                     int chunk, size_t table_n, void* out) {
   const uint32_t W = msm_windows(c), half = 1u << (c - 1);
-  const uint32_t Wb = table_n ? 1 : W, nb = Wb * half, sentinel = nb;
+  const uint32_t Wb = table_n ? 1 : W, nb = Wb * half;
   const std::vector<Affine<F>> bases_v = copy_in<Affine<F>>(bases_, table_n ? W * table_n : n);
   const Affine<F>* bases = bases_v.data();
   const size_t total = n * W;
@@ -52,19 +52,18 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
   }
   std::vector<size_t> order(total);
   for (size_t i = 0; i < total; i++) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return keys[a] < keys[b]; });
+  // each run (a window's pairs, or all over a table) sorted on its own
+  const size_t run = table_n ? total : n;
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return a / run != b / run ? a / run < b / run : keys[a] < keys[b];
+  });
   std::vector<uint32_t> ks(total), vs(total);
   for (size_t i = 0; i < total; i++) {
     ks[i] = keys[order[i]];
     vs[i] = vals[order[i]];
   }
   std::vector<uint32_t> start(nb, 0), end(nb, 0), cnt(nb), off(nb);
-  for (size_t i = 0; i < total; i++) {
-    uint32_t k = ks[i];
-    if (k >= sentinel) continue;
-    if (i == 0 || ks[i - 1] != k) start[k] = i;
-    if (i + 1 == total || ks[i + 1] != k) end[k] = i + 1;
-  }
+  for (size_t i = 0; i < total; i++) msm_bounds(ks.data(), (uint32_t)i, (uint32_t)run, half, start.data(), end.data());
   if (seg == 0) seg = (int)msm_seg_cap(total, nb, table_n != 0);  // the kernels' cap
   uint32_t acc = 0;
   for (uint32_t b = 0; b < nb; b++) {
@@ -80,15 +79,13 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     msm_segment(start[b], end[b], g - off[b], cnt[b], &begin, &stop);
     partial[g] = msm_accumulate<F>(bases, vs.data(), begin, stop);
   }
-  // tree over each bucket's segments, as k_seg_tree
-  const uint64_t maxcnt = ((table_n ? total : n) + seg - 1) / seg;
+  // tree over each bucket's segments, as k_seg_tree: rounds while
+  // 2^r < the largest count (k_segcount's maximum)
+  const uint32_t maxcnt = *std::max_element(cnt.begin(), cnt.end());
   for (int r = 0; (1ull << r) < maxcnt; r++) {
     for (uint32_t g = 0; g < tot; g++) {
-      uint32_t b = find_bucket(off.data(), nb, g);
-      uint32_t i = g - off[b], c = cnt[b];
-      uint32_t len = (uint32_t)(((uint64_t)c + (1ull << r) - 1) >> r);
-      uint32_t newlen = (uint32_t)(((uint64_t)c + (2ull << r) - 1) >> (r + 1));
-      if (i < len - newlen) partial[g].add(partial[g + newlen]);
+      uint32_t b = find_bucket(off.data(), nb, g), newlen;
+      if (msm_tree_step(g - off[b], cnt[b], r, &newlen)) partial[g].add(partial[g + newlen]);
     }
   }
   std::vector<XYZZ<F>> buckets(nb);
