@@ -4,10 +4,11 @@
 //
 // Pipeline: scalars (canonical, 255 bits) are cut into W = ceil(256/c)
 // signed c-bit digits d in [-2^(c-1), 2^(c-1)]; each nonzero digit of
-// scalar i in window w gives a pair (key = |d|-1, val = i with the sign in
-// bit 31), window w's pairs at [w*n, (w+1)*n). Each window's pairs are
-// radix-sorted by key on their own (c-bit keys: bucket w*2^(c-1) + key;
-// one sort of W*2^(c-1) buckets took a third more passes); each bucket's run
+// scalar i in window w gives a pair (key, val = i with the sign in bit
+// 31), window w's pairs at [w*n, (w+1)*n). The pairs are radix-sorted by
+// key, all at once (key = w*2^(c-1) + |d|-1) or, for large MSMs, each
+// window's on their own (key = |d|-1: c-bit keys, two radix passes
+// instead of three; msm_sort_runs); each bucket's run
 // is cut evenly into segments of at most msm_seg_cap points that threads
 // accumulate (mixed XYZZ additions); segments are summed per bucket; each window's
 // buckets are reduced as sum_j j*B_j in K chunks of running sums; the
@@ -35,18 +36,46 @@ PL_HD uint32_t scalar_bits(const uint32_t s[8], int off, int len) {
 
 PL_HD int msm_windows(int c) { return (256 + c - 1) / c; }
 
+// How the pairs are sorted: in runs of `run` pairs (sorted on their own),
+// keys wstride*w + |d|-1 for window w, and `limit`, the sentinel key of
+// a zero digit, which sorts after every bucket. Bucket b of a key k in
+// run j is j*2^(c-1) + k (msm_bounds).
+//   - Plain bases, one sort (n < per_window_min): run = n*W, wstride =
+//     2^(c-1), limit = W*2^(c-1).
+//   - Plain bases, a sort a window (n >= per_window_min; kernels: 2^23):
+//     run = n, wstride = 0, limit = 2^(c-1). With 16 sorts of n pairs
+//     instead of one, the launches cost more than the pass saved at 2^20
+//     to 2^22, and the sort took 0.95x at 2^24, 0.84x at 2^26 (v9).
+//   - Precomputed bases: every window's digits in one set of buckets:
+//     run = n*W, wstride = 0, limit = 2^(c-1).
+struct MsmSort {
+  uint64_t run;
+  uint32_t wstride, limit;
+};
+PL_HD MsmSort msm_sort_runs(uint64_t n, int c, bool table, uint64_t per_window_min) {
+  const uint32_t half = 1u << (c - 1), W = (uint32_t)msm_windows(c);
+  MsmSort r;
+  if (table) {
+    r.run = n * W, r.wstride = 0, r.limit = half;
+  } else if (n >= per_window_min) {
+    r.run = n, r.wstride = 0, r.limit = half;
+  } else {
+    r.run = n * W, r.wstride = half, r.limit = W * half;
+  }
+  return r;
+}
+
 // Signed-digit recoding of one canonical scalar. For each window w writes
-// keys[w*stride] and vals[w*stride]: key |d|-1, or the sentinel 2^(c-1)
-// for a zero digit (it sorts after every bucket), and the sign of the
-// digit in bit 31 of the value.
-//   - Plain bases (table_n == 0): window w has its own buckets (bucket
-//     w*2^(c-1) + key, msm_bounds), value = index.
+// keys[w*stride] and vals[w*stride]: key w*o.wstride + |d|-1, or o.limit
+// for a zero digit, and the sign of the digit in bit 31 of the value.
+//   - Plain bases (table_n == 0): window w has its own buckets, value =
+//     index.
 //   - Precomputed bases (table_n = N, the length of a row of the table
 //     msm_precompute_row fills: table[w*N + i] = 2^(cw)·P_i): one set of
-//     buckets for every window (bucket = key), value = w*N + index, the
-//     point that already carries the window's weight.
+//     buckets for every window, value = w*N + index, the point that
+//     already carries the window's weight.
 PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys,
-                      uint32_t* vals, size_t stride, size_t table_n) {
+                      uint32_t* vals, size_t stride, size_t table_n, MsmSort o) {
   const int W = msm_windows(c);
   const uint32_t half = 1u << (c - 1);
   uint32_t carry = 0;
@@ -62,20 +91,18 @@ PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys
       carry = 0;
     }
     uint32_t point = table_n ? (uint32_t)((size_t)w * table_n + index) : index;
-    key = mag == 0 ? half : mag - 1;
+    key = mag == 0 ? o.limit : (uint32_t)w * o.wstride + (mag - 1);
     keys[(size_t)w * stride] = key;
     vals[(size_t)w * stride] = point | (neg << 31);
   }
 }
 
 // Sorted pair i's part in the bucket bounds: start[b] and end[b] (one
-// past) of bucket b's run, for the pairs sorted in runs of `run` (a
-// window's n pairs each, or one run of every pair over a table): the
-// bucket of key k in run j is j*2^(c-1) + k (j = 0 over a table).
-PL_HD void msm_bounds(const uint32_t* keys, uint32_t i, uint32_t run, uint32_t half,
-                      uint32_t* start, uint32_t* end) {
-  const uint32_t k = keys[i];
-  if (k >= half) return;  // a zero digit's sentinel
+// past) of bucket b's run of pairs, for the pairs sorted as o says.
+PL_HD void msm_bounds(const uint32_t* keys, uint32_t i, MsmSort o, uint32_t half, uint32_t* start,
+                      uint32_t* end) {
+  const uint32_t k = keys[i], run = (uint32_t)o.run;
+  if (k >= o.limit) return;  // a zero digit's sentinel
   const uint32_t pos = i % run, b = (i / run) * half + k;
   if (pos == 0 || keys[i - 1] != k) start[b] = i;
   if (pos + 1 == run || keys[i + 1] != k) end[b] = i + 1;

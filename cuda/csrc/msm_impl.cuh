@@ -35,20 +35,24 @@ uint32_t seg_cap(uint64_t total, uint32_t nb, bool table) {
 constexpr uint32_t CHUNK = 64;       // buckets per reduction thread
 constexpr unsigned HEAVY = 128;      // threads per block, point kernels
 
-__global__ void k_recode(const Fr* scalars, size_t n, int mont, int c, size_t table_n,
+// Plain MSMs of at least this many points sort each window's pairs on
+// their own (msm_sort_runs).
+constexpr uint64_t SORT_PER_WINDOW_MIN = 1u << 23;
+
+__global__ void k_recode(const Fr* scalars, size_t n, int mont, int c, size_t table_n, MsmSort o,
                          uint32_t* keys, uint32_t* vals) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x) {
     Fr s = scalars[i];
     if (mont) s = s.from_mont();
-    msm_recode(s.v, (uint32_t)i, c, keys + i, vals + i, n, table_n);
+    msm_recode(s.v, (uint32_t)i, c, keys + i, vals + i, n, table_n, o);
   }
 }
 
-__global__ void k_bounds(const uint32_t* keys, uint32_t total, uint32_t run, uint32_t half,
+__global__ void k_bounds(const uint32_t* keys, uint32_t total, MsmSort o, uint32_t half,
                          uint32_t* start, uint32_t* end) {
   for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x)
-    msm_bounds(keys, i, run, half, start, end);
+    msm_bounds(keys, i, o, half, start, end);
 }
 
 // cnt[b], the segments of bucket b, and *maxcnt their maximum (zeroed
@@ -234,9 +238,9 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   const size_t total = n * W;
   if (n >= (1ull << 31) || total >= (1ull << 31) || (size_t)W * table_n >= (1ull << 31))
     return PL_ERR_TOO_BIG;
-  const int end_bit = c;  // keys <= half = 2^(c-1)
-  // plain: each window's n pairs sorted on their own; a table: all at once
-  const size_t run = table_n ? total : n;
+  const MsmSort so = msm_sort_runs(n, c, table_n != 0, SORT_PER_WINDOW_MIN);
+  const size_t run = so.run;
+  const int end_bit = 32 - __builtin_clz(so.limit);
 
   Scratch sc(s);
   Profile prof("msm", n, c);
@@ -246,7 +250,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_TRY(sc.alloc(&keys_out, total));
   PL_TRY(sc.alloc(&vals_in, total));
   PL_TRY(sc.alloc(&vals_out, total));
-  k_recode<<<grid_for(n, 256), 256, 0, s->s>>>(scalars, n, mont, c, table_n, keys_in, vals_in);
+  k_recode<<<grid_for(n, 256), 256, 0, s->s>>>(scalars, n, mont, c, table_n, so, keys_in, vals_in);
   PL_LAUNCHED();
   prof.mark(s, "recode");
 
@@ -270,8 +274,8 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_CHECK(cudaMemsetAsync(start, 0, nb * sizeof(uint32_t), s->s));
   PL_CHECK(cudaMemsetAsync(end, 0, nb * sizeof(uint32_t), s->s));
   PL_CHECK(cudaMemsetAsync(maxcnt, 0, sizeof(uint32_t), s->s));
-  k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, (uint32_t)total, (uint32_t)run, half,
-                                                   start, end);
+  k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, (uint32_t)total, so, half, start,
+                                                   end);
   PL_LAUNCHED();
   const uint32_t seg = seg_cap(total, nb, table_n != 0);
   k_segcount<<<grid_for(nb, 256), 256, 0, s->s>>>(start, end, nb, seg, cnt, maxcnt);

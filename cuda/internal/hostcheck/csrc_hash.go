@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "fa8918c2c44a59bc2cd77052d2f2d5b338f9fb68349a65e80eb74afb4860b35a"
+const csrcHash = "53164e8df279b2beff42857330851524602775b75cde84180073c9d514b38aa3"

@@ -32,6 +32,11 @@ static void emu_reduce(std::vector<XYZZ<F>>& pts, uint32_t groups, uint32_t stri
   }
 }
 
+// The smallest plain MSM whose windows are sorted one at a time
+// (msm_sort_runs; the kernels' SORT_PER_WINDOW_MIN is 2^23): tests set it
+// to check both ways at small sizes.
+static uint64_t sort_per_window_min = 1u << 23;
+
 // Same steps as msm<F> in msm_impl.cuh, segments of at most seg points
 // (0: msm_seg_cap's, as the kernels); with table_n > 0, bases_ is a
 // table of msm_windows(c) rows of table_n points (emu_precompute's).
@@ -44,16 +49,16 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
   const Affine<F>* bases = bases_v.data();
   const size_t total = n * W;
   std::vector<uint32_t> keys(total), vals(total);
+  const MsmSort so = msm_sort_runs(n, c, table_n != 0, sort_per_window_min);
   for (size_t i = 0; i < n; i++) {
     Fr s;
     memcpy(s.v, scalars + 4 * i, 32);
     if (mont) s = s.from_mont();
-    msm_recode(s.v, (uint32_t)i, c, keys.data() + i, vals.data() + i, n, table_n);
+    msm_recode(s.v, (uint32_t)i, c, keys.data() + i, vals.data() + i, n, table_n, so);
   }
   std::vector<size_t> order(total);
   for (size_t i = 0; i < total; i++) order[i] = i;
-  // each run (a window's pairs, or all over a table) sorted on its own
-  const size_t run = table_n ? total : n;
+  const size_t run = so.run;  // each run sorted on its own
   std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
     return a / run != b / run ? a / run < b / run : keys[a] < keys[b];
   });
@@ -63,7 +68,7 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     vs[i] = vals[order[i]];
   }
   std::vector<uint32_t> start(nb, 0), end(nb, 0), cnt(nb), off(nb);
-  for (size_t i = 0; i < total; i++) msm_bounds(ks.data(), (uint32_t)i, (uint32_t)run, half, start.data(), end.data());
+  for (size_t i = 0; i < total; i++) msm_bounds(ks.data(), (uint32_t)i, so, half, start.data(), end.data());
   if (seg == 0) seg = (int)msm_seg_cap(total, nb, table_n != 0);  // the kernels' cap
   uint32_t acc = 0;
   for (uint32_t b = 0; b < nb; b++) {

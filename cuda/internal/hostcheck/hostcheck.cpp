@@ -141,6 +141,11 @@ static void emu_scale(Fr* x, int L, const std::vector<Fr>& tab, bool rev) {
 
 extern "C" {
 
+uint64_t hc_set_sort_per_window_min(uint64_t n) {
+  const uint64_t prev = sort_per_window_min;
+  sort_per_window_min = n;
+  return prev;
+}
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
                int chunk, size_t table_n, void* out) {
   emu_msm<Fp>(bases, scalars, n, mont, c, seg, chunk, table_n, out);

@@ -22,6 +22,7 @@ void hc_variants_msm_g1(const void* bases, const uint64_t* scalars, size_t n, in
 void hc_variants_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_variants_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
 void hc_variants_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out);
+uint64_t hc_set_sort_per_window_min(uint64_t n);
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
@@ -112,6 +113,13 @@ func FpSqr(a *fp.Element) (r fp.Element) {
 func Fp2MulLazy(a, b *curve.E2) (r curve.E2) {
 	C.hc_fp2_mul_lazy(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
 	return
+}
+
+// SetSortPerWindowMin sets the smallest plain MSM the emulation (MSMG1,
+// MSMG2) sorts a window at a time, as the kernels do from 2^23 points
+// (msm_sort_runs); 1 sorts every MSM so. It returns the previous value.
+func SetSortPerWindowMin(n uint64) uint64 {
+	return uint64(C.hc_set_sort_per_window_min(C.uint64_t(n)))
 }
 
 func MSMG1(bases []curve.G1Affine, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {

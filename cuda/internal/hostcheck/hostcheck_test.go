@@ -161,7 +161,17 @@ func specialInputs(r *rand.Rand, n int) ([]bls.G1Affine, []bls.G2Affine, []fr.El
 	return g1, g2, s
 }
 
+// TestMSM checks the plain MSM both ways its pairs are sorted: all at
+// once (below 2^23 points in the kernels) and a window at a time.
 func TestMSM(t *testing.T) {
+	t.Run("one sort", func(t *testing.T) { testMSM(t) })
+	t.Run("a sort a window", func(t *testing.T) {
+		defer SetSortPerWindowMin(SetSortPerWindowMin(1))
+		testMSM(t)
+	})
+}
+
+func testMSM(t *testing.T) {
 	r := rng(t)
 	for _, tc := range []struct{ n, c, seg, chunk int }{
 		{1, 8, 4, 4}, {37, 8, 4, 4}, {1000, 9, 3, 8}, {1 << 10, 10, 128, 64}, {3000, 13, 2, 64},
