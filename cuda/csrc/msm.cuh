@@ -42,12 +42,14 @@ PL_HD int msm_windows(int c) { return (256 + c - 1) / c; }
 // run j is j*2^(c-1) + k (msm_bounds).
 //   - Plain bases, one sort (n < per_window_min): run = n*W, wstride =
 //     2^(c-1), limit = W*2^(c-1).
-//   - Plain bases, a sort a window (n >= per_window_min; kernels: 2^23):
+//   - Plain bases, a sort a window (n >= per_window_min, 2^23 in the
+//     kernels):
 //     run = n, wstride = 0, limit = 2^(c-1). With 16 sorts of n pairs
 //     instead of one, the launches cost more than the pass saved at 2^20
 //     to 2^22, and the sort took 0.95x at 2^24, 0.84x at 2^26 (v9).
 //   - Precomputed bases: every window's digits in one set of buckets:
 //     run = n*W, wstride = 0, limit = 2^(c-1).
+constexpr uint64_t MSM_SORT_PER_WINDOW_MIN = 1u << 23;  // the kernels' per_window_min
 struct MsmSort {
   uint64_t run;
   uint32_t wstride, limit;

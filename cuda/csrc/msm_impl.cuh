@@ -35,10 +35,6 @@ uint32_t seg_cap(uint64_t total, uint32_t nb, bool table) {
 constexpr uint32_t CHUNK = 64;       // buckets per reduction thread
 constexpr unsigned HEAVY = 128;      // threads per block, point kernels
 
-// Plain MSMs of at least this many points sort each window's pairs on
-// their own (msm_sort_runs).
-constexpr uint64_t SORT_PER_WINDOW_MIN = 1u << 23;
-
 __global__ void k_recode(const Fr* scalars, size_t n, int mont, int c, size_t table_n, MsmSort o,
                          uint32_t* keys, uint32_t* vals) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
@@ -238,7 +234,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   const size_t total = n * W;
   if (n >= (1ull << 31) || total >= (1ull << 31) || (size_t)W * table_n >= (1ull << 31))
     return PL_ERR_TOO_BIG;
-  const MsmSort so = msm_sort_runs(n, c, table_n != 0, SORT_PER_WINDOW_MIN);
+  const MsmSort so = msm_sort_runs(n, c, table_n != 0, MSM_SORT_PER_WINDOW_MIN);
   const size_t run = so.run;
   const int end_bit = 32 - __builtin_clz(so.limit);
 

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "53164e8df279b2beff42857330851524602775b75cde84180073c9d514b38aa3"
+const csrcHash = "175b97df703c4423cda30a076269b265f1fee5eb3db658dacfbf1ce6fa68161a"

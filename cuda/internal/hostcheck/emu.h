@@ -33,9 +33,9 @@ static void emu_reduce(std::vector<XYZZ<F>>& pts, uint32_t groups, uint32_t stri
 }
 
 // The smallest plain MSM whose windows are sorted one at a time
-// (msm_sort_runs; the kernels' SORT_PER_WINDOW_MIN is 2^23): tests set it
-// to check both ways at small sizes.
-static uint64_t sort_per_window_min = 1u << 23;
+// (msm_sort_runs), the kernels' unless a test sets it to check both ways
+// at small sizes.
+static uint64_t sort_per_window_min = MSM_SORT_PER_WINDOW_MIN;
 
 // Same steps as msm<F> in msm_impl.cuh, segments of at most seg points
 // (0: msm_seg_cap's, as the kernels); with table_n > 0, bases_ is a
