@@ -43,10 +43,10 @@ PL_HD int msm_windows(int c) { return (256 + c - 1) / c; }
 //   - Plain bases, one sort (n < per_window_min): run = n*W, wstride =
 //     2^(c-1), limit = W*2^(c-1).
 //   - Plain bases, a sort a window (n >= per_window_min, 2^23 in the
-//     kernels):
-//     run = n, wstride = 0, limit = 2^(c-1). With 16 sorts of n pairs
-//     instead of one, the launches cost more than the pass saved at 2^20
-//     to 2^22, and the sort took 0.95x at 2^24, 0.84x at 2^26 (v9).
+//     kernels): run = n, wstride = 0, limit = 2^(c-1). Sorting each
+//     window on its own saves a radix pass (c-bit keys), but 16 sorts of
+//     n pairs cost more in launches than that pass at 2^20 to 2^22; the
+//     sort took 0.95x at 2^24 and 0.84x at 2^26 (v9).
 //   - Precomputed bases: every window's digits in one set of buckets:
 //     run = n*W, wstride = 0, limit = 2^(c-1).
 constexpr uint64_t MSM_SORT_PER_WINDOW_MIN = 1u << 23;  // the kernels' per_window_min

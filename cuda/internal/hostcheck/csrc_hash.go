@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "175b97df703c4423cda30a076269b265f1fee5eb3db658dacfbf1ce6fa68161a"
+const csrcHash = "7b3fada14a5dfd35997989d5d878f3a6508cc12e4a6407d8c7707da4f46c7f12"
