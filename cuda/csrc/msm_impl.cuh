@@ -18,11 +18,16 @@ namespace msmk {
 namespace {  // internal linkage: each instantiating .cu has its own copy
 
 
-// PL_SEG (a fixed segment cap instead of msm_seg_cap's) and PL_G1_BLOCKS
+// PL_SEG (a fixed segment cap instead of msm_seg_cap's), PL_G1_BLOCKS
+// and PL_CHUNK_MIN (the fewest buckets a window-reduction thread sums)
 // exist for A/B builds of the kernels (scripts/kernel-variants.sh); the
-// defaults are the measured best.
+// defaults are the measured best, PL_CHUNK_MIN's untried below 8 (G2 over
+// a table at 2^20 runs 16384 such threads, half a wave: v9 notes).
 #ifndef PL_G1_BLOCKS
 #define PL_G1_BLOCKS 5
+#endif
+#ifndef PL_CHUNK_MIN
+#define PL_CHUNK_MIN 8
 #endif
 uint32_t seg_cap(uint64_t total, uint32_t nb, bool table) {
 #ifdef PL_SEG
@@ -312,7 +317,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   // than 2^16 chunks (threads) in all: one window's 2^21 buckets would
   // otherwise be 32k threads summing 64 buckets each.
   uint32_t len = half < CHUNK ? half : CHUNK;
-  while (len > 8 && (half / len) * Wb < (1u << 16)) len /= 2;
+  while (len > PL_CHUNK_MIN && (half / len) * Wb < (1u << 16)) len /= 2;
   const uint32_t nchunks = half / len;
   XYZZ<F>* chunks;
   PL_TRY(sc.alloc(&chunks, (size_t)nchunks * Wb));

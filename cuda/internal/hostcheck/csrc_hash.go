@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "7b3fada14a5dfd35997989d5d878f3a6508cc12e4a6407d8c7707da4f46c7f12"
+const csrcHash = "f810a2347d930335eaea73bae80cc7e013a40fc6682e590292a8c22e901e2aa9"
