@@ -124,9 +124,13 @@ func Compile(circuit string, size int) (*cs.R1CS, circuits.Instance, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	// Sized for about size constraints: the system's slices are not
-	// grown by copying while it is built.
-	sys, err := CompileCircuit(circuit, inst.Circuit(), frontend.WithCapacity(size))
+	// Sized so that the system's slices are not grown by copying while it
+	// is built: gnark reserves the capacity for instructions, half of it
+	// for dependency levels and a tenth for coefficients, and a circuit
+	// as deep as chain has a level a constraint, so twice the size.
+	// (chain's coefficient table, a new constant a constraint, still
+	// grows.)
+	sys, err := CompileCircuit(circuit, inst.Circuit(), frontend.WithCapacity(2*size))
 	return sys, inst, err
 }
 

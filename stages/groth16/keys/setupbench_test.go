@@ -11,6 +11,7 @@ import (
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark/frontend"
 
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
@@ -19,7 +20,8 @@ import (
 // BenchmarkSetupCompileAndWrite weighs the two parts of a setup that are
 // not the key computation (docs/scale.md): gnark's frontend compiling
 // chain (unsized: without frontend.WithCapacity, as before Compile sized
-// it) against reading and checking the .r1cs as a setup that reuses it
+// it; capacity-size: sized for size constraints, as Compile did until
+// twice the size kept chain's levels from growing) against reading and checking the .r1cs as a setup that reuses it
 // does, and writing the .r1cs and a .pk of chain's shape through the
 // cache's writer (temporary name, checksum, fsync, rename; the .pk
 // encoded on every core, encode-pk-gnark is gnark's WriteRawTo, one point
@@ -37,6 +39,17 @@ func BenchmarkSetupCompileAndWrite(b *testing.B) {
 			}
 			for b.Loop() {
 				if _, err := CompileCircuit("chain", inst.Circuit()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("2^%d/compile-capacity-size", log2), func(b *testing.B) {
+			inst, err := circuits.New("chain", size)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for b.Loop() {
+				if _, err := CompileCircuit("chain", inst.Circuit(), frontend.WithCapacity(size)); err != nil {
 					b.Fatal(err)
 				}
 			}
