@@ -19,41 +19,40 @@ import (
 
 // BenchmarkSetupCompileAndWrite weighs the two parts of a setup that are
 // not the key computation (docs/scale.md): gnark's frontend compiling
-// chain (unsized: without frontend.WithCapacity, as before Compile sized
-// it; capacity-size: sized for size constraints, as Compile did until
-// twice the size kept chain's levels from growing) against reading and checking the .r1cs as a setup that reuses it
-// does, and writing the .r1cs and a .pk of chain's shape through the
-// cache's writer (temporary name, checksum, fsync, rename; the .pk
-// encoded on every core, encode-pk-gnark is gnark's WriteRawTo, one point
-// after the other). The .pk's points are the generators (the raw encoding's cost does not depend on
-// the values); its lengths are those of chain's key at the size.
+// chain (compile is Compile's; unsized is without frontend.WithCapacity,
+// as before Compile sized it; capacity-size is sized for size
+// constraints, as Compile did until twice the size kept chain's levels
+// from growing) against reading and checking the .r1cs as a setup that
+// reuses it does, and writing the .r1cs and a .pk of chain's shape
+// through the cache's writer (temporary name, checksum, fsync, rename;
+// the .pk encoded on every core, encode-pk-gnark is gnark's WriteRawTo,
+// one point after the other). The .pk's points are the generators (the
+// raw encoding's cost does not depend on the values); its lengths are
+// those of chain's key at the size.
 //
 //	go test -run '^$' -bench BenchmarkSetupCompileAndWrite -benchtime 1x -cpuprofile /tmp/setup.prof ./stages/groth16/keys/
 func BenchmarkSetupCompileAndWrite(b *testing.B) {
 	for _, log2 := range []int{20, 22} {
 		size := 1 << log2
-		b.Run(fmt.Sprintf("2^%d/compile-unsized", log2), func(b *testing.B) {
-			inst, err := circuits.New("chain", size)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for b.Loop() {
-				if _, err := CompileCircuit("chain", inst.Circuit()); err != nil {
+		for _, v := range []struct {
+			name string
+			opts []frontend.CompileOption
+		}{
+			{"unsized", nil},
+			{"capacity-size", []frontend.CompileOption{frontend.WithCapacity(size)}},
+		} {
+			b.Run(fmt.Sprintf("2^%d/compile-%s", log2, v.name), func(b *testing.B) {
+				inst, err := circuits.New("chain", size)
+				if err != nil {
 					b.Fatal(err)
 				}
-			}
-		})
-		b.Run(fmt.Sprintf("2^%d/compile-capacity-size", log2), func(b *testing.B) {
-			inst, err := circuits.New("chain", size)
-			if err != nil {
-				b.Fatal(err)
-			}
-			for b.Loop() {
-				if _, err := CompileCircuit("chain", inst.Circuit(), frontend.WithCapacity(size)); err != nil {
-					b.Fatal(err)
+				for b.Loop() {
+					if _, err := CompileCircuit("chain", inst.Circuit(), v.opts...); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 		b.Run(fmt.Sprintf("2^%d/compile", log2), func(b *testing.B) {
 			for b.Loop() {
 				if _, _, err := Compile("chain", size); err != nil {
