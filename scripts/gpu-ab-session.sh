@@ -67,6 +67,7 @@ done
 	for f in "$work"/variants-*.log; do echo; echo "## $(basename "$f")"; sed -n '/^| op/,$p' "$f"; grep -E "DIFFER|MISMATCH" "$f"; done
 	[ -f "$work/phases.txt" ] && { echo; echo "## phases ($PHASES)"; cat "$work/phases.txt"; }
 	for f in "$work"/ncu-*.txt; do
+		[ -f "$f" ] || continue  # NCU=0: no profiles
 		echo; echo "## $(basename "$f" .txt)"
 		grep -E "k_segments|k_ntt_pass|Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Theoretical Occupancy|DRAM Throughput|L1/TEX Hit|L2 Hit|Executed Ipc|Stall|stall" "$f" | head -60
 	done
