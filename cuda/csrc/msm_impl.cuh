@@ -12,6 +12,7 @@
 #include "affine.cuh"
 #include "common.cuh"
 #include "msm.cuh"
+#include "msm_affine.cuh"
 
 namespace pl {
 namespace msmk {
@@ -197,6 +198,188 @@ constexpr size_t PRECOMPUTE_CHUNK = 1u << 21;
 
 // Fills rows 1..W-1 of table (W = msm_windows(c), rows of n points, row 0
 // the bases): table[w*n + i] = 2^c · table[(w-1)*n + i], affine.
+// The buckets' sums by XYZZ segments: each bucket's run cut into
+// segments of at most seg_cap points, a thread a segment, then a tree
+// over each bucket's segments.
+template <class F>
+int accumulate_segments(pl_stream* s, Profile* prof, const Affine<F>* bases, const uint32_t* vals,
+                        const uint32_t* start, const uint32_t* end, uint32_t nb, size_t n,
+                        size_t total, size_t table_n, XYZZ<F>* buckets) {
+  Scratch sc(s);
+  uint32_t *cnt, *off, *maxcnt;
+  PL_TRY(sc.alloc(&cnt, nb));
+  PL_TRY(sc.alloc(&off, nb));
+  PL_TRY(sc.alloc(&maxcnt, 1));
+  PL_CHECK(cudaMemsetAsync(maxcnt, 0, sizeof(uint32_t), s->s));
+  const uint32_t seg = seg_cap(total, nb, table_n != 0);
+  k_segcount<<<grid_for(nb, 256), 256, 0, s->s>>>(start, end, nb, seg, cnt, maxcnt);
+  PL_LAUNCHED();
+  size_t scan_bytes = 0;
+  PL_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt, off, (int)nb, s->s));
+  uint8_t* scan_temp;
+  PL_TRY(sc.alloc(&scan_temp, scan_bytes));
+  PL_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, cnt, off, (int)nb, s->s));
+
+  prof->mark(s, "bounds+scan");
+  const uint32_t maxseg = (uint32_t)(total / seg + nb);
+  XYZZ<F>* partial;
+  uint32_t* seg_bucket;
+  PL_TRY(sc.alloc(&partial, maxseg));
+  PL_TRY(sc.alloc(&seg_bucket, maxseg));
+  k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals, start, end, off, cnt, nb,
+                                                             maxseg, partial, seg_bucket);
+  PL_LAUNCHED();
+  prof->mark(s, "accumulate");
+  // a bucket holds at most n points, n*W with a table (every window's
+  // digit the same): ceil(that / seg) segments
+  const uint64_t bound = ((table_n ? total : n) + seg - 1) / seg;
+  for (int r = 0; (1ull << r) < bound; r++) {
+    k_seg_tree<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(partial, seg_bucket, off, cnt, nb,
+                                                               maxseg, maxcnt, r);
+    PL_LAUNCHED();
+  }
+  prof->mark(s, "bucket-tree");
+  k_bucket_gather<F><<<grid_for(nb, 256), 256, 0, s->s>>>(partial, off, cnt, nb, buckets);
+  PL_LAUNCHED();
+  return 0;
+}
+
+// The batch-affine accumulation's kernels (msm_affine.cuh), one thread
+// per ba_pass1 / ba_pass2 / ba_up / ba_down call.
+__global__ void k_ba_count(const uint32_t* len, uint32_t nb, int r, uint32_t* cnt) {
+  for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < nb; b += gridDim.x * blockDim.x)
+    cnt[b] = ba_count(len[b], r);
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_ba_pass1(BaLevel<F> L, uint32_t threads, F* tot) {
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += gridDim.x * blockDim.x)
+    ba_pass1(L, BA_SHAPE, t, tot);
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_ba_pass2(BaLevel<F> L, uint32_t threads, const F* inv) {
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += gridDim.x * blockDim.x)
+    ba_pass2(L, BA_SHAPE, t, inv);
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_ba_up(const F* e, uint32_t n, uint32_t groups, F* pre,
+                                                 F* out) {
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < groups; t += gridDim.x * blockDim.x)
+    ba_up(e, n, BA_SHAPE, t, pre, out);
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_ba_inv(F* e, uint32_t n) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    e[i] = inv(e[i]);
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_ba_down(F* e, const F* pre, uint32_t n, uint32_t groups,
+                                                   const F* inv) {
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < groups; t += gridDim.x * blockDim.x)
+    ba_down(e, pre, n, BA_SHAPE, t, inv);
+}
+
+template <class F>
+__global__ void k_ba_buckets(BaLevel<F> L, XYZZ<F>* buckets) {
+  for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < L.nb; b += gridDim.x * blockDim.x)
+    buckets[b] = ba_bucket(L, b);
+}
+
+// The buckets' sums by batch-affine levels (msm_affine.cuh) from the
+// sorted values and the bounds; total bounds the pairs. Its memory
+// (about 0.75 points and 0.5 elements a pair) comes from a Scratch of its
+// own: cudaErrorMemoryAllocation when it does not fit, and the caller
+// takes the XYZZ segments instead.
+template <class F>
+int accumulate_affine(pl_stream* s, const Affine<F>* bases, const uint32_t* vals,
+                      const uint32_t* start, const uint32_t* end, uint32_t nb, size_t total,
+                      XYZZ<F>* buckets) {
+  Scratch sc(s);
+  const BaShape sh = BA_SHAPE;
+  uint32_t *len, *maxlen, *cnt, *off[2];
+  Affine<F>* buf[2];
+  F* pre;
+  const size_t slots0 = total / 2 + nb + 1;
+  const uint64_t threads0 = (slots0 + sh.slots) / sh.slots;
+  uint64_t sizes[16];
+  const int rounds0 = ba_rounds(threads0, sh, sizes, 16);
+  F *e[16], *p[16];
+  PL_TRY(sc.alloc(&len, nb));
+  PL_TRY(sc.alloc(&maxlen, 1));
+  PL_TRY(sc.alloc(&cnt, nb));
+  PL_TRY(sc.alloc(&off[0], nb));
+  PL_TRY(sc.alloc(&off[1], nb));
+  PL_TRY(sc.alloc(&buf[0], slots0));
+  PL_TRY(sc.alloc(&buf[1], total / 4 + nb + 1));
+  PL_TRY(sc.alloc(&pre, slots0));
+  for (int k = 0; k <= rounds0; k++) {
+    PL_TRY(sc.alloc(&e[k], sizes[k]));
+    if (k < rounds0) PL_TRY(sc.alloc(&p[k], sizes[k]));
+  }
+  size_t scan_bytes = 0;
+  PL_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt, off[0], (int)nb, s->s));
+  uint8_t* scan_temp;
+  PL_TRY(sc.alloc(&scan_temp, scan_bytes));
+
+  PL_CHECK(cudaMemsetAsync(maxlen, 0, sizeof(uint32_t), s->s));
+  k_segcount<<<grid_for(nb, 256), 256, 0, s->s>>>(start, end, nb, 1, len, maxlen);
+  PL_LAUNCHED();
+  uint32_t most = 0;
+  PL_CHECK(cudaMemcpyAsync(&most, maxlen, sizeof(most), cudaMemcpyDeviceToHost, s->s));
+  PL_CHECK(cudaStreamSynchronize(s->s));
+  const int levels = ba_levels(most);
+
+  BaLevel<F> L = {bases, vals, nullptr, start, len, nullptr, nb, 0, nullptr, pre};
+  for (int r = 0; r < levels; r++) {
+    k_ba_count<<<grid_for(nb, 256), 256, 0, s->s>>>(len, nb, r + 1, cnt);
+    PL_LAUNCHED();
+    PL_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, cnt, off[r & 1], (int)nb, s->s));
+    L.r = r;
+    L.out_off = off[r & 1];
+    L.out = buf[r & 1];
+    const uint64_t threads = ((total >> (r + 1)) + nb + sh.slots) / sh.slots;
+    const int rounds = ba_rounds(threads, sh, sizes, 16);
+    k_ba_pass1<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
+    PL_LAUNCHED();
+    for (int k = 0; k < rounds; k++) {
+      k_ba_up<F><<<grid_for(sizes[k + 1], HEAVY), HEAVY, 0, s->s>>>(
+          e[k], (uint32_t)sizes[k], (uint32_t)sizes[k + 1], p[k], e[k + 1]);
+      PL_LAUNCHED();
+    }
+    k_ba_inv<F><<<grid_for(sizes[rounds], 64), 64, 0, s->s>>>(e[rounds], (uint32_t)sizes[rounds]);
+    PL_LAUNCHED();
+    for (int k = rounds; k-- > 0;) {
+      k_ba_down<F><<<grid_for(sizes[k + 1], HEAVY), HEAVY, 0, s->s>>>(
+          e[k], p[k], (uint32_t)sizes[k], (uint32_t)sizes[k + 1], e[k + 1]);
+      PL_LAUNCHED();
+    }
+    k_ba_pass2<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
+    PL_LAUNCHED();
+    L.in = L.out;
+    L.in_off = L.out_off;
+  }
+  L.r = levels;
+  k_ba_buckets<F><<<grid_for(nb, 256), 256, 0, s->s>>>(L, buckets);
+  PL_LAUNCHED();
+  return 0;
+}
+
+// Which accumulation an MSM takes: PROOFLANE_CUDA_MSM_ACCUM=affine or
+// xyzz (A/B runs and tests), else the default (PL_MSM_AFFINE builds
+// the batch-affine one by default, for kernel-variants.sh).
+bool accumulate_by_affine() {
+  if (const char* e = getenv("PROOFLANE_CUDA_MSM_ACCUM")) return strcmp(e, "affine") == 0;
+#ifdef PL_MSM_AFFINE
+  return true;
+#else
+  return false;
+#endif
+}
+
 template <class F>
 int precompute(pl_stream* s, void* table_, size_t n, int c) {
   PL_CHECK(cudaSetDevice(s->dev));
@@ -266,52 +449,25 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
                                              s->s));
   prof.mark(s, "sort");
 
-  uint32_t *start, *end, *cnt, *off, *maxcnt;
+  uint32_t *start, *end;
   PL_TRY(sc.alloc(&start, nb));
   PL_TRY(sc.alloc(&end, nb));
-  PL_TRY(sc.alloc(&cnt, nb));
-  PL_TRY(sc.alloc(&off, nb));
-  PL_TRY(sc.alloc(&maxcnt, 1));
   PL_CHECK(cudaMemsetAsync(start, 0, nb * sizeof(uint32_t), s->s));
   PL_CHECK(cudaMemsetAsync(end, 0, nb * sizeof(uint32_t), s->s));
-  PL_CHECK(cudaMemsetAsync(maxcnt, 0, sizeof(uint32_t), s->s));
   k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, (uint32_t)total, so, half, start,
                                                    end);
   PL_LAUNCHED();
-  const uint32_t seg = seg_cap(total, nb, table_n != 0);
-  k_segcount<<<grid_for(nb, 256), 256, 0, s->s>>>(start, end, nb, seg, cnt, maxcnt);
-  PL_LAUNCHED();
-  size_t scan_bytes = 0;
-  PL_CHECK(cub::DeviceScan::ExclusiveSum(nullptr, scan_bytes, cnt, off, (int)nb, s->s));
-  uint8_t* scan_temp;
-  PL_TRY(sc.alloc(&scan_temp, scan_bytes));
-  PL_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, cnt, off, (int)nb, s->s));
-
-  prof.mark(s, "bounds+scan");
-  const uint32_t maxseg = (uint32_t)(total / seg + nb);
-  XYZZ<F>* partial;
-  uint32_t* seg_bucket;
-  PL_TRY(sc.alloc(&partial, maxseg));
-  PL_TRY(sc.alloc(&seg_bucket, maxseg));
-  k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals_out, start, end, off, cnt,
-                                                             nb, maxseg, partial, seg_bucket);
-  PL_LAUNCHED();
-  prof.mark(s, "accumulate");
   XYZZ<F>* buckets;
   PL_TRY(sc.alloc(&buckets, nb));
-  {
-    // a bucket holds at most n points, n*W with a table (every window's
-    // digit the same): ceil(that / seg) segments
-    const uint64_t bound = ((table_n ? total : n) + seg - 1) / seg;
-    for (int r = 0; (1ull << r) < bound; r++) {
-      k_seg_tree<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(partial, seg_bucket, off, cnt, nb,
-                                                                 maxseg, maxcnt, r);
-      PL_LAUNCHED();
-    }
+  int acc = cudaErrorMemoryAllocation;
+  if (accumulate_by_affine()) {
+    acc = accumulate_affine<F>(s, bases, vals_out, start, end, nb, total, buckets);
+    prof.mark(s, "accumulate");
   }
-  prof.mark(s, "bucket-tree");
-  k_bucket_gather<F><<<grid_for(nb, 256), 256, 0, s->s>>>(partial, off, cnt, nb, buckets);
-  PL_LAUNCHED();
+  if (acc == cudaErrorMemoryAllocation)
+    acc = accumulate_segments<F>(s, &prof, bases, vals_out, start, end, nb, n, total, table_n,
+                                 buckets);
+  PL_TRY(acc);
 
   // Chunks of at most CHUNK buckets, smaller while that leaves fewer
   // than 2^16 chunks (threads) in all: one window's 2^21 buckets would

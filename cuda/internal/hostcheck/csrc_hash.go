@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "f810a2347d930335eaea73bae80cc7e013a40fc6682e590292a8c22e901e2aa9"
+const csrcHash = "0718419cc8b0c7af1db85588c3738c3b431556b482d67df596499a63e0865680"

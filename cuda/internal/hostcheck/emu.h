@@ -9,6 +9,7 @@
 #include <vector>
 #include "fixed.cuh"
 #include "msm.cuh"
+#include "msm_affine.cuh"
 
 namespace pl {
 namespace emu {
@@ -36,6 +37,105 @@ static void emu_reduce(std::vector<XYZZ<F>>& pts, uint32_t groups, uint32_t stri
 // (msm_sort_runs), the kernels' unless a test sets it to check both ways
 // at small sizes.
 static uint64_t sort_per_window_min = MSM_SORT_PER_WINDOW_MIN;
+
+// The XYZZ accumulation as msm_impl.cuh's accumulate_segments runs it:
+// segments of at most seg points, then a tree over each bucket's
+// segments as k_seg_tree (rounds while 2^r < the largest count,
+// k_segcount's maximum).
+template <class F>
+static std::vector<XYZZ<F>> emu_segments(const Affine<F>* bases, const uint32_t* vals,
+                                         const std::vector<uint32_t>& start,
+                                         const std::vector<uint32_t>& end, int seg) {
+  const uint32_t nb = (uint32_t)start.size();
+  std::vector<uint32_t> cnt(nb), off(nb);
+  uint32_t acc = 0;
+  for (uint32_t b = 0; b < nb; b++) {
+    cnt[b] = (end[b] - start[b] + seg - 1) / seg;
+    off[b] = acc;
+    acc += cnt[b];
+  }
+  const uint32_t tot = off[nb - 1] + cnt[nb - 1];
+  std::vector<XYZZ<F>> partial(tot);
+  for (uint32_t g = 0; g < tot; g++) {
+    uint32_t b = find_bucket(off.data(), nb, g);
+    uint32_t begin, stop;
+    msm_segment(start[b], end[b], g - off[b], cnt[b], &begin, &stop);
+    partial[g] = msm_accumulate<F>(bases, vals, begin, stop);
+  }
+  const uint32_t maxcnt = *std::max_element(cnt.begin(), cnt.end());
+  for (int r = 0; (1ull << r) < maxcnt; r++) {
+    for (uint32_t g = 0; g < tot; g++) {
+      uint32_t b = find_bucket(off.data(), nb, g), newlen;
+      if (msm_tree_step(g - off[b], cnt[b], r, &newlen)) partial[g].add(partial[g + newlen]);
+    }
+  }
+  std::vector<XYZZ<F>> buckets(nb);
+  for (uint32_t b = 0; b < nb; b++) buckets[b] = cnt[b] ? partial[off[b]] : XYZZ<F>::inf();
+  return buckets;
+}
+
+// The accumulation the emulation runs (msm_impl.cuh's accum), and the
+// shape of the batch-affine one; tests set small shapes to reach every
+// branch of its rounds.
+static bool accum_affine = false;
+static BaShape ba_shape = BA_SHAPE;
+
+// The batch-affine accumulation as msm_impl.cuh's accumulate_affine runs
+// it: the buckets' sums from the sorted values and the bounds.
+template <class F>
+static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
+                                   const std::vector<uint32_t>& start,
+                                   const std::vector<uint32_t>& end) {
+  const uint32_t nb = (uint32_t)start.size();
+  const BaShape sh = ba_shape;
+  std::vector<uint32_t> len(nb), off[2] = {std::vector<uint32_t>(nb), std::vector<uint32_t>(nb)};
+  uint32_t maxlen = 0;
+  uint64_t total = 0;
+  for (uint32_t b = 0; b < nb; b++) {
+    len[b] = end[b] - start[b];
+    maxlen = std::max(maxlen, len[b]);
+    total += len[b];
+  }
+  const int levels = ba_levels(maxlen);
+  std::vector<Affine<F>> buf[2] = {std::vector<Affine<F>>(total / 2 + nb + 1),
+                                   std::vector<Affine<F>>(total / 4 + nb + 1)};
+  std::vector<F> pre(total / 2 + nb + 1);
+  BaLevel<F> L = {bases, vals, nullptr, start.data(), len.data(), nullptr, nb, 0, nullptr, nullptr};
+  for (int r = 0; r < levels; r++) {
+    std::vector<uint32_t>& out_off = off[r & 1];
+    uint32_t acc = 0;
+    for (uint32_t b = 0; b < nb; b++) {
+      out_off[b] = acc;
+      acc += ba_count(len[b], r + 1);
+    }
+    L.r = r;
+    L.out_off = out_off.data();
+    L.out = buf[r & 1].data();
+    L.pre = pre.data();
+    // the slots bound the kernels size their grids by
+    const uint64_t threads = ((total >> (r + 1)) + nb + sh.slots) / sh.slots;
+    uint64_t sizes[16];
+    const int rounds = ba_rounds(threads, sh, sizes, 16);
+    std::vector<std::vector<F>> e(rounds + 1), p(rounds);
+    for (int k = 0; k <= rounds; k++) e[k].resize(sizes[k]);
+    for (int k = 0; k < rounds; k++) p[k].resize(sizes[k]);
+    for (uint32_t t = 0; t < threads; t++) ba_pass1(L, sh, t, e[0].data());
+    for (int k = 0; k < rounds; k++)
+      for (uint32_t t = 0; t < sizes[k + 1]; t++)
+        ba_up(e[k].data(), (uint32_t)sizes[k], sh, t, p[k].data(), e[k + 1].data());
+    for (auto& x : e[rounds]) x = inv(x);
+    for (int k = rounds; k-- > 0;)
+      for (uint32_t t = 0; t < sizes[k + 1]; t++)
+        ba_down(e[k].data(), p[k].data(), (uint32_t)sizes[k], sh, t, e[k + 1].data());
+    for (uint32_t t = 0; t < threads; t++) ba_pass2(L, sh, t, e[0].data());
+    L.in = L.out;
+    L.in_off = L.out_off;
+  }
+  L.r = levels;
+  std::vector<XYZZ<F>> buckets(nb);
+  for (uint32_t b = 0; b < nb; b++) buckets[b] = ba_bucket(L, b);
+  return buckets;
+}
 
 // Same steps as msm<F> in msm_impl.cuh, segments of at most seg points
 // (0: msm_seg_cap's, as the kernels); with table_n > 0, bases_ is a
@@ -67,34 +167,13 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     ks[i] = keys[order[i]];
     vs[i] = vals[order[i]];
   }
-  std::vector<uint32_t> start(nb, 0), end(nb, 0), cnt(nb), off(nb);
+  std::vector<uint32_t> start(nb, 0), end(nb, 0);
   for (size_t i = 0; i < total; i++) msm_bounds(ks.data(), (uint32_t)i, so, half, start.data(), end.data());
-  if (seg == 0) seg = (int)msm_seg_cap(total, nb, table_n != 0);  // the kernels' cap
-  uint32_t acc = 0;
-  for (uint32_t b = 0; b < nb; b++) {
-    cnt[b] = (end[b] - start[b] + seg - 1) / seg;
-    off[b] = acc;
-    acc += cnt[b];
-  }
-  const uint32_t tot = off[nb - 1] + cnt[nb - 1];
-  std::vector<XYZZ<F>> partial(tot);
-  for (uint32_t g = 0; g < tot; g++) {
-    uint32_t b = find_bucket(off.data(), nb, g);
-    uint32_t begin, stop;
-    msm_segment(start[b], end[b], g - off[b], cnt[b], &begin, &stop);
-    partial[g] = msm_accumulate<F>(bases, vs.data(), begin, stop);
-  }
-  // tree over each bucket's segments, as k_seg_tree: rounds while
-  // 2^r < the largest count (k_segcount's maximum)
-  const uint32_t maxcnt = *std::max_element(cnt.begin(), cnt.end());
-  for (int r = 0; (1ull << r) < maxcnt; r++) {
-    for (uint32_t g = 0; g < tot; g++) {
-      uint32_t b = find_bucket(off.data(), nb, g), newlen;
-      if (msm_tree_step(g - off[b], cnt[b], r, &newlen)) partial[g].add(partial[g + newlen]);
-    }
-  }
-  std::vector<XYZZ<F>> buckets(nb);
-  for (uint32_t b = 0; b < nb; b++) buckets[b] = cnt[b] ? partial[off[b]] : XYZZ<F>::inf();
+  std::vector<XYZZ<F>> buckets;
+  if (accum_affine)
+    buckets = emu_ba<F>(bases, vs.data(), start, end);
+  else
+    buckets = emu_segments<F>(bases, vs.data(), start, end, seg ? seg : (int)msm_seg_cap(total, nb, table_n != 0));
   const uint32_t len = half < (uint32_t)chunk ? half : (uint32_t)chunk;
   const uint32_t nchunks = half / len;
   std::vector<XYZZ<F>> chunks((size_t)nchunks * Wb);

@@ -146,6 +146,14 @@ uint64_t hc_set_sort_per_window_min(uint64_t n) {
   sort_per_window_min = n;
   return prev;
 }
+// The batch-affine accumulation on (with the given shape) or off (the
+// XYZZ one); returns 1 if it was on.
+int hc_set_msm_affine(int on, uint32_t slots, uint32_t group, uint32_t inv_max) {
+  const int prev = accum_affine;
+  accum_affine = on != 0;
+  ba_shape = on ? BaShape{slots, group, inv_max} : BA_SHAPE;
+  return prev;
+}
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
                int chunk, size_t table_n, void* out) {
   emu_msm<Fp>(bases, scalars, n, mont, c, seg, chunk, table_n, out);

@@ -23,6 +23,7 @@ void hc_variants_msm_g2(const void* bases, const uint64_t* scalars, size_t n, in
 void hc_variants_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
 void hc_variants_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out);
 uint64_t hc_set_sort_per_window_min(uint64_t n);
+int hc_set_msm_affine(int on, uint32_t slots, uint32_t group, uint32_t inv_max);
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
@@ -120,6 +121,17 @@ func Fp2MulLazy(a, b *curve.E2) (r curve.E2) {
 // (msm_sort_runs); 1 sorts every MSM so. It returns the previous value.
 func SetSortPerWindowMin(n uint64) uint64 {
 	return uint64(C.hc_set_sort_per_window_min(C.uint64_t(n)))
+}
+
+// SetAffineAccumulation makes the emulation's MSMs (MSMG1, MSMG2 and the
+// table ones) sum their buckets by the batch-affine accumulation
+// (msm_affine.cuh) with slots a level-pass thread, group elements a
+// thread of the trick's rounds and at most invMax products inverted one
+// a thread; slots 0 turns it off (the XYZZ accumulation). It returns a
+// function that restores the XYZZ accumulation.
+func SetAffineAccumulation(slots, group, invMax int) (restore func()) {
+	C.hc_set_msm_affine(C.int(slots), C.uint32_t(slots), C.uint32_t(group), C.uint32_t(invMax))
+	return func() { C.hc_set_msm_affine(0, 0, 0, 0) }
 }
 
 func MSMG1(bases []curve.G1Affine, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {

@@ -4,6 +4,7 @@ package hostcheck
 
 import (
 	"context"
+	"fmt"
 	"math/big"
 	"math/rand/v2"
 	"testing"
@@ -161,15 +162,28 @@ func specialInputs(r *rand.Rand, n int) ([]bls.G1Affine, []bls.G2Affine, []fr.El
 	return g1, g2, s
 }
 
-// TestMSM checks the plain MSM both ways its pairs are sorted: all at
-// once (below 2^23 points in the kernels) and a window at a time.
+// TestMSM checks the plain MSM both ways its pairs are sorted, all at
+// once (below 2^23 points in the kernels) and a window at a time, and
+// both accumulations: XYZZ segments and batch-affine levels, the latter
+// with the kernels' shape and with a small one whose trick takes several
+// rounds at these sizes.
 func TestMSM(t *testing.T) {
 	t.Run("one sort", func(t *testing.T) { testMSM(t) })
 	t.Run("a sort a window", func(t *testing.T) {
 		defer SetSortPerWindowMin(SetSortPerWindowMin(1))
 		testMSM(t)
 	})
+	for _, sh := range affineShapes {
+		t.Run(fmt.Sprintf("batch-affine %v", sh), func(t *testing.T) {
+			defer SetAffineAccumulation(sh[0], sh[1], sh[2])()
+			testMSM(t)
+		})
+	}
 }
+
+// slots, group, inverted one a thread: the kernels' (msm_affine.cuh's
+// BA_SHAPE) and a small one.
+var affineShapes = [][3]int{{8, 8, 2048}, {3, 2, 2}}
 
 func testMSM(t *testing.T) {
 	r := rng(t)
@@ -205,6 +219,16 @@ func testMSM(t *testing.T) {
 // against gnark's MultiExp, and scalars whose every digit is 1, which put
 // n·W points into one bucket.
 func TestMSMTable(t *testing.T) {
+	t.Run("xyzz", testMSMTable)
+	for _, sh := range affineShapes {
+		t.Run(fmt.Sprintf("batch-affine %v", sh), func(t *testing.T) {
+			defer SetAffineAccumulation(sh[0], sh[1], sh[2])()
+			testMSMTable(t)
+		})
+	}
+}
+
+func testMSMTable(t *testing.T) {
 	r := rng(t)
 	for _, tc := range []struct{ n, c, seg, chunk, batch int }{
 		{1, 8, 4, 4, 1}, {37, 8, 4, 4, 5}, {300, 9, 3, 8, 32}, {1 << 10, 12, 128, 64, 32}, {500, 16, 16, 64, 7},

@@ -1,0 +1,252 @@
+// msm_affine.cuh: the batch-affine accumulation of an MSM's buckets, the
+// per-thread pieces shared by the kernels (msm_impl.cuh) and the host
+// emulation (cuda/internal/hostcheck).
+//
+// The XYZZ accumulation adds a bucket's points one after another, about
+// ten field products an addition (madd-2008-s). In affine coordinates an
+// addition is three products once the inverse of x2 - x1 is known, and
+// Montgomery's trick shares one inversion among many independent
+// additions for three products each: six in all. Additions are
+// independent when they are in different buckets or pair different
+// points of one bucket, so the buckets are summed as trees, level by
+// level, over the whole MSM at once:
+//
+//   level r: bucket b holds ceil(len_b / 2^r) points; output slot j of
+//   the bucket adds its inputs 2j and 2j+1 (or passes 2j on when it is
+//   the last, odd one). Level 0's inputs are the sorted pairs' bases,
+//   negated by the digit's sign; level r+1's are level r's outputs.
+//
+// Each level is two passes over the slots, BA_SLOTS a thread. The first
+// writes each slot's denominator's exclusive prefix product (within the
+// thread) and the thread's product. Those products are inverted together
+// by the same trick in rounds of BA_GROUP (ba_up, ba_down) until at most
+// BA_INV_MAX remain, which are inverted one a thread: every lane of those
+// kernels does useful work, so an inversion (~570 products) costs a
+// fraction of a product an addition. The second pass walks its slots
+// backwards from its product's inverse, takes each slot's 1/d and adds.
+//
+// A slot's inputs decide its kind: an addition (x1 != x2, d = x2 - x1), a
+// doubling (equal points, d = 2y, numerator 3x^2), a pass-through (one
+// input absent or at infinity, d = 1) or infinity (P + (-P), d = 1).
+// Infinity is (0, 0), gnark-crypto's affine encoding.
+#pragma once
+#include "fixed.cuh"
+
+namespace pl {
+
+// How the work is cut: slots a level pass thread takes, elements a
+// thread of the trick's rounds takes, and the most products inverted one
+// a thread. The emulation runs small ones to reach every branch.
+struct BaShape {
+  uint32_t slots, group, inv_max;
+};
+constexpr BaShape BA_SHAPE = {8, 8, 2048};  // the kernels'
+
+enum { BA_ADD = 0, BA_DBL = 1, BA_A = 2, BA_B = 3, BA_INF = 4 };
+
+// Points bucket b of length len holds at level r: ceil(len / 2^r).
+PL_HD uint32_t ba_count(uint32_t len, int r) {
+  return (uint32_t)(((uint64_t)len + (1ull << r) - 1) >> r);
+}
+
+// Levels until every bucket holds one point: ceil(log2(maxlen)).
+PL_HD int ba_levels(uint32_t maxlen) {
+  int r = 0;
+  while ((1ull << r) < maxlen) r++;
+  return r;
+}
+
+// One level's arrays. Level 0 reads bases[vals[in_off[b] + i]] (the
+// sign in bit 31); later levels read in[in_off[b] + i].
+template <class F>
+struct BaLevel {
+  const Affine<F>* bases;
+  const uint32_t* vals;
+  const Affine<F>* in;       // nullptr at level 0
+  const uint32_t* in_off;    // level 0: the buckets' starts
+  const uint32_t* len;       // the buckets' lengths at level 0
+  const uint32_t* out_off;   // exclusive sums of ba_count(len, r + 1)
+  uint32_t nb;
+  int r;
+  Affine<F>* out;
+  F* pre;  // a slot's exclusive prefix product within its thread
+};
+
+// Input i of bucket b at level L.r.
+template <class F>
+PL_HD Affine<F> ba_input(const BaLevel<F>& L, uint32_t b, uint32_t i) {
+  if (L.in) return L.in[L.in_off[b] + i];
+  const uint32_t v = L.vals[L.in_off[b] + i];
+  Affine<F> p = L.bases[v & 0x7fffffffu];
+  if (v >> 31) p.y = p.y.neg();
+  return p;
+}
+
+// The x of input i (a pass needs only x for the common kind).
+template <class F>
+PL_HD F ba_input_x(const BaLevel<F>& L, uint32_t b, uint32_t i) {
+  if (L.in) return L.in[L.in_off[b] + i].x;
+  return L.bases[L.vals[L.in_off[b] + i] & 0x7fffffffu].x;
+}
+
+// Output slots of the level.
+template <class F>
+PL_HD uint32_t ba_slots(const BaLevel<F>& L) {
+  return L.out_off[L.nb - 1] + ba_count(L.len[L.nb - 1], L.r + 1);
+}
+
+template <class F>
+PL_HD int ba_kind(const Affine<F>& a, const Affine<F>& b, bool has_b, F* d) {
+  *d = F::one();
+  if (!has_b || b.is_inf()) return BA_A;
+  if (a.is_inf()) return BA_B;
+  if (!(a.x == b.x)) {
+    *d = b.x - a.x;
+    return BA_ADD;
+  }
+  if (a.y == b.y) {
+    *d = a.y.dbl();
+    return BA_DBL;
+  }
+  return BA_INF;
+}
+
+// Slot j of bucket b: its kind and denominator; a and b loaded when the
+// x coordinates alone do not settle it (pass 1) or always (full).
+template <class F>
+PL_HD int ba_slot(const BaLevel<F>& L, uint32_t b, uint32_t j, bool full, Affine<F>* pa,
+                  Affine<F>* pb, F* d) {
+  const bool has_b = 2 * j + 1 < ba_count(L.len[b], L.r);
+  if (!full && has_b) {
+    const F ax = ba_input_x(L, b, 2 * j), bx = ba_input_x(L, b, 2 * j + 1);
+    if (!(ax == bx) && !ax.is_zero() && !bx.is_zero()) {  // neither is infinity (0, 0)
+      *d = bx - ax;
+      return BA_ADD;
+    }
+  }
+  *pa = ba_input(L, b, 2 * j);
+  if (has_b) *pb = ba_input(L, b, 2 * j + 1);
+  return ba_kind(*pa, *pb, has_b, d);
+}
+
+// The slot's sum, given 1/d.
+template <class F>
+PL_HD_CALL Affine<F> ba_finish(int kind, const Affine<F>& a, const Affine<F>& b, const F& inv_d) {
+  if (kind == BA_A) return a;
+  if (kind == BA_B) return b;
+  Affine<F> r;
+  if (kind == BA_INF) {
+    r.x = F::zero();
+    r.y = F::zero();
+    return r;
+  }
+  F num;
+  if (kind == BA_ADD) {
+    num = b.y - a.y;
+  } else {
+    const F xx = a.x.sqr();
+    num = xx.dbl() + xx;
+  }
+  const F l = num * inv_d;
+  r.x = l.sqr() - a.x - b.x;  // b.x == a.x for a doubling
+  r.y = l * (a.x - r.x) - a.y;
+  return r;
+}
+
+// upper_bound(off, b) walking from a nearby bucket: the bucket owning slot g.
+PL_HD uint32_t ba_walk_up(const uint32_t* off, uint32_t nb, uint32_t b, uint32_t g) {
+  while (b + 1 < nb && off[b + 1] <= g) b++;
+  return b;
+}
+PL_HD uint32_t ba_walk_down(const uint32_t* off, uint32_t b, uint32_t g) {
+  while (off[b] > g) b--;
+  return b;
+}
+
+// Pass 1 for thread t: pre[] of its slots and tot[t], the product of
+// their denominators (1 for a thread past the last slot).
+template <class F>
+PL_HD void ba_pass1(const BaLevel<F>& L, BaShape sh, uint32_t t, F* tot) {
+  const uint32_t S = ba_slots(L), lo = t * sh.slots;
+  F prod = F::one();
+  if (lo < S) {
+    const uint32_t hi = lo + sh.slots < S ? lo + sh.slots : S;
+    uint32_t b = find_bucket(L.out_off, L.nb, lo);
+    for (uint32_t g = lo; g < hi; g++) {
+      b = ba_walk_up(L.out_off, L.nb, b, g);
+      Affine<F> pa, pb;
+      F d;
+      ba_slot(L, b, g - L.out_off[b], false, &pa, &pb, &d);
+      L.pre[g] = prod;
+      prod = prod * d;
+    }
+  }
+  tot[t] = prod;
+}
+
+// Pass 2 for thread t, inv = 1 / tot[t]: each slot's sum into out.
+template <class F>
+PL_HD void ba_pass2(const BaLevel<F>& L, BaShape sh, uint32_t t, const F* inv) {
+  const uint32_t S = ba_slots(L), lo = t * sh.slots;
+  if (lo >= S) return;
+  const uint32_t hi = lo + sh.slots < S ? lo + sh.slots : S;
+  F acc = inv[t];
+  uint32_t b = find_bucket(L.out_off, L.nb, hi - 1);
+  for (uint32_t g = hi; g-- > lo;) {
+    b = ba_walk_down(L.out_off, b, g);
+    Affine<F> pa, pb;
+    F d;
+    const int kind = ba_slot(L, b, g - L.out_off[b], true, &pa, &pb, &d);
+    const F inv_d = acc * L.pre[g];
+    acc = acc * d;
+    L.out[g] = ba_finish(kind, pa, pb, inv_d);
+  }
+}
+
+// A round of the trick up: out[t] = the product of e[t*group ..], and
+// pre[] each element's exclusive prefix product within the group.
+template <class F>
+PL_HD void ba_up(const F* e, uint32_t n, BaShape sh, uint32_t t, F* pre, F* out) {
+  const uint32_t lo = t * sh.group, hi = lo + sh.group < n ? lo + sh.group : n;
+  F prod = F::one();
+  for (uint32_t i = lo; i < hi; i++) {
+    pre[i] = prod;
+    prod = prod * e[i];
+  }
+  out[t] = prod;
+}
+
+// A round down: with inv[t] = 1 / out[t] of ba_up, e[] of the group
+// becomes its inverses.
+template <class F>
+PL_HD void ba_down(F* e, const F* pre, uint32_t n, BaShape sh, uint32_t t, const F* inv) {
+  const uint32_t lo = t * sh.group, hi = lo + sh.group < n ? lo + sh.group : n;
+  F acc = inv[t];
+  for (uint32_t i = hi; i-- > lo;) {
+    const F x = e[i];
+    e[i] = acc * pre[i];
+    acc = acc * x;
+  }
+}
+
+// The bucket's sum after the levels (L: the arrays the next level would
+// read), XYZZ for the window reduction.
+template <class F>
+PL_HD XYZZ<F> ba_bucket(const BaLevel<F>& L, uint32_t b) {
+  if (L.len[b] == 0) return XYZZ<F>::inf();
+  return XYZZ<F>::from_affine(ba_input(L, b, 0));
+}
+
+// Trick rounds: sizes n_0 = threads, n_{k+1} = ceil(n_k / group) while
+// n_k > inv_max. Returns the number of rounds.
+inline int ba_rounds(uint64_t n, BaShape sh, uint64_t* sizes, int max) {  // host
+  int k = 0;
+  sizes[0] = n;
+  while (sizes[k] > sh.inv_max && k + 1 < max) {
+    sizes[k + 1] = (sizes[k] + sh.group - 1) / sh.group;
+    k++;
+  }
+  return k;
+}
+
+}  // namespace pl
