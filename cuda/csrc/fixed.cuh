@@ -18,17 +18,89 @@
 
 namespace pl {
 
-// a^(p-2) = 1/a for a != 0 (0 for 0), p the modulus of Field<P>.
+// 1/a (0 for 0) by the binary extended Euclidean algorithm, variable
+// time (what is inverted here, batch products of denominators and of
+// points' ZZZ, is not secret). Invariants x1·A = u·R² and x2·A = v·R²
+// (mod p) for A = aR, the Montgomery form's integer: starting from
+// (u, x1) = (A, R² mod p) and (v, x2) = (p, 0), whichever of u and v
+// reaches 1 leaves R²/A = a^-1·R, the inverse in Montgomery form. About
+// 2·log2(p) halvings and log2(p) subtractions of N-limb integers: on the
+// H200 a lone thread runs it several times faster than the ~570
+// dependent products of a^(p-2), whose latency the batch-affine MSM pays
+// once a level (docs/cuda-perf-notes.md, v10).
 template <class P>
 PL_HD_CALL Field<P> field_inv(const Field<P>& a) {
-  Field<P> r = Field<P>::one();
-  for (int limb = P::N - 1; limb >= 0; limb--) {
-    uint32_t e = P::mod(limb) - (limb == 0 ? 2u : 0u);  // p's low limb is odd and > 2
-    for (int bit = 31; bit >= 0; bit--) {
-      r = r.sqr();
-      if ((e >> bit) & 1) r = r * a;
+  constexpr int N = P::N;
+  if (a.is_zero()) return a;
+  uint32_t u[N], v[N], x1[N], x2[N];
+  PL_UNROLL for (int i = 0; i < N; i++) {
+    u[i] = a.v[i];
+    v[i] = P::mod(i);
+    x1[i] = P::r2(i);
+    x2[i] = 0;
+  }
+  // x / 2 mod p: (x + p) / 2 when x is odd (x + p < 2p < 2^(32N)).
+  auto halve = [](uint32_t x[N]) {
+    const uint32_t odd = x[0] & 1;
+    uint64_t c = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      c += (uint64_t)x[i] + (odd ? P::mod(i) : 0u);
+      x[i] = (uint32_t)c;
+      c >>= 32;
+    }
+    PL_UNROLL for (int i = 0; i < N - 1; i++) x[i] = (x[i] >> 1) | (x[i + 1] << 31);
+    x[N - 1] = (x[N - 1] >> 1) | ((uint32_t)c << 31);
+  };
+  auto is_one = [](const uint32_t x[N]) {
+    uint32_t acc = x[0] ^ 1u;
+    PL_UNROLL for (int i = 1; i < N; i++) acc |= x[i];
+    return acc == 0;
+  };
+  // x -= y, returning the borrow
+  auto sub = [](uint32_t x[N], const uint32_t y[N]) {
+    uint64_t borrow = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      const uint64_t d = (uint64_t)x[i] - y[i] - borrow;
+      x[i] = (uint32_t)d;
+      borrow = (d >> 32) & 1;
+    }
+    return (uint32_t)borrow;
+  };
+  // x -= y mod p (x, y < p)
+  auto sub_mod = [&](uint32_t x[N], const uint32_t y[N]) {
+    if (sub(x, y)) {
+      uint64_t c = 0;
+      PL_UNROLL for (int i = 0; i < N; i++) {
+        c += (uint64_t)x[i] + P::mod(i);
+        x[i] = (uint32_t)c;
+        c >>= 32;
+      }
+    }
+  };
+  while (!is_one(u) && !is_one(v)) {
+    while (!(u[0] & 1)) {
+      PL_UNROLL for (int i = 0; i < N - 1; i++) u[i] = (u[i] >> 1) | (u[i + 1] << 31);
+      u[N - 1] >>= 1;
+      halve(x1);
+    }
+    while (!(v[0] & 1)) {
+      PL_UNROLL for (int i = 0; i < N - 1; i++) v[i] = (v[i] >> 1) | (v[i + 1] << 31);
+      v[N - 1] >>= 1;
+      halve(x2);
+    }
+    // u >= v: u -= v, else v -= u (the trial subtraction's borrow says)
+    uint32_t t[N];
+    PL_UNROLL for (int i = 0; i < N; i++) t[i] = u[i];
+    if (!sub(t, v)) {
+      PL_UNROLL for (int i = 0; i < N; i++) u[i] = t[i];
+      sub_mod(x1, x2);
+    } else {
+      sub(v, u);
+      sub_mod(x2, x1);
     }
   }
+  Field<P> r;
+  PL_UNROLL for (int i = 0; i < N; i++) r.v[i] = is_one(u) ? x1[i] : x2[i];
   return r;
 }
 

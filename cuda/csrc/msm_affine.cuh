@@ -56,6 +56,19 @@ PL_HD int ba_levels(uint32_t maxlen) {
   return r;
 }
 
+// Levels the passes run: every bucket's tree, unless a few buckets are
+// far longer than the mean (over a table, the top window's small digits
+// put about n/8 points into each of 8 buckets: 17 levels at 2^20 instead
+// of 7, each paying an inversion's latency). Then they stop once buckets
+// of twice the mean length (and 64 more) are done, and the long buckets'
+// remaining points are summed as XYZZ segments. total / nb is the mean.
+PL_HD int ba_levels_run(uint32_t maxlen, uint64_t total, uint32_t nb) {
+  const int all = ba_levels(maxlen);
+  const uint64_t typical = 2 * (total / nb) + 64;
+  const int enough = ba_levels(typical > 0xffffffffu ? 0xffffffffu : (uint32_t)typical);
+  return all < enough ? all : enough;
+}
+
 // One level's arrays. Level 0 reads bases[vals[in_off[b] + i]] (the
 // sign in bit 31); later levels read in[in_off[b] + i].
 template <class F>
@@ -230,11 +243,21 @@ PL_HD void ba_down(F* e, const F* pre, uint32_t n, BaShape sh, uint32_t t, const
 }
 
 // The bucket's sum after the levels (L: the arrays the next level would
-// read), XYZZ for the window reduction.
+// read), XYZZ for the window reduction, when every bucket is down to at
+// most one point.
 template <class F>
 PL_HD XYZZ<F> ba_bucket(const BaLevel<F>& L, uint32_t b) {
   if (L.len[b] == 0) return XYZZ<F>::inf();
   return XYZZ<F>::from_affine(ba_input(L, b, 0));
+}
+
+// After levels that left some buckets more than one point (L as for
+// ba_bucket, L.r >= 1): bucket b's points, [start[b], end[b]) of L.in,
+// for the XYZZ segments; vals[i] = i for the slots i of the level.
+template <class F>
+PL_HD void ba_leftover(const BaLevel<F>& L, uint32_t b, uint32_t* start, uint32_t* end) {
+  start[b] = L.in_off[b];
+  end[b] = L.in_off[b] + ba_count(L.len[b], L.r);
 }
 
 // Trick rounds: sizes n_0 = threads, n_{k+1} = ceil(n_k / group) while

@@ -283,6 +283,17 @@ __global__ void __launch_bounds__(HEAVY) k_ba_down(F* e, const F* pre, uint32_t 
     ba_down(e, pre, n, BA_SHAPE, t, inv);
 }
 
+__global__ void k_iota(uint32_t* v, uint32_t n) {
+  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    v[i] = i;
+}
+
+template <class F>
+__global__ void k_ba_leftover(BaLevel<F> L, uint32_t* start, uint32_t* end) {
+  for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < L.nb; b += gridDim.x * blockDim.x)
+    ba_leftover(L, b, start, end);
+}
+
 template <class F>
 __global__ void k_ba_buckets(BaLevel<F> L, XYZZ<F>* buckets) {
   for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < L.nb; b += gridDim.x * blockDim.x)
@@ -295,7 +306,7 @@ __global__ void k_ba_buckets(BaLevel<F> L, XYZZ<F>* buckets) {
 // own: cudaErrorMemoryAllocation when it does not fit, and the caller
 // takes the XYZZ segments instead.
 template <class F>
-int accumulate_affine(pl_stream* s, const Affine<F>* bases, const uint32_t* vals,
+int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const uint32_t* vals,
                       const uint32_t* start, const uint32_t* end, uint32_t nb, size_t total,
                       XYZZ<F>* buckets) {
   Scratch sc(s);
@@ -331,7 +342,7 @@ int accumulate_affine(pl_stream* s, const Affine<F>* bases, const uint32_t* vals
   uint32_t most = 0;
   PL_CHECK(cudaMemcpyAsync(&most, maxlen, sizeof(most), cudaMemcpyDeviceToHost, s->s));
   PL_CHECK(cudaStreamSynchronize(s->s));
-  const int levels = ba_levels(most);
+  const int levels = ba_levels_run(most, total, nb);
 
   BaLevel<F> L = {bases, vals, nullptr, start, len, nullptr, nb, 0, nullptr, pre};
   for (int r = 0; r < levels; r++) {
@@ -363,20 +374,44 @@ int accumulate_affine(pl_stream* s, const Affine<F>* bases, const uint32_t* vals
     L.in_off = L.out_off;
   }
   L.r = levels;
+  if (levels < ba_levels(most)) {  // long buckets left: XYZZ segments over the last level's points
+    const uint64_t slots = (total >> levels) + nb;
+    uint32_t *iota, *lstart, *lend;
+    PL_TRY(sc.alloc(&iota, slots));
+    PL_TRY(sc.alloc(&lstart, nb));
+    PL_TRY(sc.alloc(&lend, nb));
+    k_iota<<<grid_for(slots, 256), 256, 0, s->s>>>(iota, (uint32_t)slots);
+    PL_LAUNCHED();
+    k_ba_leftover<F><<<grid_for(nb, 256), 256, 0, s->s>>>(L, lstart, lend);
+    PL_LAUNCHED();
+    return accumulate_segments<F>(s, prof, L.in, iota, lstart, lend, nb, slots, slots, 0, buckets);
+  }
   k_ba_buckets<F><<<grid_for(nb, 256), 256, 0, s->s>>>(L, buckets);
   PL_LAUNCHED();
   return 0;
 }
 
+// The accumulation an MSM takes by default: XYZZ segments for G1,
+// batch-affine levels for G2 (docs/cuda-perf-notes.md, v10).
+template <class F>
+struct AffineDefault {
+  static constexpr bool value = true;
+};
+template <>
+struct AffineDefault<Fp> {
+  static constexpr bool value = false;
+};
+
 // Which accumulation an MSM takes: PROOFLANE_CUDA_MSM_ACCUM=affine or
 // xyzz (A/B runs and tests), else the default (PL_MSM_AFFINE builds
 // the batch-affine one by default, for kernel-variants.sh).
+template <class F>
 bool accumulate_by_affine() {
   if (const char* e = getenv("PROOFLANE_CUDA_MSM_ACCUM")) return strcmp(e, "affine") == 0;
 #ifdef PL_MSM_AFFINE
   return true;
 #else
-  return false;
+  return AffineDefault<F>::value;
 #endif
 }
 
@@ -460,8 +495,8 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   XYZZ<F>* buckets;
   PL_TRY(sc.alloc(&buckets, nb));
   int acc = cudaErrorMemoryAllocation;
-  if (accumulate_by_affine()) {
-    acc = accumulate_affine<F>(s, bases, vals_out, start, end, nb, total, buckets);
+  if (accumulate_by_affine<F>()) {
+    acc = accumulate_affine<F>(s, &prof, bases, vals_out, start, end, nb, total, buckets);
     prof.mark(s, "accumulate");
   }
   if (acc == cudaErrorMemoryAllocation)

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "0718419cc8b0c7af1db85588c3738c3b431556b482d67df596499a63e0865680"
+const csrcHash = "789a13b1215ec56ad6bd34926b0bee27eaf92cfccd3fb9056dc9bb69e6572db2"

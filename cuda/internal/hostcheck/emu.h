@@ -85,18 +85,16 @@ static BaShape ba_shape = BA_SHAPE;
 template <class F>
 static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
                                    const std::vector<uint32_t>& start,
-                                   const std::vector<uint32_t>& end) {
+                                   const std::vector<uint32_t>& end, uint64_t total) {
   const uint32_t nb = (uint32_t)start.size();
   const BaShape sh = ba_shape;
   std::vector<uint32_t> len(nb), off[2] = {std::vector<uint32_t>(nb), std::vector<uint32_t>(nb)};
   uint32_t maxlen = 0;
-  uint64_t total = 0;
   for (uint32_t b = 0; b < nb; b++) {
     len[b] = end[b] - start[b];
     maxlen = std::max(maxlen, len[b]);
-    total += len[b];
   }
-  const int levels = ba_levels(maxlen);
+  const int levels = ba_levels_run(maxlen, total, nb);
   std::vector<Affine<F>> buf[2] = {std::vector<Affine<F>>(total / 2 + nb + 1),
                                    std::vector<Affine<F>>(total / 4 + nb + 1)};
   std::vector<F> pre(total / 2 + nb + 1);
@@ -132,6 +130,13 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
     L.in_off = L.out_off;
   }
   L.r = levels;
+  if (levels < ba_levels(maxlen)) {  // long buckets left: XYZZ segments over the last level's points
+    const uint64_t slots = (total >> levels) + nb;
+    std::vector<uint32_t> iota(slots), lstart(nb), lend(nb);
+    for (uint64_t i = 0; i < slots; i++) iota[i] = (uint32_t)i;
+    for (uint32_t b = 0; b < nb; b++) ba_leftover(L, b, lstart.data(), lend.data());
+    return emu_segments<F>(L.in, iota.data(), lstart, lend, (int)msm_seg_cap(slots, nb, false));
+  }
   std::vector<XYZZ<F>> buckets(nb);
   for (uint32_t b = 0; b < nb; b++) buckets[b] = ba_bucket(L, b);
   return buckets;
@@ -171,7 +176,7 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
   for (size_t i = 0; i < total; i++) msm_bounds(ks.data(), (uint32_t)i, so, half, start.data(), end.data());
   std::vector<XYZZ<F>> buckets;
   if (accum_affine)
-    buckets = emu_ba<F>(bases, vs.data(), start, end);
+    buckets = emu_ba<F>(bases, vs.data(), start, end, total);
   else
     buckets = emu_segments<F>(bases, vs.data(), start, end, seg ? seg : (int)msm_seg_cap(total, nb, table_n != 0));
   const uint32_t len = half < (uint32_t)chunk ? half : (uint32_t)chunk;

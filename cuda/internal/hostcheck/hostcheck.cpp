@@ -85,6 +85,20 @@ void hc_fp2_mul_lazy(uint64_t* o, const uint64_t* a, const uint64_t* b) {
   memcpy(o, &r, 96);
 }
 
+// fixed.cuh's inverses (binary extended Euclid), 0 for 0.
+void hc_fp_inv(uint64_t* o, const uint64_t* a) {
+  Fp x;
+  memcpy(x.v, a, 48);
+  Fp r = inv(x);
+  memcpy(o, r.v, 48);
+}
+void hc_fp2_inv(uint64_t* o, const uint64_t* a) {
+  Fp2 x;
+  memcpy(&x, a, 96);
+  Fp2 r = inv(x);
+  memcpy(o, &r, 96);
+}
+
 }  // extern "C"
 
 static void load(Fr* r, const uint64_t* v) { memcpy(r->v, v, 32); }

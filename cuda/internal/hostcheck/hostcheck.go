@@ -17,6 +17,8 @@ void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_sqr(uint64_t* o, const uint64_t* a);
 void hc_fp_sqr(uint64_t* o, const uint64_t* a);
+void hc_fp_inv(uint64_t* o, const uint64_t* a);
+void hc_fp2_inv(uint64_t* o, const uint64_t* a);
 void hc_fp2_mul_lazy(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_variants_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_variants_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
@@ -106,6 +108,17 @@ func Fp2Sqr(a *curve.E2) (r curve.E2) {
 // squarings by default).
 func FpSqr(a *fp.Element) (r fp.Element) {
 	C.hc_fp_sqr(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)))
+	return
+}
+
+// FpInv and Fp2Inv are fixed.cuh's inverses (0 for 0), those of the
+// batch-affine MSM and of the fixed-base batches' affine conversion.
+func FpInv(a *fp.Element) (r fp.Element) {
+	C.hc_fp_inv(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)))
+	return
+}
+func Fp2Inv(a *curve.E2) (r curve.E2) {
+	C.hc_fp2_inv(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)))
 	return
 }
 

@@ -57,6 +57,9 @@ func TestField(t *testing.T) {
 		if got := FpMul(&x, &y); !got.Equal(z.Mul(&x, &y)) {
 			t.Fatalf("fp mul")
 		}
+		if got := FpInv(&x); !got.Equal(z.Inverse(&x)) {
+			t.Fatalf("fp inverse of %x", x)
+		}
 		var e, f, g bls.E2
 		e.SetRandom()
 		f.SetRandom()
@@ -66,13 +69,17 @@ func TestField(t *testing.T) {
 		if got := Fp2Sqr(&e); !got.Equal(g.Square(&e)) {
 			t.Fatalf("fp2 sqr")
 		}
+		if got := Fp2Inv(&e); !got.Equal(g.Inverse(&e)) {
+			t.Fatalf("fp2 inverse")
+		}
 	}
 }
 
 // TestFieldEdges multiplies every pair of raw Montgomery limb patterns at
 // the edges (0, 1, p-1, p-2, (p-1)/2, 2^64-1 in the low limb, high limb
 // only), where the multiplication's carry chains and its final subtraction
-// are stressed.
+// are stressed, and inverts each Fp pattern (the binary Euclid's first
+// and last steps).
 func TestFieldEdges(t *testing.T) {
 	frs := frEdges()
 	for _, a := range frs {
@@ -90,6 +97,10 @@ func TestFieldEdges(t *testing.T) {
 			if got := FpMul(&a, &b); !got.Equal(w.Mul(&a, &b)) {
 				t.Fatalf("fp mul of raw %x and %x", a, b)
 			}
+		}
+		var w fp.Element
+		if got := FpInv(&a); !got.Equal(w.Inverse(&a)) {
+			t.Fatalf("fp inverse of raw %x", a)
 		}
 	}
 }
