@@ -260,6 +260,22 @@ PL_HD void ba_leftover(const BaLevel<F>& L, uint32_t b, uint32_t* start, uint32_
   end[b] = L.in_off[b] + ba_count(L.len[b], L.r);
 }
 
+// The scratch bytes accumulate_affine allocates for total pairs in nb
+// buckets (the trick's arrays bounded by 8/7 of the first round's).
+template <class F>
+inline uint64_t ba_scratch_bytes(uint64_t total, uint32_t nb, BaShape sh) {  // host
+  const uint64_t slots0 = total / 2 + nb + 1, threads0 = (slots0 + sh.slots) / sh.slots;
+  return 5ull * nb * 4 + (slots0 + total / 4 + nb + 1) * sizeof(Affine<F>) + slots0 * sizeof(F) +
+         2 * (threads0 + threads0 / 7 + 16) * sizeof(F);
+}
+
+// The most scratch an MSM's batch-affine accumulation takes, unless
+// PROOFLANE_CUDA_AFFINE_MAX (bytes) says otherwise; over it, or over
+// half the device's free memory, the MSM takes the XYZZ segments. The
+// run's memory estimate counts it (keys.EstimateDevice): 4 GiB covers a
+// G2 MSM of up to about 1.3 million points.
+constexpr uint64_t BA_MAX_BYTES = 4ull << 30;
+
 // Trick rounds: sizes n_0 = threads, n_{k+1} = ceil(n_k / group) while
 // n_k > inv_max. Returns the number of rounds.
 inline int ba_rounds(uint64_t n, BaShape sh, uint64_t* sizes, int max) {  // host

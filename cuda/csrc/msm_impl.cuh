@@ -302,15 +302,24 @@ __global__ void k_ba_buckets(BaLevel<F> L, XYZZ<F>* buckets) {
 
 // The buckets' sums by batch-affine levels (msm_affine.cuh) from the
 // sorted values and the bounds; total bounds the pairs. Its memory
-// (about 0.75 points and 0.5 elements a pair) comes from a Scratch of its
-// own: cudaErrorMemoryAllocation when it does not fit, and the caller
-// takes the XYZZ segments instead.
+// (ba_scratch_bytes: about 0.75 points and 0.6 elements a pair) comes
+// from a Scratch of its own: cudaErrorMemoryAllocation when it is over
+// BA_MAX_BYTES or does not fit, and the caller takes the XYZZ segments
+// instead.
 template <class F>
 int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const uint32_t* vals,
                       const uint32_t* start, const uint32_t* end, uint32_t nb, size_t total,
                       XYZZ<F>* buckets) {
-  Scratch sc(s);
   const BaShape sh = BA_SHAPE;
+  {
+    uint64_t cap = BA_MAX_BYTES;
+    if (const char* e = getenv("PROOFLANE_CUDA_AFFINE_MAX")) cap = strtoull(e, nullptr, 10);
+    size_t free_b = 0, total_b = 0;
+    PL_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    const uint64_t need = ba_scratch_bytes<F>(total, nb, sh);
+    if (need > cap || need > free_b / 2) return (int)cudaErrorMemoryAllocation;
+  }
+  Scratch sc(s);
   uint32_t *len, *maxlen, *cnt, *off[2];
   Affine<F>* buf[2];
   F* pre;
@@ -374,6 +383,7 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
     L.in_off = L.out_off;
   }
   L.r = levels;
+  prof->mark(s, "affine-levels");
   if (levels < ba_levels(most)) {  // long buckets left: XYZZ segments over the last level's points
     const uint64_t slots = (total >> levels) + nb;
     uint32_t *iota, *lstart, *lend;
@@ -497,7 +507,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   int acc = cudaErrorMemoryAllocation;
   if (accumulate_by_affine<F>()) {
     acc = accumulate_affine<F>(s, &prof, bases, vals_out, start, end, nb, total, buckets);
-    prof.mark(s, "accumulate");
+    prof.mark(s, "buckets");
   }
   if (acc == cudaErrorMemoryAllocation)
     acc = accumulate_segments<F>(s, &prof, bases, vals_out, start, end, nb, n, total, table_n,

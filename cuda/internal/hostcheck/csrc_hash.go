@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "789a13b1215ec56ad6bd34926b0bee27eaf92cfccd3fb9056dc9bb69e6572db2"
+const csrcHash = "5aa7dec5ef1e31f52dfbeeb1f5f730b0c8fd8784af4befbc376acfaab64b7c3e"

@@ -2,6 +2,8 @@ package keys
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 )
 
@@ -60,10 +62,41 @@ type DeviceEstimate struct {
 	Resident int
 	// Base is the context and pools.
 	Base uint64
+	// G2Scratch is the batch-affine scratch of the G2 MSMs that run at
+	// once, when an MSM's fits under its cap (G2AffineScratch).
+	G2Scratch uint64
 }
 
 // Total is the estimate's sum.
-func (e DeviceEstimate) Total() uint64 { return e.Base + e.Bases + e.Partitions }
+func (e DeviceEstimate) Total() uint64 { return e.Base + e.Bases + e.Partitions + e.G2Scratch }
+
+// G2AffineMaxEnv overrides the most scratch a G2 MSM's batch-affine
+// accumulation may take (bytes; package cuda's kernels read it too).
+const G2AffineMaxEnv = "PROOFLANE_CUDA_AFFINE_MAX"
+
+// g2AffineMax is the kernels' BA_MAX_BYTES (cuda/csrc/msm_affine.cuh).
+const g2AffineMax = 4 << 30
+
+// G2AffineScratch is the scratch a G2 MSM of m points takes on the
+// device for its batch-affine accumulation (cuda/csrc/msm_affine.cuh's
+// ba_scratch_bytes at 16 windows of 2^15 buckets, the most a Groth16 G2
+// MSM has), or 0 when that is over the cap, where the MSM takes the XYZZ
+// accumulation and no more than the partition estimate.
+func G2AffineScratch(m uint64) uint64 {
+	const nb, fp2 = 1 << 19, 96
+	total := 16 * m
+	slots := total/2 + nb + 1
+	threads := (slots + 8) / 8
+	need := 5*nb*4 + (slots+total/4+nb+1)*g2PointBytes + slots*fp2 + 2*(threads+threads/7+16)*fp2
+	limit := uint64(g2AffineMax)
+	if v, err := strconv.ParseUint(os.Getenv(G2AffineMaxEnv), 10, 64); err == nil {
+		limit = v
+	}
+	if need > limit {
+		return 0
+	}
+	return need
+}
 
 // EstimateDevice estimates the device memory of proving a circuit of size
 // constraints as p says.
@@ -80,12 +113,15 @@ func EstimateDevice(size int, p DevicePlan) DeviceEstimate {
 	if p.G2OnDevice {
 		g2 = 1
 	}
+	m := n // the points a G2 MSM takes at once
 	if p.BasesOnHost {
 		chunk := min(n, HostChunkPoints)
 		e.Bases = chunk * (g1PointBytes*uint64(max(p.G1Streams, 1)) + g2PointBytes*g2*uint64(max(p.G2Streams, 1)))
+		m = chunk
 	} else {
 		e.Bases = n * (4*g1PointBytes + g2PointBytes*g2)
 	}
+	e.G2Scratch = g2 * G2AffineScratch(m) * uint64(max(p.G2Streams, 1))
 	return e
 }
 

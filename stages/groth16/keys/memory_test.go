@@ -44,3 +44,27 @@ func TestHostBasesCostTheirChunksNotTheKey(t *testing.T) {
 		t.Errorf("g2_on: cpu: bases %d, want the G1 vectors' %d", g1Only.Bases, want)
 	}
 }
+
+// The G2 MSMs' batch-affine scratch counts for every G2 MSM at once while
+// an MSM's fits under the cap (2^20 points: about 3.6 GiB, under 4 GiB),
+// not above it, where the kernels take the XYZZ accumulation, and not
+// with g2_on: cpu; the cap's env moves the line.
+func TestG2AffineScratchCountsUnderItsCap(t *testing.T) {
+	small := EstimateDevice(1<<20, DevicePlan{Resident: 1, G2OnDevice: true, G2Streams: 2})
+	if one := G2AffineScratch(1 << 20); one < 3<<30 || one > 4<<30 || small.G2Scratch != 2*one {
+		t.Errorf("2^20: one MSM's scratch %s, the estimate's %s", HumanBytes(one), HumanBytes(small.G2Scratch))
+	}
+	if small.Total() != small.Base+small.Bases+small.Partitions+small.G2Scratch {
+		t.Error("the total leaves the G2 scratch out")
+	}
+	if big := EstimateDevice(1<<22, DevicePlan{Resident: 1, G2OnDevice: true, G2Streams: 2}); big.G2Scratch != 0 {
+		t.Errorf("2^22: G2 scratch %s over the cap", HumanBytes(big.G2Scratch))
+	}
+	if cpu := EstimateDevice(1<<20, DevicePlan{Resident: 1, G2Streams: 2}); cpu.G2Scratch != 0 {
+		t.Errorf("g2_on: cpu: G2 scratch %s", HumanBytes(cpu.G2Scratch))
+	}
+	t.Setenv(G2AffineMaxEnv, "1000")
+	if G2AffineScratch(1<<20) != 0 {
+		t.Errorf("%s=1000 left the 2^20 scratch counted", G2AffineMaxEnv)
+	}
+}

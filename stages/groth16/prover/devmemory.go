@@ -36,6 +36,9 @@ func (Family) DeviceMemory(req family.KeyRequest, params map[string]string, perD
 	}
 	parts := fmt.Sprintf("%s, %d resident partition(s) %s, context %s",
 		bases, e.Resident, keys.HumanBytes(e.Partitions), keys.HumanBytes(e.Base))
+	if e.G2Scratch > 0 {
+		parts += fmt.Sprintf(", G2 MSMs' batch-affine scratch %s (%s=0 turns it off)", keys.HumanBytes(e.G2Scratch), keys.G2AffineMaxEnv)
+	}
 	return e.Total(), parts, lower
 }
 
