@@ -40,7 +40,10 @@ namespace pl {
 struct BaShape {
   uint32_t slots, group, inv_max;
 };
-constexpr BaShape BA_SHAPE = {8, 8, 2048};  // the kernels'
+#ifndef PL_BA_SLOTS  // A/B builds (scripts/kernel-variants.sh)
+#define PL_BA_SLOTS 8
+#endif
+constexpr BaShape BA_SHAPE = {PL_BA_SLOTS, 8, 2048};  // the kernels'
 
 enum { BA_ADD = 0, BA_DBL = 1, BA_A = 2, BA_B = 3, BA_INF = 4 };
 
@@ -273,7 +276,7 @@ inline uint64_t ba_scratch_bytes(uint64_t total, uint32_t nb, BaShape sh) {  // 
 // PROOFLANE_CUDA_AFFINE_MAX (bytes) says otherwise; over it, or over
 // half the device's free memory, the MSM takes the XYZZ segments. The
 // run's memory estimate counts it (keys.EstimateDevice): 4 GiB covers a
-// G2 MSM of up to about 1.3 million points.
+// G2 MSM of up to about 1.2 million points (16 windows).
 constexpr uint64_t BA_MAX_BYTES = 4ull << 30;
 
 // Trick rounds: sizes n_0 = threads, n_{k+1} = ceil(n_k / group) while

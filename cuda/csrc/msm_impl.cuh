@@ -257,8 +257,15 @@ __global__ void __launch_bounds__(HEAVY) k_ba_pass1(BaLevel<F> L, uint32_t threa
     ba_pass1(L, BA_SHAPE, t, tot);
 }
 
+// Blocks per SM the second pass is built for (PL_BA_BLOCKS, A/B builds;
+// by default the compiler's choice: G1 92 registers, G2 190).
+#ifdef PL_BA_BLOCKS
+#define PL_BA_BOUNDS __launch_bounds__(HEAVY, PL_BA_BLOCKS)
+#else
+#define PL_BA_BOUNDS __launch_bounds__(HEAVY)
+#endif
 template <class F>
-__global__ void __launch_bounds__(HEAVY) k_ba_pass2(BaLevel<F> L, uint32_t threads, const F* inv) {
+__global__ void PL_BA_BOUNDS k_ba_pass2(BaLevel<F> L, uint32_t threads, const F* inv) {
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += gridDim.x * blockDim.x)
     ba_pass2(L, BA_SHAPE, t, inv);
 }

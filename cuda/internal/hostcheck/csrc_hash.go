@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "5aa7dec5ef1e31f52dfbeeb1f5f730b0c8fd8784af4befbc376acfaab64b7c3e"
+const csrcHash = "6fca3f940ff02cb96666f0c855245d24f9c2d2cb63d3730926741a574210fa44"
