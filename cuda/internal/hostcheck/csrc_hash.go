@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "6fca3f940ff02cb96666f0c855245d24f9c2d2cb63d3730926741a574210fa44"
+const csrcHash = "c5ab641e02ba10daedcd1b3c89bbc0e89d9fa17c956d33bfbee412af846aadc6"
