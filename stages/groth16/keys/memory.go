@@ -2,6 +2,7 @@ package keys
 
 import (
 	"fmt"
+	"math/bits"
 	"os"
 	"strconv"
 	"strings"
@@ -78,24 +79,41 @@ const G2AffineMaxEnv = "PROOFLANE_CUDA_AFFINE_MAX"
 const g2AffineMax = 4 << 30
 
 // G2AffineScratch is the scratch a G2 MSM of m points takes on the
-// device for its batch-affine accumulation (cuda/csrc/msm_affine.cuh's
-// ba_scratch_bytes at 16 windows of 2^15 buckets, the most a Groth16 G2
-// MSM has), or 0 when that is over the cap, where the MSM takes the XYZZ
-// accumulation and no more than the partition estimate.
+// device for its batch-affine accumulation: cuda/csrc/msm_affine.cuh's
+// ba_scratch_bytes with the windows package cuda picks (cuda.Window for
+// plain bases, cuda.TableWindow over a table), the larger of the two
+// that is under the cap; 0 when neither is, as the kernels then take the
+// XYZZ accumulation and no more than the partition estimate.
 func G2AffineScratch(m uint64) uint64 {
-	const nb, fp2 = 1 << 19, 96
-	total := 16 * m
-	slots := total/2 + nb + 1
-	threads := (slots + 8) / 8
-	need := 5*nb*4 + (slots+total/4+nb+1)*g2PointBytes + slots*fp2 + 2*(threads+threads/7+16)*fp2
 	limit := uint64(g2AffineMax)
 	if v, err := strconv.ParseUint(os.Getenv(G2AffineMaxEnv), 10, 64); err == nil {
 		limit = v
 	}
-	if need > limit {
-		return 0
+	l := bits.Len64(m)
+	most := uint64(0)
+	for _, w := range []struct {
+		c     int
+		table bool
+	}{{min(max(l-4, 8), 16), false}, {min(max(l-3, 8), 22), true}} {
+		if need := g2AffineNeed(m, w.c, w.table); need <= limit {
+			most = max(most, need)
+		}
 	}
-	return need
+	return most
+}
+
+// g2AffineNeed is ba_scratch_bytes for m points and window c.
+func g2AffineNeed(m uint64, c int, table bool) uint64 {
+	const fp2 = 96
+	windows := uint64((256 + c - 1) / c)
+	nb := uint64(1) << (c - 1)
+	if !table {
+		nb *= windows
+	}
+	total := m * windows
+	slots := total/2 + nb + 1
+	threads := (slots + 8) / 8
+	return 5*nb*4 + (slots+total/4+nb+1)*g2PointBytes + slots*fp2 + 2*(threads+threads/7+16)*fp2
 }
 
 // EstimateDevice estimates the device memory of proving a circuit of size
