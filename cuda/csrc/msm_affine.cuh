@@ -16,14 +16,19 @@
 //   the last, odd one). Level 0's inputs are the sorted pairs' bases,
 //   negated by the digit's sign; level r+1's are level r's outputs.
 //
-// Each level is two passes over the slots, BA_SLOTS a thread. The first
-// writes each slot's denominator's exclusive prefix product (within the
-// thread) and the thread's product. Those products are inverted together
-// by the same trick in rounds of BA_GROUP (ba_up, ba_down) until at most
-// BA_INV_MAX remain, which are inverted one a thread: every lane of those
-// kernels does useful work, so an inversion (~570 products) costs a
-// fraction of a product an addition. The second pass walks its slots
-// backwards from its product's inverse, takes each slot's 1/d and adds.
+// Each level is two passes over the slots, BA_SHAPE.slots a thread. The
+// first writes each slot's denominator's exclusive prefix product (within
+// the thread) and the thread's product. Those products are inverted
+// together by the same trick in rounds of BA_SHAPE.group (ba_up, ba_down)
+// until at most BA_SHAPE.inv_max remain, which are inverted one a thread
+// (field_inv, a binary Euclid): every lane of those kernels does useful
+// work, so the inversions cost a fraction of a product an addition. The
+// second pass walks its slots backwards from its product's inverse, takes
+// each slot's 1/d and adds. A level's one inversion is on its critical
+// path, so long buckets stop early (ba_levels_run). Memory: the passes
+// move ~530 bytes a slot for G1, which made G1 slower than XYZZ; G2's
+// additions are heavy enough to gain 1.07-1.25x (docs/cuda-perf-notes.md,
+// v10).
 //
 // A slot's inputs decide its kind: an addition (x1 != x2, d = x2 - x1), a
 // doubling (equal points, d = 2y, numerator 3x^2), a pass-through (one
