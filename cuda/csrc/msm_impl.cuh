@@ -264,7 +264,8 @@ __global__ void __launch_bounds__(HEAVY) k_ba_pass1(BaLevel<F> L, uint32_t threa
 #define PL_BA_BLOCKS 3
 #endif
 template <class F>
-__global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS) k_ba_pass2(BaLevel<F> L, uint32_t threads, const F* inv) {
+__global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
+    k_ba_pass2(BaLevel<F> L, uint32_t threads, const F* inv) {
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += gridDim.x * blockDim.x)
     ba_pass2(L, BA_SHAPE, t, inv);
 }

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "ded66ae8b5f447fbcab4716e8d592162ae63a773d09c59ab370e7b8c241d83a3"
+const csrcHash = "6321ab0d03a443221415415caaa2f8f049f5d585d466da950677de12f770f450"
