@@ -484,3 +484,15 @@ func TestFixedBase(t *testing.T) {
 		}
 	}
 }
+
+// The kernels' batch-affine scratch for a G2 MSM of 2^20 points at c = 16
+// (16 windows, 2^19 buckets): keys.G2AffineScratch mirrors the formula
+// and pins the same figure (TestG2AffineScratchMirrorsTheKernels), so a
+// change on either side fails one of the two.
+func TestBAScratchBytesG2(t *testing.T) {
+	if got := BAScratchBytesG2(16<<20, 1<<19); got != g2AffineScratch2p20 {
+		t.Errorf("ba_scratch_bytes<Fp2>(2^24, 2^19) = %d, want %d", got, uint64(g2AffineScratch2p20))
+	}
+}
+
+const g2AffineScratch2p20 = 3727841248

@@ -68,3 +68,13 @@ func TestG2AffineScratchCountsUnderItsCap(t *testing.T) {
 		t.Errorf("%s=1000 left the 2^20 scratch counted", G2AffineMaxEnv)
 	}
 }
+
+// G2AffineScratch's formula mirrors the kernels' ba_scratch_bytes
+// (cuda/csrc/msm_affine.cuh): at 2^20 points, c = 16, both give this
+// figure (cuda/internal/hostcheck's TestBAScratchBytesG2 pins the
+// kernels' side).
+func TestG2AffineScratchMirrorsTheKernels(t *testing.T) {
+	if got := g2AffineNeed(1<<20, 16, false); got != 3727841248 {
+		t.Errorf("g2AffineNeed(2^20, c=16) = %d, want 3727841248", got)
+	}
+}
