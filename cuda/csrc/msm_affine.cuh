@@ -77,6 +77,17 @@ PL_HD int ba_levels_run(uint32_t maxlen, uint64_t total, uint32_t nb) {
   return all < enough ? all : enough;
 }
 
+// The most points level r holds (r >= 1: the slots of level r - 1) for
+// total pairs in nb buckets: sum_b ceil(len_b / 2^r) <= total / 2^r + nb.
+// The buffers, grids and the leftover's values are sized by it.
+PL_HD uint64_t ba_points(uint64_t total, uint32_t nb, int r) { return (total >> r) + nb; }
+
+// Threads of level r's passes: sh.slots each for ba_points(r + 1) slots,
+// and one more (it writes a product of 1).
+PL_HD uint64_t ba_threads(uint64_t total, uint32_t nb, int r, BaShape sh) {
+  return (ba_points(total, nb, r + 1) + sh.slots) / sh.slots;
+}
+
 // One level's arrays. Level 0 reads bases[vals[in_off[b] + i]] (the
 // sign in bit 31); later levels read in[in_off[b] + i].
 template <class F>
@@ -174,7 +185,8 @@ PL_HD_CALL Affine<F> ba_finish(int kind, const Affine<F>& a, const Affine<F>& b,
   return r;
 }
 
-// upper_bound(off, b) walking from a nearby bucket: the bucket owning slot g.
+// The bucket owning slot g (the last b with off[b] <= g), walking up or
+// down from a bucket near it.
 PL_HD uint32_t ba_walk_up(const uint32_t* off, uint32_t nb, uint32_t b, uint32_t g) {
   while (b + 1 < nb && off[b + 1] <= g) b++;
   return b;
@@ -272,9 +284,9 @@ PL_HD void ba_leftover(const BaLevel<F>& L, uint32_t b, uint32_t* start, uint32_
 // buckets (the trick's arrays bounded by 8/7 of the first round's).
 template <class F>
 inline uint64_t ba_scratch_bytes(uint64_t total, uint32_t nb, BaShape sh) {  // host
-  const uint64_t slots0 = total / 2 + nb + 1, threads0 = (slots0 + sh.slots) / sh.slots;
-  return 5ull * nb * 4 + (slots0 + total / 4 + nb + 1) * sizeof(Affine<F>) + slots0 * sizeof(F) +
-         2 * (threads0 + threads0 / 7 + 16) * sizeof(F);
+  const uint64_t slots0 = ba_points(total, nb, 1) + 1, threads0 = (slots0 + sh.slots) / sh.slots;
+  return 5ull * nb * 4 + (slots0 + ba_points(total, nb, 2) + 1) * sizeof(Affine<F>) +
+         slots0 * sizeof(F) + 2 * (threads0 + threads0 / 7 + 16) * sizeof(F);
 }
 
 // The most scratch an MSM's batch-affine accumulation takes, unless

@@ -330,7 +330,7 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
   uint32_t *len, *maxlen, *cnt, *off[2];
   Affine<F>* buf[2];
   F* pre;
-  const size_t slots0 = total / 2 + nb + 1;
+  const size_t slots0 = ba_points(total, nb, 1) + 1;
   const uint64_t threads0 = (slots0 + sh.slots) / sh.slots;
   uint64_t sizes[16];
   const int rounds0 = ba_rounds(threads0, sh, sizes, 16);
@@ -341,7 +341,7 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
   PL_TRY(sc.alloc(&off[0], nb));
   PL_TRY(sc.alloc(&off[1], nb));
   PL_TRY(sc.alloc(&buf[0], slots0));
-  PL_TRY(sc.alloc(&buf[1], total / 4 + nb + 1));
+  PL_TRY(sc.alloc(&buf[1], ba_points(total, nb, 2) + 1));
   PL_TRY(sc.alloc(&pre, slots0));
   for (int k = 0; k <= rounds0; k++) {
     PL_TRY(sc.alloc(&e[k], sizes[k]));
@@ -368,7 +368,7 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
     L.r = r;
     L.out_off = off[r & 1];
     L.out = buf[r & 1];
-    const uint64_t threads = ((total >> (r + 1)) + nb + sh.slots) / sh.slots;
+    const uint64_t threads = ba_threads(total, nb, r, sh);
     const int rounds = ba_rounds(threads, sh, sizes, 16);
     k_ba_pass1<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
     PL_LAUNCHED();
@@ -392,7 +392,7 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
   L.r = levels;
   prof->mark(s, "affine-levels");
   if (levels < ba_levels(most)) {  // long buckets left: XYZZ segments over the last level's points
-    const uint64_t slots = (total >> levels) + nb;
+    const uint64_t slots = ba_points(total, nb, levels);
     uint32_t *iota, *lstart, *lend;
     PL_TRY(sc.alloc(&iota, slots));
     PL_TRY(sc.alloc(&lstart, nb));
@@ -511,6 +511,8 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_LAUNCHED();
   XYZZ<F>* buckets;
   PL_TRY(sc.alloc(&buckets, nb));
+  // accumulate_affine's cudaErrorMemoryAllocation (over its cap, or out
+  // of memory) and not taking it both mean the XYZZ segments.
   int acc = cudaErrorMemoryAllocation;
   if (accumulate_by_affine<F>()) {
     acc = accumulate_affine<F>(s, &prof, bases, vals_out, start, end, nb, total, buckets);

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "6321ab0d03a443221415415caaa2f8f049f5d585d466da950677de12f770f450"
+const csrcHash = "0ed94fa14fc16eddb248e89c6276e79a6a06956eba68af8d115752b55055272f"

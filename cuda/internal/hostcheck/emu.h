@@ -74,9 +74,9 @@ static std::vector<XYZZ<F>> emu_segments(const Affine<F>* bases, const uint32_t*
   return buckets;
 }
 
-// The accumulation the emulation runs (msm_impl.cuh's accum), and the
-// shape of the batch-affine one; tests set small shapes to reach every
-// branch of its rounds.
+// The accumulation the emulation runs (msm_impl.cuh: accumulate_by_affine)
+// and the shape of the batch-affine one; tests set small shapes to reach
+// every branch of its rounds.
 static bool accum_affine = false;
 static BaShape ba_shape = BA_SHAPE;
 
@@ -95,9 +95,9 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
     maxlen = std::max(maxlen, len[b]);
   }
   const int levels = ba_levels_run(maxlen, total, nb);
-  std::vector<Affine<F>> buf[2] = {std::vector<Affine<F>>(total / 2 + nb + 1),
-                                   std::vector<Affine<F>>(total / 4 + nb + 1)};
-  std::vector<F> pre(total / 2 + nb + 1);
+  std::vector<Affine<F>> buf[2] = {std::vector<Affine<F>>(ba_points(total, nb, 1) + 1),
+                                   std::vector<Affine<F>>(ba_points(total, nb, 2) + 1)};
+  std::vector<F> pre(ba_points(total, nb, 1) + 1);
   BaLevel<F> L = {bases, vals, nullptr, start.data(), len.data(), nullptr, nb, 0, nullptr, nullptr};
   for (int r = 0; r < levels; r++) {
     std::vector<uint32_t>& out_off = off[r & 1];
@@ -110,8 +110,7 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
     L.out_off = out_off.data();
     L.out = buf[r & 1].data();
     L.pre = pre.data();
-    // the slots bound the kernels size their grids by
-    const uint64_t threads = ((total >> (r + 1)) + nb + sh.slots) / sh.slots;
+    const uint64_t threads = ba_threads(total, nb, r, sh);  // the kernels' grid
     uint64_t sizes[16];
     const int rounds = ba_rounds(threads, sh, sizes, 16);
     std::vector<std::vector<F>> e(rounds + 1), p(rounds);
@@ -131,7 +130,7 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
   }
   L.r = levels;
   if (levels < ba_levels(maxlen)) {  // long buckets left: XYZZ segments over the last level's points
-    const uint64_t slots = (total >> levels) + nb;
+    const uint64_t slots = ba_points(total, nb, levels);
     std::vector<uint32_t> iota(slots), lstart(nb), lend(nb);
     for (uint64_t i = 0; i < slots; i++) iota[i] = (uint32_t)i;
     for (uint32_t b = 0; b < nb; b++) ba_leftover(L, b, lstart.data(), lend.data());
