@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "0ed94fa14fc16eddb248e89c6276e79a6a06956eba68af8d115752b55055272f"
+const csrcHash = "38fd86fb5cce227e2009cc9f7472610ece9a62d39b0b1ab56177b64257e52ada"
