@@ -491,7 +491,7 @@ func TestOverlap(t *testing.T) {
 	}
 	must(work.Record(ev[0]))
 	must(work.Record(ev[1]))
-	must(work.busy(busyV, 2000))
+	must(work.FrSquarings(busyV, 2000))
 	must(work.Record(ev[2]))
 	must(up.Record(ev[3]))
 	must(up.UploadPinned(dst, host, false))

@@ -216,7 +216,9 @@ func Elapsed(a, b *Event) (float32, error) {
 	return float32(ms), nil
 }
 
-// busy queues about iters squarings per element of v (overlap test).
-func (s *Stream) busy(v *Vector, iters int) error {
+// FrSquarings queues iters squarings of every element of v, in place: the
+// overlap test's load, and cudabench's measure of the Fr multiplication's
+// throughput (one dependent chain a thread, the device full of threads).
+func (s *Stream) FrSquarings(v *Vector, iters int) error {
 	return check(C.pl_busy(s.s, v.ptr, C.size_t(v.n), C.int(iters)))
 }

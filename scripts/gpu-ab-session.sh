@@ -14,7 +14,8 @@
 #   run(command: "bash scripts/gpu-ab-session.sh", carry: ["build/variants"], timeout_s: 600)
 #
 # Env: ARGS (cudabench's, for the variants), BUDGET, NCU (0: no
-# profiles), PHASES (cudabench args for a run of the base build with
+# profiles; ntt: the NTT passes' only, with their pipes' use and stall
+# reasons), PHASES (cudabench args for a run of the base build with
 # PROOFLANE_CUDA_PROFILE=1, the MSMs' phase times; none by default).
 # Results in $OUT:
 # ab.md (tables and the profiles' key lines), results.tgz.
@@ -33,20 +34,29 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=c
 gunzip -c build/variants/base.gz >/tmp/gab-base && chmod +x /tmp/gab-base
 ncu=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
 sections="--section SpeedOfLight --section WarpStateStats --section SchedulerStats --section Occupancy --section LaunchStats --section ComputeWorkloadAnalysis --section MemoryWorkloadAnalysis"
+# the pipes' use and the warps' stall reasons, as metrics (the sections
+# print them only as charts)
+stalls=barrier,long_scoreboard,short_scoreboard,wait,math_pipe_throttle,mio_throttle,not_selected,selected,dispatch_stall,lg_throttle,no_instruction,math_dependency
+metrics=sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active
+for st in ${stalls//,/ }; do metrics=$metrics,smsp__average_warps_issue_stalled_${st}_per_issue_active.ratio; done
 profile() {  # NAME KERNEL COUNT CUDABENCH-ARGS...
 	local name=$1 kernel=$2 count=$3
 	shift 3
 	[ -n "$ncu" ] || { echo "no ncu"; return 1; }
 	# shellcheck disable=SC2086
-	timeout 120 "$ncu" --clock-control none -k "regex:$kernel" -c "$count" $sections \
+	timeout 120 "$ncu" --clock-control none -k "regex:$kernel" -c "$count" $sections --metrics "$metrics" \
 		/tmp/gab-base -cpu=false -reps 1 "$@" >"$work/ncu-$name.txt" 2>&1
 	say "ncu $name: rc $?"
 }
-if [ "${NCU:-1}" != 0 ]; then
-[ "$(left)" -gt 200 ] && profile g1-22 k_segments 1 -distinct 1048576 -ntt= -g1 22 -g2= -t= -t2=
-[ "$(left)" -gt 200 ] && profile g2-22 k_segments 1 -distinct 1048576 -ntt= -g1= -g2 22 -t= -t2=
-[ "$(left)" -gt 200 ] && profile ntt-24 k_ntt_pass 3 -ntt 24 -g1= -g2= -t= -t2=
-fi
+case "${NCU:-1}" in
+0) ;;
+ntt) profile ntt-24 k_ntt_pass 3 -ntt 24 -g1= -g2= -t= -t2= ;;
+*)
+	[ "$(left)" -gt 200 ] && profile g1-22 k_segments 1 -distinct 1048576 -ntt= -g1 22 -g2= -t= -t2=
+	[ "$(left)" -gt 200 ] && profile g2-22 k_segments 1 -distinct 1048576 -ntt= -g1= -g2 22 -t= -t2=
+	[ "$(left)" -gt 200 ] && profile ntt-24 k_ntt_pass 3 -ntt 24 -g1= -g2= -t= -t2=
+	;;
+esac
 if [ -n "${PHASES:-}" ]; then
 	# shellcheck disable=SC2086
 	PROOFLANE_CUDA_PROFILE=1 timeout 120 /tmp/gab-base $PHASES >"$work/phases.txt" 2>&1
@@ -69,7 +79,7 @@ done
 	for f in "$work"/ncu-*.txt; do
 		[ -f "$f" ] || continue  # NCU=0: no profiles
 		echo; echo "## $(basename "$f" .txt)"
-		grep -E "k_segments|k_ntt_pass|Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Theoretical Occupancy|DRAM Throughput|L1/TEX Hit|L2 Hit|Executed Ipc|Stall|stall" "$f" | head -60
+		grep -E "k_segments|k_ntt_pass|Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Theoretical Occupancy|DRAM Throughput|L1/TEX Hit|L2 Hit|Executed Ipc|Stall|stall|pipe|sm__|smsp__" "$f" | head -120
 	done
 } >"$work/ab.md"
 cp "$work/ab.md" "$RESULTS/"

@@ -104,7 +104,7 @@ run() {
 	echo "| op | size | note | $(printf '%s | ' "${names[@]}")"
 	echo "|---|---|---|$(printf -- '---|%.0s' "${names[@]}")"
 	paste -d'\t' $(for n in "${names[@]}"; do echo "$out/$n-$last.md"; done) | awk -F'\t' '
-		/^\| (msm|sum|ntt)/ {
+		/^\| (msm|sum|ntt|fr)/ {
 			split($1, a, "|"); row = "| " trim(a[2]) " | " trim(a[3]) " | " trim(a[7]) " |"
 			for (i = 1; i <= NF; i++) { split($i, b, "|"); row = row " " trim(b[4]) " |" }
 			print row

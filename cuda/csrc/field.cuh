@@ -29,6 +29,11 @@
 #endif
 #endif
 
+// PL_FR_LOW_LIMBS=0 builds mont_mul without the Fr shortcut (A/B runs).
+#ifndef PL_FR_LOW_LIMBS
+#define PL_FR_LOW_LIMBS 1
+#endif
+
 #if defined(__CUDACC__)
 #define PL_HD __host__ __device__ __forceinline__
 // point operations stay out of line: one copy per kernel keeps nvcc's
@@ -52,6 +57,9 @@ namespace pl {
 struct FrParams {
   static constexpr int N = 8;
   static constexpr uint32_t INV = 0xffffffffu;
+  // r's limbs 0 and 1 are 1 and 2^32 - 1 (r = 1 - 2^32 mod 2^64): mont_mul
+  // adds m*r's first two limbs without multiplying (mont_mul's comment).
+  static constexpr bool LOW_LIMBS_1_FFFFFFFF = PL_FR_LOW_LIMBS;
   // 3r < 2^(32N) is false (3r = 1.36 * 2^256): mont_sqr's bound does not
   // hold, Fr squares with mont_mul.
   static constexpr bool SQR_DEDICATED = false;
@@ -75,6 +83,7 @@ struct FrParams {
 struct FpParams {
   static constexpr int N = 12;
   static constexpr uint32_t INV = 0xfffcfffdu;
+  static constexpr bool LOW_LIMBS_1_FFFFFFFF = false;
   // 3p < 2^(32N) (p < 2^381): mont_sqr's bound holds.
   static constexpr bool SQR_DEDICATED = true;
   PL_HD static uint32_t mod(int i) {
@@ -319,19 +328,35 @@ struct alignas(16) Field {
   // limb, and E's limb 1, which has no place in O, is added at the start
   // of the next round (its carry goes into O's first pair). T < 2p after
   // every round and p < 2^(32N-1), so O's chains never carry out.
+  //
+  // With p's limbs 0 and 1 equal to 1 and 2^32 - 1 (Fr), m = -E_0 mod 2^32
+  // and the round's first two products need no multiplication: m*1 = m,
+  // and m (2^32 - 1) = (m - 1) 2^32 + E_0 for m != 0 (0 for m = 0). Two of
+  // the round's 17 multiply instructions (and m's) become additions.
   PL_HD static Field mont_mul(const Field& a, const Field& b) {
     uint32_t e[N], o[N], pend = 0;
     PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
     PL_UNROLL for (int i = 0; i < N; i++) {
       uint32_t top = add_row(e, o, pend, a, b.v[i]);
-      const uint32_t m = e[0] * P::INV;
-      Chain kp;
-      kp.mad(e[0], e[1], P::mod(0), m);
-      PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
-      top = kp.addc(top, 0);
-      Chain ko;
-      ko.mad(o[0], o[1], P::mod(1), m);
-      PL_UNROLL for (int j = 3; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
+      Chain kp, ko;
+      if (P::LOW_LIMBS_1_FFFFFFFF) {
+        const uint32_t e0 = e[0], m = 0u - e0;
+        const uint32_t hi1 = m - (m != 0);  // high limb of m (2^32 - 1); its low limb is e0
+        kp.add(e[0], m);
+        e[1] = kp.addc(e[1], 0);
+        PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
+        top = kp.addc(top, 0);
+        ko.add(o[0], e0);
+        o[1] = ko.addc(o[1], hi1);
+        PL_UNROLL for (int j = 3; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
+      } else {
+        const uint32_t m = e[0] * P::INV;
+        kp.mad(e[0], e[1], P::mod(0), m);
+        PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
+        top = kp.addc(top, 0);
+        ko.mad(o[0], o[1], P::mod(1), m);
+        PL_UNROLL for (int j = 3; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
+      }
       shift_down(e, o, top, pend);
     }
     Field r;

@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/binary"
 	"flag"
 	"fmt"
@@ -50,6 +51,7 @@ var (
 	nttAll   = flag.Bool("nttall", false, "also time the forward DIT and the inverse DIF and DIT NTTs (no gnark-crypto column)")
 	distinct = flag.Int("distinct", ref.Distinct, "distinct MSM base points, repeated to the size (0: all distinct, slow to make at 2^24)")
 	out      = flag.String("o", "", "also write the table to this file")
+	frMul    = flag.String("frmul", "", "Fr multiplication throughput: 256 squarings of each of 2^l elements, sizes (log2)")
 	seed     = flag.Uint64("seed", 0, "the inputs' random seed (0: a fresh one); builds run with the same seed get the same inputs, and -dump's result lines can be compared")
 )
 
@@ -365,6 +367,13 @@ func main() {
 			tc, _ = median(3, func() error { dom.FFT(x, fft.DIF); return nil })
 		}
 		add("ntt fwd DIF", l, tg, tc, "")
+		// the NTT of x once more, for the A/B runs' comparison of results
+		must(s.Upload(v, x, false))
+		must(s.FFT(v, dom, true, false))
+		y := make([]fr.Element, n)
+		must(s.Download(y, v))
+		must(s.Sync())
+		fmt.Fprintf(os.Stderr, "result ntt %d %x\n", n, sha256.Sum256(rawBytes(y)))
 		if *nttAll {
 			for _, o := range nttOrders {
 				ntt := s.FFT
@@ -405,6 +414,23 @@ func main() {
 		s.Free(vb)
 		s.Free(vc)
 		must(s.Sync())
+	}
+
+	for _, l := range logs(*frMul) {
+		const iters = 256
+		n := 1 << l
+		v, err := s.Alloc(n)
+		must(err)
+		must(s.Upload(v, ref.Fr(r, n), false))
+		t, err := median(*reps, func() error {
+			if err := s.FrSquarings(v, iters); err != nil {
+				return err
+			}
+			return s.Sync()
+		})
+		must(err)
+		add("fr mul (256 a thread)", l, t, 0, fmt.Sprintf("%.1f G mul/s", float64(n)*iters/t.Seconds()/1e9))
+		must(s.Free(v))
 	}
 
 	for _, l := range logs(*g1Logs) {

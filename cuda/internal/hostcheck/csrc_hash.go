@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "38fd86fb5cce227e2009cc9f7472610ece9a62d39b0b1ab56177b64257e52ada"
+const csrcHash = "22d6e44384359a8ad66396fbf77688396330365ba8a37212d71c61a9ffe28a76"
