@@ -14,8 +14,8 @@
 #   run(command: "bash scripts/gpu-ab-session.sh", carry: ["build/variants"], timeout_s: 600)
 #
 # Env: ARGS (cudabench's, for the variants), BUDGET, NCU (0: no
-# profiles; ntt: the NTT passes' only, with their pipes' use and stall
-# reasons), PHASES (cudabench args for a run of the base build with
+# profiles; a list such as g1,ntt: those only; each with its pipes' use
+# and stall reasons), PHASES (cudabench args for a run of the base build with
 # PROOFLANE_CUDA_PROFILE=1, the MSMs' phase times; none by default).
 # Results in $OUT:
 # ab.md (tables and the profiles' key lines), results.tgz.
@@ -48,15 +48,12 @@ profile() {  # NAME KERNEL COUNT CUDABENCH-ARGS...
 		/tmp/gab-base -cpu=false -reps 1 "$@" >"$work/ncu-$name.txt" 2>&1
 	say "ncu $name: rc $?"
 }
-case "${NCU:-1}" in
-0) ;;
-ntt) profile ntt-24 k_ntt_pass 3 -ntt 24 -g1= -g2= -t= -t2= ;;
-*)
-	[ "$(left)" -gt 200 ] && profile g1-22 k_segments 1 -distinct 1048576 -ntt= -g1 22 -g2= -t= -t2=
-	[ "$(left)" -gt 200 ] && profile g2-22 k_segments 1 -distinct 1048576 -ntt= -g1= -g2 22 -t= -t2=
-	[ "$(left)" -gt 200 ] && profile ntt-24 k_ntt_pass 3 -ntt 24 -g1= -g2= -t= -t2=
-	;;
-esac
+want() { [ "${NCU:-1}" = 1 ] || [[ ",${NCU:-}," == *",$1,"* ]]; }
+if [ "${NCU:-1}" != 0 ]; then
+	want g1 && [ "$(left)" -gt 200 ] && profile g1-22 k_segments 1 -distinct 1048576 -ntt= -g1 22 -g2= -t= -t2=
+	want g2 && [ "$(left)" -gt 200 ] && profile g2-22 k_segments 1 -distinct 1048576 -ntt= -g1= -g2 22 -t= -t2=
+	want ntt && [ "$(left)" -gt 200 ] && profile ntt-24 k_ntt_pass 3 -ntt 24 -g1= -g2= -t= -t2=
+fi
 if [ -n "${PHASES:-}" ]; then
 	# shellcheck disable=SC2086
 	PROOFLANE_CUDA_PROFILE=1 timeout 120 /tmp/gab-base $PHASES >"$work/phases.txt" 2>&1

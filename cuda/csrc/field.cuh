@@ -29,6 +29,11 @@
 #endif
 #endif
 
+// PL_MASK_SELECT=0: Fr's reduce_once and subtraction with conditional
+// code instead of masks (FrParams::MASK_SELECT; A/B runs).
+#ifndef PL_MASK_SELECT
+#define PL_MASK_SELECT 1
+#endif
 // PL_FR_LOW_LIMBS=0 builds mont_mul without the Fr shortcut (A/B runs).
 #ifndef PL_FR_LOW_LIMBS
 #define PL_FR_LOW_LIMBS 1
@@ -54,12 +59,23 @@
 
 namespace pl {
 
+#if defined(__CUDACC__)
+// Fr's -1/r mod 2^32, read by mont_mul from constant memory (mont_m).
+static __constant__ uint32_t pl_fr_inv = 0xffffffffu;
+#endif
+
 struct FrParams {
   static constexpr int N = 8;
   static constexpr uint32_t INV = 0xffffffffu;
   // r's limbs 0 and 1 are 1 and 2^32 - 1 (r = 1 - 2^32 mod 2^64): mont_mul
   // adds m*r's first two limbs without multiplying (mont_mul's comment).
   static constexpr bool LOW_LIMBS_1_FFFFFFFF = PL_FR_LOW_LIMBS;
+  // reduce_once and the subtraction select with masks (LOP3, the integer
+  // ALU) instead of branches, which ptxas made predicated IMAD.MOVs on the
+  // multiply pipe the NTT is bound by. For Fp (the MSMs) the masks gave
+  // ptxas's balancing more IMAD moves, not fewer (SASS of k_segments), so
+  // Fp keeps the branches.
+  static constexpr bool MASK_SELECT = PL_MASK_SELECT;
   // 3r < 2^(32N) is false (3r = 1.36 * 2^256): mont_sqr's bound does not
   // hold, Fr squares with mont_mul.
   static constexpr bool SQR_DEDICATED = false;
@@ -84,6 +100,7 @@ struct FpParams {
   static constexpr int N = 12;
   static constexpr uint32_t INV = 0xfffcfffdu;
   static constexpr bool LOW_LIMBS_1_FFFFFFFF = false;
+  static constexpr bool MASK_SELECT = false;
   // 3p < 2^(32N) (p < 2^381): mont_sqr's bound holds.
   static constexpr bool SQR_DEDICATED = true;
   PL_HD static uint32_t mod(int i) {
@@ -221,7 +238,11 @@ struct alignas(16) Field {
       t[i] = (uint32_t)d;
       borrow = (d >> 32) & 1;
     }
-    if (!borrow) {
+    if (P::MASK_SELECT) {
+      // a = borrow ? a : t as a mask (FrParams::MASK_SELECT)
+      const uint32_t keep = 0u - (uint32_t)borrow;
+      PL_UNROLL for (int i = 0; i < N; i++) a[i] = t[i] ^ ((t[i] ^ a[i]) & keep);
+    } else if (!borrow) {
       PL_UNROLL for (int i = 0; i < N; i++) a[i] = t[i];
     }
   }
@@ -247,7 +268,15 @@ struct alignas(16) Field {
       r.v[i] = (uint32_t)d;
       borrow = (d >> 32) & 1;
     }
-    if (borrow) {
+    if (P::MASK_SELECT) {
+      const uint32_t add = 0u - (uint32_t)borrow;  // p & add: p or 0
+      uint64_t c = 0;
+      PL_UNROLL for (int i = 0; i < N; i++) {
+        c += (uint64_t)r.v[i] + (P::mod(i) & add);
+        r.v[i] = (uint32_t)c;
+        c >>= 32;
+      }
+    } else if (borrow) {
       uint64_t c = 0;
       PL_UNROLL for (int i = 0; i < N; i++) {
         c += (uint64_t)r.v[i] + P::mod(i);
@@ -319,6 +348,20 @@ struct alignas(16) Field {
     PL_UNROLL for (int j = 1; j < N; j++) r[j] = k.addc(r[j], o[j - 1]);
   }
 
+  // A round's Montgomery factor, m = E_0 * (-1/p) mod 2^32. Fr's -1/r is
+  // -1, and ptxas, seeing m = -E_0, computes each of m*r's products as an
+  // IMAD.X and an IMAD.HI.U32.X (two slots of the multiply pipe) instead
+  // of one IMAD.WIDE.U32.X; with the constant read from constant memory it
+  // cannot see that and keeps them whole: 2^32 Fr multiplications 75.4 ->
+  // 69.4 ms, NTT 2^24 4.88 -> 4.50 ms on the H200 (docs/cuda-perf-notes.md,
+  // v11).
+  PL_HD static uint32_t mont_m(uint32_t e0) {
+#if defined(__CUDA_ARCH__)
+    if (P::INV == 0xffffffffu) return e0 * pl_fr_inv;
+#endif
+    return e0 * P::INV;
+  }
+
   // Montgomery multiplication (CIOS) with the running sum held as two
   // arrays, T = E + 2^32 O: the products a_j*b_i of even j land on limbs
   // (j, j+1) of E and those of odd j on limbs (j-1, j) of O, so each array
@@ -339,8 +382,9 @@ struct alignas(16) Field {
     PL_UNROLL for (int i = 0; i < N; i++) {
       uint32_t top = add_row(e, o, pend, a, b.v[i]);
       Chain kp, ko;
+      const uint32_t m = mont_m(e[0]);
       if (P::LOW_LIMBS_1_FFFFFFFF) {
-        const uint32_t e0 = e[0], m = 0u - e0;
+        const uint32_t e0 = e[0];
         const uint32_t hi1 = m - (m != 0);  // high limb of m (2^32 - 1); its low limb is e0
         kp.add(e[0], m);
         e[1] = kp.addc(e[1], 0);
@@ -350,7 +394,6 @@ struct alignas(16) Field {
         o[1] = ko.addc(o[1], hi1);
         PL_UNROLL for (int j = 3; j < N; j += 2) ko.madc(o[j - 1], o[j], P::mod(j), m);
       } else {
-        const uint32_t m = e[0] * P::INV;
         kp.mad(e[0], e[1], P::mod(0), m);
         PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
         top = kp.addc(top, 0);

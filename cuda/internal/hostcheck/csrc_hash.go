@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "22d6e44384359a8ad66396fbf77688396330365ba8a37212d71c61a9ffe28a76"
+const csrcHash = "220d984177de0dfd53e99992ceeba53a89f65ab7414493bcddb8a4caacca276f"
