@@ -29,11 +29,6 @@
 #endif
 #endif
 
-// PL_MASK_SELECT=0: Fr's reduce_once and subtraction with conditional
-// code instead of masks (FrParams::MASK_SELECT; A/B runs).
-#ifndef PL_MASK_SELECT
-#define PL_MASK_SELECT 1
-#endif
 // PL_FR_LOW_LIMBS=0 builds mont_mul without the Fr shortcut (A/B runs).
 #ifndef PL_FR_LOW_LIMBS
 #define PL_FR_LOW_LIMBS 1
@@ -70,12 +65,6 @@ struct FrParams {
   // r's limbs 0 and 1 are 1 and 2^32 - 1 (r = 1 - 2^32 mod 2^64): mont_mul
   // adds m*r's first two limbs without multiplying (mont_mul's comment).
   static constexpr bool LOW_LIMBS_1_FFFFFFFF = PL_FR_LOW_LIMBS;
-  // reduce_once and the subtraction select with masks (LOP3, the integer
-  // ALU) instead of branches, which ptxas made predicated IMAD.MOVs on the
-  // multiply pipe the NTT is bound by. For Fp (the MSMs) the masks gave
-  // ptxas's balancing more IMAD moves, not fewer (SASS of k_segments), so
-  // Fp keeps the branches.
-  static constexpr bool MASK_SELECT = PL_MASK_SELECT;
   // 3r < 2^(32N) is false (3r = 1.36 * 2^256): mont_sqr's bound does not
   // hold, Fr squares with mont_mul.
   static constexpr bool SQR_DEDICATED = false;
@@ -100,7 +89,6 @@ struct FpParams {
   static constexpr int N = 12;
   static constexpr uint32_t INV = 0xfffcfffdu;
   static constexpr bool LOW_LIMBS_1_FFFFFFFF = false;
-  static constexpr bool MASK_SELECT = false;
   // 3p < 2^(32N) (p < 2^381): mont_sqr's bound holds.
   static constexpr bool SQR_DEDICATED = true;
   PL_HD static uint32_t mod(int i) {
@@ -238,11 +226,7 @@ struct alignas(16) Field {
       t[i] = (uint32_t)d;
       borrow = (d >> 32) & 1;
     }
-    if (P::MASK_SELECT) {
-      // a = borrow ? a : t as a mask (FrParams::MASK_SELECT)
-      const uint32_t keep = 0u - (uint32_t)borrow;
-      PL_UNROLL for (int i = 0; i < N; i++) a[i] = t[i] ^ ((t[i] ^ a[i]) & keep);
-    } else if (!borrow) {
+    if (!borrow) {
       PL_UNROLL for (int i = 0; i < N; i++) a[i] = t[i];
     }
   }
@@ -268,15 +252,7 @@ struct alignas(16) Field {
       r.v[i] = (uint32_t)d;
       borrow = (d >> 32) & 1;
     }
-    if (P::MASK_SELECT) {
-      const uint32_t add = 0u - (uint32_t)borrow;  // p & add: p or 0
-      uint64_t c = 0;
-      PL_UNROLL for (int i = 0; i < N; i++) {
-        c += (uint64_t)r.v[i] + (P::mod(i) & add);
-        r.v[i] = (uint32_t)c;
-        c >>= 32;
-      }
-    } else if (borrow) {
+    if (borrow) {
       uint64_t c = 0;
       PL_UNROLL for (int i = 0; i < N; i++) {
         c += (uint64_t)r.v[i] + P::mod(i);

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "220d984177de0dfd53e99992ceeba53a89f65ab7414493bcddb8a4caacca276f"
+const csrcHash = "15fd9b70905f8bce46945a6e2d5111ec67813661139e92ac50f23274e3fcc013"
