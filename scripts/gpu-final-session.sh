@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gpu-final-session.sh: the final build's checks and side by side in one
-# device call, most important first, as far as BUDGET seconds (570) allow:
+# device call, most important first, as far as BUDGET seconds (590) allow:
 #
 #   1. cuda.test at PROOFLANE_CUDA_TEST_MAXLOG=24: every kernel against
 #      gnark-crypto on fresh random inputs at every size up to 2^24
@@ -17,7 +17,7 @@
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 RESULTS=${OUT:-/tmp/gfs-out}
-BUDGET=${BUDGET:-570}
+BUDGET=${BUDGET:-590}
 work=/tmp/gfs
 bin=/tmp/gfs-bin
 mkdir -p "$work" "$RESULTS" "$bin"
@@ -28,7 +28,9 @@ for f in build/gpu/*.gz; do gunzip -c "$f" >"$bin/$(basename "$f" .gz)"; done
 chmod +x "$bin"/*
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader | tee "$work/gpu.txt"
 
-PROOFLANE_CUDA_TEST_MAXLOG=24 timeout 330 "$bin/cuda.test" -test.v -test.timeout 320s >"$work/cuda-test.log" 2>&1
+# cuda.test took ~320 s at MAXLOG=24 in the fourteenth session (TestMSMTable
+# 156 s, TestNTT 71-83 s, TestMulGenerator 40 s): 330 s cut it short.
+PROOFLANE_CUDA_TEST_MAXLOG=24 timeout 410 "$bin/cuda.test" -test.v -test.timeout 400s >"$work/cuda-test.log" 2>&1
 say "cuda.test MAXLOG=24: rc $?"
 grep -E "^(--- |FAIL|ok|PASS|panic)" "$work/cuda-test.log"
 if [ "$(left)" -gt 150 ]; then
