@@ -351,7 +351,7 @@ struct alignas(16) Field {
   // With p's limbs 0 and 1 equal to 1 and 2^32 - 1 (Fr), m = -E_0 mod 2^32
   // and the round's first two products need no multiplication: m*1 = m,
   // and m (2^32 - 1) = (m - 1) 2^32 + E_0 for m != 0 (0 for m = 0). Two of
-  // the round's 17 multiply instructions (and m's) become additions.
+  // the round's 17 products (8 of a*b_i, 8 of m*p, m) become additions.
   PL_HD static Field mont_mul(const Field& a, const Field& b) {
     uint32_t e[N], o[N], pend = 0;
     PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;

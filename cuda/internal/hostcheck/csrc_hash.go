@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "15fd9b70905f8bce46945a6e2d5111ec67813661139e92ac50f23274e3fcc013"
+const csrcHash = "c720982f5dfe7111fdb5bc988ef3eb1f024f72409a58510573f5afda702eab4e"
