@@ -11,8 +11,6 @@ import (
 	"context"
 	"fmt"
 	"math/bits"
-	"os"
-	"strconv"
 	"unsafe"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -145,35 +143,6 @@ func (s *Stream) vecConst(op C.int, what string, dst, a *Vector, c fr.Element) e
 		return fmt.Errorf("cuda: %s of %d on device %d: %w", what, dst.n, s.d.index, err)
 	}
 	return nil
-}
-
-var windowOverride = func() int {
-	c, _ := strconv.Atoi(os.Getenv("PROOFLANE_CUDA_MSM_C"))
-	return c
-}()
-
-// Window is the Pippenger window size used for n points.
-func Window(n int) int {
-	if windowOverride >= 4 && windowOverride <= 24 {
-		return windowOverride
-	}
-	// log2(n) - 3, at most 16: on the H200, c = 16 was the fastest of the
-	// sizes tried (14..20) for G1 at 2^20 and 2^24 (v4 and v5 kernels).
-	// With the v5 kernels c = 17 is 12-15% faster at 2^22 (G1 and G2) but
-	// 12% slower at 2^23, so 16 stays until that is understood
-	// (docs/cuda-perf-notes.md, v5).
-	l := bits.Len(uint(n))
-	return min(max(l-4, 8), 16)
-}
-
-// TableWindow is the window of a precomputed table for n bases: log2(n)
-// - 2, between 8 and 22. With a table every window's digits share one set
-// of 2^(c-1) buckets, so a wider window costs one bucket reduction, not
-// one a window: the additions are about n·ceil(256/c) + 2^c, least near
-// c = log2(n) - 2 (2^24: c = 22, 12 rows, 201M + 4M additions against
-// 268M for plain c = 16).
-func TableWindow(n int) int {
-	return min(max(bits.Len(uint(n))-3, 8), 22)
 }
 
 // MSMG1 returns sum_i scalars[i]*bases[i] for i < n (scalars in Montgomery

@@ -2,10 +2,11 @@ package keys
 
 import (
 	"fmt"
-	"math/bits"
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/prooflane/prooflane/cuda"
 )
 
 // Device memory of a Groth16 run with the CUDA backend, per constraint of
@@ -80,7 +81,7 @@ const g2AffineMax = 4 << 30
 
 // G2AffineScratch is the scratch a G2 MSM of m points takes on the
 // device for its batch-affine accumulation: cuda/csrc/msm_affine.cuh's
-// ba_scratch_bytes with the windows package cuda picks (cuda.Window for
+// ba_scratch_bytes with the windows the kernels take (cuda.Window for
 // plain bases, cuda.TableWindow over a table), the larger of the two
 // that is under the cap; 0 when neither is, as the kernels then take the
 // XYZZ accumulation and no more than the partition estimate.
@@ -89,12 +90,11 @@ func G2AffineScratch(m uint64) uint64 {
 	if v, err := strconv.ParseUint(os.Getenv(G2AffineMaxEnv), 10, 64); err == nil {
 		limit = v
 	}
-	l := bits.Len64(m)
 	most := uint64(0)
 	for _, w := range []struct {
 		c     int
 		table bool
-	}{{min(max(l-4, 8), 16), false}, {min(max(l-3, 8), 22), true}} {
+	}{{cuda.Window(int(m)), false}, {cuda.TableWindow(int(m)), true}} {
 		if need := g2AffineNeed(m, w.c, w.table); need <= limit {
 			most = max(most, need)
 		}
