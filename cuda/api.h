@@ -77,6 +77,13 @@ int pl_fr_vec_const(pl_stream* s, int op, void* dst, const void* a, pl_fr c, siz
 /* spin kernel for the overlap test: about `iters` field multiplications
  * per thread over v. */
 int pl_busy(pl_stream* s, void* v, size_t n, int iters);
+/* cudabench -fpmul: iters squarings of each of the n Fp elements at host
+ * (48 bytes each, Montgomery form), in place; *ms is the kernel's time.
+ * Synchronous. mode 0..8: the first `mode` warps of every 8 square on the
+ * FP64 pipe (fp64.cuh), the rest with mont_mul; PL_FP_DUAL: every thread
+ * squares two elements at once, one each way (n even). */
+#define PL_FP_DUAL 9
+int pl_fp_squarings(pl_stream* s, uint64_t* host, size_t n, int iters, unsigned mode, float* ms);
 
 /* Pippenger MSM over the first n of bases. With table_n == 0, bases are
  * the points and out receives ceil(256/c) window sums (XYZZ, host); with

@@ -9,12 +9,14 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
@@ -113,6 +115,40 @@ func TestSelfTest(t *testing.T) {
 	}
 	for _, in := range infos {
 		t.Logf("device %d: %s, %d SMs, %.1f GiB (%.1f free)", in.Index, in.Name, in.Multiprocessor, float64(in.MemTotal)/(1<<30), float64(in.MemFree)/(1<<30))
+	}
+}
+
+// TestFpSquarings runs fp64.cuh's FP64-pipe multiplication on the device
+// in every mode cudabench -fpmul times (integer warps only, FP64 only,
+// mixed warps, both in every thread) and checks every element against
+// gnark-crypto's squarings.
+func TestFpSquarings(t *testing.T) {
+	s := stream(t)
+	r := rng(t)
+	const n, iters = 1 << 12, 40
+	in := make([]fp.Element, n)
+	want := make([]fp.Element, n)
+	for i := range in {
+		var b [48]byte
+		for j := range b {
+			b[j] = byte(r.Uint32())
+		}
+		in[i].SetBytes(b[:])
+		want[i] = in[i]
+		for k := 0; k < iters; k++ {
+			want[i].Square(&want[i])
+		}
+	}
+	for _, mode := range []int{0, 8, 3, FpDual} {
+		x := slices.Clone(in)
+		if _, err := s.FpSquarings(x, iters, mode); err != nil {
+			t.Fatal(err)
+		}
+		for i := range x {
+			if !x[i].Equal(&want[i]) {
+				t.Fatalf("mode %d: element %d: %x squared %d times: %x, want %x", mode, i, in[i], iters, x[i], want[i])
+			}
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"unsafe"
 
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 )
 
@@ -221,4 +222,27 @@ func Elapsed(a, b *Event) (float32, error) {
 // throughput (one dependent chain a thread, the device full of threads).
 func (s *Stream) FrSquarings(v *Vector, iters int) error {
 	return check(C.pl_busy(s.s, v.ptr, C.size_t(v.n), C.int(iters)))
+}
+
+// FpDual is FpSquarings' mode where every thread squares two elements at
+// once, one with each arithmetic; modes 0-8 are the warps of every 8 that
+// multiply on the FP64 pipe.
+const FpDual = C.PL_FP_DUAL
+
+// FpSquarings squares every element of x iters times, in place, on the
+// device, and returns the kernel's milliseconds: cudabench's measure of
+// the Fp multiplication's throughput. In modes 0-8 the first mode warps of
+// every 8 multiply on the FP64 pipe (csrc/fp64.cuh), the others with the
+// integer mont_mul; in FpDual every thread runs both on two elements
+// (len(x) even). The results are the same in every mode.
+func (s *Stream) FpSquarings(x []fp.Element, iters, mode int) (float32, error) {
+	if len(x) == 0 || iters < 0 || mode < 0 || mode > FpDual || (mode == FpDual && len(x)%2 != 0) {
+		return 0, fmt.Errorf("cuda: fp squarings: %d elements, %d iterations, mode %d", len(x), iters, mode)
+	}
+	var ms C.float
+	err := check(C.pl_fp_squarings(s.s, (*C.uint64_t)(unsafe.Pointer(&x[0])), C.size_t(len(x)), C.int(iters), C.uint(mode), &ms))
+	if err != nil {
+		return 0, fmt.Errorf("cuda: fp squarings: %w", err)
+	}
+	return float32(ms), nil
 }

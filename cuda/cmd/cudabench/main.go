@@ -25,6 +25,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
@@ -52,6 +53,8 @@ var (
 	distinct = flag.Int("distinct", ref.Distinct, "distinct MSM base points, repeated to the size (0: all distinct, slow to make at 2^24)")
 	out      = flag.String("o", "", "also write the table to this file")
 	frMul    = flag.String("frmul", "", "Fr multiplication throughput: 256 squarings of each of 2^l elements, sizes (log2)")
+	fpMul    = flag.String("fpmul", "", "Fp multiplication throughput: 256 squarings of each of 2^l elements with the integer mont_mul, on the FP64 pipe (fp64.cuh) and with both kinds of warps at once (-fpwarps), sizes (log2)")
+	fpWarps  = flag.String("fpwarps", "0,8,2,4,9", "-fpmul: the warps of every 8 that multiply on the FP64 pipe, one row each (0: all integer, 8: all FP64; 9: every thread both at once, on two elements)")
 	seed     = flag.Uint64("seed", 0, "the inputs' random seed (0: a fresh one); builds run with the same seed get the same inputs, and -dump's result lines can be compared")
 )
 
@@ -230,6 +233,16 @@ func g2XY(p *curve.G2Jac) (x, y []byte) {
 }
 
 // rawBytes is s's memory, as another program reads it back.
+// randFp is a random Fp element (48 random bytes reduced mod p).
+func randFp(r *rand.Rand) (e fp.Element) {
+	var b [48]byte
+	for i := 0; i < len(b); i += 8 {
+		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
+	}
+	e.SetBytes(b[:])
+	return
+}
+
 func rawBytes[T any](s []T) []byte {
 	if len(s) == 0 {
 		return nil
@@ -431,6 +444,43 @@ func main() {
 		must(err)
 		add("fr mul (256 a thread)", l, t, 0, fmt.Sprintf("%.1f G mul/s", float64(n)*iters/t.Seconds()/1e9))
 		must(s.Free(v))
+	}
+
+	for _, l := range logs(*fpMul) {
+		const iters = 256
+		n := 1 << l
+		in := make([]fp.Element, n)
+		for i := range in {
+			in[i] = randFp(r)
+		}
+		x := make([]fp.Element, n)
+		var want [32]byte
+		for k, w := range logs(*fpWarps) {
+			var ms []float64
+			for rep := 0; rep < *reps; rep++ {
+				copy(x, in)
+				t, err := s.FpSquarings(x, iters, w)
+				must(err)
+				ms = append(ms, float64(t))
+			}
+			slices.Sort(ms)
+			t := time.Duration(ms[len(ms)/2] * float64(time.Millisecond))
+			sum := sha256.Sum256(rawBytes(x))
+			if k == 0 {
+				want = sum
+			}
+			match := "MATCH"
+			if sum != want {
+				match = "MISMATCH"
+			}
+			fmt.Fprintf(os.Stderr, "result fpmul %d %d %x %s\n", n, w, sum, match)
+			what := fmt.Sprintf("fp mul, %d of 8 warps FP64", w)
+			if w == cuda.FpDual {
+				what = "fp mul, both in every thread"
+			}
+			add(what, l, t, 0,
+				fmt.Sprintf("%.2f G mul/s, %s", float64(n)*iters/t.Seconds()/1e9, match))
+		}
 	}
 
 	for _, l := range logs(*g1Logs) {

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "c720982f5dfe7111fdb5bc988ef3eb1f024f72409a58510573f5afda702eab4e"
+const csrcHash = "a13e00419b197bb6fa294dbb681ac3bdc1b00ec8703ab00ea79e0b1db169d305"

@@ -14,6 +14,8 @@ void hc_fr_add(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n, int constant);
 void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_fp64_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_fp64_squarings(uint64_t* o, const uint64_t* a, int iters);
 void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_sqr(uint64_t* o, const uint64_t* a);
 void hc_fp_sqr(uint64_t* o, const uint64_t* a);
@@ -96,6 +98,20 @@ func FpMul(a, b *fp.Element) (r fp.Element) {
 	C.hc_fp_mul(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
 	return
 }
+
+// Fp64Mul is fp64.cuh's multiplication, with a and b converted to its
+// representation and the product back.
+func Fp64Mul(a, b *fp.Element) (r fp.Element) {
+	C.hc_fp64_mul(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
+	return
+}
+
+// Fp64Squarings squares a iters times in fp64.cuh's representation.
+func Fp64Squarings(a *fp.Element, iters int) (r fp.Element) {
+	C.hc_fp64_squarings(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), C.int(iters))
+	return
+}
+
 func Fp2Mul(a, b *curve.E2) (r curve.E2) {
 	C.hc_fp2_mul(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
 	return
