@@ -8,6 +8,18 @@
 
 namespace pl {
 
+// y3 = a b - c d, the last step of every formula below: with PL_Y3_LAZY
+// (field.cuh; the default) F::mul_sub_mul, one Montgomery reduction
+// instead of two for Fp (G1: a mixed addition 2,748 -> 2,604 products).
+template <class F>
+PL_HD F y3_of(const F& a, const F& b, const F& c, const F& d) {
+#if PL_Y3_LAZY
+  return F::mul_sub_mul(a, b, c, d);
+#else
+  return a * b - c * d;
+#endif
+}
+
 template <class F>
 struct Affine {
   F x, y;
@@ -48,7 +60,7 @@ struct XYZZ {
     F xx = x1.sqr();
     F m = xx.dbl() + xx;
     r.x = m.sqr() - s.dbl();
-    r.y = m * (s - r.x) - w * y1;
+    r.y = y3_of(m, s - r.x, w, y1);
     r.zz = v;
     r.zzz = w;
     return r;
@@ -65,7 +77,7 @@ struct XYZZ {
     F xx = x.sqr();
     F m = xx.dbl() + xx;
     r.x = m.sqr() - s.dbl();
-    r.y = m * (s - r.x) - w * y;
+    r.y = y3_of(m, s - r.x, w, y);
     r.zz = v * zz;
     r.zzz = w * zzz;
     return r;
@@ -95,7 +107,7 @@ struct XYZZ {
     F ppp = p * pp;
     F q = x * pp;
     F x3 = r.sqr() - ppp - q.dbl();
-    y = r * (q - x3) - y * ppp;
+    y = y3_of(r, q - x3, y, ppp);
     x = x3;
     zz = zz * pp;
     zzz = zzz * ppp;
@@ -135,7 +147,7 @@ struct XYZZ {
     F ppp = p * pp;
     F qq = u1 * pp;
     F x3 = r.sqr() - ppp - qq.dbl();
-    y = r * (qq - x3) - s1 * ppp;
+    y = y3_of(r, qq - x3, s1, ppp);
     x = x3;
     zz = zz * q.zz * pp;
     zzz = zzz * q.zzz * ppp;

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "a13e00419b197bb6fa294dbb681ac3bdc1b00ec8703ab00ea79e0b1db169d305"
+const csrcHash = "d5eff3b428ac45f16fcf6b3e5dce736fba5065cdf65e7c45d12ca794484b500c"

@@ -56,6 +56,16 @@ void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b) {
   Fp r = x * y;
   memcpy(o, r.v, 48);
 }
+void hc_fp_mul_sub_mul(uint64_t* o, const uint64_t* a, const uint64_t* b, const uint64_t* c,
+                       const uint64_t* d) {
+  Fp w, x, y, z;
+  memcpy(w.v, a, 48);
+  memcpy(x.v, b, 48);
+  memcpy(y.v, c, 48);
+  memcpy(z.v, d, 48);
+  Fp r = Fp::mul_sub_mul(w, x, y, z);
+  memcpy(o, r.v, 48);
+}
 // fp64.cuh: the FP64-pipe multiplication, through its representation
 // (in and out of it each time) or along a chain of iters squarings done
 // in it (one conversion each way, the benchmark kernel's shape).

@@ -14,6 +14,7 @@ void hc_fr_add(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n, int constant);
 void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_fp_mul_sub_mul(uint64_t* o, const uint64_t* a, const uint64_t* b, const uint64_t* c, const uint64_t* d);
 void hc_fp64_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp64_squarings(uint64_t* o, const uint64_t* a, int iters);
 void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
@@ -96,6 +97,12 @@ func FrVecConst(op int, a []fr.Element, c fr.Element) []fr.Element {
 
 func FpMul(a, b *fp.Element) (r fp.Element) {
 	C.hc_fp_mul(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
+	return
+}
+
+// FpMulSubMul is field.cuh's a b - c d with one reduction (mul_sub_mul).
+func FpMulSubMul(a, b, c, d *fp.Element) (r fp.Element) {
+	C.hc_fp_mul_sub_mul(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)), u64(unsafe.Pointer(c)), u64(unsafe.Pointer(d)))
 	return
 }
 

@@ -2,8 +2,9 @@
 
 // The MSM emulation (emu.h) built with the other arithmetic the kernels
 // can be built with: v6's (PL_V6_ARITHMETIC: squarings by mont_mul, Fp2
-// multiplications by Karatsuba over three Montgomery multiplications),
-// while hostcheck.cpp has the default (mont_sqr, mul_lazy). So the tests
+// multiplications by Karatsuba over three Montgomery multiplications) and
+// the point formulas' y3 by two full multiplications (PL_Y3_LAZY=0), while
+// hostcheck.cpp has the default (mont_sqr, mul_lazy, mul_sub_mul). So the tests
 // check both through the XYZZ additions, doublings and inversions of
 // whole MSMs and tables, not only one operation at a time.
 //
@@ -12,6 +13,7 @@
 // symbols differ from hostcheck.cpp's (one definition rule), else the
 // linker could keep either copy.
 #define PL_V6_ARITHMETIC 1
+#define PL_Y3_LAZY 0
 #define pl pl_variants
 #include "emu.h"
 
