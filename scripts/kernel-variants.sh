@@ -2,7 +2,7 @@
 # kernel-variants.sh: A/B builds of the kernels. Each variant is the
 # kernels library built with extra nvcc defines (the knobs in
 # cuda/csrc/msm_impl.cuh, msm.cuh and field.cuh: PL_SEG, PL_G1_BLOCKS,
-# PL_CHUNK_MIN, PL_V6_ARITHMETIC, PL_SQR_CALL, PL_FR_LOW_LIMBS), linked into
+# PL_CHUNK_MIN, PL_V6_ARITHMETIC, PL_SQR_CALL, PL_FR_LOW_LIMBS, PL_Y3_LAZY), linked into
 # its own cudabench, so that one device call times every variant in
 # alternation on the same inputs (cudabench -seed) and compares their
 # results (the `result` lines).

@@ -48,8 +48,6 @@ __global__ void k_fp_squarings_dual(Fp* x, size_t half, int iters) {
   }
 }
 
-}  // namespace
-
 // Two events around the kernel, destroyed on every return.
 struct Timer {
   cudaEvent_t ev[2] = {nullptr, nullptr};
@@ -58,6 +56,8 @@ struct Timer {
       if (e) cudaEventDestroy(e);
   }
 };
+
+}  // namespace
 
 extern "C" int pl_fp_squarings(pl_stream* s, uint64_t* host, size_t n, int iters,
                                unsigned mode, float* ms) {
