@@ -72,18 +72,10 @@ struct Fp64 {
   PL_HD Fp to_fp() const {
     int64_t d[N];
     PL_UNROLL for (int j = 0; j < N; j++) d[j] = (int64_t)v[j];
-    const int64_t mask = ((int64_t)1 << 48) - 1;
-    // digits 0..6 into [0, 2^48); the sign is then the top digit's
-    PL_UNROLL for (int j = 0; j < N - 1; j++) {
-      d[j + 1] += d[j] >> 48;  // arithmetic shift: floor
-      d[j] &= mask;
-    }
+    carry_up(d);  // the sign is then the top digit's
     if (d[N - 1] < 0) {  // x in (-2p, 0): add 2p
       PL_UNROLL for (int j = 0; j < N; j++) d[j] += 2 * (int64_t)mod(j);
-      PL_UNROLL for (int j = 0; j < N - 1; j++) {
-        d[j + 1] += d[j] >> 48;
-        d[j] &= mask;
-      }
+      carry_up(d);
     }
     Fp r;
     PL_UNROLL for (int i = 0; i < Fp::N; i++) {
@@ -96,8 +88,17 @@ struct Fp64 {
     return r;
   }
 
-  // c = q 2^48 + r with q = round(c / 2^48), |r| <= 2^47, for |c| < 2^52
-  // (an integer): returns q, sets r.
+  // Integer digits 0..6 into [0, 2^48), each carry (an arithmetic shift:
+  // floor) into the next digit.
+  PL_HD static void carry_up(int64_t d[N]) {
+    PL_UNROLL for (int j = 0; j < N - 1; j++) {
+      d[j + 1] += d[j] >> 48;
+      d[j] &= ((int64_t)1 << 48) - 1;
+    }
+  }
+
+  // c = q 2^48 + r with q = round(c / 2^48), |r| <= 2^47, for an integer
+  // |c| < 2^53 (q stays within B's binade): returns q, sets r.
   PL_HD static double split(double c, double& r) {
     const double q = fma(c, IW, B) - B;
     r = fma(q, -W, c);
@@ -164,7 +165,6 @@ struct Fp64 {
     out.v[N - 1] = (acc[2 * N - 1] - B) + carry;
     return out;
   }
-
 };
 
 }  // namespace pl

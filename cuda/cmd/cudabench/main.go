@@ -233,16 +233,6 @@ func g2XY(p *curve.G2Jac) (x, y []byte) {
 }
 
 // rawBytes is s's memory, as another program reads it back.
-// randFp is a random Fp element (48 random bytes reduced mod p).
-func randFp(r *rand.Rand) (e fp.Element) {
-	var b [48]byte
-	for i := 0; i < len(b); i += 8 {
-		binary.LittleEndian.PutUint64(b[i:], r.Uint64())
-	}
-	e.SetBytes(b[:])
-	return
-}
-
 func rawBytes[T any](s []T) []byte {
 	if len(s) == 0 {
 		return nil
@@ -449,10 +439,7 @@ func main() {
 	for _, l := range logs(*fpMul) {
 		const iters = 256
 		n := 1 << l
-		in := make([]fp.Element, n)
-		for i := range in {
-			in[i] = randFp(r)
-		}
+		in := ref.Fp(r, n)
 		x := make([]fp.Element, n)
 		var want [32]byte
 		for k, w := range logs(*fpWarps) {

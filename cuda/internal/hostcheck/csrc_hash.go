@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "d5eff3b428ac45f16fcf6b3e5dce736fba5065cdf65e7c45d12ca794484b500c"
+const csrcHash = "452596dea2e5b1c4bdd24928e820e8fd78287e393968f641bc83d31ac8304ebf"

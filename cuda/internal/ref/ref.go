@@ -5,11 +5,13 @@
 package ref
 
 import (
+	"encoding/binary"
 	"math/rand/v2"
 	goruntime "runtime"
 	"sync"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 )
@@ -40,6 +42,19 @@ func Fr(rng *rand.Rand, n int) []fr.Element {
 	v := make([]fr.Element, n)
 	for i := range v {
 		v[i] = randFr(rng)
+	}
+	return v
+}
+
+// Fp returns n random Fp elements (48 random bytes each, reduced mod p).
+func Fp(rng *rand.Rand, n int) []fp.Element {
+	v := make([]fp.Element, n)
+	for i := range v {
+		var b [48]byte
+		for j := 0; j < len(b); j += 8 {
+			binary.LittleEndian.PutUint64(b[j:], rng.Uint64())
+		}
+		v[i].SetBytes(b[:])
 	}
 	return v
 }
