@@ -171,6 +171,61 @@ func TestUploadCanonical(t *testing.T) {
 	}
 }
 
+// TestStagingBuffersAreReusedByLaterStreams opens streams one after the
+// other, as a pipeline's stages do, and checks that their staged uploads
+// arrive whole and that they share the pinned buffers instead of pinning
+// new ones (which would synchronize the device each time).
+func TestStagingBuffersAreReusedByLaterStreams(t *testing.T) {
+	d := device(t)
+	r := rng(t)
+	// Three staging buffers' worth and a part, so both buffers of a pair
+	// are used and reused.
+	x := ref.Fr(r, 3*(8<<20)/frBytes+12345)
+	roundTrip := func(s *Stream) {
+		t.Helper()
+		v, err := s.Alloc(len(x))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Free(v)
+		if err := s.Upload(v, x, false); err != nil {
+			t.Fatal(err)
+		}
+		equal(t, "staged upload", download(t, s, v), x)
+	}
+	open := func() *Stream {
+		t.Helper()
+		s, err := d.NewStream()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	s := open()
+	roundTrip(s)
+	s.Close()
+	before, idle := StagingBuffers()
+	if idle < 2 || before < 2 {
+		t.Fatalf("after one stream closed: %d buffers pinned, %d idle; want at least 2 of each", before, idle)
+	}
+	for i := 0; i < 5; i++ {
+		s := open()
+		roundTrip(s)
+		s.Close()
+	}
+	if after, idle2 := StagingBuffers(); after != before || idle2 != idle {
+		t.Fatalf("5 streams one after the other: %d buffers pinned (%d idle), want the %d (%d idle) of the first", after, idle2, before, idle)
+	}
+	a, b := open(), open()
+	roundTrip(a)
+	roundTrip(b)
+	if after, _ := StagingBuffers(); after > max(before, 4) {
+		t.Fatalf("two streams at once: %d buffers pinned, want at most %d", after, max(before, 4))
+	}
+	a.Close()
+	b.Close()
+}
+
 func TestNTT(t *testing.T) {
 	s := stream(t)
 	r := rng(t)

@@ -23,14 +23,27 @@ type Stream struct {
 	s *C.pl_stream
 }
 
-// NewStream creates a non-blocking stream with its own pinned staging
-// buffers.
+// NewStream creates a non-blocking stream. Its staged uploads borrow a
+// pair of pinned buffers from a pool the process keeps (StagingBuffers),
+// returned when the stream is closed: pinning host memory per stream would
+// synchronize the whole device twice a stream, stalling the other streams'
+// kernels.
 func (d *Device) NewStream() (*Stream, error) {
 	var s *C.pl_stream
 	if err := check(C.pl_stream_create(C.int(d.index), &s)); err != nil {
 		return nil, fmt.Errorf("cuda: new stream on device %d: %w", d.index, err)
 	}
 	return &Stream{d: d, s: s}, nil
+}
+
+// StagingBuffers reports the pool of pinned staging buffers behind
+// Upload: how many the process has pinned (two a stream that has uploaded,
+// at most, for the streams open at once) and how many of them no stream
+// holds now.
+func StagingBuffers() (pinned, idle int) {
+	var p, i C.int
+	C.pl_stage_stats(&p, &i)
+	return int(p), int(i)
 }
 
 // Device returns the stream's device.

@@ -1,6 +1,8 @@
 // runtime.cu: devices, streams, memory and copies.
 #include <string.h>
 #include <stdint.h>
+#include <mutex>
+#include <vector>
 #include "common.cuh"
 #include "field.cuh"
 
@@ -48,6 +50,51 @@ extern "C" int pl_device_init(int dev) {
   return 0;
 }
 
+// The staging buffers of pl_h2d_staged, kept for the life of the process
+// and shared by every stream of every device (portable pinned memory).
+// Pinning and unpinning host memory synchronize the whole device (the CUDA
+// guide's implicit synchronization: a page-locked allocation issued between
+// two streams' commands keeps them from running at once), so a stream takes
+// its pair from here on its first staged upload and gives it back when it
+// is destroyed, instead of pinning 16 MB per stream. The pool holds at most
+// as many buffers as were ever in use at once (two a stream with staged
+// uploads); pl_stage_stats reports it.
+namespace {
+std::mutex stage_mu;
+std::vector<void*> stage_free;
+int stage_pinned = 0;
+
+cudaError_t stage_get(void** p) {
+  {
+    std::lock_guard<std::mutex> g(stage_mu);
+    if (!stage_free.empty()) {
+      *p = stage_free.back();
+      stage_free.pop_back();
+      return cudaSuccess;
+    }
+  }
+  cudaError_t e = cudaHostAlloc(p, PL_STAGE_BYTES, cudaHostAllocPortable);
+  if (e != cudaSuccess) {
+    *p = nullptr;
+    return e;
+  }
+  std::lock_guard<std::mutex> g(stage_mu);
+  stage_pinned++;
+  return cudaSuccess;
+}
+
+void stage_put(void* p) {
+  std::lock_guard<std::mutex> g(stage_mu);
+  stage_free.push_back(p);
+}
+}  // namespace
+
+extern "C" void pl_stage_stats(int* pinned, int* idle) {
+  std::lock_guard<std::mutex> g(stage_mu);
+  *pinned = stage_pinned;
+  *idle = (int)stage_free.size();
+}
+
 extern "C" int pl_stream_create(int dev, pl_stream** out) {
   PL_CHECK(cudaSetDevice(dev));
   pl_stream* s = new pl_stream();
@@ -71,7 +118,7 @@ extern "C" int pl_stream_destroy(pl_stream* s) {
   PL_CHECK(cudaSetDevice(s->dev));
   PL_CHECK(cudaStreamSynchronize(s->s));
   for (int i = 0; i < 2; i++) {
-    if (s->stage[i]) cudaFreeHost(s->stage[i]);
+    if (s->stage[i]) stage_put(s->stage[i]);
     cudaEventDestroy(s->stage_ev[i]);
   }
   cudaError_t e = cudaStreamDestroy(s->s);
@@ -136,7 +183,7 @@ extern "C" int pl_h2d_pinned(pl_stream* s, void* dst, const void* src, size_t by
 extern "C" int pl_h2d_staged(pl_stream* s, void* dst, const void* src, size_t bytes) {
   PL_CHECK(cudaSetDevice(s->dev));
   for (int i = 0; i < 2; i++) {
-    if (!s->stage[i]) PL_CHECK(cudaHostAlloc(&s->stage[i], PL_STAGE_BYTES, cudaHostAllocPortable));
+    if (!s->stage[i]) PL_CHECK(stage_get(&s->stage[i]));
   }
   size_t off = 0;
   while (off < bytes) {
