@@ -35,14 +35,6 @@
 #define PL_Y3_LAZY 1
 #endif
 
-// PL_FP_KARA=1 builds Fp's products (mont_mul, mul_wide) by one level of
-// Karatsuba over 6-limb halves, 108 wide products instead of 144, the
-// difference paid in additions on the ALU pipe (A/B runs; see
-// mul_wide_kara).
-#ifndef PL_FP_KARA
-#define PL_FP_KARA 0
-#endif
-
 // PL_FR_LOW_LIMBS=0 builds mont_mul without the Fr shortcut (A/B runs).
 #ifndef PL_FR_LOW_LIMBS
 #define PL_FR_LOW_LIMBS 1
@@ -367,7 +359,6 @@ struct alignas(16) Field {
   // and m (2^32 - 1) = (m - 1) 2^32 + E_0 for m != 0 (0 for m = 0). Two of
   // the round's 17 products (8 of a*b_i, 8 of m*p, m) become additions.
   PL_HD static Field mont_mul(const Field& a, const Field& b) {
-    if constexpr (PL_FP_KARA && N == 12) return redc(mul_wide_kara(a, b));
     uint32_t e[N], o[N], pend = 0;
     PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
     PL_UNROLL for (int i = 0; i < N; i++) {
@@ -498,7 +489,6 @@ struct alignas(16) Field {
   // a + a (2^32 - 1) = 2^32 a and O < a: O's chains never carry out. The
   // top half is what is left, E + 2^32 O + pend < a.
   PL_HD static Wide mul_wide(const Field& a, const Field& b) {
-    if constexpr (PL_FP_KARA && N == 12) return mul_wide_kara(a, b);
     Wide t;
     uint32_t e[N], o[N], pend = 0;
     PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
@@ -510,96 +500,6 @@ struct alignas(16) Field {
     PL_UNROLL for (int j = 0; j < N; j++) t.v[N + j] = e[j];
     add_pending(t.v + N, o, pend);
     return t;
-  }
-
-  // a*b for H-limb a and b (H even) into 2H limbs: mul_wide's rounds.
-  template <int H>
-  PL_HD static void mul_wide_h(const uint32_t (&a)[H], const uint32_t (&b)[H], uint32_t (&t)[2 * H]) {
-    static_assert(H % 2 == 0, "the even/odd pairs need an even limb count");
-    uint32_t e[H], o[H], pend = 0;
-    PL_UNROLL for (int i = 0; i < H; i++) e[i] = o[i] = 0;
-    PL_UNROLL for (int i = 0; i < H; i++) {
-      Chain k;
-      k.add(e[0], pend);
-      PL_UNROLL for (int j = 1; j < H; j += 2) k.madc(o[j - 1], o[j], a[j], b[i]);
-      Chain ke;
-      ke.mad(e[0], e[1], a[0], b[i]);
-      PL_UNROLL for (int j = 2; j < H; j += 2) ke.madc(e[j], e[j + 1], a[j], b[i]);
-      const uint32_t top = ke.addc(0, 0);
-      t[i] = e[0];
-      pend = e[1];
-      PL_UNROLL for (int j = 0; j < H; j++) {
-        const uint32_t next_o = j < H - 2 ? e[j + 2] : (j == H - 2 ? top : 0);
-        e[j] = o[j];
-        o[j] = next_o;
-      }
-    }
-    PL_UNROLL for (int j = 0; j < H; j++) t[H + j] = e[j];
-    Chain k;
-    k.add(t[H], pend);
-    PL_UNROLL for (int j = 1; j < H; j++) t[H + j] = k.addc(t[H + j], o[j - 1]);
-  }
-
-  // a*b as a 2N-limb integer for any a, b < 2^(32N), by one level of
-  // Karatsuba: with a = a0 + 2^(32H) a1 (H = N/2) and b alike,
-  //   a b = z0 + 2^(32H) (z1 - z0 - z2) + 2^(64H) z2,
-  // z0 = a0 b0, z2 = a1 b1, z1 = (a0 + a1)(b0 + b1). The sums have a carry
-  // bit each (ca, cb) beside their H limbs s_a, s_b, so z1 = s_a s_b +
-  // 2^(32H) (ca s_b + cb s_a) + 2^(64H) ca cb, 2H + 1 limbs; the middle
-  // term a0 b1 + a1 b0 < 2^(64H+1) is never negative. 3 H^2 products
-  // (Fp: 108) instead of N^2 (144), for about 90 additions.
-  PL_HD static Wide mul_wide_kara(const Field& a, const Field& b) {
-    constexpr int H = N / 2;
-    uint32_t a0[H], a1[H], b0[H], b1[H];
-    PL_UNROLL for (int j = 0; j < H; j++) {
-      a0[j] = a.v[j];
-      a1[j] = a.v[H + j];
-      b0[j] = b.v[j];
-      b1[j] = b.v[H + j];
-    }
-    uint32_t z0[2 * H], z2[2 * H], z1[2 * H];
-    mul_wide_h<H>(a0, b0, z0);
-    mul_wide_h<H>(a1, b1, z2);
-    uint32_t sa[H], sb[H];
-    Chain ka;
-    sa[0] = a0[0];
-    ka.add(sa[0], a1[0]);
-    PL_UNROLL for (int j = 1; j < H; j++) sa[j] = ka.addc(a0[j], a1[j]);
-    const uint32_t ca = ka.addc(0, 0);
-    Chain kb;
-    sb[0] = b0[0];
-    kb.add(sb[0], b1[0]);
-    PL_UNROLL for (int j = 1; j < H; j++) sb[j] = kb.addc(b0[j], b1[j]);
-    const uint32_t cb = kb.addc(0, 0);
-    mul_wide_h<H>(sa, sb, z1);
-    const uint32_t ma = 0u - ca, mb = 0u - cb;
-    Chain kf;
-    kf.add(z1[H], sb[0] & ma);
-    PL_UNROLL for (int j = 1; j < H; j++) z1[H + j] = kf.addc(z1[H + j], sb[j] & ma);
-    uint32_t top = kf.addc(ca & cb, 0);
-    Chain kg;
-    kg.add(z1[H], sa[0] & mb);
-    PL_UNROLL for (int j = 1; j < H; j++) z1[H + j] = kg.addc(z1[H + j], sa[j] & mb);
-    top = kg.addc(top, 0);
-    Chain ks;
-    ks.sub(z1[0], z0[0]);
-    PL_UNROLL for (int j = 1; j < 2 * H; j++) ks.subc(z1[j], z0[j]);
-    ks.subc(top, 0);
-    Chain kt;
-    kt.sub(z1[0], z2[0]);
-    PL_UNROLL for (int j = 1; j < 2 * H; j++) kt.subc(z1[j], z2[j]);
-    kt.subc(top, 0);
-    Wide r;
-    PL_UNROLL for (int j = 0; j < 2 * H; j++) {
-      r.v[j] = z0[j];
-      r.v[2 * H + j] = z2[j];
-    }
-    Chain km;
-    km.add(r.v[H], z1[0]);
-    PL_UNROLL for (int j = 1; j < 2 * H; j++) r.v[H + j] = km.addc(r.v[H + j], z1[j]);
-    r.v[3 * H] = km.addc(r.v[3 * H], top);
-    PL_UNROLL for (int j = 3 * H + 1; j < 4 * H; j++) r.v[j] = km.addc(r.v[j], 0);
-    return r;
   }
 
   // Montgomery reduction, t / R mod p for a 2N-limb t < p R. With t =

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "45c1634b59a820b640a63af639e9be4387e5f06b661aaef3c88917b2123058e9"
+const csrcHash = "452596dea2e5b1c4bdd24928e820e8fd78287e393968f641bc83d31ac8304ebf"

@@ -56,15 +56,6 @@ void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b) {
   Fp r = x * y;
   memcpy(o, r.v, 48);
 }
-// a*b as 24 limbs, by mont_mul's schoolbook rows (mul_wide) or by one
-// level of Karatsuba (mul_wide_kara), for any 12-limb a and b.
-void hc_fp_mul_wide(uint64_t* o, const uint64_t* a, const uint64_t* b, int kara) {
-  Fp x, y;
-  memcpy(x.v, a, 48);
-  memcpy(y.v, b, 48);
-  Fp::Wide r = kara ? Fp::mul_wide_kara(x, y) : Fp::mul_wide(x, y);
-  memcpy(o, r.v, 96);
-}
 void hc_fp_mul_sub_mul(uint64_t* o, const uint64_t* a, const uint64_t* b, const uint64_t* c,
                        const uint64_t* d) {
   Fp w, x, y, z;

@@ -14,7 +14,6 @@ void hc_fr_add(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n, int constant);
 void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
-void hc_fp_mul_wide(uint64_t* o, const uint64_t* a, const uint64_t* b, int kara);
 void hc_fp_mul_sub_mul(uint64_t* o, const uint64_t* a, const uint64_t* b, const uint64_t* c, const uint64_t* d);
 void hc_fp64_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp64_squarings(uint64_t* o, const uint64_t* a, int iters);
@@ -98,18 +97,6 @@ func FrVecConst(op int, a []fr.Element, c fr.Element) []fr.Element {
 
 func FpMul(a, b *fp.Element) (r fp.Element) {
 	C.hc_fp_mul(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
-	return
-}
-
-// FpMulWide is field.cuh's whole product of two 12-limb integers (any
-// limbs, not only below p) as 12 little-endian 64-bit words: mul_wide's
-// schoolbook rows, or with kara mul_wide_kara's one level of Karatsuba.
-func FpMulWide(a, b *[6]uint64, kara bool) (r [12]uint64) {
-	k := 0
-	if kara {
-		k = 1
-	}
-	C.hc_fp_mul_wide(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)), C.int(k))
 	return
 }
 

@@ -139,48 +139,6 @@ func TestFpMulSubMul(t *testing.T) {
 	}
 }
 
-// TestFpMulWideKaratsuba checks both ways of the whole 768-bit product
-// against math/big: random limbs over the full 384 bits (the halves' sums
-// then carry), and every pair of edge patterns that make each half's sum
-// carry or not (all ones, a top bit alone, p and p - 1, zero).
-func TestFpMulWideKaratsuba(t *testing.T) {
-	toBig := func(l []uint64) *big.Int {
-		x := new(big.Int)
-		for i := len(l) - 1; i >= 0; i-- {
-			x.Lsh(x, 64).Or(x, new(big.Int).SetUint64(l[i]))
-		}
-		return x
-	}
-	check := func(a, b [6]uint64) {
-		want := new(big.Int).Mul(toBig(a[:]), toBig(b[:]))
-		for _, kara := range []bool{false, true} {
-			got := FpMulWide(&a, &b, kara)
-			if toBig(got[:]).Cmp(want) != 0 {
-				t.Fatalf("mul_wide (karatsuba %v) of %x and %x: %x, want %x", kara, a, b, got, want)
-			}
-		}
-	}
-	r := rand.New(rand.NewPCG(ref.Seed(), 3))
-	for i := 0; i < 20000; i++ {
-		var a, b [6]uint64
-		for j := range a {
-			a[j], b[j] = r.Uint64(), r.Uint64()
-		}
-		check(a, b)
-	}
-	ones := ^uint64(0)
-	edges := [][6]uint64{
-		{}, {ones, ones, ones, ones, ones, ones}, {ones, ones, ones, 0, 0, 0}, {0, 0, 0, ones, ones, ones},
-		{0, 0, 1 << 63, 0, 0, 1 << 63}, {1, 0, 0, 1, 0, 0}, {ones, ones, ones, 1, 0, 0},
-		rawLimbs6(fp.Modulus(), 0), rawLimbs6(fp.Modulus(), -1),
-	}
-	for _, a := range edges {
-		for _, b := range edges {
-			check(a, b)
-		}
-	}
-}
-
 // TestFp64 checks fp64.cuh's FP64-pipe multiplication against
 // gnark-crypto: random pairs, every pair of the edge patterns, and chains
 // of squarings kept in its representation (its bounds say values stay

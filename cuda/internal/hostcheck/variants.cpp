@@ -3,8 +3,7 @@
 // The MSM emulation (emu.h) built with the other arithmetic the kernels
 // can be built with: v6's (PL_V6_ARITHMETIC: squarings by mont_mul, Fp2
 // multiplications by Karatsuba over three Montgomery multiplications) and
-// the point formulas' y3 by two full multiplications (PL_Y3_LAZY=0), and
-// Fp's products by one level of Karatsuba (PL_FP_KARA=1), while
+// the point formulas' y3 by two full multiplications (PL_Y3_LAZY=0), while
 // hostcheck.cpp has the default (mont_sqr, mul_lazy, mul_sub_mul). So the tests
 // check both through the XYZZ additions, doublings and inversions of
 // whole MSMs and tables, not only one operation at a time.
@@ -15,7 +14,6 @@
 // linker could keep either copy.
 #define PL_V6_ARITHMETIC 1
 #define PL_Y3_LAZY 0
-#define PL_FP_KARA 1
 #define pl pl_variants
 #include "emu.h"
 
