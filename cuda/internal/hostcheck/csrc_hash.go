@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "452596dea2e5b1c4bdd24928e820e8fd78287e393968f641bc83d31ac8304ebf"
+const csrcHash = "dca918d7ed51139f3c6c6f6a3085dd2ed0b7a25cb3ebfc425b66deace258d3c4"
