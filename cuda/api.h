@@ -45,6 +45,8 @@ int pl_h2d_pinned(pl_stream* s, void* dst, const void* src, size_t bytes);
 /* src may be any host memory: copied through the stream's pinned staging
  * buffers; returns once src is no longer read. */
 int pl_h2d_staged(pl_stream* s, void* dst, const void* src, size_t bytes);
+/* the staging buffers' pool: how many the process pinned, how many no
+ * stream holds now. */
 void pl_stage_stats(int* pinned, int* idle);
 /* waits for the stream, then the copy. */
 int pl_d2h(pl_stream* s, void* dst, const void* src, size_t bytes);

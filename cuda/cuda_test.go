@@ -178,8 +178,8 @@ func TestUploadCanonical(t *testing.T) {
 func TestStagingBuffersAreReusedByLaterStreams(t *testing.T) {
 	d := device(t)
 	r := rng(t)
-	// Three staging buffers' worth and a part, so both buffers of a pair
-	// are used and reused.
+	// Three staging buffers' worth (PL_STAGE_BYTES, 8 MB each) and a part,
+	// so both buffers of a pair are used and reused.
 	x := ref.Fr(r, 3*(8<<20)/frBytes+12345)
 	roundTrip := func(s *Stream) {
 		t.Helper()
@@ -199,6 +199,7 @@ func TestStagingBuffersAreReusedByLaterStreams(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		t.Cleanup(func() { s.Close() }) // after a failure; Close twice is a no-op
 		return s
 	}
 	s := open()

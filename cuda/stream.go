@@ -25,9 +25,9 @@ type Stream struct {
 
 // NewStream creates a non-blocking stream. Its staged uploads borrow a
 // pair of pinned buffers from a pool the process keeps (StagingBuffers),
-// returned when the stream is closed: pinning host memory per stream would
-// synchronize the whole device twice a stream, stalling the other streams'
-// kernels.
+// returned when the stream is closed: pinning and unpinning host memory
+// for every stream synchronized the whole device at each call, stalling the
+// other streams' kernels (docs/groth16.md, "The sixteenth session").
 func (d *Device) NewStream() (*Stream, error) {
 	var s *C.pl_stream
 	if err := check(C.pl_stream_create(C.int(d.index), &s)); err != nil {
