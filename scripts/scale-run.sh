@@ -194,7 +194,7 @@ run() {
 		ok=0
 	fi
 	if [ "$nb" -gt 0 ]; then
-		step "bench-gnark-$c-$e" "$nb" $((nb * 2)) bench "${common[@]}" --partitions "$PARTITIONS" --jobs 1 --inflight 1 --gnark 1 pipelines/groth16.yaml || ok=0
+		step "bench-gnark-$c-$e" "$nb" $((nb * 2)) bench "${common[@]}" --partitions "$PARTITIONS" --jobs 1 --inflight 1 --warmup 1 --gnark 1 pipelines/groth16.yaml || ok=0
 	fi
 	if [ "${6:-}" = host ]; then
 		# The same prove with the key's bases kept in host memory and

@@ -28,14 +28,24 @@ func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
 	if n := strings.Count(stderr, "every one verified"); n != 2 {
 		t.Errorf("%d pipelines reported verified proofs, want 2:\n%s", n, stderr)
 	}
+	// Each layout warms up with a job as large as a timed one by default.
+	if n := strings.Count(stderr, "warm-up job of 2 partition(s)"); n != 2 {
+		t.Errorf("%d warm-up jobs of --partitions' 2 partitions, want one a layout:\n%s", n, stderr)
+	}
+	if rc, _, stderr := prooflane(t, "bench", "--warmup", "-1", "--circuit", "chain", "--size", "2^8", "--keys", keysDir, "groth16"); rc != 2 || !strings.Contains(stderr, "--warmup -1") {
+		t.Errorf("--warmup -1: exit %d, want 2 with a message naming it:\n%s", rc, stderr)
+	}
 
 	// The same comparison as JSON, on the cached keys, each layout's
 	// timed jobs written as a trace that analyze and simulate read.
 	traces := filepath.Join(t.TempDir(), "traces")
 	rc, out, stderr = prooflane(t, "bench", "--json", "--trace-dir", traces, "--circuit", "chain", "--size", "2^8", "--keys", keysDir,
-		"--partitions", "2", "--jobs", "1", "--inflight", "1", "--gnark", "1", "groth16")
+		"--partitions", "2", "--jobs", "1", "--inflight", "1", "--gnark", "1", "--warmup", "1", "groth16")
 	if rc != 0 {
 		t.Fatalf("--json: exit %d:\n%s", rc, stderr)
+	}
+	if !strings.Contains(stderr, "warm-up job of 1 partition(s)") {
+		t.Errorf("--warmup 1: no warm-up job of 1 partition:\n%s", stderr)
 	}
 	var got benchOutput
 	decodeStrict(t, out, &got)
