@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "dca918d7ed51139f3c6c6f6a3085dd2ed0b7a25cb3ebfc425b66deace258d3c4"
+const csrcHash = "01d47956f047f6b98a9b53b158acf94378389959c0362ede5329ac2f954391f9"
