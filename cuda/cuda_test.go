@@ -176,7 +176,6 @@ func TestUploadCanonical(t *testing.T) {
 // arrive whole and that they share the pinned buffers instead of pinning
 // new ones (which would synchronize the device each time).
 func TestStagingBuffersAreReusedByLaterStreams(t *testing.T) {
-	d := device(t)
 	r := rng(t)
 	// Three staging buffers' worth (PL_STAGE_BYTES, 8 MB each) and a part,
 	// so both buffers of a pair are used and reused.
@@ -193,16 +192,9 @@ func TestStagingBuffersAreReusedByLaterStreams(t *testing.T) {
 		}
 		equal(t, "staged upload", download(t, s, v), x)
 	}
-	open := func() *Stream {
-		t.Helper()
-		s, err := d.NewStream()
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { s.Close() }) // after a failure; Close twice is a no-op
-		return s
-	}
-	s := open()
+	// stream(t) also closes each stream at the end, after a failure: a
+	// second Close is a no-op.
+	s := stream(t)
 	roundTrip(s)
 	s.Close()
 	before, idle := StagingBuffers()
@@ -210,14 +202,14 @@ func TestStagingBuffersAreReusedByLaterStreams(t *testing.T) {
 		t.Fatalf("after one stream closed: %d buffers pinned, %d idle; want at least 2 of each", before, idle)
 	}
 	for i := 0; i < 5; i++ {
-		s := open()
+		s := stream(t)
 		roundTrip(s)
 		s.Close()
 	}
 	if after, idle2 := StagingBuffers(); after != before || idle2 != idle {
 		t.Fatalf("5 streams one after the other: %d buffers pinned (%d idle), want the %d (%d idle) of the first", after, idle2, before, idle)
 	}
-	a, b := open(), open()
+	a, b := stream(t), stream(t)
 	roundTrip(a)
 	roundTrip(b)
 	if after, _ := StagingBuffers(); after > max(before, 4) {
