@@ -35,9 +35,17 @@ uint32_t seg_cap(uint64_t total, uint32_t nb, bool table) {
   (void)total, (void)nb, (void)table;
   return PL_SEG;
 #else
+#ifdef PL_SEG_TABLE
+  if (table) return PL_SEG_TABLE;
+#endif
   return msm_seg_cap(total, nb, table);
 #endif
 }
+// PL_SEG_SORT=0 runs the segments in bucket order instead of longest
+// first (the A/B's before; k_seg_order).
+#ifndef PL_SEG_SORT
+#define PL_SEG_SORT 1
+#endif
 constexpr uint32_t CHUNK = 64;       // buckets per reduction thread
 constexpr unsigned HEAVY = 128;      // threads per block, point kernels
 
@@ -84,18 +92,51 @@ struct SegBlocks<Fp> {
   static constexpr int value = PL_G1_BLOCKS;
 };
 
-// The accumulation kernel: each thread sums one segment of a bucket;
-// seg_bucket[g] keeps the bucket of segment g for k_seg_tree.
+// Segment g's bucket into seg_bucket[g] (for k_segments and k_seg_tree)
+// and its length into len[g], 0 for the slots past the last segment;
+// order[g] = g, for k_segments' order after the sort by length.
+__global__ void k_seg_order(const uint32_t* start, const uint32_t* end, const uint32_t* off,
+                            const uint32_t* cnt, uint32_t nb, uint32_t maxseg,
+                            uint32_t* seg_bucket, uint32_t* len, uint32_t* order) {
+  const uint32_t total = off[nb - 1] + cnt[nb - 1];
+  for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < maxseg;
+       g += gridDim.x * blockDim.x) {
+    uint32_t l = 0;
+    if (g < total) {
+      const uint32_t b = find_bucket(off, nb, g);
+      uint32_t begin, stop;
+      msm_segment(start[b], end[b], g - off[b], cnt[b], &begin, &stop);
+      seg_bucket[g] = b;
+      l = stop - begin;
+    }
+    len[g] = l;
+    order[g] = g;
+  }
+}
+
+// The accumulation kernel: each thread sums one segment of a bucket,
+// the segments taken in `order` (longest first: a warp runs as long as
+// its longest lane, so lanes of one length waste none) with their
+// buckets from k_seg_order, or, order == nullptr, in bucket order,
+// finding each one's bucket and keeping it in seg_bucket[g] for
+// k_seg_tree.
 template <class F>
 __global__ void __launch_bounds__(HEAVY, SegBlocks<F>::value)
     k_segments(const Affine<F>* bases, const uint32_t* vals, const uint32_t* start,
                const uint32_t* end, const uint32_t* off, const uint32_t* cnt, uint32_t nb,
-               uint32_t maxseg, XYZZ<F>* partial, uint32_t* seg_bucket) {
+               uint32_t maxseg, const uint32_t* order, XYZZ<F>* partial, uint32_t* seg_bucket) {
   const uint32_t total = off[nb - 1] + cnt[nb - 1];
-  for (uint32_t g = blockIdx.x * blockDim.x + threadIdx.x; g < total && g < maxseg;
-       g += gridDim.x * blockDim.x) {
-    uint32_t b = find_bucket(off, nb, g);
-    seg_bucket[g] = b;
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < maxseg;
+       t += gridDim.x * blockDim.x) {
+    const uint32_t g = order ? order[t] : t;
+    if (g >= total) continue;
+    uint32_t b;
+    if (order) {
+      b = seg_bucket[g];
+    } else {
+      b = find_bucket(off, nb, g);
+      seg_bucket[g] = b;
+    }
     uint32_t begin, stop;
     msm_segment(start[b], end[b], g - off[b], cnt[b], &begin, &stop);
     partial[g] = msm_accumulate<F>(bases, vals, begin, stop);
@@ -226,8 +267,30 @@ int accumulate_segments(pl_stream* s, Profile* prof, const Affine<F>* bases, con
   uint32_t* seg_bucket;
   PL_TRY(sc.alloc(&partial, maxseg));
   PL_TRY(sc.alloc(&seg_bucket, maxseg));
+  uint32_t* order = nullptr;
+  if (PL_SEG_SORT) {
+    // The segments sorted by length, longest first (a stable sort:
+    // equal lengths stay in bucket order).
+    uint32_t *len, *len_sorted, *ids;
+    PL_TRY(sc.alloc(&len, maxseg));
+    PL_TRY(sc.alloc(&len_sorted, maxseg));
+    PL_TRY(sc.alloc(&ids, maxseg));
+    PL_TRY(sc.alloc(&order, maxseg));
+    k_seg_order<<<grid_for(maxseg, 256), 256, 0, s->s>>>(start, end, off, cnt, nb, maxseg,
+                                                         seg_bucket, len, ids);
+    PL_LAUNCHED();
+    const int len_bits = 32 - __builtin_clz(seg);
+    size_t sort_bytes = 0;
+    PL_CHECK(cub::DeviceRadixSort::SortPairsDescending(nullptr, sort_bytes, len, len_sorted, ids,
+                                                       order, (int)maxseg, 0, len_bits, s->s));
+    uint8_t* sort_temp;
+    PL_TRY(sc.alloc(&sort_temp, sort_bytes));
+    PL_CHECK(cub::DeviceRadixSort::SortPairsDescending(sort_temp, sort_bytes, len, len_sorted, ids,
+                                                       order, (int)maxseg, 0, len_bits, s->s));
+    prof->mark(s, "segment-order");
+  }
   k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals, start, end, off, cnt, nb,
-                                                             maxseg, partial, seg_bucket);
+                                                             maxseg, order, partial, seg_bucket);
   PL_LAUNCHED();
   prof->mark(s, "accumulate");
   // a bucket holds at most n points, n*W with a table (every window's

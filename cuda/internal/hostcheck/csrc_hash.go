@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "01d47956f047f6b98a9b53b158acf94378389959c0362ede5329ac2f954391f9"
+const csrcHash = "153a28d4b93318ab17964a020d4afff57c2e3d174f623ef38428b503d0ec27c0"
