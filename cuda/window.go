@@ -30,11 +30,19 @@ func Window(n int) int {
 }
 
 // TableWindow is the window of a precomputed table for n bases: log2(n)
-// - 2, between 8 and 22. With a table every window's digits share one set
-// of 2^(c-1) buckets, so a wider window costs one bucket reduction, not
-// one a window: the additions are about n·ceil(256/c) + 2^c, least near
-// c = log2(n) - 2 (2^24: c = 22, 12 rows, 201M + 4M additions against
-// 268M for plain c = 16).
+// - 2 above 2^20 points, log2(n) - 1 up to 2^20, between 8 and 22. With a
+// table every window's digits share one set of 2^(c-1) buckets, so a
+// wider window costs one bucket reduction, not one a window: the
+// additions are about n·ceil(256/c) + 2^c, least near c = log2(n) - 2
+// (2^24: c = 22, 12 rows, 201M + 4M additions against 268M for plain c =
+// 16). Up to 2^20 points the reduction is latency-bound, a few threads
+// deep, and costs less than its additions say: on the H200, G1 2^20 over
+// a c = 19 table took 7.94-8.02 ms against 8.34-8.40 at c = 18, G2 28.5
+// against 29.2 (docs/cuda-perf-notes.md, v14).
 func TableWindow(n int) int {
-	return min(max(bits.Len(uint(n))-3, 8), 22)
+	l := bits.Len(uint(n))
+	if l <= 21 {
+		return min(max(l-2, 8), 22)
+	}
+	return min(l-3, 22)
 }
