@@ -40,7 +40,7 @@ if [ "$(left)" -gt 150 ]; then
 fi
 if [ "$(left)" -gt 120 ]; then
 	REPS=5 OUT=$work/sbs WORK=$work/sbs-work BUDGET=$(($(left) - 15)) STEPS="prooflane-1 sppark-1" \
-		CUDABENCH_ARGS="-cpu=false -reps 5 -seed 14 -distinct 0 -nttall -ntt 24 -g1 20,22,24 -g2 20,22 -t 18,20,22 -t2 18,20" \
+		CUDABENCH_ARGS="-cpu=false -reps 5 -seed 14 -distinct 0 -nttall -ntt 24 -g1 20,22,24 -g2 20,22 -t 19,20,22 -t2 19,20" \
 		bash build/sppark/sppark-side-by-side.sh >"$work/sbs.log" 2>&1
 	say "side by side: rc $?"
 fi
