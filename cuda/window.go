@@ -42,7 +42,7 @@ func Window(n int) int {
 func TableWindow(n int) int {
 	l := bits.Len(uint(n))
 	if l <= 21 {
-		return min(max(l-2, 8), 22)
+		return max(l-2, 8)
 	}
 	return min(l-3, 22)
 }
