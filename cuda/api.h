@@ -28,6 +28,10 @@ int pl_device_count(int* n);
 int pl_device_info(int dev, char* name, int name_len, uint64_t* mem_total, uint64_t* mem_free,
                    int* sms);
 int pl_device_init(int dev);
+/* the device's stream-ordered pool (every pl_malloc_async and kernel
+ * temporary): bytes allocated from it now and the most at once since the
+ * last reset; reset != 0 then sets that most to now. */
+int pl_pool_usage(int dev, uint64_t* used, uint64_t* high, int reset);
 
 int pl_stream_create(int dev, pl_stream** out);
 int pl_stream_destroy(pl_stream* s);

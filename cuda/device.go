@@ -83,6 +83,22 @@ func (d *Device) Index() int { return d.index }
 // Info returns the device's name and current memory.
 func (d *Device) Info() (DeviceInfo, error) { return deviceInfo(d.index) }
 
+// PoolUsage reports the device's stream-ordered pool, which every kernel
+// temporary and stream-ordered allocation comes from: the bytes in use
+// and the most in use at once since the last reset; reset starts a new
+// mark from now.
+func (d *Device) PoolUsage(reset bool) (used, high uint64, err error) {
+	var u, h C.uint64_t
+	r := C.int(0)
+	if reset {
+		r = 1
+	}
+	if err := check(C.pl_pool_usage(C.int(d.index), &u, &h, r)); err != nil {
+		return 0, 0, fmt.Errorf("cuda: pool usage of device %d: %w", d.index, err)
+	}
+	return uint64(u), uint64(h), nil
+}
+
 // SelfTest checks the device's field multiplication (PTX carry chains)
 // against the plain CIOS reference on random inputs.
 func (d *Device) SelfTest(seed uint64) error {

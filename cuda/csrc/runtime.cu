@@ -50,6 +50,18 @@ extern "C" int pl_device_init(int dev) {
   return 0;
 }
 
+extern "C" int pl_pool_usage(int dev, uint64_t* used, uint64_t* high, int reset) {
+  cudaMemPool_t pool;
+  PL_CHECK(cudaDeviceGetDefaultMemPool(&pool, dev));
+  PL_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, used));
+  PL_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemHigh, high));
+  if (reset) {
+    uint64_t zero = 0;  // the high mark's only settable value: back to now
+    PL_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));
+  }
+  return 0;
+}
+
 // The staging buffers of pl_h2d_staged, kept for the life of the process
 // and shared by every stream of every device (portable pinned memory).
 // Pinning and unpinning host memory synchronize the whole device (the CUDA

@@ -109,15 +109,23 @@ func median(n int, f func() error) (time.Duration, error) {
 // benchWindows times an MSM of 2^l terms (gpu, median of reps after a
 // warm-up) at the default window and each extra one; at the default window
 // it also times gnark-crypto on the host (host, which says whether its
-// result equals the GPU's last one) when -cpu is set.
-func benchWindows(op string, l int, extra []int, reps int, gpu func(c int) error, host func() (time.Duration, bool)) {
+// result equals the GPU's last one) when -cpu is set. The note gives
+// what the warm-up took from the device's pool beside cuda.MSMScratch's
+// bound of the XYZZ accumulation (a G2 MSM under the batch-affine cap
+// takes that scratch too).
+func benchWindows(d *cuda.Device, op string, l int, extra []int, reps, xyzz int, gpu func(c int) error, host func() (time.Duration, bool)) {
 	def := cuda.Window(1 << l)
 	for _, c := range append([]int{def}, extra...) {
+		before, _, err := d.PoolUsage(true)
+		must(err)
 		must(gpu(c)) // warm-up
+		_, high, err := d.PoolUsage(false)
+		must(err)
 		t, err := median(reps, func() error { return gpu(c) })
 		must(err)
 		var tc time.Duration
-		note := fmt.Sprintf("c=%d", c)
+		note := fmt.Sprintf("c=%d, scratch %.2f GiB (MSMScratch %.2f)", c,
+			float64(high-before)/(1<<30), float64(cuda.MSMScratch(1<<l, c, false, xyzz))/(1<<30))
 		if *cpu && c == def {
 			var same bool
 			if tc, same = host(); !same {
@@ -480,7 +488,7 @@ func main() {
 		must(err)
 		must(s.Upload(v, sc, false))
 		var got curve.G1Jac
-		benchWindows("msm G1", l, logs(*windows), *reps,
+		benchWindows(d, "msm G1", l, logs(*windows), *reps, cuda.G1XYZZBytes,
 			func(c int) (err error) { got, err = s.MSMG1Window(ctx, b, v, n, c); return err },
 			func() (time.Duration, bool) {
 				var want curve.G1Jac
@@ -538,7 +546,7 @@ func main() {
 		must(err)
 		must(s.Upload(v, sc, false))
 		var got curve.G2Jac
-		benchWindows("msm G2", l, logs(*windows2), max(*reps/2, 1),
+		benchWindows(d, "msm G2", l, logs(*windows2), max(*reps/2, 1), cuda.G2XYZZBytes,
 			func(c int) (err error) { got, err = s.MSMG2Window(ctx, b, v, n, c); return err },
 			func() (time.Duration, bool) {
 				var want curve.G2Jac

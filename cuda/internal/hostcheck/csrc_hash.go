@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "153a28d4b93318ab17964a020d4afff57c2e3d174f623ef38428b503d0ec27c0"
+const csrcHash = "76e485651e048f1f291c55f56d80418b7aaaf25063a221ef3671e8ddbeeb7495"
