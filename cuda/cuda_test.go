@@ -318,7 +318,7 @@ func TestMSMG1(t *testing.T) {
 		if logn >= 16 {
 			// the window sizes cudabench -c sweeps, so that a faster one
 			// can become the default with its result already checked
-			windows = append(windows, 14, 16, 18)
+			windows = append(windows, 14, 16, 18, 20)
 		}
 		for _, c := range windows {
 			got, err := s.MSMG1Window(context.Background(), b, v, n, c)
@@ -370,7 +370,7 @@ func TestMSMG2(t *testing.T) {
 		v := upload(t, s, sc)
 		windows := []int{Window(n)}
 		if logn >= 16 {
-			windows = append(windows, 14, 16)
+			windows = append(windows, 14, 16, 20)
 		}
 		for _, c := range windows {
 			got, err := s.MSMG2Window(context.Background(), b, v, n, c)
@@ -382,6 +382,70 @@ func TestMSMG2(t *testing.T) {
 			}
 		}
 		t.Logf("msm g2 2^%d ok", logn)
+	}
+}
+
+// MSMScratch, which the device memory estimate counts the wider windows
+// by, bounds what an MSM takes from the device's pool, and closely: G1
+// and G2 (their XYZZ accumulation), plain and over a table, c = 16 and
+// 20, at 2^16 and the largest size tested up to 2^20.
+func TestMSMScratchBoundsWhatAnMSMTakes(t *testing.T) {
+	t.Setenv("PROOFLANE_CUDA_AFFINE_MAX", "0") // G2 by the XYZZ segments
+	s := stream(t)
+	r := rng(t)
+	d := device(t)
+	ctx := context.Background()
+	for _, logn := range []int{16, max(16, min(maxLog(), 20))} {
+		n := 1 << logn
+		p1, p2, sc := msmInputs(r, n, true)
+		p1, _, _ = msmInputs(r, n, false)
+		v := upload(t, s, sc)
+		b1, err := d.LoadG1("test-scratch-g1-"+strconv.Itoa(logn), p1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b2, err := d.LoadG2("test-scratch-g2-"+strconv.Itoa(logn), p2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tc := TableWindow(n)
+		t1, err := d.LoadG1Table("test-scratch-t1-"+strconv.Itoa(logn), p1, tc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range []struct {
+			what  string
+			c     int
+			table bool
+			xyzz  int
+			run   func() error
+		}{
+			{"g1 c=16", 16, false, G1XYZZBytes, func() error { _, err := s.MSMG1Window(ctx, b1, v, n, 16); return err }},
+			{"g1 c=20", 20, false, G1XYZZBytes, func() error { _, err := s.MSMG1Window(ctx, b1, v, n, 20); return err }},
+			{"g2 c=16", 16, false, G2XYZZBytes, func() error { _, err := s.MSMG2Window(ctx, b2, v, n, 16); return err }},
+			{"g2 c=20", 20, false, G2XYZZBytes, func() error { _, err := s.MSMG2Window(ctx, b2, v, n, 20); return err }},
+			{"g1 table", tc, true, G1XYZZBytes, func() error { _, err := s.MSMG1(ctx, t1, v, n); return err }},
+		} {
+			if err := s.Sync(); err != nil {
+				t.Fatal(err)
+			}
+			before, _, err := d.PoolUsage(true)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := m.run(); err != nil {
+				t.Fatal(err)
+			}
+			_, high, err := d.PoolUsage(false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			took, bound := high-before, MSMScratch(n, m.c, m.table, m.xyzz)
+			t.Logf("2^%d %s: took %d bytes, MSMScratch %d", logn, m.what, took, bound)
+			if took > bound || took < bound/2 {
+				t.Errorf("2^%d %s: the MSM took %d bytes of the pool, MSMScratch says %d", logn, m.what, took, bound)
+			}
+		}
 	}
 }
 

@@ -1,6 +1,7 @@
 package cuda
 
 import (
+	"math"
 	"math/bits"
 	"os"
 	"strconv"
@@ -20,13 +21,81 @@ func Window(n int) int {
 	if windowOverride >= 4 && windowOverride <= 24 {
 		return windowOverride
 	}
-	// log2(n) - 3, at most 16: on the H200, c = 16 was the fastest of the
-	// sizes tried (14..20) for G1 at 2^20 and 2^24 (v4 and v5 kernels).
-	// With the v5 kernels c = 17 is 12-15% faster at 2^22 (G1 and G2) but
-	// 12% slower at 2^23, so 16 stays until that is understood
-	// (docs/cuda-perf-notes.md, v5).
+	// 20 from 2^23 points, else log2(n) - 3 and at most 16. On the H200
+	// (v14 kernels, docs/cuda-perf-notes.md "v15"), c = 20 against 16:
+	// G1 2^24 106.0 against 117.8 ms, 2^25 198.3 / 232.9, 2^26 382.3 /
+	// 465.2 (21 and 22 lose: their bucket reduction grows faster than
+	// their additions shrink); G2 2^23 174.6 / 187.6, 2^24 322.3 /
+	// 371.6. At 2^23 G1 is level (59.5 / 60.6), at 2^22 c = 16 and 17
+	// are the fastest of 16..20 for both.
 	l := bits.Len(uint(n))
+	if l > 23 {
+		return 20
+	}
 	return min(max(l-4, 8), 16)
+}
+
+// XYZZ point sizes on the device, for MSMScratch.
+const (
+	G1XYZZBytes = 4 * 48
+	G2XYZZBytes = 4 * 96
+)
+
+// msmSortPerWindowMin is the kernels' MSM_SORT_PER_WINDOW_MIN
+// (cuda/csrc/msm.cuh): from 2^23 points a plain MSM sorts a window at a
+// time.
+const msmSortPerWindowMin = 1 << 23
+
+// MSMScratch is the device scratch an MSM of n points with window c takes
+// with the XYZZ segments, the accumulation of every G1 MSM and of the G2
+// MSMs whose batch-affine scratch is over its cap: what msm and
+// accumulate_segments (cuda/csrc/msm_impl.cuh) allocate, counted as they
+// allocate it, for points of xyzz bytes in XYZZ form (G1XYZZBytes,
+// G2XYZZBytes). cub's sorts and scan are counted as two 4-byte buffers
+// an item and 1 MiB each, an upper bound of what they ask for.
+func MSMScratch(n, c int, table bool, xyzz int) uint64 {
+	const cubFloor = 1 << 20
+	x := uint64(xyzz)
+	w := uint64((256 + c - 1) / c)
+	half := uint64(1) << (c - 1)
+	wb := w
+	if table {
+		wb = 1
+	}
+	nb := wb * half
+	total := uint64(n) * w
+	run := total
+	if !table && n >= msmSortPerWindowMin {
+		run = uint64(n)
+	}
+	b := 16*total + 8*run + cubFloor // keys and values, in and out; the sort
+	b += 8*nb + nb*x                 // start, end; buckets
+	b += 8*nb + 4 + 8*nb + cubFloor  // cnt, off, maxcnt; the scan
+	maxseg := total/uint64(msmSegCap(total, nb, table)) + nb
+	// partial, seg_bucket; the segments' order (len, len_sorted, ids,
+	// order) and its sort
+	b += maxseg*(x+4) + 16*maxseg + 8*maxseg + cubFloor
+	chunk := min(half, 64)
+	for chunk > 8 && (half/chunk)*wb < 1<<16 {
+		chunk /= 2
+	}
+	return b + (half/chunk)*wb*x // the window reduction's chunks
+}
+
+// msmSegCap is the kernels' msm_seg_cap (cuda/csrc/msm.cuh): the most
+// points a segment of the accumulation takes.
+func msmSegCap(total, nb uint64, table bool) uint32 {
+	if table {
+		return 128
+	}
+	m := float64(total) / float64(nb)
+	k := math.Floor(m/128 + 0.5)
+	if k < 1 {
+		k = 1
+	}
+	c := (m + 4*math.Sqrt(m)) / k
+	c = min(max(c, 32), 4096)
+	return uint32(c) + 1
 }
 
 // TableWindow is the window of a precomputed table for n bases: log2(n)

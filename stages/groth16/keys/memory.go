@@ -67,10 +67,18 @@ type DeviceEstimate struct {
 	// G2Scratch is the batch-affine scratch of the G2 MSMs that run at
 	// once, when an MSM's fits under its cap (G2AffineScratch).
 	G2Scratch uint64
+	// WideWindows is what the MSMs with a window wider than 16 take
+	// beyond the c = 16 MSMs the partitions' bytes were measured with
+	// (cuda.Window: 20 from 2^23 points; cuda.MSMScratch): the G1 MSMs of
+	// each resident partition and each G2 MSM that can run at once
+	// without its batch-affine scratch.
+	WideWindows uint64
 }
 
 // Total is the estimate's sum.
-func (e DeviceEstimate) Total() uint64 { return e.Base + e.Bases + e.Partitions + e.G2Scratch }
+func (e DeviceEstimate) Total() uint64 {
+	return e.Base + e.Bases + e.Partitions + e.G2Scratch + e.WideWindows
+}
 
 // G2AffineMaxEnv overrides the most scratch a G2 MSM's batch-affine
 // accumulation may take (bytes; package cuda's kernels read it too).
@@ -139,8 +147,24 @@ func EstimateDevice(size int, p DevicePlan) DeviceEstimate {
 	} else {
 		e.Bases = n * (4*g1PointBytes + g2PointBytes*g2)
 	}
-	e.G2Scratch = g2 * G2AffineScratch(m) * uint64(max(p.G2Streams, 1))
+	g2Streams := uint64(max(p.G2Streams, 1))
+	e.G2Scratch = g2 * G2AffineScratch(m) * g2Streams
+	e.WideWindows = uint64(r) * wideWindowScratch(m, cuda.G1XYZZBytes)
+	if e.G2Scratch == 0 {
+		e.WideWindows += g2 * g2Streams * wideWindowScratch(m, cuda.G2XYZZBytes)
+	}
 	return e
+}
+
+// wideWindowScratch is what a plain MSM of m points with the kernels'
+// window takes beyond one with c = 16 (0 when it takes no more).
+func wideWindowScratch(m uint64, xyzz int) uint64 {
+	c := cuda.Window(int(m))
+	wide, base := cuda.MSMScratch(int(m), c, false, xyzz), cuda.MSMScratch(int(m), 16, false, xyzz)
+	if c <= 16 || wide <= base {
+		return 0
+	}
+	return wide - base
 }
 
 // EstimateSetupDevice is the device memory of a setup on the device: the

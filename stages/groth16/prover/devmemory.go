@@ -39,6 +39,9 @@ func (Family) DeviceMemory(req family.KeyRequest, params map[string]string, perD
 	if e.G2Scratch > 0 {
 		parts += fmt.Sprintf(", G2 MSMs' batch-affine scratch %s (%s=0 turns it off)", keys.HumanBytes(e.G2Scratch), keys.G2AffineMaxEnv)
 	}
+	if e.WideWindows > 0 {
+		parts += fmt.Sprintf(", the wider MSM windows' scratch %s (PROOFLANE_CUDA_MSM_C=16 turns it off)", keys.HumanBytes(e.WideWindows))
+	}
 	return e.Total(), parts, lower
 }
 
