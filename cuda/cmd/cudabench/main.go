@@ -55,6 +55,7 @@ var (
 	frMul    = flag.String("frmul", "", "Fr multiplication throughput: 256 squarings of each of 2^l elements, sizes (log2)")
 	fpMul    = flag.String("fpmul", "", "Fp multiplication throughput: 256 squarings of each of 2^l elements with the integer mont_mul, on the FP64 pipe (fp64.cuh) and with both kinds of warps at once (-fpwarps), sizes (log2)")
 	fpWarps  = flag.String("fpwarps", "0,8,2,4,9", "-fpmul: the warps of every 8 that multiply on the FP64 pipe, one row each (0: all integer, 8: all FP64; 9: every thread both at once, on two elements)")
+	zeros    = flag.Float64("zeros", 0, "the fraction of the MSMs' scalars set to 0 (sha256's B after its 0/1 wires are summed apart: most are)")
 	seed     = flag.Uint64("seed", 0, "the inputs' random seed (0: a fresh one); builds run with the same seed get the same inputs, and -dump's result lines can be compared")
 )
 
@@ -481,7 +482,7 @@ func main() {
 	for _, l := range logs(*g1Logs) {
 		n := 1 << l
 		pts := ref.G1N(r, n, *distinct)
-		sc := ref.Fr(r, n)
+		sc := msmScalars(r, n)
 		b, err := d.LoadG1(fmt.Sprintf("bench-%d", l), pts)
 		must(err)
 		v, err := s.Alloc(n)
@@ -539,7 +540,7 @@ func main() {
 	for _, l := range logs(*g2Logs) {
 		n := 1 << l
 		pts := ref.G2N(r, n, *distinct)
-		sc := ref.Fr(r, n)
+		sc := msmScalars(r, n)
 		b, err := d.LoadG2(fmt.Sprintf("bench-%d", l), pts)
 		must(err)
 		v, err := s.Alloc(n)
@@ -606,4 +607,17 @@ func cpuH(ctx context.Context, x []fr.Element, dom *fft.Domain) time.Duration {
 	t0 := time.Now()
 	must(groth16.ComputeHGeneric(ctx, st, vs[0], vs[1], vs[2], dom))
 	return time.Since(t0)
+}
+
+// msmScalars is n random scalars, each 0 with probability -zeros.
+func msmScalars(r *rand.Rand, n int) []fr.Element {
+	sc := ref.Fr(r, n)
+	if *zeros > 0 {
+		for i := range sc {
+			if r.Float64() < *zeros {
+				sc[i].SetZero()
+			}
+		}
+	}
+	return sc
 }
