@@ -2,6 +2,8 @@ package keys
 
 import (
 	"testing"
+
+	"github.com/prooflane/prooflane/cuda"
 )
 
 func TestDeviceEstimateOfTheH200RunFitsItsMeasurement(t *testing.T) {
@@ -13,6 +15,34 @@ func TestDeviceEstimateOfTheH200RunFitsItsMeasurement(t *testing.T) {
 	measured := uint64(30207) << 20
 	if e.Total() < measured || e.Total() > measured*11/10 {
 		t.Errorf("estimate %s for a measured %s", HumanBytes(e.Total()), HumanBytes(measured))
+	}
+	// The same prove with c = 20 from 2^23 (eighteenth session, tables
+	// off, the plan prove made: two b_g2_msm workers): nvidia-smi's peak
+	// 38063 MiB. The estimate counts both workers' G2 MSMs at their
+	// wider window's scratch at once, whose peaks did not meet in that
+	// run: an upper bound within 20%.
+	e = EstimateDevice(1<<24, DevicePlan{Resident: 2, G2OnDevice: true, G2Streams: 2})
+	measured = uint64(38063) << 20
+	if e.WideWindows == 0 || e.Total() < measured || e.Total() > measured*12/10 {
+		t.Errorf("estimate %s (wider windows %s) for a measured %s", HumanBytes(e.Total()), HumanBytes(e.WideWindows), HumanBytes(measured))
+	}
+}
+
+// The wider windows' extra is what MSMScratch says they take beyond c =
+// 16: nothing up to 2^22, both curves' at 2^24, and nothing for G2 when
+// its batch-affine scratch is counted instead.
+func TestWideWindowsCountTheirExtraScratch(t *testing.T) {
+	if e := EstimateDevice(1<<22, DevicePlan{Resident: 2, G2OnDevice: true}); e.WideWindows != 0 {
+		t.Errorf("2^22: wider windows %d, want 0 (c = 16)", e.WideWindows)
+	}
+	const n = 1 << 24
+	g1 := cuda.MSMScratch(n, cuda.Window(n), false, cuda.G1XYZZBytes) - cuda.MSMScratch(n, 16, false, cuda.G1XYZZBytes)
+	g2 := cuda.MSMScratch(n, cuda.Window(n), false, cuda.G2XYZZBytes) - cuda.MSMScratch(n, 16, false, cuda.G2XYZZBytes)
+	if e := EstimateDevice(n, DevicePlan{Resident: 3, G2OnDevice: true, G2Streams: 2}); e.WideWindows != 3*g1+2*g2 {
+		t.Errorf("2^24: wider windows %d, want 3 G1 MSMs' %d and 2 G2 MSMs' %d", e.WideWindows, g1, g2)
+	}
+	if e := EstimateDevice(n, DevicePlan{Resident: 1}); e.WideWindows != g1 {
+		t.Errorf("2^24, g2_on: cpu: wider windows %d, want one G1 MSM's %d", e.WideWindows, g1)
 	}
 }
 
