@@ -443,3 +443,50 @@ func TestOldGroth16ManifestsWithoutAFamilyVerify(t *testing.T) {
 		t.Errorf("groth16 files under the vcommit family: exit %d, %s", rc, stderr)
 	}
 }
+
+// prove on a device turns Groth16's precomputed tables off for its one
+// job (family.OneJober) and says so, unless the user set tables; not on
+// the CPU backend, and not for PLONK, which has no such params.
+func TestProveTurnsTheTablesOffForOneJob(t *testing.T) {
+	p, err := loadPipeline("groth16", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := proofFamily(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	set, note := oneJob(fp, p, map[string]string{"synth_workers": "2"}, true)
+	if set["tables"] != "off" || set["synth_workers"] != "2" || !strings.Contains(note, "--set tables=off for one job") {
+		t.Errorf("on a device: set %v, note %q", set, note)
+	}
+	for what, c := range map[string]struct {
+		set      map[string]string
+		onDevice bool
+	}{
+		"tables set by the user": {map[string]string{"tables": "auto"}, true},
+		"the CPU backend":        {nil, false},
+	} {
+		if set, note := oneJob(fp, p, c.set, c.onDevice); note != "" || set["tables"] != c.set["tables"] {
+			t.Errorf("%s: set %v, note %q", what, set, note)
+		}
+	}
+	off, err := loadPipeline("groth16", set)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if off.Params["tables"] != "off" {
+		t.Errorf("groth16 with %v: tables %q", set, off.Params["tables"])
+	}
+	pp, err := loadPipeline("plonk", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ppf, err := proofFamily(pp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, note := oneJob(ppf, pp, nil, true); note != "" {
+		t.Errorf("plonk: %q", note)
+	}
+}

@@ -139,6 +139,13 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	defer r.od.close(stderr)
 	// Memory follows the partitions in flight, which max_in_flight bounds.
 	req.OnDevice = f.backend == "cuda"
+	if set, note := oneJob(r.fp, r.p, f.set, req.OnDevice); note != "" {
+		f.set = set
+		if r.p, err = loadPipeline(f.pipeline, f.set); err != nil {
+			return err
+		}
+		fmt.Fprintf(stderr, "prooflane prove: %s\n", note)
+	}
 	if err := checkHostMemory(stderr, "prove", r.fp, req, min(r.p.Partitions, r.p.InFlight(r.nDev))); err != nil {
 		return err
 	}
@@ -163,6 +170,26 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		f.tc.File = r.od.path(traceIn)
 	}
 	return r.run(ctx, show, stdout, stderr)
+}
+
+// oneJob is set with the params fp's pipelines take for a run of one job
+// on a device (family.OneJober) when the user set none of them and p
+// declares them all, and the line that says so; set and "" otherwise.
+func oneJob(fp family.Prover, p *runtime.Pipeline, set map[string]string, onDevice bool) (map[string]string, string) {
+	oj, ok := fp.(family.OneJober)
+	if !ok || !onDevice {
+		return set, ""
+	}
+	params, why := oj.OneJob()
+	if !canSet(params, devicePlan{params: []map[string]string{p.Params}, set: set}) {
+		return set, ""
+	}
+	out := maps.Clone(set)
+	if out == nil {
+		out = map[string]string{}
+	}
+	maps.Copy(out, params)
+	return out, fmt.Sprintf("%s for one job: %s", setFlagsString(params), why)
 }
 
 // run proves the job with the trace on, writes the run's files and

@@ -203,6 +203,15 @@ type HostBaser interface {
 	HostBases() map[string]string
 }
 
+// OneJober is an optional capability of a Prover whose pipelines hold
+// settings that pay back only across jobs: something a key builds once
+// on a device that later jobs reuse. OneJob is the params a run that
+// proves one job and exits (prove) takes instead, unless the user set
+// them, and why, for the line that says so.
+type OneJober interface {
+	OneJob() (params map[string]string, why string)
+}
+
 // CheckCircuit resolves req.Circuit against f's circuits ("" the default)
 // and checks req.Size against f's bounds for it: a family without
 // circuits refuses any circuit name. It returns the circuit the key is of
