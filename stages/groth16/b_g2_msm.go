@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/prooflane/prooflane/device/cpu"
+	"github.com/prooflane/prooflane/device/traced"
 	"github.com/prooflane/prooflane/stages"
 )
 
@@ -60,11 +61,14 @@ func (s *bG2MSM) onDevice(ctx context.Context, in *stages.Input, j *Job, mi *MSM
 		// Not retryable: bases that do not fit now will not fit later.
 		return nil, fmt.Errorf("partition %d device %d: g2 msm: %w", in.Partition, idx, err)
 	}
-	st, err := dev.NewStream()
+	raw, err := dev.NewStream()
 	if err != nil {
 		return nil, fail("new stream", err)
 	}
-	defer st.Close()
+	defer raw.Close()
+	// its operations as kernel spans (upload, msm_g2, sum_g2), so that
+	// analyze shows this stage's device time beside gpu_compute's
+	st := traced.New(raw, idx)
 	v, err := st.Alloc(len(mi.B))
 	if err != nil {
 		return nil, fail("alloc", err)

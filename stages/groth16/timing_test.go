@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/device/traced"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
@@ -88,5 +89,43 @@ func TestKernelSpansReportDeviceTimeWhenTheStreamTimesItElseWallTime(t *testing.
 				}
 			}
 		})
+	}
+}
+
+// With b_g2_msm on the device its MSM and its sum of the 0/1 wires' bases
+// are kernel spans (msm_g2, sum_g2) under the stage's span, on the
+// stage's device, so that analyze counts the G2 stage's device time too.
+func TestTheG2StageOnTheDeviceTracesItsKernels(t *testing.T) {
+	set := setupKeys(t, "sha256", 1<<8)
+	job, err := set.NewJob(2, 17)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, rec, err := runTwoLock(t, job, cpuBackend(t, 1), map[string]string{"g2_on": "device"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	verifyAll(t, job, res)
+	stageSpans := map[string]bool{}
+	for _, s := range rec.Spans() {
+		if s.Name() == "b_g2_msm" {
+			stageSpans[s.SpanContext().SpanID().String()] = true
+		}
+	}
+	seen := map[string]int{}
+	for _, s := range rec.Spans() {
+		if s.Name() != traced.KernelMSMG2 && s.Name() != traced.KernelSumG2 {
+			continue
+		}
+		seen[s.Name()]++
+		if !stageSpans[s.Parent().SpanID().String()] {
+			t.Errorf("%s span outside a b_g2_msm span", s.Name())
+		}
+		if d, _ := stagetest.Attr(s, pl.KeyDevice); d.AsInt64() != 0 {
+			t.Errorf("%s span on device %d, want 0", s.Name(), d.AsInt64())
+		}
+	}
+	if seen[traced.KernelMSMG2] != 2 || seen[traced.KernelSumG2] != 2 {
+		t.Errorf("kernel spans %v, want 2 msm_g2 and 2 sum_g2 (one a partition)", seen)
 	}
 }
