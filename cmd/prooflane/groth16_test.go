@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	devcuda "github.com/prooflane/prooflane/device/cuda"
+	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/family"
 )
 
 func TestParseSizeAcceptsNumbersAndPowersOfTwo(t *testing.T) {
@@ -448,14 +450,7 @@ func TestOldGroth16ManifestsWithoutAFamilyVerify(t *testing.T) {
 // job (family.OneJober) and says so, unless the user set tables; not on
 // the CPU backend, and not for PLONK, which has no such params.
 func TestProveTurnsTheTablesOffForOneJob(t *testing.T) {
-	p, err := loadPipeline("groth16", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	fp, err := proofFamily(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p, fp := shippedProver(t, "groth16")
 	set, note := oneJob(fp, p, map[string]string{"synth_workers": "2"}, true)
 	if set["tables"] != "off" || set["synth_workers"] != "2" || !strings.Contains(note, "--set tables=off for one job") {
 		t.Errorf("on a device: set %v, note %q", set, note)
@@ -478,15 +473,22 @@ func TestProveTurnsTheTablesOffForOneJob(t *testing.T) {
 	if off.Params["tables"] != "off" {
 		t.Errorf("groth16 with %v: tables %q", set, off.Params["tables"])
 	}
-	pp, err := loadPipeline("plonk", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ppf, err := proofFamily(pp)
-	if err != nil {
-		t.Fatal(err)
-	}
+	pp, ppf := shippedProver(t, "plonk")
 	if _, note := oneJob(ppf, pp, nil, true); note != "" {
 		t.Errorf("plonk: %q", note)
 	}
+}
+
+// shippedProver loads the shipped pipeline name and its family.
+func shippedProver(t *testing.T, name string) (*runtime.Pipeline, family.Prover) {
+	t.Helper()
+	p, err := loadPipeline(name, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fp, err := proofFamily(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p, fp
 }
