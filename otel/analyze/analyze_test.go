@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prooflane/prooflane/otel/lockstats"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
 
@@ -314,6 +315,13 @@ func TestKernelSpansAreSummarisedAndCountedPerDevice(t *testing.T) {
 	}
 	if d := r.Devices[0]; d.KernelPct != 30 || d.BusyPct != 60 {
 		t.Errorf("device: kernels %v%%, busy %v%%; want 30%% (2×15 of 100 ms) and 60%%", d.KernelPct, d.BusyPct)
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if r.KernelGPUTime() != 26*ms || !strings.Contains(text.String(), fmt.Sprintf("device time: %s a partition (the kernels' gpu time, 26ms over %d partitions;", lockstats.Dur(26*ms/time.Duration(r.Partitions)), r.Partitions)) {
+		t.Errorf("kernels' gpu time %v (want 26ms), text:\n%s", r.KernelGPUTime(), text.String())
 	}
 }
 

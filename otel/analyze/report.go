@@ -72,6 +72,17 @@ type Report struct {
 	opts  Options
 }
 
+// KernelGPUTime is the kernels' gpu time in all (KernelStats.GPUTime
+// summed): the device time of the trace's device operations, where those
+// of streams that ran at once each count.
+func (r *Report) KernelGPUTime() time.Duration {
+	var d time.Duration
+	for _, k := range r.Kernels {
+		d += k.GPUTime
+	}
+	return d
+}
+
 // StageStats summarises the runs of one stage.
 type StageStats struct {
 	Name, Type                 string

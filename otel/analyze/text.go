@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/prooflane/prooflane/otel/lockstats"
 )
@@ -43,6 +44,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "%-*s\t%d\t%s\t%s\t%s\t%s\t%s\t\n", nw, k.Name, k.Count, lockstats.Dur(k.Mean), lockstats.Dur(k.P95), lockstats.Dur(k.Max), lockstats.Dur(k.Total), lockstats.Dur(k.GPUTime))
 		}
 		tw.Flush()
+		if r.Partitions > 0 {
+			gpu := r.KernelGPUTime()
+			p("  device time: %s a partition (the kernels' gpu time, %s over %d partitions; kernels of streams that run at once each count)\n",
+				lockstats.Dur(gpu/time.Duration(r.Partitions)), lockstats.Dur(gpu), r.Partitions)
+		}
 	}
 
 	p("\nresources (%s)\n", lockstats.Legend)
