@@ -448,7 +448,8 @@ func TestOldGroth16ManifestsWithoutAFamilyVerify(t *testing.T) {
 
 // prove on a device turns Groth16's precomputed tables off for its one
 // job (family.OneJober) and says so, unless the user set tables; not on
-// the CPU backend, and not for PLONK, which has no such params.
+// the CPU backend, not for a job of 64 partitions or more, and not for
+// PLONK, which has no such params.
 func TestProveTurnsTheTablesOffForOneJob(t *testing.T) {
 	p, fp := shippedProver(t, "groth16")
 	set, note := oneJob(fp, p, map[string]string{"synth_workers": "2"}, true)
@@ -472,6 +473,13 @@ func TestProveTurnsTheTablesOffForOneJob(t *testing.T) {
 	}
 	if off.Params["tables"] != "off" {
 		t.Errorf("groth16 with %v: tables %q", set, off.Params["tables"])
+	}
+	big, err := loadPipeline("groth16", map[string]string{"partitions": "64"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if set, note := oneJob(fp, big, nil, true); note != "" || set["tables"] != "" {
+		t.Errorf("a job of 64 partitions, which pays its tables back: set %v, note %q", set, note)
 	}
 	pp, ppf := shippedProver(t, "plonk")
 	if _, note := oneJob(ppf, pp, nil, true); note != "" {

@@ -172,15 +172,16 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	return r.run(ctx, show, stdout, stderr)
 }
 
-// oneJob is set with the params fp's pipelines take for a run of one job
-// on a device (family.OneJober) when the user set none of them and p
-// declares them all, and the line that says so; set and "" otherwise.
+// oneJob is set with the params fp's pipelines take for a run of p's one
+// job (its partitions) on a device (family.OneJober) when the user set
+// none of them and p declares them all, and the line that says so; set
+// and "" otherwise.
 func oneJob(fp family.Prover, p *runtime.Pipeline, set map[string]string, onDevice bool) (map[string]string, string) {
 	oj, ok := fp.(family.OneJober)
 	if !ok || !onDevice {
 		return set, ""
 	}
-	params, why := oj.OneJob()
+	params, why := oj.OneJob(p.Partitions)
 	if !canSet(params, devicePlan{params: []map[string]string{p.Params}, set: set}) {
 		return set, ""
 	}

@@ -206,10 +206,11 @@ type HostBaser interface {
 // OneJober is an optional capability of a Prover whose pipelines hold
 // settings that pay back only across jobs: something a key builds once
 // on a device that later jobs reuse. OneJob is the params a run that
-// proves one job and exits (prove) takes instead, unless the user set
-// them, and why, for the line that says so.
+// proves one job of partitions partitions and exits (prove) takes
+// instead, unless the user set them, and why, for the line that says
+// so; none when such a job is large enough to pay them back.
 type OneJober interface {
-	OneJob() (params map[string]string, why string)
+	OneJob(partitions int) (params map[string]string, why string)
 }
 
 // CheckCircuit resolves req.Circuit against f's circuits ("" the default)

@@ -49,15 +49,22 @@ func (Family) DeviceMemory(req family.KeyRequest, params map[string]string, perD
 // memory in every Groth16 layout (family.HostBaser).
 func (Family) HostBases() map[string]string { return map[string]string{"bases": "host"} }
 
-// OneJob turns the precomputed tables off for prove (family.OneJober): a
-// table takes as long to build as 75-120 of its vector's MSMs save (G1
-// 2^20: 0.12 s against 1.6 ms an MSM; 2^24: 1.7 s against 14 ms), and
-// one job runs one MSM of each vector a partition. Chain at 2^24, 4
-// partitions on the H200: 17.9 s with tables: auto, 11.3 s without
-// (docs/scale.md).
-func (Family) OneJob() (map[string]string, string) {
-	return map[string]string{"tables": "off"}, "a vector's precomputed table pays back after about 100 of its MSMs, more than one job has; bench and serve keep them (--set tables=auto builds them here)"
+// OneJob turns the precomputed tables off for prove (family.OneJober)
+// below 64 partitions: a table takes as long to build as 75-120 of its
+// vector's MSMs save (G1 2^20: 0.12 s against 1.6 ms an MSM; 2^24: 1.7 s
+// against 14 ms), and a job runs one MSM of each vector a partition.
+// Chain at 2^24, 4 partitions on the H200: 17.9 s with tables: auto,
+// 11.3 s without (docs/scale.md).
+func (Family) OneJob(partitions int) (map[string]string, string) {
+	if partitions >= oneJobTablesMin {
+		return nil, ""
+	}
+	return map[string]string{"tables": "off"}, fmt.Sprintf("a vector's precomputed table pays back after about 100 of its MSMs, and a job of %d partitions runs %d; bench and serve keep them (--set tables=auto builds them here)", partitions, partitions)
 }
+
+// oneJobTablesMin is the fewest partitions of one job that keep the
+// tables (OneJob).
+const oneJobTablesMin = 64
 
 // positive reads v as a positive integer, def when it is not one.
 func positive(v string, def int) int {
