@@ -82,6 +82,19 @@ func MSMScratch(n, c int, table bool, xyzz int) uint64 {
 	return b + (half/chunk)*wb*x // the window reduction's chunks
 }
 
+// WiderWindowScratch is what a plain MSM of n points at Window(n) takes
+// beyond one at c = 16 (MSMScratch; 0 when it takes no more): what the
+// device estimates add for the wider windows, their per-point figures
+// having been measured with c = 16 MSMs.
+func WiderWindowScratch(n, xyzz int) uint64 {
+	c := Window(n)
+	wide, base := MSMScratch(n, c, false, xyzz), MSMScratch(n, 16, false, xyzz)
+	if c <= 16 || wide <= base {
+		return 0
+	}
+	return wide - base
+}
+
 // msmSegCap is the kernels' msm_seg_cap (cuda/csrc/msm.cuh): the most
 // points a segment of the accumulation takes.
 func msmSegCap(total, nb uint64, table bool) uint32 {

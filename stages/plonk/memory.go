@@ -7,6 +7,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc"
 
+	"github.com/prooflane/prooflane/cuda"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
@@ -115,12 +116,13 @@ func (e DeviceEstimate) Total() uint64 { return e.SRS + e.Steps + e.Context }
 
 // EstimateDevice estimates the device memory of proving on a domain of n
 // with concurrent device steps (each one partition's) on the device at
-// once.
+// once; a step's MSMs from 2^23 points take a wider window than the
+// calibration's, and what that adds (cuda.WiderWindowScratch) is counted.
 func EstimateDevice(n uint64, concurrent int) DeviceEstimate {
 	c := max(concurrent, 0)
 	return DeviceEstimate{
 		SRS:        (2*n + 3) * srsPointBytes,
-		Steps:      n * deviceStepPerN * uint64(c),
+		Steps:      (n*deviceStepPerN + cuda.WiderWindowScratch(int(n), cuda.G1XYZZBytes)) * uint64(c),
 		Concurrent: c,
 		Context:    deviceContext,
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prooflane/prooflane/cuda"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
@@ -94,5 +95,18 @@ func TestHostEstimateCoversTheMeasuredPeaks(t *testing.T) {
 	est, setup := Family{}.HostMemory(family.KeyRequest{Dir: t.TempDir(), Size: 1 << 18}, 2)
 	if want := hostEstimate(1<<19, 2, true); !setup || est != want {
 		t.Errorf("chain at 2^18, no key cached: %d bytes, setup %v; want %d with the setup", est, setup, want)
+	}
+}
+
+// From 2^23 rows a device step's MSMs take c = 20, and the estimate adds
+// what that takes beyond the c = 16 it was calibrated with; below, not.
+func TestDeviceEstimateCountsTheWiderWindows(t *testing.T) {
+	if e := EstimateDevice(1<<20, 2); e.Steps != 2*(1<<20)*deviceStepPerN {
+		t.Errorf("2^20: steps %d, want 2 × n × %d", e.Steps, deviceStepPerN)
+	}
+	const n = 1 << 24
+	extra := cuda.WiderWindowScratch(n, cuda.G1XYZZBytes)
+	if e := EstimateDevice(n, 2); extra == 0 || e.Steps != 2*(n*deviceStepPerN+extra) {
+		t.Errorf("2^24: steps %d, want 2 × (n × %d + %d)", e.Steps, deviceStepPerN, extra)
 	}
 }

@@ -149,22 +149,11 @@ func EstimateDevice(size int, p DevicePlan) DeviceEstimate {
 	}
 	g2Streams := uint64(max(p.G2Streams, 1))
 	e.G2Scratch = g2 * G2AffineScratch(m) * g2Streams
-	e.WideWindows = uint64(r) * wideWindowScratch(m, cuda.G1XYZZBytes)
+	e.WideWindows = uint64(r) * cuda.WiderWindowScratch(int(m), cuda.G1XYZZBytes)
 	if e.G2Scratch == 0 {
-		e.WideWindows += g2 * g2Streams * wideWindowScratch(m, cuda.G2XYZZBytes)
+		e.WideWindows += g2 * g2Streams * cuda.WiderWindowScratch(int(m), cuda.G2XYZZBytes)
 	}
 	return e
-}
-
-// wideWindowScratch is what a plain MSM of m points with the kernels'
-// window takes beyond one with c = 16 (0 when it takes no more).
-func wideWindowScratch(m uint64, xyzz int) uint64 {
-	c := cuda.Window(int(m))
-	wide, base := cuda.MSMScratch(int(m), c, false, xyzz), cuda.MSMScratch(int(m), 16, false, xyzz)
-	if c <= 16 || wide <= base {
-		return 0
-	}
-	return wide - base
 }
 
 // EstimateSetupDevice is the device memory of a setup on the device: the
