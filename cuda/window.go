@@ -70,7 +70,7 @@ func MSMScratch(n, c int, table bool, xyzz int) uint64 {
 	}
 	b := 16*total + 8*run + cubFloor // keys and values, in and out; the sort
 	b += 8*nb + nb*x                 // start, end; buckets
-	b += 8*nb + 4 + 8*nb + cubFloor  // cnt, off, maxcnt; the scan
+	b += 8*nb + 4 + cubFloor         // cnt, off, maxcnt; the scan
 	maxseg := total/uint64(msmSegCap(total, nb, table)) + nb
 	// partial, seg_bucket; the segments' order (len, len_sorted, ids,
 	// order) and its sort

@@ -66,7 +66,7 @@ func (s *bG2MSM) onDevice(ctx context.Context, in *stages.Input, j *Job, mi *MSM
 		return nil, fail("new stream", err)
 	}
 	defer raw.Close()
-	// its operations as kernel spans (upload, msm_g2, sum_g2), so that
+	// its MSM and sum as kernel spans (msm_g2, sum_g2), so that
 	// analyze shows this stage's device time beside gpu_compute's
 	st := traced.New(raw, idx)
 	v, err := st.Alloc(len(mi.B))
