@@ -81,6 +81,9 @@ typedef struct {
 #define PL_VEC_SUB 3
 int pl_fr_vec(pl_stream* s, int op, void* dst, const void* a, const void* b, size_t n);
 int pl_fr_vec_const(pl_stream* s, int op, void* dst, const void* a, pl_fr c, size_t n);
+/* *out = how many of v[0..n) are not zero (either form); waits for the
+ * stream. */
+int pl_fr_count_nonzero(pl_stream* s, const void* v, size_t n, uint64_t* out);
 /* spin kernel for the overlap test: about `iters` field multiplications
  * per thread over v. */
 int pl_busy(pl_stream* s, void* v, size_t n, int iters);

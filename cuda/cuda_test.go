@@ -385,6 +385,89 @@ func TestMSMG2(t *testing.T) {
 	}
 }
 
+// CountNonzero against a count on the host: zeros at several densities,
+// prefixes of the vector, and a count past its end refused.
+func TestCountNonzero(t *testing.T) {
+	s := stream(t)
+	r := rng(t)
+	for _, n := range []int{1, 1000, 1<<16 + 3} {
+		for _, zeros := range []float64{0, 0.5, 0.97, 1} {
+			x := ref.Fr(r, n)
+			for i := range x {
+				if r.Float64() < zeros {
+					x[i].SetZero()
+				}
+			}
+			v := upload(t, s, x)
+			for _, m := range []int{0, n / 3, n} {
+				want := 0
+				for i := range x[:m] {
+					if !x[i].IsZero() {
+						want++
+					}
+				}
+				if got, err := s.CountNonzero(v, m); err != nil || got != want {
+					t.Fatalf("%d of %d, %.2f zeros: %d nonzero (%v), want %d", m, n, zeros, got, err, want)
+				}
+			}
+			if _, err := s.CountNonzero(v, n+1); err == nil {
+				t.Fatalf("a count of %d elements of %d: no error", n+1, n)
+			}
+		}
+	}
+}
+
+// MSMs from 2^23 points take the window of their nonzero scalars
+// (PlainWindow): dense c = 20, 97% zeros c = Window of the rest, each
+// against gnark-crypto. Run with PROOFLANE_CUDA_TEST_MAXLOG >= 23.
+func TestMSMWindowOfTheNonzeroScalars(t *testing.T) {
+	if maxLog() < 23 {
+		t.Skip("2^23 points: PROOFLANE_CUDA_TEST_MAXLOG=23 or more")
+	}
+	s := stream(t)
+	r := rng(t)
+	d := device(t)
+	ctx := context.Background()
+	const n = 1 << 23
+	p1, _, sc := msmInputs(r, n, false)
+	_, g2, _ := msmInputs(r, n, true)
+	b1, err := d.LoadG1("test-nz-g1", p1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b2, err := d.LoadG2("test-nz-g2", g2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, zeros := range []float64{0, 0.97} {
+		x := slices.Clone(sc)
+		nz := 0
+		for i := range x {
+			if r.Float64() < zeros {
+				x[i].SetZero()
+			} else {
+				nz++
+			}
+		}
+		v := upload(t, s, x)
+		c, err := s.PlainWindow(v, n)
+		if err != nil || c != Window(nz) {
+			t.Fatalf("%.2f zeros: window %d (%v), want Window(%d) = %d", zeros, c, err, nz, Window(nz))
+		}
+		var want1 curve.G1Jac
+		want1.MultiExp(p1, x, ecc.MultiExpConfig{})
+		if got, err := s.MSMG1(ctx, b1, v, n); err != nil || !got.Equal(&want1) {
+			t.Fatalf("msm g1 2^23, %.2f zeros, c = %d: differs from gnark (%v)", zeros, c, err)
+		}
+		var want2 curve.G2Jac
+		want2.MultiExp(g2, x, ecc.MultiExpConfig{})
+		if got, err := s.MSMG2(ctx, b2, v, n); err != nil || !got.Equal(&want2) {
+			t.Fatalf("msm g2 2^23, %.2f zeros, c = %d: differs from gnark (%v)", zeros, c, err)
+		}
+		t.Logf("2^23, %.2f zeros: %d nonzero, c = %d, g1 and g2 equal gnark's", zeros, nz, c)
+	}
+}
+
 // MSMScratch, which the device memory estimate counts the wider windows
 // by, bounds what an MSM takes from the device's pool, and closely: G1
 // and G2 (their XYZZ accumulation), plain and over a table, c = 16 and

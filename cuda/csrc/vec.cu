@@ -56,3 +56,41 @@ extern "C" int pl_fr_vec_const(pl_stream* s, int op, void* dst, const void* a, p
   PL_LAUNCHED();
   return 0;
 }
+
+namespace {
+
+// Each thread counts its elements that are not zero, each warp adds its
+// lanes' counts and one lane adds that to *out (every lane reaches the
+// shuffles: no thread leaves early).
+__global__ void k_count_nonzero(const Fr* v, size_t n, unsigned long long* out) {
+  unsigned long long k = 0;
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
+       i += (size_t)gridDim.x * blockDim.x) {
+    uint32_t any = 0;
+    PL_UNROLL for (int j = 0; j < 8; j++) any |= v[i].v[j];
+    k += any != 0;
+  }
+  for (int d = 16; d > 0; d >>= 1) k += __shfl_down_sync(0xffffffffu, k, d);
+  if ((threadIdx.x & 31) == 0 && k) atomicAdd(out, k);
+}
+
+}  // namespace
+
+extern "C" int pl_fr_count_nonzero(pl_stream* s, const void* v, size_t n, uint64_t* out) {
+  PL_CHECK(cudaSetDevice(s->dev));
+  *out = 0;
+  if (n == 0) return 0;
+  Scratch sc(s);
+  unsigned long long* d;
+  PL_TRY(sc.alloc(&d, 1));
+  PL_CHECK(cudaMemsetAsync(d, 0, sizeof(*d), s->s));
+  // a few blocks an SM, grid-stride: the count is one read of v
+  const unsigned g = grid_for(n, 256) < 2048 ? grid_for(n, 256) : 2048;
+  k_count_nonzero<<<g, 256, 0, s->s>>>((const Fr*)v, n, d);
+  PL_LAUNCHED();
+  unsigned long long k = 0;
+  PL_CHECK(cudaMemcpyAsync(&k, d, sizeof(k), cudaMemcpyDeviceToHost, s->s));
+  PL_CHECK(cudaStreamSynchronize(s->s));
+  *out = k;
+  return 0;
+}

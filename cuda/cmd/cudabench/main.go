@@ -108,14 +108,14 @@ func median(n int, f func() error) (time.Duration, error) {
 }
 
 // benchWindows times an MSM of 2^l terms (gpu, median of reps after a
-// warm-up) at the default window and each extra one; at the default window
+// warm-up) at def, the window MSMG1 and MSMG2 take for its scalars
+// (Stream.PlainWindow), and each extra one; at def
 // it also times gnark-crypto on the host (host, which says whether its
 // result equals the GPU's last one) when -cpu is set. The note gives
 // what the warm-up took from the device's pool beside cuda.MSMScratch's
 // bound of the XYZZ accumulation (a G2 MSM under the batch-affine cap
 // takes that scratch too).
-func benchWindows(d *cuda.Device, op string, l int, extra []int, reps, xyzz int, gpu func(c int) error, host func() (time.Duration, bool)) {
-	def := cuda.Window(1 << l)
+func benchWindows(d *cuda.Device, op string, l, def int, extra []int, reps, xyzz int, gpu func(c int) error, host func() (time.Duration, bool)) {
 	for _, c := range append([]int{def}, extra...) {
 		before, _, err := d.PoolUsage(true)
 		must(err)
@@ -489,7 +489,9 @@ func main() {
 		must(err)
 		must(s.Upload(v, sc, false))
 		var got curve.G1Jac
-		benchWindows(d, "msm G1", l, logs(*windows), *reps, cuda.G1XYZZBytes,
+		def, err := s.PlainWindow(v, n)
+		must(err)
+		benchWindows(d, "msm G1", l, def, logs(*windows), *reps, cuda.G1XYZZBytes,
 			func(c int) (err error) { got, err = s.MSMG1Window(ctx, b, v, n, c); return err },
 			func() (time.Duration, bool) {
 				var want curve.G1Jac
@@ -547,7 +549,9 @@ func main() {
 		must(err)
 		must(s.Upload(v, sc, false))
 		var got curve.G2Jac
-		benchWindows(d, "msm G2", l, logs(*windows2), max(*reps/2, 1), cuda.G2XYZZBytes,
+		def, err := s.PlainWindow(v, n)
+		must(err)
+		benchWindows(d, "msm G2", l, def, logs(*windows2), max(*reps/2, 1), cuda.G2XYZZBytes,
 			func(c int) (err error) { got, err = s.MSMG2Window(ctx, b, v, n, c); return err },
 			func() (time.Duration, bool) {
 				var want curve.G2Jac

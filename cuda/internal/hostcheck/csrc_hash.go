@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "76e485651e048f1f291c55f56d80418b7aaaf25063a221ef3671e8ddbeeb7495"
+const csrcHash = "5095183539dd084d435ed7ab49c9c991c9d1a858a52e7ce65bb491303e362d5f"
