@@ -98,11 +98,14 @@ int pl_fp_squarings(pl_stream* s, uint64_t* host, size_t n, int iters, unsigned 
 /* Pippenger MSM over the first n of bases. With table_n == 0, bases are
  * the points and out receives ceil(256/c) window sums (XYZZ, host); with
  * table_n > 0, bases is a table pl_precompute_* filled for the same c with
- * rows of table_n >= n points, and out receives the one sum. */
+ * rows of table_n >= n points, and out receives the one sum. nnz > 0 says
+ * that exactly nnz of the n scalars are not zero (pl_fr_count_nonzero):
+ * the MSM then gathers their indices on the device first and runs over
+ * them alone (PL_ERR_ARG if the count differs). */
 int pl_msm_g1(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont, int c,
-              size_t table_n, void* out);
+              size_t table_n, size_t nnz, void* out);
 int pl_msm_g2(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont, int c,
-              size_t table_n, void* out);
+              size_t table_n, size_t nnz, void* out);
 /* Fixed-base precomputation: table (device) holds W = ceil(256/c) rows of
  * n affine points, row 0 the bases; fills rows 1..W-1 with table[w·n + i]
  * = 2^(c·w)·table[i]. W·n < 2^31. Queued only; temporaries (240 bytes a

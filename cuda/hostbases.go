@@ -31,7 +31,7 @@ func (s *Stream) MSMG1Host(ctx context.Context, pts []curve.G1Affine, scalars *V
 		func(buf, sc unsafe.Pointer, k int) error {
 			c := Window(k)
 			w := make([]points.G1XYZZ, (256+c-1)/c)
-			if err := check(C.pl_msm_g1(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, unsafe.Pointer(&w[0]))); err != nil {
+			if err := check(C.pl_msm_g1(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, 0, unsafe.Pointer(&w[0]))); err != nil {
 				return err
 			}
 			r := points.CombineG1(w, c)
@@ -48,7 +48,7 @@ func (s *Stream) MSMG2Host(ctx context.Context, pts []curve.G2Affine, scalars *V
 		func(buf, sc unsafe.Pointer, k int) error {
 			c := Window(k)
 			w := make([]points.G2XYZZ, (256+c-1)/c)
-			if err := check(C.pl_msm_g2(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, unsafe.Pointer(&w[0]))); err != nil {
+			if err := check(C.pl_msm_g2(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, 0, unsafe.Pointer(&w[0]))); err != nil {
 				return err
 			}
 			r := points.CombineG2(w, c)

@@ -146,83 +146,115 @@ func (s *Stream) vecConst(op C.int, what string, dst, a *Vector, c fr.Element) e
 }
 
 // MSMG1 returns sum_i scalars[i]*bases[i] for i < n (scalars in Montgomery
-// form), over the bases' precomputed table when they have one.
+// form), over the bases' precomputed table when they have one, as
+// PlanMSM says.
 func (s *Stream) MSMG1(ctx context.Context, bases *G1Bases, scalars *Vector, n int) (curve.G1Jac, error) {
-	if c := bases.window; c != 0 {
-		return s.msmG1(ctx, bases, scalars, n, c, true)
-	}
-	c, err := s.PlainWindow(scalars, n)
+	p, err := s.PlanMSM(scalars, n, bases.window)
 	if err != nil {
 		return points.G1Infinity(), err
 	}
-	return s.msmG1(ctx, bases, scalars, n, c, false)
+	return s.msmG1(ctx, bases, scalars, n, p)
 }
 
 // MSMG1Window is MSMG1 with window size c over the bases alone (a table's
-// first row), whether or not they have a precomputed table.
+// first row), whether or not they have a precomputed table, and over
+// every scalar.
 func (s *Stream) MSMG1Window(ctx context.Context, bases *G1Bases, scalars *Vector, n, c int) (curve.G1Jac, error) {
-	return s.msmG1(ctx, bases, scalars, n, c, false)
+	return s.msmG1(ctx, bases, scalars, n, MSMPlan{Window: c, Nonzero: n})
 }
 
-func (s *Stream) msmG1(ctx context.Context, bases *G1Bases, scalars *Vector, n, c int, table bool) (curve.G1Jac, error) {
+func (s *Stream) msmG1(ctx context.Context, bases *G1Bases, scalars *Vector, n int, p MSMPlan) (curve.G1Jac, error) {
 	var w []points.G1XYZZ
-	err := s.msm(ctx, "msm g1", &bases.bases, scalars, n, c, table, func(p unsafe.Pointer, tableN int) C.int {
-		w = make([]points.G1XYZZ, windowSums(c, table))
-		return C.pl_msm_g1(s.s, p, scalars.ptr, C.size_t(n), 1, C.int(c), C.size_t(tableN), unsafe.Pointer(&w[0]))
+	err := s.msm(ctx, "msm g1", &bases.bases, scalars, n, p, func(b unsafe.Pointer, tableN int) C.int {
+		w = make([]points.G1XYZZ, windowSums(p.Window, p.Table))
+		return C.pl_msm_g1(s.s, b, scalars.ptr, C.size_t(n), 1, C.int(p.Window), C.size_t(tableN), C.size_t(p.gathered()), unsafe.Pointer(&w[0]))
 	})
 	if err != nil || w == nil {
 		return points.G1Infinity(), err
 	}
-	return points.CombineG1(w, c), nil
+	return points.CombineG1(w, p.Window), nil
 }
 
 // MSMG2 is MSMG1 over G2.
 func (s *Stream) MSMG2(ctx context.Context, bases *G2Bases, scalars *Vector, n int) (curve.G2Jac, error) {
-	if c := bases.window; c != 0 {
-		return s.msmG2(ctx, bases, scalars, n, c, true)
-	}
-	c, err := s.PlainWindow(scalars, n)
+	p, err := s.PlanMSM(scalars, n, bases.window)
 	if err != nil {
 		return points.G2Infinity(), err
 	}
-	return s.msmG2(ctx, bases, scalars, n, c, false)
+	return s.msmG2(ctx, bases, scalars, n, p)
 }
 
 // MSMG2Window is MSMG1Window over G2.
 func (s *Stream) MSMG2Window(ctx context.Context, bases *G2Bases, scalars *Vector, n, c int) (curve.G2Jac, error) {
-	return s.msmG2(ctx, bases, scalars, n, c, false)
+	return s.msmG2(ctx, bases, scalars, n, MSMPlan{Window: c, Nonzero: n})
 }
 
-func (s *Stream) msmG2(ctx context.Context, bases *G2Bases, scalars *Vector, n, c int, table bool) (curve.G2Jac, error) {
+func (s *Stream) msmG2(ctx context.Context, bases *G2Bases, scalars *Vector, n int, p MSMPlan) (curve.G2Jac, error) {
 	var w []points.G2XYZZ
-	err := s.msm(ctx, "msm g2", &bases.bases, scalars, n, c, table, func(p unsafe.Pointer, tableN int) C.int {
-		w = make([]points.G2XYZZ, windowSums(c, table))
-		return C.pl_msm_g2(s.s, p, scalars.ptr, C.size_t(n), 1, C.int(c), C.size_t(tableN), unsafe.Pointer(&w[0]))
+	err := s.msm(ctx, "msm g2", &bases.bases, scalars, n, p, func(b unsafe.Pointer, tableN int) C.int {
+		w = make([]points.G2XYZZ, windowSums(p.Window, p.Table))
+		return C.pl_msm_g2(s.s, b, scalars.ptr, C.size_t(n), 1, C.int(p.Window), C.size_t(tableN), C.size_t(p.gathered()), unsafe.Pointer(&w[0]))
 	})
 	if err != nil || w == nil {
 		return points.G2Infinity(), err
 	}
-	return points.CombineG2(w, c), nil
+	return points.CombineG2(w, p.Window), nil
 }
 
-// PlainWindow is the window of an MSM over plain bases: Window of the
-// scalars that are not zero. A zero scalar adds nothing, while a wide
-// window's bucket reduction costs the same whatever the digits: with 97%
-// of the scalars zero (sha256's B once its 0/1 wires are summed apart;
-// cudabench -zeros 0.97, docs/cuda-perf-notes.md "v15") G1 2^26 took
-// 37.5 ms at c = 16 against 44.0 at Window(n)'s 20, G2 2^24 22.3
-// against 45.5. Counting is a pass over the scalars and a wait, so it
-// is done only where n's window is wider than 2^22's.
-func (s *Stream) PlainWindow(scalars *Vector, n int) (int, error) {
-	c := Window(n)
-	if c <= Window(1<<22) {
-		return c, nil
+// MSMPlan is how MSMG1 and MSMG2 run an MSM (PlanMSM).
+type MSMPlan struct {
+	// Window is the window size: the table's over a table, else Window
+	// of the scalars' count, of the nonzero ones' when Sparse.
+	Window int
+	// Table: the MSM runs over the bases' precomputed table.
+	Table bool
+	// Nonzero is how many of the n scalars are not zero (n when they
+	// were not counted).
+	Nonzero int
+	// Sparse: the MSM gathers the nonzero scalars' indices on the device
+	// first and runs over those points alone.
+	Sparse bool
+}
+
+// gathered is pl_msm_*'s nnz argument: the nonzero count when the MSM
+// gathers them, else 0.
+func (p MSMPlan) gathered() int {
+	if p.Sparse {
+		return p.Nonzero
 	}
-	nz, err := s.CountNonzero(scalars, n)
-	if err != nil {
-		return 0, err
+	return 0
+}
+
+// countFrom is the fewest scalars PlanMSM counts the nonzero ones of:
+// counting is a pass over the scalars and a wait for the stream.
+const countFrom = 1 << 16
+
+// PlanMSM is how an MSM of the first n scalars runs, over bases whose
+// table has window table (0: plain bases). A zero scalar adds nothing,
+// yet it costs an MSM its digits' sort and, in a wide window, buckets
+// to reduce: sha256's B and K, once their 0/1 wires are summed apart,
+// are 99% zeros (and most of the rest -1), and a 2^26 MSM over them took
+// 26-32 ms at c = 20 (docs/scale.md). So from countFrom scalars the
+// nonzero ones are counted, and an MSM whose scalars are at least half
+// zeros runs over the nonzero ones alone (Sparse), at the window of their
+// count: a 2^26 MSM of 1% nonzero scalars then costs about what a
+// 2^19.4-point one does, and a pass over the scalars to gather them.
+func (s *Stream) PlanMSM(scalars *Vector, n, table int) (MSMPlan, error) {
+	p := MSMPlan{Window: table, Table: table != 0, Nonzero: n}
+	if n >= countFrom {
+		nz, err := s.CountNonzero(scalars, n)
+		if err != nil {
+			return MSMPlan{}, err
+		}
+		p.Nonzero, p.Sparse = nz, nz <= n/2
 	}
-	return Window(nz), nil
+	if !p.Table {
+		p.Window = Window(n)
+		if p.Sparse {
+			p.Window = Window(p.Nonzero)
+		}
+	}
+	return p, nil
 }
 
 // CountNonzero is how many of the vector's first n elements are not zero
@@ -249,25 +281,25 @@ func windowSums(c int, table bool) int {
 
 // msm checks an MSM's arguments and runs kernel on the bases' device
 // pointer, with the table's row length when it runs over the table (0
-// otherwise); kernel is not called when n is 0.
-func (s *Stream) msm(ctx context.Context, what string, b *bases, scalars *Vector, n, c int, table bool, kernel func(p unsafe.Pointer, tableN int) C.int) error {
+// otherwise); kernel is not called when n is 0 or no scalar is nonzero.
+func (s *Stream) msm(ctx context.Context, what string, b *bases, scalars *Vector, n int, p MSMPlan, kernel func(p unsafe.Pointer, tableN int) C.int) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	if n > b.n || n > scalars.n {
 		return fmt.Errorf("cuda: %s of %d with %d bases and %d scalars", what, n, b.n, scalars.n)
 	}
-	if c < 4 || c > 24 {
+	if c := p.Window; c < 4 || c > 24 {
 		return fmt.Errorf("cuda: %s of %d: window %d is not in [4, 24]", what, n, c)
 	}
-	if n == 0 {
+	if n == 0 || p.Nonzero == 0 {
 		return nil
 	}
 	tableN := 0
-	if table {
+	if p.Table {
 		tableN = b.n
 	}
-	if err := b.use(what, func(p unsafe.Pointer) error { return check(kernel(p, tableN)) }); err != nil {
+	if err := b.use(what, func(ptr unsafe.Pointer) error { return check(kernel(ptr, tableN)) }); err != nil {
 		return fmt.Errorf("cuda: %s of %d on device %d: %w", what, n, s.d.index, err)
 	}
 	return nil

@@ -2,8 +2,8 @@
 #include "msm_impl.cuh"
 
 extern "C" int pl_msm_g2(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont,
-                         int c, size_t table_n, void* out) {
-  return pl::msmk::msm<pl::Fp2>(s, bases, scalars, n, mont, c, table_n, out);
+                         int c, size_t table_n, size_t nnz, void* out) {
+  return pl::msmk::msm<pl::Fp2>(s, bases, scalars, n, mont, c, table_n, nnz, out);
 }
 
 extern "C" int pl_precompute_g2(pl_stream* s, void* table, size_t n, int c) {

@@ -48,6 +48,7 @@ var (
 	tables   = flag.String("t", "", "G1 MSM over a precomputed table: the table windows to try at each size")
 	tables2  = flag.String("t2", "", "G2 MSM over a precomputed table: the table windows to try at each size")
 	sums     = flag.String("sum", "", "G1 batch additions (SumG1) of 2^l random bases of a 2^l key, sizes (log2)")
+	sumOnes  = flag.Float64("sumones", 0, "-sum: instead of 2^l random bases, each base of the key with this probability, in order (sha256's ones: about 0.3 of its wires)")
 	dump     = flag.String("dump", "", "write each MSM's and NTT's inputs to this folder for another library's timing program (gN-L.points: the affine points in gnark-crypto's memory layout, Montgomery form; gN-L.scalars: 32-byte canonical little-endian scalars; ntt-L.in and ntt-L.out: the forward DIF NTT's input and output, fr.Element memory, Montgomery form) and print `result gN N X Y`, the plain MSM's affine result in canonical big-endian hex, and `omega N W`, the NTT domain's generator")
 	nttAll   = flag.Bool("nttall", false, "also time the forward DIT and the inverse DIF and DIT NTTs (no gnark-crypto column)")
 	distinct = flag.Int("distinct", ref.Distinct, "distinct MSM base points, repeated to the size (0: all distinct, slow to make at 2^24)")
@@ -108,15 +109,16 @@ func median(n int, f func() error) (time.Duration, error) {
 }
 
 // benchWindows times an MSM of 2^l terms (gpu, median of reps after a
-// warm-up) at def, the window MSMG1 and MSMG2 take for its scalars
-// (Stream.PlainWindow), and each extra one; at def
-// it also times gnark-crypto on the host (host, which says whether its
-// result equals the GPU's last one) when -cpu is set. The note gives
-// what the warm-up took from the device's pool beside cuda.MSMScratch's
-// bound of the XYZZ accumulation (a G2 MSM under the batch-affine cap
-// takes that scratch too).
-func benchWindows(d *cuda.Device, op string, l, def int, extra []int, reps, xyzz int, gpu func(c int) error, host func() (time.Duration, bool)) {
-	for _, c := range append([]int{def}, extra...) {
+// warm-up): first as MSMG1 and MSMG2 run it (gpu(0), plan being
+// Stream.PlanMSM's), then at each extra window over every scalar; the
+// first row also times gnark-crypto on the host (host, which says
+// whether its result equals the GPU's last one) when -cpu is set. The
+// note gives what the warm-up took from the device's pool beside
+// cuda.MSMScratch's bound of the XYZZ accumulation (a G2 MSM under the
+// batch-affine cap takes that scratch too), for the first row that of
+// Window(2^l), which the device estimates count.
+func benchWindows(d *cuda.Device, op string, l int, plan cuda.MSMPlan, extra []int, reps, xyzz int, gpu func(c int) error, host func() (time.Duration, bool)) {
+	for _, c := range append([]int{0}, extra...) {
 		before, _, err := d.PoolUsage(true)
 		must(err)
 		must(gpu(c)) // warm-up
@@ -125,9 +127,16 @@ func benchWindows(d *cuda.Device, op string, l, def int, extra []int, reps, xyzz
 		t, err := median(reps, func() error { return gpu(c) })
 		must(err)
 		var tc time.Duration
-		note := fmt.Sprintf("c=%d, scratch %.2f GiB (MSMScratch %.2f)", c,
-			float64(high-before)/(1<<30), float64(cuda.MSMScratch(1<<l, c, false, xyzz))/(1<<30))
-		if *cpu && c == def {
+		window, bound := c, c
+		if c == 0 {
+			window, bound = plan.Window, cuda.Window(1<<l)
+		}
+		note := fmt.Sprintf("c=%d, scratch %.2f GiB (MSMScratch %.2f)", window,
+			float64(high-before)/(1<<30), float64(cuda.MSMScratch(1<<l, bound, false, xyzz))/(1<<30))
+		if c == 0 && plan.Sparse {
+			note += fmt.Sprintf(", over the %d nonzero", plan.Nonzero)
+		}
+		if *cpu && c == 0 {
 			var same bool
 			if tc, same = host(); !same {
 				note += " MISMATCH"
@@ -489,10 +498,17 @@ func main() {
 		must(err)
 		must(s.Upload(v, sc, false))
 		var got curve.G1Jac
-		def, err := s.PlainWindow(v, n)
+		plan, err := s.PlanMSM(v, n, 0)
 		must(err)
-		benchWindows(d, "msm G1", l, def, logs(*windows), *reps, cuda.G1XYZZBytes,
-			func(c int) (err error) { got, err = s.MSMG1Window(ctx, b, v, n, c); return err },
+		benchWindows(d, "msm G1", l, plan, logs(*windows), *reps, cuda.G1XYZZBytes,
+			func(c int) (err error) {
+				if c == 0 {
+					got, err = s.MSMG1(ctx, b, v, n)
+				} else {
+					got, err = s.MSMG1Window(ctx, b, v, n, c)
+				}
+				return err
+			},
 			func() (time.Duration, bool) {
 				var want curve.G1Jac
 				t0 := time.Now()
@@ -520,9 +536,14 @@ func main() {
 		pts := ref.G1N(r, n, *distinct)
 		b, err := d.LoadG1(fmt.Sprintf("bench-sum-%d", l), pts)
 		must(err)
-		idx := make([]int32, n)
-		for i := range idx {
-			idx[i] = int32(r.IntN(n))
+		idx := make([]int32, 0, n)
+		for i := 0; i < n; i++ {
+			switch {
+			case *sumOnes == 0:
+				idx = append(idx, int32(r.IntN(n)))
+			case r.Float64() < *sumOnes:
+				idx = append(idx, int32(i))
+			}
 		}
 		var got curve.G1Jac
 		must(func() (err error) { got, err = s.SumG1(ctx, b, idx); return err }())
@@ -532,9 +553,9 @@ func main() {
 		for _, i := range idx {
 			want.AddMixed(&pts[i])
 		}
-		note := ""
+		note := fmt.Sprintf("%d points, %.2f ns a point", len(idx), float64(t.Nanoseconds())/float64(max(len(idx), 1)))
 		if !want.Equal(&got) {
-			note = "MISMATCH"
+			note += " MISMATCH"
 		}
 		add("sum G1", l, t, 0, note)
 		must(d.Evict(fmt.Sprintf("bench-sum-%d", l)))
@@ -549,10 +570,17 @@ func main() {
 		must(err)
 		must(s.Upload(v, sc, false))
 		var got curve.G2Jac
-		def, err := s.PlainWindow(v, n)
+		plan, err := s.PlanMSM(v, n, 0)
 		must(err)
-		benchWindows(d, "msm G2", l, def, logs(*windows2), max(*reps/2, 1), cuda.G2XYZZBytes,
-			func(c int) (err error) { got, err = s.MSMG2Window(ctx, b, v, n, c); return err },
+		benchWindows(d, "msm G2", l, plan, logs(*windows2), max(*reps/2, 1), cuda.G2XYZZBytes,
+			func(c int) (err error) {
+				if c == 0 {
+					got, err = s.MSMG2(ctx, b, v, n)
+				} else {
+					got, err = s.MSMG2Window(ctx, b, v, n, c)
+				}
+				return err
+			},
 			func() (time.Duration, bool) {
 				var want curve.G2Jac
 				t0 := time.Now()

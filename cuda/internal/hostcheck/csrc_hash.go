@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "5095183539dd084d435ed7ab49c9c991c9d1a858a52e7ce65bb491303e362d5f"
+const csrcHash = "302297bca3b53a775b5c7bd36c7939a7e0daaf7828409819069ff8774a9d0715"
