@@ -81,9 +81,10 @@ typedef struct {
 #define PL_VEC_SUB 3
 int pl_fr_vec(pl_stream* s, int op, void* dst, const void* a, const void* b, size_t n);
 int pl_fr_vec_const(pl_stream* s, int op, void* dst, const void* a, pl_fr c, size_t n);
-/* *out = how many of v[0..n) are not zero (either form); waits for the
- * stream. */
-int pl_fr_count_nonzero(pl_stream* s, const void* v, size_t n, uint64_t* out);
+/* How many of v[0..n) are not zero, and how many of those are 1 or -1
+ * (in Montgomery form when mont); waits for the stream. */
+int pl_fr_count(pl_stream* s, const void* v, size_t n, int mont, uint64_t* nonzero,
+                uint64_t* units);
 /* spin kernel for the overlap test: about `iters` field multiplications
  * per thread over v. */
 int pl_busy(pl_stream* s, void* v, size_t n, int iters);
@@ -99,22 +100,27 @@ int pl_fp_squarings(pl_stream* s, uint64_t* host, size_t n, int iters, unsigned 
  * the points and out receives ceil(256/c) window sums (XYZZ, host); with
  * table_n > 0, bases is a table pl_precompute_* filled for the same c with
  * rows of table_n >= n points, and out receives the one sum. nnz > 0 says
- * that exactly nnz of the n scalars are not zero (pl_fr_count_nonzero):
- * the MSM then gathers their indices on the device first and runs over
- * them alone (PL_ERR_ARG if the count differs). */
+ * that exactly nnz of the n scalars are not zero and units of those are 1
+ * or -1 (pl_fr_count): the MSM then gathers the units' indices and sums
+ * their points apart, with their signs, gathers the other nonzero
+ * scalars' indices and runs over those alone, and adds the units' sum to
+ * the first window's (PL_ERR_ARG if a count differs). */
 int pl_msm_g1(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont, int c,
-              size_t table_n, size_t nnz, void* out);
+              size_t table_n, size_t nnz, size_t units, void* out);
 int pl_msm_g2(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont, int c,
-              size_t table_n, size_t nnz, void* out);
+              size_t table_n, size_t nnz, size_t units, void* out);
 /* Fixed-base precomputation: table (device) holds W = ceil(256/c) rows of
  * n affine points, row 0 the bases; fills rows 1..W-1 with table[w·n + i]
  * = 2^(c·w)·table[i]. W·n < 2^31. Queued only; temporaries (240 bytes a
  * point of a 2^21-point chunk for G1, 480 for G2) from the stream's pool. */
 int pl_precompute_g1(pl_stream* s, void* table, size_t n, int c);
 int pl_precompute_g2(pl_stream* s, void* table, size_t n, int c);
-/* sum of bases[idx[i]]; idx on the host; out: one XYZZ (host). */
-int pl_sum_g1(pl_stream* s, const void* bases, const int32_t* idx, size_t count, void* out);
-int pl_sum_g2(pl_stream* s, const void* bases, const int32_t* idx, size_t count, void* out);
+/* sum of bases[idx[i]]; idx on the host; out: one XYZZ (host).
+ * PL_ERR_ARG (and out untouched) if an index is not in [0, nbases). */
+int pl_sum_g1(pl_stream* s, const void* bases, size_t nbases, const int32_t* idx, size_t count,
+              void* out);
+int pl_sum_g2(pl_stream* s, const void* bases, size_t nbases, const int32_t* idx, size_t count,
+              void* out);
 
 /* Fixed-base batch scalar multiplication (a key setup's bases): out[i] =
  * scalars[i]·G in affine form (gnark-crypto's layout, infinity as (0, 0))

@@ -386,42 +386,60 @@ func TestMSMG2(t *testing.T) {
 	}
 }
 
-// CountNonzero against a count on the host: zeros at several densities,
-// prefixes of the vector, and a count past its end refused.
-func TestCountNonzero(t *testing.T) {
+// sha256Like sets scalars of x to zero with probability zeros, and of the
+// rest to 1 or -1 with probability units (half each), as sha256's wires
+// are (68% zeros, 30% ones, 1% minus ones).
+func sha256Like(r *rand.Rand, x []fr.Element, zeros, units float64) {
+	for i := range x {
+		switch f := r.Float64(); {
+		case f < zeros:
+			x[i].SetZero()
+		case f < zeros+units/2:
+			x[i].SetOne()
+		case f < zeros+units:
+			x[i].SetInt64(-1)
+		}
+	}
+}
+
+// Count against a count on the host: zeros and units at several
+// densities, prefixes of the vector, and a count past its end refused.
+func TestCount(t *testing.T) {
 	s := stream(t)
 	r := rng(t)
 	for _, n := range []int{1, 1000, 1<<16 + 3} {
-		for _, zeros := range []float64{0, 0.5, 0.97, 1} {
+		for _, mix := range [][2]float64{{0, 0}, {0.5, 0}, {0.68, 0.31}, {0, 1}, {1, 0}} {
 			x := ref.Fr(r, n)
-			for i := range x {
-				if r.Float64() < zeros {
-					x[i].SetZero()
-				}
-			}
+			sha256Like(r, x, mix[0], mix[1])
 			v := upload(t, s, x)
 			for _, m := range []int{0, n / 3, n} {
-				want := 0
+				nz, units := 0, 0
 				for i := range x[:m] {
+					var neg fr.Element
+					neg.Neg(&x[i])
 					if !x[i].IsZero() {
-						want++
+						nz++
+					}
+					if x[i].IsOne() || neg.IsOne() {
+						units++
 					}
 				}
-				if got, err := s.CountNonzero(v, m); err != nil || got != want {
-					t.Fatalf("%d of %d, %.2f zeros: %d nonzero (%v), want %d", m, n, zeros, got, err, want)
+				if gnz, gu, err := s.Count(v, m); err != nil || gnz != nz || gu != units {
+					t.Fatalf("%d of %d, %v zeros and units: %d nonzero and %d units (%v), want %d and %d", m, n, mix, gnz, gu, err, nz, units)
 				}
 			}
-			if _, err := s.CountNonzero(v, n+1); err == nil {
+			if _, _, err := s.Count(v, n+1); err == nil {
 				t.Fatalf("a count of %d elements of %d: no error", n+1, n)
 			}
 		}
 	}
 }
 
-// MSMs over mostly-zero scalars (PlanMSM's Sparse: the nonzero ones
-// gathered on the device) against gnark-crypto: G1 and G2, plain and over
-// a table, the whole vector and a prefix of it, at zero fractions on both
-// sides of the half that decides; the plan's window and count checked.
+// MSMs over mostly zero or unit scalars (PlanMSM's Sparse: the units
+// summed apart and the others gathered on the device) against
+// gnark-crypto: G1 and G2, plain and over a table, the whole vector and a
+// prefix of it, at mixes on both sides of the half that decides, units
+// alone and zeros alone; the plan's window and counts checked.
 func TestMSMOverMostlyZeroScalars(t *testing.T) {
 	s := stream(t)
 	r := rng(t)
@@ -432,6 +450,7 @@ func TestMSMOverMostlyZeroScalars(t *testing.T) {
 		p1, _, sc := msmInputs(r, n, false)
 		_, p2, _ := msmInputs(r, n, true)
 		id := strconv.Itoa(logn)
+		// n - 3 at 2^16 is under countFrom: the dense MSM, uncounted
 		b1, err := d.LoadG1("test-sparse-g1-"+id, p1)
 		if err != nil {
 			t.Fatal(err)
@@ -448,28 +467,34 @@ func TestMSMOverMostlyZeroScalars(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, zeros := range []float64{0.3, 0.6, 0.99, 1} {
+		// zeros, then units (1 and -1) among the rest: dense, sparse, sha256's
+		// mix, units alone, nothing but zeros
+		for _, mix := range [][2]float64{{0.3, 0}, {0.6, 0}, {0.2, 0.5}, {0.99, 0}, {0.68, 0.31}, {0, 1}, {1, 0}} {
 			x := slices.Clone(sc)
-			for i := range x {
-				if r.Float64() < zeros {
-					x[i].SetZero()
-				}
-			}
+			sha256Like(r, x, mix[0], mix[1])
 			v := upload(t, s, x)
 			for _, m := range []int{n, n - 3} {
-				nz := 0
+				nz, units := 0, 0
 				for i := range x[:m] {
+					var neg fr.Element
+					neg.Neg(&x[i])
 					if !x[i].IsZero() {
 						nz++
 					}
+					if x[i].IsOne() || neg.IsOne() {
+						units++
+					}
 				}
-				c := Window(m)
-				if nz <= m/2 {
-					c = Window(nz)
+				want := MSMPlan{Window: Window(m), Nonzero: m} // not counted
+				if m >= countFrom {
+					want.Nonzero, want.Units, want.Sparse = nz, units, nz-units <= m/2
+					if want.Sparse {
+						want.Window = Window(nz - units)
+					}
 				}
-				p, err := s.PlanMSM(v, m, 0)
-				if err != nil || p.Nonzero != nz || p.Sparse != (nz <= m/2) || p.Window != c {
-					t.Fatalf("2^%d, %d scalars, %.2f zeros: plan %+v (%v), want %d nonzero, window %d", logn, m, zeros, p, err, nz, c)
+				zeros := mix
+				if p, err := s.PlanMSM(v, m, 0); err != nil || p != want {
+					t.Fatalf("2^%d, %d scalars, %v zeros and units: plan %+v (%v), want %+v", logn, m, zeros, p, err, want)
 				}
 				var want1 curve.G1Jac
 				want1.MultiExp(p1[:m], x[:m], ecc.MultiExpConfig{})
@@ -477,15 +502,15 @@ func TestMSMOverMostlyZeroScalars(t *testing.T) {
 				want2.MultiExp(p2[:m], x[:m], ecc.MultiExpConfig{})
 				for _, b := range []*G1Bases{b1, t1} {
 					if got, err := s.MSMG1(ctx, b, v, m); err != nil || !got.Equal(&want1) {
-						t.Fatalf("msm g1 2^%d (table %d), %d scalars, %.2f zeros (%+v): differs from gnark (%v)", logn, b.window, m, zeros, p, err)
+						t.Fatalf("msm g1 2^%d (table %d), %d scalars, %v zeros and units (%+v): differs from gnark (%v)", logn, b.window, m, zeros, want, err)
 					}
 				}
 				for _, b := range []*G2Bases{b2, t2} {
 					if got, err := s.MSMG2(ctx, b, v, m); err != nil || !got.Equal(&want2) {
-						t.Fatalf("msm g2 2^%d (table %d), %d scalars, %.2f zeros (%+v): differs from gnark (%v)", logn, b.window, m, zeros, p, err)
+						t.Fatalf("msm g2 2^%d (table %d), %d scalars, %v zeros and units (%+v): differs from gnark (%v)", logn, b.window, m, zeros, want, err)
 					}
 				}
-				t.Logf("2^%d, %d scalars, %.2f zeros: %+v; g1 and g2, plain and over tables, equal gnark's", logn, m, zeros, p)
+				t.Logf("2^%d, %d scalars, %v zeros and units: %+v; g1 and g2, plain and over tables, equal gnark's", logn, m, zeros, want)
 			}
 		}
 	}
@@ -494,8 +519,8 @@ func TestMSMOverMostlyZeroScalars(t *testing.T) {
 // MSMScratch, which the device memory estimate counts the wider windows
 // by, bounds what an MSM takes from the device's pool, and closely: G1
 // and G2 (their XYZZ accumulation), plain and over a table, c = 16 and
-// 20, at 2^16 and the largest size tested up to 2^20; and an MSM over
-// its nonzero tenth takes no more than the dense one of Window(n).
+// 20, at 2^16 and the largest size tested up to 2^20; and a sparse MSM
+// (sha256's mix) takes no more than the dense one of Window(n).
 func TestMSMScratchBoundsWhatAnMSMTakes(t *testing.T) {
 	t.Setenv("PROOFLANE_CUDA_AFFINE_MAX", "0") // G2 by the XYZZ segments
 	s := stream(t)
@@ -521,11 +546,7 @@ func TestMSMScratchBoundsWhatAnMSMTakes(t *testing.T) {
 			t.Fatal(err)
 		}
 		x := slices.Clone(sc)
-		for i := range x {
-			if i%10 != 0 {
-				x[i].SetZero()
-			}
-		}
+		sha256Like(r, x, 0.68, 0.31)
 		sparse := upload(t, s, x)
 		for _, m := range []struct {
 			what  string
@@ -539,8 +560,8 @@ func TestMSMScratchBoundsWhatAnMSMTakes(t *testing.T) {
 			{"g2 c=16", 16, false, G2XYZZBytes, func() error { _, err := s.MSMG2Window(ctx, b2, v, n, 16); return err }},
 			{"g2 c=20", 20, false, G2XYZZBytes, func() error { _, err := s.MSMG2Window(ctx, b2, v, n, 20); return err }},
 			{"g1 table", tc, true, G1XYZZBytes, func() error { _, err := s.MSMG1(ctx, t1, v, n); return err }},
-			// over the nonzero tenth of the scalars, within what the
-			// estimate counts for the vector: Window(n)'s dense MSM
+			// over sha256's mix of scalars (the units summed apart),
+			// within what the estimate counts: Window(n)'s dense MSM
 			{"g1 sparse", Window(n), false, G1XYZZBytes, func() error { _, err := s.MSMG1(ctx, b1, sparse, n); return err }},
 			{"g2 sparse", Window(n), false, G2XYZZBytes, func() error { _, err := s.MSMG2(ctx, b2, sparse, n); return err }},
 		} {

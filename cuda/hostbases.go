@@ -31,7 +31,7 @@ func (s *Stream) MSMG1Host(ctx context.Context, pts []curve.G1Affine, scalars *V
 		func(buf, sc unsafe.Pointer, k int) error {
 			c := Window(k)
 			w := make([]points.G1XYZZ, (256+c-1)/c)
-			if err := check(C.pl_msm_g1(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, 0, unsafe.Pointer(&w[0]))); err != nil {
+			if err := check(C.pl_msm_g1(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, 0, 0, unsafe.Pointer(&w[0]))); err != nil {
 				return err
 			}
 			r := points.CombineG1(w, c)
@@ -48,7 +48,7 @@ func (s *Stream) MSMG2Host(ctx context.Context, pts []curve.G2Affine, scalars *V
 		func(buf, sc unsafe.Pointer, k int) error {
 			c := Window(k)
 			w := make([]points.G2XYZZ, (256+c-1)/c)
-			if err := check(C.pl_msm_g2(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, 0, unsafe.Pointer(&w[0]))); err != nil {
+			if err := check(C.pl_msm_g2(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, 0, 0, unsafe.Pointer(&w[0]))); err != nil {
 				return err
 			}
 			r := points.CombineG2(w, c)
@@ -82,7 +82,7 @@ func (s *Stream) SumG1Host(ctx context.Context, pts []curve.G1Affine, idx []int3
 	acc := points.G1Infinity()
 	err := hostSum(s, ctx, "sum g1", pts, idx, chunk, func(buf unsafe.Pointer, ident []int32) error {
 		var r points.G1XYZZ
-		if err := check(C.pl_sum_g1(s.s, buf, (*C.int32_t)(unsafe.Pointer(&ident[0])), C.size_t(len(ident)), unsafe.Pointer(&r))); err != nil {
+		if err := check(C.pl_sum_g1(s.s, buf, C.size_t(len(ident)), (*C.int32_t)(unsafe.Pointer(&ident[0])), C.size_t(len(ident)), unsafe.Pointer(&r))); err != nil {
 			return err
 		}
 		j := r.Jac()
@@ -97,7 +97,7 @@ func (s *Stream) SumG2Host(ctx context.Context, pts []curve.G2Affine, idx []int3
 	acc := points.G2Infinity()
 	err := hostSum(s, ctx, "sum g2", pts, idx, chunk, func(buf unsafe.Pointer, ident []int32) error {
 		var r points.G2XYZZ
-		if err := check(C.pl_sum_g2(s.s, buf, (*C.int32_t)(unsafe.Pointer(&ident[0])), C.size_t(len(ident)), unsafe.Pointer(&r))); err != nil {
+		if err := check(C.pl_sum_g2(s.s, buf, C.size_t(len(ident)), (*C.int32_t)(unsafe.Pointer(&ident[0])), C.size_t(len(ident)), unsafe.Pointer(&r))); err != nil {
 			return err
 		}
 		j := r.Jac()

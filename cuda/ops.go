@@ -167,7 +167,7 @@ func (s *Stream) msmG1(ctx context.Context, bases *G1Bases, scalars *Vector, n i
 	var w []points.G1XYZZ
 	err := s.msm(ctx, "msm g1", &bases.bases, scalars, n, p, func(b unsafe.Pointer, tableN int) C.int {
 		w = make([]points.G1XYZZ, windowSums(p.Window, p.Table))
-		return C.pl_msm_g1(s.s, b, scalars.ptr, C.size_t(n), 1, C.int(p.Window), C.size_t(tableN), C.size_t(p.gathered()), unsafe.Pointer(&w[0]))
+		return C.pl_msm_g1(s.s, b, scalars.ptr, C.size_t(n), 1, C.int(p.Window), C.size_t(tableN), C.size_t(p.gathered()), C.size_t(p.units()), unsafe.Pointer(&w[0]))
 	})
 	if err != nil || w == nil {
 		return points.G1Infinity(), err
@@ -193,7 +193,7 @@ func (s *Stream) msmG2(ctx context.Context, bases *G2Bases, scalars *Vector, n i
 	var w []points.G2XYZZ
 	err := s.msm(ctx, "msm g2", &bases.bases, scalars, n, p, func(b unsafe.Pointer, tableN int) C.int {
 		w = make([]points.G2XYZZ, windowSums(p.Window, p.Table))
-		return C.pl_msm_g2(s.s, b, scalars.ptr, C.size_t(n), 1, C.int(p.Window), C.size_t(tableN), C.size_t(p.gathered()), unsafe.Pointer(&w[0]))
+		return C.pl_msm_g2(s.s, b, scalars.ptr, C.size_t(n), 1, C.int(p.Window), C.size_t(tableN), C.size_t(p.gathered()), C.size_t(p.units()), unsafe.Pointer(&w[0]))
 	})
 	if err != nil || w == nil {
 		return points.G2Infinity(), err
@@ -204,20 +204,21 @@ func (s *Stream) msmG2(ctx context.Context, bases *G2Bases, scalars *Vector, n i
 // MSMPlan is how MSMG1 and MSMG2 run an MSM (PlanMSM).
 type MSMPlan struct {
 	// Window is the window size: the table's over a table, else Window
-	// of the scalars' count, of the nonzero ones' when Sparse.
+	// of the scalars' count, of the others' (below) when Sparse.
 	Window int
 	// Table: the MSM runs over the bases' precomputed table.
 	Table bool
 	// Nonzero is how many of the n scalars are not zero (n when they
-	// were not counted).
-	Nonzero int
-	// Sparse: the MSM gathers the nonzero scalars' indices on the device
-	// first and runs over those points alone.
+	// were not counted), and Units how many of those are 1 or -1.
+	Nonzero, Units int
+	// Sparse: the MSM gathers its scalars' indices on the device first,
+	// sums the units' points apart (with their signs), and runs over the
+	// other nonzero scalars' points alone.
 	Sparse bool
 }
 
-// gathered is pl_msm_*'s nnz argument: the nonzero count when the MSM
-// gathers them, else 0.
+// gathered and units are pl_msm_*'s nnz and units arguments: the counts
+// when the MSM gathers, else 0.
 func (p MSMPlan) gathered() int {
 	if p.Sparse {
 		return p.Nonzero
@@ -225,49 +226,57 @@ func (p MSMPlan) gathered() int {
 	return 0
 }
 
-// countFrom is the fewest scalars PlanMSM counts the nonzero ones of:
-// counting is a pass over the scalars and a wait for the stream.
+func (p MSMPlan) units() int {
+	if p.Sparse {
+		return p.Units
+	}
+	return 0
+}
+
+// countFrom is the fewest scalars PlanMSM counts: counting is a pass
+// over the scalars and a wait for the stream.
 const countFrom = 1 << 16
 
 // PlanMSM is how an MSM of the first n scalars runs, over bases whose
 // table has window table (0: plain bases). A zero scalar adds nothing,
-// yet it costs an MSM its digits' sort and, in a wide window, buckets
-// to reduce: sha256's B and K, once their 0/1 wires are summed apart,
-// are 99% zeros (and most of the rest -1), and a 2^26 MSM over them took
-// 26-32 ms at c = 20 (docs/scale.md). So from countFrom scalars the
-// nonzero ones are counted, and an MSM whose scalars are at least half
-// zeros runs over the nonzero ones alone (Sparse), at the window of their
-// count: a 2^26 MSM of 1% nonzero scalars then costs about what a
-// 2^19.4-point one does, and a pass over the scalars to gather them.
+// and 1 or -1 adds one point, yet in the MSM each costs its digits' sort
+// and, in a wide window, buckets to reduce. sha256's wires are 68% zeros,
+// 30% ones and 1% minus ones (its ch products e·(f-g)); a 2^26 MSM over
+// its K took 26-32 ms at c = 20 with the ones summed apart on the host,
+// whose index lists, checked and uploaded, cost another ~30 ms a vector
+// (docs/scale.md). So from countFrom scalars the zeros and units are
+// counted, and an MSM of which at most half the scalars are neither runs
+// Sparse, at the window of the others' count.
 func (s *Stream) PlanMSM(scalars *Vector, n, table int) (MSMPlan, error) {
 	p := MSMPlan{Window: table, Table: table != 0, Nonzero: n}
 	if n >= countFrom {
-		nz, err := s.CountNonzero(scalars, n)
+		nz, units, err := s.Count(scalars, n)
 		if err != nil {
 			return MSMPlan{}, err
 		}
-		p.Nonzero, p.Sparse = nz, nz <= n/2
+		p.Nonzero, p.Units, p.Sparse = nz, units, nz-units <= n/2
 	}
 	if !p.Table {
 		p.Window = Window(n)
 		if p.Sparse {
-			p.Window = Window(p.Nonzero)
+			p.Window = Window(p.Nonzero - p.Units)
 		}
 	}
 	return p, nil
 }
 
-// CountNonzero is how many of the vector's first n elements are not zero
-// (in either form); it waits for the stream.
-func (s *Stream) CountNonzero(v *Vector, n int) (int, error) {
+// Count is how many of the vector's first n elements (Montgomery form)
+// are not zero, and how many of those are 1 or -1; it waits for the
+// stream.
+func (s *Stream) Count(v *Vector, n int) (nonzero, units int, err error) {
 	if n < 0 || n > v.n {
-		return 0, fmt.Errorf("cuda: count of %d elements of a vector of %d", n, v.n)
+		return 0, 0, fmt.Errorf("cuda: count of %d elements of a vector of %d", n, v.n)
 	}
-	var k C.uint64_t
-	if err := check(C.pl_fr_count_nonzero(s.s, v.ptr, C.size_t(n), &k)); err != nil {
-		return 0, fmt.Errorf("cuda: count of %d elements on device %d: %w", n, s.d.index, err)
+	var nz, u C.uint64_t
+	if err := check(C.pl_fr_count(s.s, v.ptr, C.size_t(n), 1, &nz, &u)); err != nil {
+		return 0, 0, fmt.Errorf("cuda: count of %d elements on device %d: %w", n, s.d.index, err)
 	}
-	return int(k), nil
+	return int(nz), int(u), nil
 }
 
 // windowSums is the sums an MSM returns: one a window, or one in all over
@@ -305,6 +314,9 @@ func (s *Stream) msm(ctx context.Context, what string, b *bases, scalars *Vector
 	return nil
 }
 
+// checkIndices names the first index of idx out of [0, n), for the
+// message of a sum the device refused: the device checks them as it
+// reads them, which a pass here took as long as the sum itself.
 func checkIndices(idx []int32, n int) error {
 	for _, i := range idx {
 		if i < 0 || int(i) >= n {
@@ -322,14 +334,14 @@ func (s *Stream) SumG1(ctx context.Context, bases *G1Bases, idx []int32) (curve.
 	if len(idx) == 0 {
 		return points.G1Infinity(), nil
 	}
-	if err := checkIndices(idx, bases.n); err != nil {
-		return curve.G1Jac{}, err
-	}
 	var r points.G1XYZZ
 	err := bases.use("sum g1", func(p unsafe.Pointer) error {
-		return check(C.pl_sum_g1(s.s, p, (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r)))
+		return check(C.pl_sum_g1(s.s, p, C.size_t(bases.n), (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r)))
 	})
 	if err != nil {
+		if bad := checkIndices(idx, bases.n); bad != nil {
+			return curve.G1Jac{}, bad
+		}
 		return curve.G1Jac{}, fmt.Errorf("cuda: sum g1 of %d on device %d: %w", len(idx), s.d.index, err)
 	}
 	return r.Jac(), nil
@@ -343,14 +355,14 @@ func (s *Stream) SumG2(ctx context.Context, bases *G2Bases, idx []int32) (curve.
 	if len(idx) == 0 {
 		return points.G2Infinity(), nil
 	}
-	if err := checkIndices(idx, bases.n); err != nil {
-		return curve.G2Jac{}, err
-	}
 	var r points.G2XYZZ
 	err := bases.use("sum g2", func(p unsafe.Pointer) error {
-		return check(C.pl_sum_g2(s.s, p, (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r)))
+		return check(C.pl_sum_g2(s.s, p, C.size_t(bases.n), (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r)))
 	})
 	if err != nil {
+		if bad := checkIndices(idx, bases.n); bad != nil {
+			return curve.G2Jac{}, bad
+		}
 		return curve.G2Jac{}, fmt.Errorf("cuda: sum g2 of %d on device %d: %w", len(idx), s.d.index, err)
 	}
 	return r.Jac(), nil

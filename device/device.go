@@ -92,6 +92,10 @@ type Device interface {
 	// WantsCanonical reports whether MSM scalars are best uploaded in
 	// canonical form.
 	WantsCanonical() bool
+	// SumsUnits reports whether the device's MSMs find their scalars of 1
+	// and -1 and sum those points apart themselves, so that a stage need
+	// not list them (sha256's wires are 30% ones).
+	SumsUnits() bool
 	// LoadG1 makes points resident under key. Loading a key already
 	// resident is a no-op returning the same handle.
 	LoadG1(key string, points []curve.G1Affine) (G1Bases, error)

@@ -13,6 +13,7 @@
 #include "common.cuh"
 #include "msm.cuh"
 #include "msm_affine.cuh"
+#include "vec.cuh"
 
 namespace pl {
 namespace msmk {
@@ -62,33 +63,38 @@ __global__ void k_recode(const Fr* scalars, const uint32_t* idx, size_t n, int m
   }
 }
 
-// Whether scalar i is not zero (in either form: zero is zero in both).
-struct NonzeroAt {
+// Whether scalar i is of class want (scalar_class).
+struct ClassAt {
   const Fr* v;
-  __device__ bool operator()(uint32_t i) const {
-    uint32_t any = 0;
-    PL_UNROLL for (int j = 0; j < 8; j++) any |= v[i].v[j];
-    return any != 0;
-  }
+  Fr one, minus;
+  ScalarClass want;
+  __device__ bool operator()(uint32_t i) const { return scalar_class(v[i], one, minus) == want; }
 };
 
-// The indices of the nonzero scalars of v[0..n), in order, into idx
-// (room for n: a vector changed since the caller counted it must not
-// write past it), checking that there are nnz of them.
-int gather_nonzero(pl_stream* s, Scratch& sc, const Fr* v, size_t n, size_t nnz, uint32_t* idx) {
+// The indices of the scalars of v[0..n) that pick selects, in order, into
+// idx (room for n: a vector changed since the caller counted it must not
+// write past it), checking that there are want of them.
+int gather(pl_stream* s, Scratch& sc, size_t n, ClassAt pick, size_t want, uint32_t* idx) {
   uint32_t* count;
   PL_TRY(sc.alloc(&count, 1));
   cub::CountingInputIterator<uint32_t> in(0);
   size_t temp_bytes = 0;
-  PL_CHECK(cub::DeviceSelect::If(nullptr, temp_bytes, in, idx, count, (int)n, NonzeroAt{v}, s->s));
+  PL_CHECK(cub::DeviceSelect::If(nullptr, temp_bytes, in, idx, count, (int)n, pick, s->s));
   uint8_t* temp;
   PL_TRY(sc.alloc(&temp, temp_bytes));
-  PL_CHECK(cub::DeviceSelect::If(temp, temp_bytes, in, idx, count, (int)n, NonzeroAt{v}, s->s));
+  PL_CHECK(cub::DeviceSelect::If(temp, temp_bytes, in, idx, count, (int)n, pick, s->s));
   PL_LAUNCHED();
   uint32_t got = 0;
   PL_CHECK(cudaMemcpyAsync(&got, count, sizeof(got), cudaMemcpyDeviceToHost, s->s));
   PL_CHECK(cudaStreamSynchronize(s->s));
-  return got == nnz ? 0 : PL_ERR_ARG;
+  return got == want ? 0 : PL_ERR_ARG;
+}
+
+// Marks the units that are -1: bit 31 of their index, as the sums read it.
+__global__ void k_unit_signs(const Fr* v, Fr minus, uint32_t* idx, size_t count) {
+  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
+       i += (size_t)gridDim.x * blockDim.x)
+    if (v[idx[i]] == minus) idx[i] |= 1u << 31;
 }
 
 __global__ void k_bounds(const uint32_t* keys, uint32_t total, MsmSort o, uint32_t half,
@@ -246,28 +252,52 @@ int reduce_groups(pl_stream* s, XYZZ<F>* pts, uint32_t groups, uint32_t stride, 
   return 0;
 }
 
-// Thread t sums bases idx[t], idx[t + threads], ...: a warp reads 32
-// neighbouring indices at a time (sorted ones read neighbouring points).
-// The next point is loaded before the addition of the current one, and
-// the kernel has the accumulation's occupancy (SegBlocks): without
-// either, a sum of sha256's ones ran at a quarter of the accumulation's
-// rate of additions.
+// Point v of a sum: bases[v], or with signs bases[v & 0x7fffffff]
+// negated when bit 31 is set; an index past nbases sets *bad and adds
+// nothing.
+template <class F>
+__device__ Affine<F> sum_point(const Affine<F>* bases, uint32_t nbases, uint32_t v, bool signs,
+                               uint32_t* bad, bool* neg) {
+  const uint32_t i = signs ? v & 0x7fffffffu : v;
+  *neg = signs && (v >> 31) != 0;
+  if (i < nbases) return bases[i];
+  *bad = 1;
+  Affine<F> z;
+  z.x = F::zero();
+  z.y = F::zero();
+  return z;
+}
+
+// Thread t sums points idx[t], idx[t + threads], ... (sum_point): a warp
+// reads 32 neighbouring indices at a time (sorted ones read neighbouring
+// points). The next point is loaded before the addition of the current
+// one, and the kernel has the accumulation's occupancy (SegBlocks).
 template <class F>
 __global__ void __launch_bounds__(HEAVY, SegBlocks<F>::value)
-    k_sum_strided(const Affine<F>* bases, const int32_t* idx, size_t count, uint32_t threads,
-                  XYZZ<F>* out) {
+    k_sum_strided(const Affine<F>* bases, uint32_t nbases, const uint32_t* idx, size_t count,
+                  bool signs, uint32_t threads, XYZZ<F>* out, uint32_t* bad) {
   uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
   if (t >= threads) return;
   XYZZ<F> acc = XYZZ<F>::inf();
   if (t < count) {
-    Affine<F> next = bases[idx[t]];
+    bool neg;
+    Affine<F> next = sum_point(bases, nbases, idx[t], signs, bad, &neg);
     for (size_t i = t; i < count; i += threads) {
       const Affine<F> cur = next;
-      if (i + threads < count) next = bases[idx[i + threads]];
-      acc.add_affine(cur, false);
+      const bool cur_neg = neg;
+      if (i + threads < count) next = sum_point(bases, nbases, idx[i + threads], signs, bad, &neg);
+      acc.add_affine(cur, cur_neg);
     }
   }
   out[t] = acc;
+}
+
+// *dst += *src, one thread.
+template <class F>
+__global__ void k_add_into(XYZZ<F>* dst, const XYZZ<F>* src) {
+  XYZZ<F> a = *dst;
+  a.add(*src);
+  *dst = a;
 }
 
 template <class F>
@@ -565,32 +595,80 @@ int precompute(pl_stream* s, void* table_, size_t n, int c) {
   return 0;
 }
 
+// The sum of points idx[0..count) (device; sum_point, signs as it says)
+// of bases[0..nbases), count > 0, into part[0] (device; part from sc);
+// *bad (device, zeroed first) is set if an index was out of range.
+template <class F>
+int sum_device(pl_stream* s, Scratch& sc, const Affine<F>* bases, size_t nbases,
+               const uint32_t* idx, size_t count, bool signs, XYZZ<F>** part, uint32_t* bad) {
+  // As many threads as the device holds at once (one wave), but at least
+  // 8 points a thread: every thread adds about the same number of points
+  // and none waits for a second wave.
+  int sms = 0, blocks = 0;
+  PL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, s->dev));
+  PL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_sum_strided<F>, HEAVY, 0));
+  size_t want = (size_t)sms * (blocks > 0 ? blocks : 1) * HEAVY;
+  if (want > (count + 7) / 8) want = (count + 7) / 8;
+  if (const char* e = getenv("PROOFLANE_CUDA_SUM_THREADS")) want = strtoull(e, nullptr, 10);  // A/B runs
+  if (want == 0) want = 1;
+  const uint32_t threads = (uint32_t)(count < want ? count : want);
+  const uint32_t nb = nbases < 0xffffffffu ? (uint32_t)nbases : 0xffffffffu;
+  PL_TRY(sc.alloc(part, threads));
+  k_sum_strided<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(bases, nb, idx, count, signs,
+                                                                 threads, *part, bad);
+  PL_LAUNCHED();
+  return reduce_groups<F>(s, *part, 1, threads, threads);
+}
+
 // The MSM over bases (table_n == 0) or over the precomputed table of
 // precompute (table_n = its row length, n <= table_n): out receives W
 // window sums, or one sum with a table.
 template <class F>
 int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mont, int c,
-        size_t table_n, size_t nnz, void* out) {
+        size_t table_n, size_t nnz, size_t units, void* out) {
   PL_CHECK(cudaSetDevice(s->dev));
-  if (c < 4 || c > 24 || n == 0 || (table_n && n > table_n) || nnz > n) return PL_ERR_ARG;
+  if (c < 4 || c > 24 || n == 0 || (table_n && n > table_n) || nnz > n || units > nnz)
+    return PL_ERR_ARG;
   if (n >= (1ull << 31)) return PL_ERR_TOO_BIG;
   const Affine<F>* bases = (const Affine<F>*)bases_;
   const Fr* scalars = (const Fr*)scalars_;
+  const uint32_t W = msm_windows(c);
+  const uint32_t Wb = table_n ? 1 : W;  // windows with buckets of their own
   Scratch sc(s);
   Profile prof("msm", n, c);
   prof.mark(s, nullptr);
-  // Over the nonzero scalars alone: their indices first, then the MSM of
-  // nnz points reads scalar and point by index.
+  // Over the nonzero scalars alone: the units' points summed apart (their
+  // sum waits in unit_sum[0] for the first window's), then the MSM of the
+  // others reads scalar and point by index.
   uint32_t* idx = nullptr;
+  XYZZ<F>* unit_sum = nullptr;
+  uint32_t* bad = nullptr;
   if (nnz) {
+    const Fr one = scalar_one(mont), minus = one.neg();
+    if (units) {
+      uint32_t* uidx;
+      PL_TRY(sc.alloc(&uidx, n));
+      PL_TRY(sc.alloc(&bad, 1));
+      PL_CHECK(cudaMemsetAsync(bad, 0, sizeof(*bad), s->s));
+      PL_TRY(gather(s, sc, n, ClassAt{scalars, one, minus, SCALAR_UNIT}, units, uidx));
+      k_unit_signs<<<grid_for(units, 256), 256, 0, s->s>>>(scalars, minus, uidx, units);
+      PL_LAUNCHED();
+      PL_TRY(sum_device<F>(s, sc, bases, n, uidx, units, true, &unit_sum, bad));
+      prof.mark(s, "units");
+    }
     PL_TRY(sc.alloc(&idx, n));
-    PL_TRY(gather_nonzero(s, sc, scalars, n, nnz, idx));
-    n = nnz;
+    PL_TRY(gather(s, sc, n, ClassAt{scalars, one, minus, SCALAR_OTHER}, nnz - units, idx));
+    n = nnz - units;
     prof.mark(s, "gather");
+    if (n == 0) {  // units alone: their sum is the first window's
+      XYZZ<F>* sums = (XYZZ<F>*)out;
+      for (uint32_t w = 0; w < Wb; w++) sums[w] = XYZZ<F>::inf();
+      PL_CHECK(cudaMemcpyAsync(sums, unit_sum, sizeof(XYZZ<F>), cudaMemcpyDeviceToHost, s->s));
+      PL_CHECK(cudaStreamSynchronize(s->s));
+      return 0;
+    }
   }
-  const uint32_t W = msm_windows(c);
   const uint32_t half = 1u << (c - 1);
-  const uint32_t Wb = table_n ? 1 : W;  // windows with buckets of their own
   const uint32_t nb = Wb * half;
   const size_t total = n * W;
   if (n >= (1ull << 31) || total >= (1ull << 31) || (size_t)W * table_n >= (1ull << 31))
@@ -654,6 +732,10 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
                                                                         Wb, chunks);
   PL_LAUNCHED();
   PL_TRY(reduce_groups<F>(s, chunks, Wb, nchunks, nchunks));
+  if (unit_sum) {
+    k_add_into<F><<<1, 1, 0, s->s>>>(chunks, unit_sum);
+    PL_LAUNCHED();
+  }
   prof.mark(s, "windows");
   PL_CHECK(cudaMemcpy2DAsync(out, sizeof(XYZZ<F>), chunks, sizeof(XYZZ<F>) * nchunks,
                              sizeof(XYZZ<F>), Wb, cudaMemcpyDeviceToHost, s->s));
@@ -663,7 +745,8 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
 }
 
 template <class F>
-int sum(pl_stream* s, const void* bases, const int32_t* idx_host, size_t count, void* out) {
+int sum(pl_stream* s, const void* bases, size_t nbases, const int32_t* idx_host, size_t count,
+        void* out) {
   PL_CHECK(cudaSetDevice(s->dev));
   if (count == 0) {
     XYZZ<F> inf = XYZZ<F>::inf();
@@ -671,28 +754,21 @@ int sum(pl_stream* s, const void* bases, const int32_t* idx_host, size_t count, 
     return 0;
   }
   Scratch sc(s);
-  int32_t* idx;
+  uint32_t *idx, *bad;
   PL_TRY(sc.alloc(&idx, count));
+  PL_TRY(sc.alloc(&bad, 1));
+  PL_CHECK(cudaMemsetAsync(bad, 0, sizeof(*bad), s->s));
+  // a negative index is one past any range: unsigned, without signs
   PL_TRY(pl_h2d_staged(s, idx, idx_host, count * sizeof(int32_t)));
-  // As many threads as the device holds at once (one wave), but at least
-  // 8 points a thread: every thread adds about the same number of points
-  // and none waits for a second wave.
-  int sms = 0, blocks = 0;
-  PL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, s->dev));
-  PL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_sum_strided<F>, HEAVY, 0));
-  size_t want = (size_t)sms * (blocks > 0 ? blocks : 1) * HEAVY;
-  if (want > (count + 7) / 8) want = (count + 7) / 8;
-  if (const char* e = getenv("PROOFLANE_CUDA_SUM_THREADS")) want = strtoull(e, nullptr, 10);  // A/B runs
-  if (want == 0) want = 1;
-  uint32_t threads = (uint32_t)(count < want ? count : want);
   XYZZ<F>* part;
-  PL_TRY(sc.alloc(&part, threads));
-  k_sum_strided<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>((const Affine<F>*)bases, idx,
-                                                                 count, threads, part);
-  PL_LAUNCHED();
-  PL_TRY(reduce_groups<F>(s, part, 1, threads, threads));
-  PL_CHECK(cudaMemcpyAsync(out, part, sizeof(XYZZ<F>), cudaMemcpyDeviceToHost, s->s));
+  PL_TRY(sum_device<F>(s, sc, (const Affine<F>*)bases, nbases, idx, count, false, &part, bad));
+  XYZZ<F> r;
+  uint32_t b = 0;
+  PL_CHECK(cudaMemcpyAsync(&r, part, sizeof(r), cudaMemcpyDeviceToHost, s->s));
+  PL_CHECK(cudaMemcpyAsync(&b, bad, sizeof(b), cudaMemcpyDeviceToHost, s->s));
   PL_CHECK(cudaStreamSynchronize(s->s));
+  if (b) return PL_ERR_ARG;
+  memcpy(out, &r, sizeof(r));
   return 0;
 }
 

@@ -5,6 +5,11 @@
 #include "vec.cuh"
 
 using pl::Fr;
+using pl::ScalarClass;
+using pl::scalar_class;
+using pl::scalar_one;
+using pl::SCALAR_ZERO;
+using pl::SCALAR_UNIT;
 
 namespace {
 
@@ -59,38 +64,48 @@ extern "C" int pl_fr_vec_const(pl_stream* s, int op, void* dst, const void* a, p
 
 namespace {
 
-// Each thread counts its elements that are not zero, each warp adds its
-// lanes' counts and one lane adds that to *out (every lane reaches the
-// shuffles: no thread leaves early).
-__global__ void k_count_nonzero(const Fr* v, size_t n, unsigned long long* out) {
-  unsigned long long k = 0;
+// Each thread counts its elements that are not zero and those that are
+// units (scalar_class), each warp adds its lanes' counts and one lane
+// adds them to out[0] and out[1] (every lane reaches the shuffles: no
+// thread leaves early).
+__global__ void k_count(const Fr* v, size_t n, Fr one, Fr minus, unsigned long long* out) {
+  unsigned long long nz = 0, units = 0;
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
        i += (size_t)gridDim.x * blockDim.x) {
-    uint32_t any = 0;
-    PL_UNROLL for (int j = 0; j < 8; j++) any |= v[i].v[j];
-    k += any != 0;
+    const ScalarClass k = scalar_class(v[i], one, minus);
+    nz += k != SCALAR_ZERO;
+    units += k == SCALAR_UNIT;
   }
-  for (int d = 16; d > 0; d >>= 1) k += __shfl_down_sync(0xffffffffu, k, d);
-  if ((threadIdx.x & 31) == 0 && k) atomicAdd(out, k);
+  for (int d = 16; d > 0; d >>= 1) {
+    nz += __shfl_down_sync(0xffffffffu, nz, d);
+    units += __shfl_down_sync(0xffffffffu, units, d);
+  }
+  if ((threadIdx.x & 31) == 0) {
+    if (nz) atomicAdd(&out[0], nz);
+    if (units) atomicAdd(&out[1], units);
+  }
 }
 
 }  // namespace
 
-extern "C" int pl_fr_count_nonzero(pl_stream* s, const void* v, size_t n, uint64_t* out) {
+extern "C" int pl_fr_count(pl_stream* s, const void* v, size_t n, int mont, uint64_t* nonzero,
+                           uint64_t* units) {
   PL_CHECK(cudaSetDevice(s->dev));
-  *out = 0;
+  *nonzero = *units = 0;
   if (n == 0) return 0;
   Scratch sc(s);
   unsigned long long* d;
-  PL_TRY(sc.alloc(&d, 1));
-  PL_CHECK(cudaMemsetAsync(d, 0, sizeof(*d), s->s));
+  PL_TRY(sc.alloc(&d, 2));
+  PL_CHECK(cudaMemsetAsync(d, 0, 2 * sizeof(*d), s->s));
   // a few blocks an SM, grid-stride: the count is one read of v
   const unsigned g = grid_for(n, 256) < 2048 ? grid_for(n, 256) : 2048;
-  k_count_nonzero<<<g, 256, 0, s->s>>>((const Fr*)v, n, d);
+  const Fr one = scalar_one(mont);
+  k_count<<<g, 256, 0, s->s>>>((const Fr*)v, n, one, one.neg(), d);
   PL_LAUNCHED();
-  unsigned long long k = 0;
-  PL_CHECK(cudaMemcpyAsync(&k, d, sizeof(k), cudaMemcpyDeviceToHost, s->s));
+  unsigned long long k[2] = {0, 0};
+  PL_CHECK(cudaMemcpyAsync(k, d, sizeof(k), cudaMemcpyDeviceToHost, s->s));
   PL_CHECK(cudaStreamSynchronize(s->s));
-  *out = k;
+  *nonzero = k[0];
+  *units = k[1];
   return 0;
 }

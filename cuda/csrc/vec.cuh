@@ -16,4 +16,17 @@ PL_HD Fr vec_op(int op, const Fr& a, const Fr& b) {
   }
 }
 
+// The class of an MSM scalar, for pl_fr_count and the MSM's gathers:
+// zero, a unit (1 or -1 in the scalars' form: one and minus are those two
+// there), or any other.
+enum ScalarClass { SCALAR_ZERO = 0, SCALAR_UNIT = 1, SCALAR_OTHER = 2 };
+
+PL_HD ScalarClass scalar_class(const Fr& x, const Fr& one, const Fr& minus) {
+  if (x.is_zero()) return SCALAR_ZERO;
+  return x == one || x == minus ? SCALAR_UNIT : SCALAR_OTHER;
+}
+
+// 1 in the scalars' form (Montgomery when mont).
+PL_HD Fr scalar_one(int mont) { return mont ? Fr::one() : Fr::raw_one(); }
+
 }  // namespace pl

@@ -87,6 +87,9 @@ func (d *cpuDevice) Info() device.Info {
 
 func (d *cpuDevice) WantsCanonical() bool { return false }
 
+// SumsUnits is false: gnark-crypto's MSM takes a one as any scalar.
+func (d *cpuDevice) SumsUnits() bool { return false }
+
 // LoadG1 keeps a reference to points: the proving key's slices are already
 // host memory, and copying them would only double the footprint.
 func (d *cpuDevice) LoadG1(key string, points []curve.G1Affine) (device.G1Bases, error) {

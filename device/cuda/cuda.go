@@ -104,6 +104,10 @@ func (d *cudaDevice) Info() device.Info {
 // convert them in registers, so the host need not convert.
 func (d *cudaDevice) WantsCanonical() bool { return false }
 
+// SumsUnits is true: an MSM mostly of zeros and units gathers them on the
+// device (cuda.Stream.PlanMSM), which beats uploading index lists.
+func (d *cudaDevice) SumsUnits() bool { return true }
+
 type cudaG1 struct{ b *cu.G1Bases }
 
 func (g cudaG1) Len() int { return g.b.Len() }

@@ -9,7 +9,9 @@ import (
 // PrepConfig is groth16.prep_msm's options.
 type PrepConfig struct {
 	// SplitOnes sends scalars equal to one to batch addition instead of
-	// the MSM (default true). Turning it off is for comparisons only.
+	// the MSM (default true). A device whose MSMs sum their ones (and
+	// minus ones) apart themselves, as cuda's do, gets the scalars as
+	// they are either way. Turning it off is for comparisons only.
 	SplitOnes bool `yaml:"split_ones"`
 }
 

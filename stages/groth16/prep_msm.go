@@ -35,7 +35,9 @@ func (s *prepMSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 	if len(sol.Wires) != len(j.PK.InfinityA) {
 		return nil, fmt.Errorf("partition %d: the solution has %d wires, the proving key is for %d", in.Partition, len(sol.Wires), len(j.PK.InfinityA))
 	}
-	out := s.scalars(j, sol.Wires)
+	// A device that sums its MSMs' ones apart itself is given them as
+	// they are: its gather beats uploading the lists (cuda.PlanMSM).
+	out := s.scalars(j, sol.Wires, s.cfg.SplitOnes && !dev.SumsUnits())
 	out.Solution = sol
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -116,9 +118,9 @@ func (p *prepPart) put(v []fr.Element, i int, w *fr.Element, kind int, ones *[]i
 // scalars builds A, B and K from the wires in one pass over them: each
 // wire is read and classified (zero, one, other) once and written to
 // every vector that keeps it, a range of chunks per core. A zero is
-// written as zero; with split_ones a one is written as zero and its index
+// written as zero; with ones a one is written as zero and its index
 // listed.
-func (s *prepMSM) scalars(j *Job, wires []fr.Element) *MSMInputs {
+func (s *prepMSM) scalars(j *Job, wires []fr.Element, ones bool) *MSMInputs {
 	pk, plan, nbPublic := j.PK, j.prepPlan(), j.nbPublic
 	out := &MSMInputs{
 		Form: device.FormMontgomery,
@@ -137,7 +139,7 @@ func (s *prepMSM) scalars(j *Job, wires []fr.Element) *MSMInputs {
 			switch {
 			case w.IsZero():
 				kind = 0
-			case s.cfg.SplitOnes && w.IsOne():
+			case ones && w.IsOne():
 				kind = 1
 			}
 			if !pk.InfinityA[i] {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/groth16"
@@ -79,6 +80,58 @@ func TestPrepMSMScalarsMatchTheWireByWireFilterOverAnyChunking(t *testing.T) {
 				})
 			}
 		}
+	}
+}
+
+// unitsBackend's devices say their MSMs sum ones apart themselves, as
+// cuda's do.
+type unitsBackend struct{ device.Backend }
+
+func (b unitsBackend) Device(i int) (device.Device, error) {
+	d, err := b.Backend.Device(i)
+	return unitsDevice{d}, err
+}
+
+type unitsDevice struct{ device.Device }
+
+func (unitsDevice) SumsUnits() bool { return true }
+
+// With split_ones on, a device that sums its MSMs' ones itself gets the
+// ones as they are and no lists: the vectors are the unsplit filter's.
+func TestPrepMSMLeavesTheOnesToADeviceThatSumsThem(t *testing.T) {
+	set := setupKeys(t, "sha256", 1<<9)
+	job, err := set.NewJob(1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := newStageSet(t, unitsBackend{cpuBackend(t, 1)}, nil)
+	values := map[stages.DataType]any{}
+	for _, typ := range dagOrder[:2] {
+		out, err := st.run(job, typ, values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values[st.output(typ)] = out
+	}
+	got := values[groth16.TypeMSMInputs].(*groth16.MSMInputs)
+	wires := got.Solution.Wires
+	var want groth16.MSMInputs
+	var za, zb, zk int
+	want.A, want.OnesA, za = filterWires(wires, set.PK.InfinityA, false)
+	want.B, want.OnesB, zb = filterWires(wires, set.PK.InfinityB, false)
+	want.K, want.OnesK, zk = filterWires(wires[set.R1CS.GetNbPublicVariables():], nil, false)
+	want.BMont, want.Zeros, want.Form = want.B, za+zb+zk, got.Form
+	if err := sameMSMInputs(got, &want); err != nil {
+		t.Fatal(err)
+	}
+	ones := 0
+	for i := range got.K {
+		if got.K[i].IsOne() {
+			ones++
+		}
+	}
+	if ones == 0 {
+		t.Error("no scalar equal to one: the test does not cover the ones")
 	}
 }
 

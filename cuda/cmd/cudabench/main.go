@@ -56,7 +56,8 @@ var (
 	frMul    = flag.String("frmul", "", "Fr multiplication throughput: 256 squarings of each of 2^l elements, sizes (log2)")
 	fpMul    = flag.String("fpmul", "", "Fp multiplication throughput: 256 squarings of each of 2^l elements with the integer mont_mul, on the FP64 pipe (fp64.cuh) and with both kinds of warps at once (-fpwarps), sizes (log2)")
 	fpWarps  = flag.String("fpwarps", "0,8,2,4,9", "-fpmul: the warps of every 8 that multiply on the FP64 pipe, one row each (0: all integer, 8: all FP64; 9: every thread both at once, on two elements)")
-	zeros    = flag.Float64("zeros", 0, "the fraction of the MSMs' scalars set to 0 (sha256's B after its 0/1 wires are summed apart: most are)")
+	zeros    = flag.Float64("zeros", 0, "the fraction of the MSMs' scalars set to 0 (sha256's wires: 0.68)")
+	units    = flag.Float64("units", 0, "the fraction of the MSMs' scalars set to 1 or -1, half each (sha256's wires: 0.31)")
 	seed     = flag.Uint64("seed", 0, "the inputs' random seed (0: a fresh one); builds run with the same seed get the same inputs, and -dump's result lines can be compared")
 )
 
@@ -134,7 +135,7 @@ func benchWindows(d *cuda.Device, op string, l int, plan cuda.MSMPlan, extra []i
 		note := fmt.Sprintf("c=%d, scratch %.2f GiB (MSMScratch %.2f)", window,
 			float64(high-before)/(1<<30), float64(cuda.MSMScratch(1<<l, bound, false, xyzz))/(1<<30))
 		if c == 0 && plan.Sparse {
-			note += fmt.Sprintf(", over the %d nonzero", plan.Nonzero)
+			note += fmt.Sprintf(", sparse: %d units summed, %d others", plan.Units, plan.Nonzero-plan.Units)
 		}
 		if *cpu && c == 0 {
 			var same bool
@@ -641,13 +642,19 @@ func cpuH(ctx context.Context, x []fr.Element, dom *fft.Domain) time.Duration {
 	return time.Since(t0)
 }
 
-// msmScalars is n random scalars, each 0 with probability -zeros.
+// msmScalars is n random scalars, each 0 with probability -zeros, else 1
+// or -1 (half each) with probability -units.
 func msmScalars(r *rand.Rand, n int) []fr.Element {
 	sc := ref.Fr(r, n)
-	if *zeros > 0 {
+	if *zeros > 0 || *units > 0 {
 		for i := range sc {
-			if r.Float64() < *zeros {
+			switch f := r.Float64(); {
+			case f < *zeros:
 				sc[i].SetZero()
+			case f < *zeros+*units/2:
+				sc[i].SetOne()
+			case f < *zeros+*units:
+				sc[i].SetInt64(-1)
 			}
 		}
 	}

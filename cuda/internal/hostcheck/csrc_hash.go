@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "302297bca3b53a775b5c7bd36c7939a7e0daaf7828409819069ff8774a9d0715"
+const csrcHash = "e52553eaacf367d563d47e0f3c733b53425a839396dc6582b4754ce26de82b2d"
