@@ -58,10 +58,11 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 		buf.Deferred = false
 	}
 	out := &G1MSMs{}
-	steps := []struct {
+	type step struct {
 		name string
 		f    func(context.Context) error
-	}{
+	}
+	steps := []step{
 		{"ntt_h", func(ctx context.Context) error {
 			if err := ComputeH(ctx, st, buf.ABC[0], buf.ABC[1], buf.ABC[2], &j.PK.Domain); err != nil {
 				return err
@@ -75,7 +76,11 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 		{"msm_b1", msm(st, b.B, buf.WB, buf.WB.Len(), &out.B1)},
 		{"msm_k", msm(st, b.K, buf.WK, buf.WK.Len(), &out.K)},
 		{"msm_h", msm(st, b.Z, buf.ABC[0], n-1, &out.H)},
-		{"batch_add", func(ctx context.Context) error {
+	}
+	// The ones the host listed (prep_msm; a device that SumsUnits finds
+	// them in its MSMs and gets none).
+	if len(buf.OnesA)+len(buf.OnesB)+len(buf.OnesK) > 0 {
+		steps = append(steps, step{"batch_add", func(ctx context.Context) error {
 			for _, x := range []struct {
 				bases   device.G1Bases
 				indices []int32
@@ -91,7 +96,7 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 				x.dst.AddAssign(&s)
 			}
 			return nil
-		}},
+		}})
 	}
 	for _, s := range steps {
 		if err := ctx.Err(); err != nil {
