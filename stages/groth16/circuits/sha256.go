@@ -2,15 +2,19 @@ package circuits
 
 import (
 	"fmt"
+	"math/big"
 	"math/bits"
 	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/constraint"
+	"github.com/consensys/gnark/constraint/solver"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 )
 
 func init() {
+	solver.RegisterHint(sha256Bits)
 	register(Family{
 		Name: "sha256",
 		Doc:  "SHA-256 hash chain h <- sha256(h) over bits (PoRep-like: most wires are 0 or 1)",
@@ -172,7 +176,7 @@ func constWord(x uint32) word {
 }
 
 func (c *sha256Circuit) Define(api frontend.API) error {
-	g := gadget{api}
+	g := newGadget(api)
 	var h [8]word
 	for i := range h {
 		h[i] = g.toWord(c.In[i], 32)
@@ -188,35 +192,106 @@ func (c *sha256Circuit) Define(api frontend.API) error {
 	return nil
 }
 
-type gadget struct{ api frontend.API }
+// gadget builds the circuit's words. Compiling is mostly the builder's
+// bookkeeping of linear expressions, so the gadget keeps its calls into
+// the builder few: the constants it scales by are made once (a Go integer
+// operand is converted to a field element on every call), sums are built
+// with one Add each rather than term by term, and the bits' booleanity
+// constraints are written directly (see boolean).
+type gadget struct {
+	api frontend.API
+	// pow[i] is the constant 2^i, for decompositions of up to 35 bits.
+	pow [35]frontend.Variable
+	// minusTwo is the constant -2 of XOR's a+b-2ab.
+	minusTwo frontend.Variable
+	// r1c is gnark's generic R1C blueprint, added to the system for the
+	// booleanity constraints; calldata is boolean's buffer.
+	r1c      constraint.BlueprintID
+	calldata []uint32
+}
 
-// toWord decomposes x (less than 2^nbits) and keeps the low 32 bits.
-func (g gadget) toWord(x frontend.Variable, nbits int) word {
-	b := g.api.ToBinary(x, nbits)
+func newGadget(api frontend.API) *gadget {
+	g := &gadget{api: api, minusTwo: api.Mul(-2, 1)}
+	for i := range g.pow {
+		g.pow[i] = api.Mul(uint64(1)<<i, 1)
+	}
+	g.r1c = api.Compiler().AddBlueprint(&constraint.BlueprintGenericR1C{})
+	return g
+}
+
+// boolean constrains the variable b (a wire, as a hint's output is) to 0
+// or 1 with the constraint api.AssertIsBoolean writes, b * (1 - b) = 0.
+// AssertIsBoolean also records b as boolean in a map keyed by a blake2b
+// hash of b, so that a second assertion adds nothing; that bookkeeping was
+// a quarter of the compile time and no bit here is asserted twice.
+func (g *gadget) boolean(b frontend.Variable) {
+	l := g.api.Compiler().ToCanonicalVariable(b).(constraint.LinearExpression)
+	if len(l) != 1 || l[0].CID != constraint.CoeffIdOne {
+		panic("sha256: boolean of a variable that is not a wire")
+	}
+	wire := l[0].VID
+	c := constraint.R1C{
+		L: constraint.LinearExpression{{CID: constraint.CoeffIdOne, VID: wire}},
+		R: constraint.LinearExpression{{CID: constraint.CoeffIdOne, VID: 0}, {CID: constraint.CoeffIdMinusOne, VID: wire}},
+		O: constraint.LinearExpression{{CID: constraint.CoeffIdZero, VID: 0}},
+	}
+	g.calldata = g.calldata[:0]
+	(&constraint.BlueprintGenericR1C{}).CompressR1C(&c, &g.calldata)
+	g.api.Compiler().AddInstruction(g.r1c, g.calldata)
+}
+
+// sha256Bits is the hint giving the low len(out) bits of in[0], least
+// significant first. It is registered with gnark's solver, which finds
+// it by name when solving the compiled system.
+func sha256Bits(_ *big.Int, in, out []*big.Int) error {
+	for i := range out {
+		out[i].SetUint64(uint64(in[0].Bit(i)))
+	}
+	return nil
+}
+
+// toWord decomposes x (less than 2^nbits) and keeps the low 32 bits. The
+// constraints are those of api.ToBinary: each bit boolean, then the bits
+// recomposed equal x; it only builds the recomposition as one sum.
+func (g *gadget) toWord(x frontend.Variable, nbits int) word {
+	if v, ok := g.api.Compiler().ConstantValue(x); ok {
+		if v.BitLen() > nbits {
+			panic(fmt.Sprintf("sha256: constant %v has more than %d bits", v, nbits))
+		}
+		return constWord(uint32(v.Uint64()))
+	}
+	b, err := g.api.Compiler().NewHint(sha256Bits, nbits, x)
+	if err != nil {
+		panic(err)
+	}
+	terms := make([]frontend.Variable, nbits)
+	for i := range b {
+		terms[i] = g.api.Mul(b[i], g.pow[i])
+		g.boolean(b[i])
+	}
+	g.api.AssertIsEqual(g.api.Add(terms[0], terms[1], terms[2:]...), x)
 	var w word
 	copy(w[:], b[:32])
 	return w
 }
 
-func (g gadget) fromWord(w word) frontend.Variable {
-	terms := make([]frontend.Variable, 0, 32)
+// fromWord is the linear expression of w's value.
+func (g *gadget) fromWord(w word) frontend.Variable {
+	terms := make([]frontend.Variable, len(w))
 	for i := range w {
-		terms = append(terms, g.api.Mul(w[i], uint64(1)<<i))
+		terms[i] = g.api.Mul(w[i], g.pow[i])
 	}
 	return g.api.Add(terms[0], terms[1], terms[2:]...)
 }
 
-// add returns the sum of words and a constant, mod 2^32.
-func (g gadget) add(k uint32, ws ...word) word {
-	sum := g.api.Add(k, 0)
-	for _, w := range ws {
-		sum = g.api.Add(sum, g.fromWord(w))
-	}
-	return g.toWord(sum, 32+bits.Len(uint(len(ws))))
+// mod32 returns x mod 2^32 for x a sum of n words and a constant word.
+func (g *gadget) mod32(x frontend.Variable, n int) word {
+	return g.toWord(x, 32+bits.Len(uint(n)))
 }
 
-func (g gadget) xor(a, b frontend.Variable) frontend.Variable {
-	return g.api.Sub(g.api.Add(a, b), g.api.Mul(2, g.api.Mul(a, b)))
+// xor is a+b-2ab, the product's -2 added by MulAcc.
+func (g *gadget) xor(a, b frontend.Variable) frontend.Variable {
+	return g.api.MulAcc(g.api.Add(a, b), g.api.Mul(a, b), g.minusTwo)
 }
 
 func rotr(w word, n int) word {
@@ -239,7 +314,7 @@ func shr(w word, n int) word {
 	return r
 }
 
-func (g gadget) xor3(x, y, z word) word {
+func (g *gadget) xor3(x, y, z word) word {
 	var r word
 	for i := range r {
 		r[i] = g.xor(g.xor(x[i], y[i]), z[i])
@@ -247,7 +322,7 @@ func (g gadget) xor3(x, y, z word) word {
 	return r
 }
 
-func (g gadget) ch(e, f, h word) word {
+func (g *gadget) ch(e, f, h word) word {
 	var r word
 	for i := range r {
 		r[i] = g.api.Add(h[i], g.api.Mul(e[i], g.api.Sub(f[i], h[i])))
@@ -255,11 +330,11 @@ func (g gadget) ch(e, f, h word) word {
 	return r
 }
 
-func (g gadget) maj(a, b, c word) word {
+func (g *gadget) maj(a, b, c word) word {
 	var r word
 	for i := range r {
 		ab := g.api.Mul(a[i], b[i])
-		axb := g.api.Sub(g.api.Add(a[i], b[i]), g.api.Mul(2, ab))
+		axb := g.api.MulAcc(g.api.Add(a[i], b[i]), ab, g.minusTwo)
 		r[i] = g.api.Add(ab, g.api.Mul(c[i], axb))
 	}
 	return r
@@ -267,7 +342,7 @@ func (g gadget) maj(a, b, c word) word {
 
 // compress hashes the one-block message holding h from the IV, running
 // rounds rounds, and applies the feed-forward.
-func (g gadget) compress(h [8]word, rounds int) [8]word {
+func (g *gadget) compress(h [8]word, rounds int) [8]word {
 	block := sha256Block([8]uint32{})
 	var w [64]word
 	for t := 0; t < 16; t++ {
@@ -277,10 +352,18 @@ func (g gadget) compress(h [8]word, rounds int) [8]word {
 			w[t] = constWord(block[t])
 		}
 	}
+	// wl[t] is w[t]'s value, made once: it is summed up to three times.
+	var wl [64]frontend.Variable
+	wlin := func(t int) frontend.Variable {
+		if wl[t] == nil {
+			wl[t] = g.fromWord(w[t])
+		}
+		return wl[t]
+	}
 	for t := 16; t < rounds; t++ {
 		s0 := g.xor3(rotr(w[t-15], 7), rotr(w[t-15], 18), shr(w[t-15], 3))
 		s1 := g.xor3(rotr(w[t-2], 17), rotr(w[t-2], 19), shr(w[t-2], 10))
-		w[t] = g.add(0, w[t-16], s0, w[t-7], s1)
+		w[t] = g.mod32(g.api.Add(wlin(t-16), g.fromWord(s0), wlin(t-7), g.fromWord(s1)), 4)
 	}
 	var s [8]word
 	for i := range s {
@@ -292,14 +375,19 @@ func (g gadget) compress(h [8]word, rounds int) [8]word {
 		ch := g.ch(e, f, gg)
 		S0 := g.xor3(rotr(a, 2), rotr(a, 13), rotr(a, 22))
 		maj := g.maj(a, b, c)
-		// e' = d + t1, a' = t1 + t2, each one decomposition.
-		newE := g.add(sha256K[t], d, hh, S1, ch, w[t])
-		newA := g.add(sha256K[t], hh, S1, ch, w[t], S0, maj)
+		// e' = d + t1, a' = t1 + t2, each one decomposition; t1 is
+		// summed once for both. a' adds S0 then maj to t1 in two steps:
+		// gnark replaces a sum of 300 terms or more by a new variable
+		// (one constraint), and a full round's t1 + S0 is the first
+		// partial sum to reach that, as when a' was summed word by word.
+		t1 := g.api.Add(sha256K[t], g.fromWord(hh), g.fromWord(S1), g.fromWord(ch), wlin(t))
+		newE := g.mod32(g.api.Add(g.fromWord(d), t1), 5)
+		newA := g.mod32(g.api.Add(g.api.Add(t1, g.fromWord(S0)), g.fromWord(maj)), 6)
 		hh, gg, f, e, d, c, b, a = gg, f, e, newE, c, b, a, newA
 	}
 	out := [8]word{a, b, c, d, e, f, gg, hh}
 	for i := range out {
-		out[i] = g.add(sha256IV[i], out[i])
+		out[i] = g.mod32(g.api.Add(sha256IV[i], g.fromWord(out[i])), 1)
 	}
 	return out
 }
