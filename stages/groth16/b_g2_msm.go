@@ -66,8 +66,9 @@ func (s *bG2MSM) onDevice(ctx context.Context, in *stages.Input, j *Job, mi *MSM
 		return nil, fail("new stream", err)
 	}
 	defer raw.Close()
-	// its MSM and sum as kernel spans (msm_g2, sum_g2), so that
-	// analyze shows this stage's device time beside gpu_compute's
+	// its MSM and sum as kernel spans (msm_g2, and sum_g2 for listed
+	// ones), so that analyze shows this stage's device time beside
+	// gpu_compute's
 	st := traced.New(raw, idx)
 	v, err := st.Alloc(len(mi.B))
 	if err != nil {
@@ -81,10 +82,14 @@ func (s *bG2MSM) onDevice(ctx context.Context, in *stages.Input, j *Job, mi *MSM
 	if err != nil {
 		return nil, fail("msm", err)
 	}
-	ones, err := st.SumG2(ctx, bases, mi.OnesB)
-	if err != nil {
-		return nil, fail("batch add", err)
+	// The ones prep_msm listed: none for a device that SumsUnits, whose
+	// MSM sums them itself.
+	if len(mi.OnesB) > 0 {
+		ones, err := st.SumG2(ctx, bases, mi.OnesB)
+		if err != nil {
+			return nil, fail("batch add", err)
+		}
+		res.AddAssign(&ones)
 	}
-	res.AddAssign(&ones)
 	return &G2MSM{B: res}, nil
 }
