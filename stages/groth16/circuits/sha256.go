@@ -163,23 +163,65 @@ func sha256CompressNative(state [8]uint32, block [16]uint32, rounds int) [8]uint
 	return [8]uint32{state[0] + a, state[1] + b, state[2] + c, state[3] + d, state[4] + e, state[5] + f, state[6] + g, state[7] + hh}
 }
 
-// word is a 32-bit word as bits, least significant first; a bit is a
-// variable constrained to {0,1} or a constant 0 or 1.
-type word [32]frontend.Variable
+// The circuit is written through a small frontend of its own rather than
+// gnark's frontend.API: compiling with the API is mostly the builder's
+// bookkeeping of linear expressions (field-element coefficients, a heap
+// merge and a new slice per sum, a map lookup per term of a constraint),
+// while every coefficient here is a small integer. The gadget keeps its
+// linear expressions with int64 coefficients and writes the constraints,
+// wires and hints straight into the builder's constraint system, the same
+// ones and in the same order as the API calls it replaces would (those are
+// named at each step; exp/compileprof compares the two systems): the
+// circuit's constraints are those of its first version over the API.
+
+// term is coeff times wire vid; wire 0 is the constant 1.
+type term struct {
+	vid   uint32
+	coeff int64
+}
+
+// lin is a linear expression as gnark's builder keeps one: terms sorted by
+// wire, each wire once, no zero coefficient. The constant 0 is empty.
+type lin []term
+
+func constLin(c int64) lin {
+	if c == 0 {
+		return nil
+	}
+	return lin{{0, c}}
+}
+
+// constant returns l's value if l is a constant.
+func (l lin) constant() (int64, bool) {
+	switch {
+	case len(l) == 0:
+		return 0, true
+	case len(l) == 1 && l[0].vid == 0:
+		return l[0].coeff, true
+	}
+	return 0, false
+}
+
+// word is a 32-bit word as bits, least significant first; a bit is a wire
+// constrained to {0,1}, a constant 0 or 1, or an expression of such.
+type word [32]lin
 
 func constWord(x uint32) word {
 	var w word
 	for i := range w {
-		w[i] = (x >> i) & 1
+		w[i] = constLin(int64(x>>i) & 1)
 	}
 	return w
 }
 
 func (c *sha256Circuit) Define(api frontend.API) error {
-	g := newGadget(api)
+	g, err := newGadget(api)
+	if err != nil {
+		return err
+	}
 	var h [8]word
 	for i := range h {
-		h[i] = g.toWord(c.In[i], 32)
+		h[i] = g.toWord(g.variable(c.In[i]), 32)
 	}
 	for rounds := c.rounds; rounds > 0; {
 		n := min(rounds, 64)
@@ -187,57 +229,214 @@ func (c *sha256Circuit) Define(api frontend.API) error {
 		rounds -= n
 	}
 	for i := range h {
-		api.AssertIsEqual(g.fromWord(h[i]), c.Out[i])
+		// api.AssertIsEqual(value, Out[i]): 1 * value = Out[i].
+		g.r1c(g.one, g.le(g.fromWord(h[i])), g.le(g.variable(c.Out[i])))
 	}
 	return nil
 }
 
-// gadget builds the circuit's words. Compiling is mostly the builder's
-// bookkeeping of linear expressions, so the gadget keeps its calls into
-// the builder few: the constants it scales by are made once (a Go integer
-// operand is converted to a field element on every call), sums are built
-// with one Add each rather than term by term, and the bits' booleanity
-// constraints are written directly (see boolean).
+// sha256CompressThreshold is gnark's default CompressThreshold: the
+// builder replaces a sum of that many terms or more by a new wire.
+const sha256CompressThreshold = 300
+
 type gadget struct {
 	api frontend.API
-	// pow[i] is the constant 2^i, for decompositions of up to 35 bits.
-	pow [35]frontend.Variable
-	// minusTwo is the constant -2 of XOR's a+b-2ab.
-	minusTwo frontend.Variable
-	// r1c is gnark's generic R1C blueprint, added to the system for the
-	// booleanity constraints; calldata is boolean's buffer.
-	r1c      constraint.BlueprintID
-	calldata []uint32
+	cs  constraint.R1CS[constraint.U64]
+	// bp is gnark's generic R1C blueprint, added to the system for the
+	// gadget's constraints.
+	bp constraint.BlueprintID
+	// cids caches the coefficient table's ids of the coefficients met.
+	cids map[int64]uint32
+	one  constraint.LinearExpression
+	// arena holds the terms of the expressions the gadget keeps, a slab
+	// at a time, rather than a slice each.
+	arena []term
+	// Scratch space: sum's merge levels and fromWord's scaled bits, and
+	// the products' L and R.
+	levels    [2][]term
+	lists     [2][]lin
+	scaled    [32]lin
+	scaledBuf []term
+	leL, leR  constraint.LinearExpression
+	boolL     constraint.LinearExpression
+	boolR     constraint.LinearExpression
+	zero      constraint.LinearExpression
+	wire      constraint.LinearExpression
 }
 
-func newGadget(api frontend.API) *gadget {
-	g := &gadget{api: api, minusTwo: api.Mul(-2, 1)}
-	for i := range g.pow {
-		g.pow[i] = api.Mul(uint64(1)<<i, 1)
+// newGadget takes the constraint system from gnark's R1CS builder: its
+// Compile only returns the system being built, so calling it in Define
+// gives the gadget the system to write into.
+func newGadget(api frontend.API) (*gadget, error) {
+	b, ok := api.Compiler().(frontend.Builder[constraint.U64])
+	if !ok {
+		return nil, fmt.Errorf("sha256: the circuit is written for gnark's R1CS builder, not %T", api.Compiler())
 	}
-	g.r1c = api.Compiler().AddBlueprint(&constraint.BlueprintGenericR1C{})
-	return g
+	sys, err := b.Compile()
+	if err != nil {
+		return nil, err
+	}
+	cs, ok := sys.(constraint.R1CS[constraint.U64])
+	if !ok {
+		return nil, fmt.Errorf("sha256: the circuit is written for gnark's R1CS builder, not one building %T", sys)
+	}
+	g := &gadget{
+		api:   api,
+		cs:    cs,
+		bp:    cs.AddBlueprint(&constraint.BlueprintGenericR1C{}),
+		cids:  make(map[int64]uint32),
+		one:   constraint.LinearExpression{{CID: constraint.CoeffIdOne, VID: 0}},
+		boolL: make(constraint.LinearExpression, 1),
+		boolR: make(constraint.LinearExpression, 2),
+		zero:  constraint.LinearExpression{{CID: constraint.CoeffIdZero, VID: 0}},
+		wire:  make(constraint.LinearExpression, 1),
+		// fromWord's scaled bits: 32 of at most 5 terms.
+		scaledBuf: make([]term, 0, 256),
+	}
+	return g, nil
 }
 
-// boolean constrains the variable b (a wire, as a hint's output is) to 0
-// or 1 with the constraint api.AssertIsBoolean writes, b * (1 - b) = 0.
-// AssertIsBoolean also records b as boolean in a map keyed by a blake2b
-// hash of b, so that a second assertion adds nothing; that bookkeeping was
-// a quarter of the compile time and no bit here is asserted twice.
-func (g *gadget) boolean(b frontend.Variable) {
-	l := g.api.Compiler().ToCanonicalVariable(b).(constraint.LinearExpression)
+// variable is the expression of a circuit input.
+func (g *gadget) variable(v frontend.Variable) lin {
+	l := g.api.Compiler().ToCanonicalVariable(v).(constraint.LinearExpression)
 	if len(l) != 1 || l[0].CID != constraint.CoeffIdOne {
-		panic("sha256: boolean of a variable that is not a wire")
+		panic("sha256: an input that is not a wire")
 	}
-	wire := l[0].VID
-	c := constraint.R1C{
-		L: constraint.LinearExpression{{CID: constraint.CoeffIdOne, VID: wire}},
-		R: constraint.LinearExpression{{CID: constraint.CoeffIdOne, VID: 0}, {CID: constraint.CoeffIdMinusOne, VID: wire}},
-		O: constraint.LinearExpression{{CID: constraint.CoeffIdZero, VID: 0}},
+	return lin{{l[0].VID, 1}}
+}
+
+// alloc returns room for n terms in the arena.
+func (g *gadget) alloc(n int) lin {
+	if len(g.arena)+n > cap(g.arena) {
+		g.arena = make([]term, 0, max(n, 1<<16))
 	}
-	g.calldata = g.calldata[:0]
-	(&constraint.BlueprintGenericR1C{}).CompressR1C(&c, &g.calldata)
-	g.api.Compiler().AddInstruction(g.r1c, g.calldata)
+	l := g.arena[len(g.arena) : len(g.arena)+n : len(g.arena)+n]
+	g.arena = g.arena[:len(g.arena)+n]
+	return l
+}
+
+func (g *gadget) keep(t []term) lin {
+	l := g.alloc(len(t))
+	copy(l, t)
+	return l
+}
+
+// cid is coeff's id in the coefficient table, which adds coefficients
+// in the order they are first made into a term: le makes them at the
+// points where the builder makes the same terms.
+func (g *gadget) cid(coeff int64) uint32 {
+	id, ok := g.cids[coeff]
+	if !ok {
+		id = g.cs.AddCoeff(g.cs.FromInterface(coeff))
+		g.cids[coeff] = id
+	}
+	return id
+}
+
+// appendLE appends l's terms, made as the builder makes them, to dst.
+func (g *gadget) appendLE(dst constraint.LinearExpression, l lin) constraint.LinearExpression {
+	if len(l) == 0 {
+		return append(dst, g.zero[0])
+	}
+	for _, t := range l {
+		dst = append(dst, constraint.Term{CID: g.cid(t.coeff), VID: t.vid})
+	}
+	return dst
+}
+
+func (g *gadget) le(l lin) constraint.LinearExpression {
+	return g.appendLE(make(constraint.LinearExpression, 0, max(len(l), 1)), l)
+}
+
+// r1c adds the constraint l * r = o (AddR1C copies the expressions).
+func (g *gadget) r1c(l, r, o constraint.LinearExpression) {
+	g.cs.AddR1C(constraint.R1C{L: l, R: r, O: o}, g.bp)
+}
+
+func (g *gadget) newWire() lin {
+	return g.keep([]term{{uint32(g.cs.AddInternalVariable()), 1}})
+}
+
+// merge appends the sum of a and b to dst.
+func merge(dst []term, a, b lin) []term {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i].vid < b[j].vid:
+			dst = append(dst, a[i])
+			i++
+		case a[i].vid > b[j].vid:
+			dst = append(dst, b[j])
+			j++
+		default:
+			if c := a[i].coeff + b[j].coeff; c != 0 {
+				dst = append(dst, term{a[i].vid, c})
+			}
+			i++
+			j++
+		}
+	}
+	dst = append(dst, a[i:]...)
+	return append(dst, b[j:]...)
+}
+
+// sum is api.Add(ls...): the expressions merged two by two, and the
+// result replaced by a new wire if it is too long (the builder's
+// compress: 1 * sum = wire).
+func (g *gadget) sum(ls ...lin) lin {
+	src := append(g.lists[0][:0], ls...)
+	for k := 0; len(src) > 1; k ^= 1 {
+		buf := g.levels[k][:0]
+		dst := g.lists[k^1][:0]
+		for i := 0; i < len(src); i += 2 {
+			start := len(buf)
+			if i+1 < len(src) {
+				buf = merge(buf, src[i], src[i+1])
+			} else {
+				buf = append(buf, src[i]...)
+			}
+			dst = append(dst, buf[start:len(buf):len(buf)])
+		}
+		g.levels[k], g.lists[k^1], g.lists[k] = buf, dst, src
+		src = dst
+	}
+	if len(src[0]) < sha256CompressThreshold {
+		return g.keep(src[0])
+	}
+	le := g.le(src[0])
+	w := g.newWire()
+	g.r1c(g.one, le, g.appendLE(g.wire[:0], w))
+	return w
+}
+
+// scale appends c times l to dst (the builder's mulConstant).
+func scale(dst []term, l lin, c int64) []term {
+	if c == 0 {
+		return dst
+	}
+	for _, t := range l {
+		dst = append(dst, term{t.vid, t.coeff * c})
+	}
+	return dst
+}
+
+// mul is api.Mul(a, b): a constant scales the other; otherwise a new
+// wire with the constraint a * b = wire, the shorter expression left.
+func (g *gadget) mul(a, b lin) lin {
+	if c, ok := a.constant(); ok {
+		return g.keep(scale(g.scaledBuf[:0], b, c))
+	}
+	if c, ok := b.constant(); ok {
+		return g.keep(scale(g.scaledBuf[:0], a, c))
+	}
+	w := g.newWire()
+	g.leL, g.leR = g.appendLE(g.leL[:0], a), g.appendLE(g.leR[:0], b)
+	l, r := g.leL, g.leR
+	if len(l) > len(r) {
+		l, r = r, l
+	}
+	g.r1c(l, r, g.appendLE(g.wire[:0], w))
+	return w
 }
 
 // sha256Bits is the hint giving the low len(out) bits of in[0], least
@@ -251,47 +450,67 @@ func sha256Bits(_ *big.Int, in, out []*big.Int) error {
 }
 
 // toWord decomposes x (less than 2^nbits) and keeps the low 32 bits. The
-// constraints are those of api.ToBinary: each bit boolean, then the bits
-// recomposed equal x; it only builds the recomposition as one sum.
-func (g *gadget) toWord(x frontend.Variable, nbits int) word {
-	if v, ok := g.api.Compiler().ConstantValue(x); ok {
-		if v.BitLen() > nbits {
+// constraints are those of api.ToBinary: each bit b boolean (b * (1 - b)
+// = 0, as api.AssertIsBoolean writes it), then 1 * Σ 2^i b_i = x.
+func (g *gadget) toWord(x lin, nbits int) word {
+	if v, ok := x.constant(); ok {
+		if v < 0 || uint64(v)>>nbits != 0 {
 			panic(fmt.Sprintf("sha256: constant %v has more than %d bits", v, nbits))
 		}
-		return constWord(uint32(v.Uint64()))
+		return constWord(uint32(v))
 	}
-	b, err := g.api.Compiler().NewHint(sha256Bits, nbits, x)
+	xle := g.le(x) // the hint keeps it
+	bits, err := g.cs.AddSolverHint(sha256Bits, solver.GetHintID(sha256Bits), []constraint.LinearExpression{xle}, nbits)
 	if err != nil {
 		panic(err)
 	}
-	terms := make([]frontend.Variable, nbits)
-	for i := range b {
-		terms[i] = g.api.Mul(b[i], g.pow[i])
-		g.boolean(b[i])
+	for _, b := range bits {
+		g.boolL[0] = constraint.Term{CID: constraint.CoeffIdOne, VID: uint32(b)}
+		g.boolR[0] = constraint.Term{CID: constraint.CoeffIdOne, VID: 0}
+		g.boolR[1] = constraint.Term{CID: constraint.CoeffIdMinusOne, VID: uint32(b)}
+		g.r1c(g.boolL, g.boolR, g.zero)
 	}
-	g.api.AssertIsEqual(g.api.Add(terms[0], terms[1], terms[2:]...), x)
+	// The bits are consecutive wires: the sum is sorted as it is.
+	recomposed := make(constraint.LinearExpression, nbits)
+	for i, b := range bits {
+		recomposed[i] = constraint.Term{CID: g.cid(1 << i), VID: uint32(b)}
+	}
+	g.r1c(g.one, recomposed, xle)
 	var w word
-	copy(w[:], b[:32])
+	terms := g.alloc(32)
+	for i := range w {
+		terms[i] = term{uint32(bits[i]), 1}
+		w[i] = terms[i : i+1 : i+1]
+	}
 	return w
 }
 
-// fromWord is the linear expression of w's value.
-func (g *gadget) fromWord(w word) frontend.Variable {
-	terms := make([]frontend.Variable, len(w))
+// fromWord is api.Add of the bits times 2^i, w's value.
+func (g *gadget) fromWord(w word) lin {
+	buf := g.scaledBuf[:0]
 	for i := range w {
-		terms[i] = g.api.Mul(w[i], g.pow[i])
+		buf = scale(buf, w[i], 1<<i)
 	}
-	return g.api.Add(terms[0], terms[1], terms[2:]...)
+	g.scaledBuf = buf
+	off := 0
+	for i := range w {
+		n := len(w[i])
+		g.scaled[i] = buf[off : off+n : off+n]
+		off += n
+	}
+	return g.sum(g.scaled[:]...)
 }
 
 // mod32 returns x mod 2^32 for x a sum of n words and a constant word.
-func (g *gadget) mod32(x frontend.Variable, n int) word {
+func (g *gadget) mod32(x lin, n int) word {
 	return g.toWord(x, 32+bits.Len(uint(n)))
 }
 
-// xor is a+b-2ab, the product's -2 added by MulAcc.
-func (g *gadget) xor(a, b frontend.Variable) frontend.Variable {
-	return g.api.MulAcc(g.api.Add(a, b), g.api.Mul(a, b), g.minusTwo)
+// xor is api.MulAcc(api.Add(a, b), api.Mul(a, b), -2), a+b-2ab.
+func (g *gadget) xor(a, b lin) lin {
+	s := g.sum(a, b)
+	p := g.mul(a, b)
+	return g.sum(s, scale(g.scaledBuf[:0], p, -2))
 }
 
 func rotr(w word, n int) word {
@@ -307,8 +526,6 @@ func shr(w word, n int) word {
 	for i := range r {
 		if i+n < 32 {
 			r[i] = w[i+n]
-		} else {
-			r[i] = 0
 		}
 	}
 	return r
@@ -322,20 +539,23 @@ func (g *gadget) xor3(x, y, z word) word {
 	return r
 }
 
+// ch is h + e(f - h), as api.Add(h, api.Mul(e, api.Sub(f, h))).
 func (g *gadget) ch(e, f, h word) word {
 	var r word
 	for i := range r {
-		r[i] = g.api.Add(h[i], g.api.Mul(e[i], g.api.Sub(f[i], h[i])))
+		d := g.sum(f[i], scale(g.scaledBuf[:0], h[i], -1))
+		r[i] = g.sum(h[i], g.mul(e[i], d))
 	}
 	return r
 }
 
+// maj is ab + c(a+b-2ab), the xor by api.MulAcc as in xor.
 func (g *gadget) maj(a, b, c word) word {
 	var r word
 	for i := range r {
-		ab := g.api.Mul(a[i], b[i])
-		axb := g.api.MulAcc(g.api.Add(a[i], b[i]), ab, g.minusTwo)
-		r[i] = g.api.Add(ab, g.api.Mul(c[i], axb))
+		ab := g.mul(a[i], b[i])
+		axb := g.sum(g.sum(a[i], b[i]), scale(g.scaledBuf[:0], ab, -2))
+		r[i] = g.sum(ab, g.mul(c[i], axb))
 	}
 	return r
 }
@@ -353,17 +573,18 @@ func (g *gadget) compress(h [8]word, rounds int) [8]word {
 		}
 	}
 	// wl[t] is w[t]'s value, made once: it is summed up to three times.
-	var wl [64]frontend.Variable
-	wlin := func(t int) frontend.Variable {
-		if wl[t] == nil {
-			wl[t] = g.fromWord(w[t])
+	var wl [64]lin
+	var made [64]bool
+	wlin := func(t int) lin {
+		if !made[t] {
+			wl[t], made[t] = g.fromWord(w[t]), true
 		}
 		return wl[t]
 	}
 	for t := 16; t < rounds; t++ {
 		s0 := g.xor3(rotr(w[t-15], 7), rotr(w[t-15], 18), shr(w[t-15], 3))
 		s1 := g.xor3(rotr(w[t-2], 17), rotr(w[t-2], 19), shr(w[t-2], 10))
-		w[t] = g.mod32(g.api.Add(wlin(t-16), g.fromWord(s0), wlin(t-7), g.fromWord(s1)), 4)
+		w[t] = g.mod32(g.sum(wlin(t-16), g.fromWord(s0), wlin(t-7), g.fromWord(s1)), 4)
 	}
 	var s [8]word
 	for i := range s {
@@ -377,17 +598,17 @@ func (g *gadget) compress(h [8]word, rounds int) [8]word {
 		maj := g.maj(a, b, c)
 		// e' = d + t1, a' = t1 + t2, each one decomposition; t1 is
 		// summed once for both. a' adds S0 then maj to t1 in two steps:
-		// gnark replaces a sum of 300 terms or more by a new variable
-		// (one constraint), and a full round's t1 + S0 is the first
-		// partial sum to reach that, as when a' was summed word by word.
-		t1 := g.api.Add(sha256K[t], g.fromWord(hh), g.fromWord(S1), g.fromWord(ch), wlin(t))
-		newE := g.mod32(g.api.Add(g.fromWord(d), t1), 5)
-		newA := g.mod32(g.api.Add(g.api.Add(t1, g.fromWord(S0)), g.fromWord(maj)), 6)
+		// a sum of 300 terms or more is replaced by a new wire (one
+		// constraint), and a full round's t1 + S0 is the first partial
+		// sum to reach that, as when a' was summed word by word.
+		t1 := g.sum(constLin(int64(sha256K[t])), g.fromWord(hh), g.fromWord(S1), g.fromWord(ch), wlin(t))
+		newE := g.mod32(g.sum(g.fromWord(d), t1), 5)
+		newA := g.mod32(g.sum(g.sum(t1, g.fromWord(S0)), g.fromWord(maj)), 6)
 		hh, gg, f, e, d, c, b, a = gg, f, e, newE, c, b, a, newA
 	}
 	out := [8]word{a, b, c, d, e, f, gg, hh}
 	for i := range out {
-		out[i] = g.mod32(g.api.Add(sha256IV[i], g.fromWord(out[i])), 1)
+		out[i] = g.mod32(g.sum(constLin(int64(sha256IV[i])), g.fromWord(out[i])), 1)
 	}
 	return out
 }
