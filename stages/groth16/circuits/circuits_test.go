@@ -3,13 +3,16 @@ package circuits
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/constraint"
+	bls12381 "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
+	"github.com/consensys/gnark/frontend/cs/scs"
 )
 
 func compile(t *testing.T, inst Instance) constraint.ConstraintSystem {
@@ -170,6 +173,57 @@ func TestSHA256CircuitFullRoundsMatchesNative(t *testing.T) {
 		t.Fatal(err)
 	}
 	if _, err := cs.Solve(w); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The R1CS gadget writes into the constraint system directly, mirroring
+// gnark's builder step by step; this holds it to the circuit written over
+// the API: the same constraints with the same coefficients, wire for
+// wire, across partial and whole hashes. The solver then finds a witness
+// for both.
+func TestTheR1CSGadgetWritesTheAPICircuit(t *testing.T) {
+	for _, rounds := range []int{1, 2, 10, 64, 74, 148} {
+		compileR1CS := func(viaAPI bool) *bls12381.R1CS {
+			c, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, &sha256Circuit{rounds: rounds, viaAPI: viaAPI})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c.(*bls12381.R1CS)
+		}
+		fast, ref := compileR1CS(false), compileR1CS(true)
+		if fast.GetNbConstraints() != ref.GetNbConstraints() || fast.GetNbInternalVariables() != ref.GetNbInternalVariables() {
+			t.Fatalf("%d rounds: %d constraints and %d internal wires, over the API %d and %d", rounds,
+				fast.GetNbConstraints(), fast.GetNbInternalVariables(), ref.GetNbConstraints(), ref.GetNbInternalVariables())
+		}
+		if !reflect.DeepEqual(fast.GetR1Cs(), ref.GetR1Cs()) || !reflect.DeepEqual(fast.Coefficients, ref.Coefficients) {
+			t.Fatalf("%d rounds: the constraints differ from the API circuit's", rounds)
+		}
+		w, err := Witness(sha256Chain{rounds: rounds}.Assignment(5))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, sys := range []*bls12381.R1CS{fast, ref} {
+			if _, err := sys.Solve(w); err != nil {
+				t.Fatalf("%d rounds: %v", rounds, err)
+			}
+		}
+	}
+}
+
+// PLONK's builder compiles the circuit over the API (the R1CS gadget is
+// R1CS's alone), and its system is satisfied.
+func TestSHA256CompilesForPLONK(t *testing.T) {
+	inst := sha256Chain{rounds: 70}
+	sys, err := frontend.Compile(ecc.BLS12_381.ScalarField(), scs.NewBuilder, inst.Circuit())
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Witness(inst.Assignment(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sys.Solve(w); err != nil {
 		t.Fatal(err)
 	}
 }
