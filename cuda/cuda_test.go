@@ -402,6 +402,21 @@ func sha256Like(r *rand.Rand, x []fr.Element, zeros, units float64) {
 	}
 }
 
+// countUnits counts x's nonzero elements and, of those, the 1s and -1s.
+func countUnits(x []fr.Element) (nonzero, units int) {
+	for i := range x {
+		var neg fr.Element
+		neg.Neg(&x[i])
+		if !x[i].IsZero() {
+			nonzero++
+		}
+		if x[i].IsOne() || neg.IsOne() {
+			units++
+		}
+	}
+	return nonzero, units
+}
+
 // Count against a count on the host: zeros and units at several
 // densities, prefixes of the vector, and a count past its end refused.
 func TestCount(t *testing.T) {
@@ -413,17 +428,7 @@ func TestCount(t *testing.T) {
 			sha256Like(r, x, mix[0], mix[1])
 			v := upload(t, s, x)
 			for _, m := range []int{0, n / 3, n} {
-				nz, units := 0, 0
-				for i := range x[:m] {
-					var neg fr.Element
-					neg.Neg(&x[i])
-					if !x[i].IsZero() {
-						nz++
-					}
-					if x[i].IsOne() || neg.IsOne() {
-						units++
-					}
-				}
+				nz, units := countUnits(x[:m])
 				if gnz, gu, err := s.Count(v, m); err != nil || gnz != nz || gu != units {
 					t.Fatalf("%d of %d, %v zeros and units: %d nonzero and %d units (%v), want %d and %d", m, n, mix, gnz, gu, err, nz, units)
 				}
@@ -474,17 +479,7 @@ func TestMSMOverMostlyZeroScalars(t *testing.T) {
 			sha256Like(r, x, mix[0], mix[1])
 			v := upload(t, s, x)
 			for _, m := range []int{n, n - 3} {
-				nz, units := 0, 0
-				for i := range x[:m] {
-					var neg fr.Element
-					neg.Neg(&x[i])
-					if !x[i].IsZero() {
-						nz++
-					}
-					if x[i].IsOne() || neg.IsOne() {
-						units++
-					}
-				}
+				nz, units := countUnits(x[:m])
 				want := MSMPlan{Window: Window(m), Nonzero: m} // not counted
 				if m >= countFrom {
 					want.Nonzero, want.Units, want.Sparse = nz, units, nz-units <= m/2

@@ -653,6 +653,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
       PL_TRY(gather(s, sc, n, ClassAt{scalars, one, minus, SCALAR_UNIT}, units, uidx));
       k_unit_signs<<<grid_for(units, 256), 256, 0, s->s>>>(scalars, minus, uidx, units);
       PL_LAUNCHED();
+      // (bad stays clear: gathered indices are in range)
       PL_TRY(sum_device<F>(s, sc, bases, n, uidx, units, true, &unit_sum, bad));
       prof.mark(s, "units");
     }

@@ -12,6 +12,7 @@ import (
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 // filterWires is prep_msm's contract written out wire by wire: the
@@ -35,6 +36,33 @@ func filterWires(wires []fr.Element, skip []bool, split bool) (v []fr.Element, o
 	return v, ones, zeros
 }
 
+// prepAgainstTheFilter runs synthesize and prep_msm of job's partition 0
+// on st and checks the MSM inputs against filterWires (split: the ones
+// listed); it returns them.
+func prepAgainstTheFilter(t *testing.T, set *keys.Set, job *groth16.Job, st *stageSet, split bool) *groth16.MSMInputs {
+	t.Helper()
+	values := map[stages.DataType]any{}
+	for _, typ := range dagOrder[:2] {
+		out, err := st.run(job, typ, values)
+		if err != nil {
+			t.Fatal(err)
+		}
+		values[st.output(typ)] = out
+	}
+	got := values[groth16.TypeMSMInputs].(*groth16.MSMInputs)
+	wires := got.Solution.Wires
+	var want groth16.MSMInputs
+	var za, zb, zk int
+	want.A, want.OnesA, za = filterWires(wires, set.PK.InfinityA, split)
+	want.B, want.OnesB, zb = filterWires(wires, set.PK.InfinityB, split)
+	want.K, want.OnesK, zk = filterWires(wires[set.R1CS.GetNbPublicVariables():], nil, split)
+	want.BMont, want.Zeros, want.Form = want.B, za+zb+zk, got.Form
+	if err := sameMSMInputs(got, &want); err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
 func TestPrepMSMScalarsMatchTheWireByWireFilterOverAnyChunking(t *testing.T) {
 	for _, circuit := range []string{"chain", "sha256", "mimc"} {
 		set := setupKeys(t, circuit, 1<<9)
@@ -54,26 +82,7 @@ func TestPrepMSMScalarsMatchTheWireByWireFilterOverAnyChunking(t *testing.T) {
 							pc.SplitOnes = split
 						}
 					})
-					values := map[stages.DataType]any{}
-					for _, typ := range dagOrder[:2] {
-						out, err := st.run(job, typ, values)
-						if err != nil {
-							t.Fatal(err)
-						}
-						values[st.output(typ)] = out
-					}
-					got := values[groth16.TypeMSMInputs].(*groth16.MSMInputs)
-					wires := got.Solution.Wires
-					nbPublic := set.R1CS.GetNbPublicVariables()
-					var want groth16.MSMInputs
-					var za, zb, zk int
-					want.A, want.OnesA, za = filterWires(wires, set.PK.InfinityA, split)
-					want.B, want.OnesB, zb = filterWires(wires, set.PK.InfinityB, split)
-					want.K, want.OnesK, zk = filterWires(wires[nbPublic:], nil, split)
-					want.BMont, want.Zeros, want.Form = want.B, za+zb+zk, got.Form
-					if err := sameMSMInputs(got, &want); err != nil {
-						t.Fatal(err)
-					}
+					got := prepAgainstTheFilter(t, set, job, st, split)
 					if split && len(got.OnesA)+len(got.OnesB)+len(got.OnesK) == 0 {
 						t.Error("no scalar equal to one: the test does not cover the split")
 					}
@@ -104,26 +113,7 @@ func TestPrepMSMLeavesTheOnesToADeviceThatSumsThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st := newStageSet(t, unitsBackend{cpuBackend(t, 1)}, nil)
-	values := map[stages.DataType]any{}
-	for _, typ := range dagOrder[:2] {
-		out, err := st.run(job, typ, values)
-		if err != nil {
-			t.Fatal(err)
-		}
-		values[st.output(typ)] = out
-	}
-	got := values[groth16.TypeMSMInputs].(*groth16.MSMInputs)
-	wires := got.Solution.Wires
-	var want groth16.MSMInputs
-	var za, zb, zk int
-	want.A, want.OnesA, za = filterWires(wires, set.PK.InfinityA, false)
-	want.B, want.OnesB, zb = filterWires(wires, set.PK.InfinityB, false)
-	want.K, want.OnesK, zk = filterWires(wires[set.R1CS.GetNbPublicVariables():], nil, false)
-	want.BMont, want.Zeros, want.Form = want.B, za+zb+zk, got.Form
-	if err := sameMSMInputs(got, &want); err != nil {
-		t.Fatal(err)
-	}
+	got := prepAgainstTheFilter(t, set, job, newStageSet(t, unitsBackend{cpuBackend(t, 1)}, nil), false)
 	ones := 0
 	for i := range got.K {
 		if got.K[i].IsOne() {

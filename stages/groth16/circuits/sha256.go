@@ -524,19 +524,23 @@ func (g *gadget) xor(a, b lin) lin {
 	return g.sum(s, scale(g.scaledBuf[:0], p, -2))
 }
 
-func rotr(w word, n int) word {
-	var r word
+func rotr[W ~[32]B, B any](w W, n int) W {
+	var r W
 	for i := range r {
 		r[i] = w[(i+n)%32]
 	}
 	return r
 }
 
-func shr(w word, n int) word {
-	var r word
+// shr shifts w right by n bits, zero coming in (either circuit's bits:
+// the gadget's lin or the API's frontend.Variable).
+func shr[W ~[32]B, B any](w W, n int, zero B) W {
+	var r W
 	for i := range r {
 		if i+n < 32 {
 			r[i] = w[i+n]
+		} else {
+			r[i] = zero
 		}
 	}
 	return r
@@ -593,8 +597,8 @@ func (g *gadget) compress(h [8]word, rounds int) [8]word {
 		return wl[t]
 	}
 	for t := 16; t < rounds; t++ {
-		s0 := g.xor3(rotr(w[t-15], 7), rotr(w[t-15], 18), shr(w[t-15], 3))
-		s1 := g.xor3(rotr(w[t-2], 17), rotr(w[t-2], 19), shr(w[t-2], 10))
+		s0 := g.xor3(rotr(w[t-15], 7), rotr(w[t-15], 18), shr(w[t-15], 3, nil))
+		s1 := g.xor3(rotr(w[t-2], 17), rotr(w[t-2], 19), shr(w[t-2], 10, nil))
 		w[t] = g.mod32(g.sum(wlin(t-16), g.fromWord(s0), wlin(t-7), g.fromWord(s1)), 4)
 	}
 	var s [8]word

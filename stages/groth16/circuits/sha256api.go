@@ -73,26 +73,6 @@ func (g apiGadget) xor(a, b frontend.Variable) frontend.Variable {
 	return g.api.Sub(g.api.Add(a, b), g.api.Mul(2, g.api.Mul(a, b)))
 }
 
-func apiRotr(w apiWord, n int) apiWord {
-	var r apiWord
-	for i := range r {
-		r[i] = w[(i+n)%32]
-	}
-	return r
-}
-
-func apiShr(w apiWord, n int) apiWord {
-	var r apiWord
-	for i := range r {
-		if i+n < 32 {
-			r[i] = w[i+n]
-		} else {
-			r[i] = 0
-		}
-	}
-	return r
-}
-
 func (g apiGadget) xor3(x, y, z apiWord) apiWord {
 	var r apiWord
 	for i := range r {
@@ -132,8 +112,8 @@ func (g apiGadget) compress(h [8]apiWord, rounds int) [8]apiWord {
 		}
 	}
 	for t := 16; t < rounds; t++ {
-		s0 := g.xor3(apiRotr(w[t-15], 7), apiRotr(w[t-15], 18), apiShr(w[t-15], 3))
-		s1 := g.xor3(apiRotr(w[t-2], 17), apiRotr(w[t-2], 19), apiShr(w[t-2], 10))
+		s0 := g.xor3(rotr(w[t-15], 7), rotr(w[t-15], 18), shr(w[t-15], 3, frontend.Variable(0)))
+		s1 := g.xor3(rotr(w[t-2], 17), rotr(w[t-2], 19), shr(w[t-2], 10, frontend.Variable(0)))
 		w[t] = g.add(0, w[t-16], s0, w[t-7], s1)
 	}
 	var s [8]apiWord
@@ -142,9 +122,9 @@ func (g apiGadget) compress(h [8]apiWord, rounds int) [8]apiWord {
 	}
 	a, b, c, d, e, f, gg, hh := s[0], s[1], s[2], s[3], s[4], s[5], s[6], s[7]
 	for t := 0; t < rounds; t++ {
-		S1 := g.xor3(apiRotr(e, 6), apiRotr(e, 11), apiRotr(e, 25))
+		S1 := g.xor3(rotr(e, 6), rotr(e, 11), rotr(e, 25))
 		ch := g.ch(e, f, gg)
-		S0 := g.xor3(apiRotr(a, 2), apiRotr(a, 13), apiRotr(a, 22))
+		S0 := g.xor3(rotr(a, 2), rotr(a, 13), rotr(a, 22))
 		maj := g.maj(a, b, c)
 		// e' = d + t1, a' = t1 + t2, each one decomposition.
 		newE := g.add(sha256K[t], d, hh, S1, ch, w[t])
