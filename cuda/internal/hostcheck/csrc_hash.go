@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "e52553eaacf367d563d47e0f3c733b53425a839396dc6582b4754ce26de82b2d"
+const csrcHash = "38b94d7f6f30a7e24d5ceba01ec8750340e40d7dbbf7fa26174360e650fdaa1e"
