@@ -234,3 +234,28 @@ func TestLookupSuggestsClosestName(t *testing.T) {
 		t.Fatalf("error %v", err)
 	}
 }
+
+// The compile of sha256 at 2^20 constraints (2601 rounds) by the R1CS
+// gadget and over the API, the same constraints, side by side:
+//
+//	go test -run '^$' -bench BenchmarkSHA256Compile -benchtime 3x ./stages/groth16/circuits/
+func BenchmarkSHA256Compile(b *testing.B) {
+	inst, err := New("sha256", 1<<20)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rounds := inst.(sha256Chain).rounds
+	for _, viaAPI := range []bool{false, true} {
+		name := "r1cs-gadget"
+		if viaAPI {
+			name = "api"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, &sha256Circuit{rounds: rounds, viaAPI: viaAPI}, frontend.WithCapacity(2<<20)); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
