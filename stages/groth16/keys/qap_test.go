@@ -28,21 +28,27 @@ func onePassColumns(sys *cs.R1CS, L []fr.Element, nbWires int) (A, B, C []fr.Ele
 	return A, B, C
 }
 
+// qapInputs compiles circuit at size and evaluates its Lagrange basis at
+// a fixed τ: what columns takes.
+func qapInputs(tb testing.TB, circuit string, size int) (*cs.R1CS, []fr.Element, int) {
+	tb.Helper()
+	sys, _, err := Compile(circuit, size)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	nbWires := sys.NbInternalVariables + sys.GetNbPublicVariables() + sys.GetNbSecretVariables()
+	var tau fr.Element
+	tau.SetUint64(987654321)
+	return sys, lagrangeAt(fft.NewDomain(uint64(sys.GetNbConstraints())), tau, sys.GetNbConstraints()), nbWires
+}
+
 // Runs of every length down to a few instructions, with foreign windows
 // from none to wide, give the one pass's columns, for every circuit.
 func TestColumnsOverRunsAreTheOnePassColumns(t *testing.T) {
 	defer func(r, m, w int) { columnsMinRun, columnsMaxRuns, foreignWindow = r, m, w }(columnsMinRun, columnsMaxRuns, foreignWindow)
 	columnsMaxRuns = 1 << 20
 	for _, circuit := range []string{"chain", "sha256", "mimc"} {
-		sys, _, err := Compile(circuit, 1<<12)
-		if err != nil {
-			t.Fatal(err)
-		}
-		nbWires := sys.NbInternalVariables + sys.GetNbPublicVariables() + sys.GetNbSecretVariables()
-		domain := fft.NewDomain(uint64(sys.GetNbConstraints()))
-		var tau fr.Element
-		tau.SetUint64(987654321)
-		L := lagrangeAt(domain, tau, sys.GetNbConstraints())
+		sys, L, nbWires := qapInputs(t, circuit, 1<<12)
 		want := [3][]fr.Element{}
 		want[0], want[1], want[2] = onePassColumns(sys, L, nbWires)
 		for _, run := range []int{1 << 20, 1000, 37, 3} {
@@ -66,15 +72,7 @@ func TestColumnsOverRunsAreTheOnePassColumns(t *testing.T) {
 //	go test -run '^$' -bench BenchmarkColumns -benchtime 5x ./stages/groth16/keys/
 func BenchmarkColumns(b *testing.B) {
 	for _, circuit := range []string{"chain", "sha256"} {
-		sys, _, err := Compile(circuit, 1<<20)
-		if err != nil {
-			b.Fatal(err)
-		}
-		nbWires := sys.NbInternalVariables + sys.GetNbPublicVariables() + sys.GetNbSecretVariables()
-		domain := fft.NewDomain(uint64(sys.GetNbConstraints()))
-		var tau fr.Element
-		tau.SetUint64(987654321)
-		L := lagrangeAt(domain, tau, sys.GetNbConstraints())
+		sys, L, nbWires := qapInputs(b, circuit, 1<<20)
 		for _, f := range []struct {
 			name string
 			f    func(*cs.R1CS, []fr.Element, int) ([]fr.Element, []fr.Element, []fr.Element)
