@@ -125,6 +125,36 @@ func TestPrepMSMLeavesTheOnesToADeviceThatSumsThem(t *testing.T) {
 	}
 }
 
+// The proofs verify when the ones stay in the vectors: the G1 MSMs on
+// the device and the G2 MSM either there or on the host cores take them
+// as any scalar, as the MSMs of a device that SumsUnits must.
+func TestProofsWithTheOnesLeftToTheDeviceVerify(t *testing.T) {
+	set := setupKeys(t, "sha256", 1<<9)
+	for _, g2 := range []string{"device", "cpu"} {
+		job, err := set.NewJob(3, 11)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": g2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := runtime.NewEngine(p, runtime.Options{Devices: 1, Backend: unitsBackend{cpuBackend(t, 1)}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Run(context.Background(), runtime.Job{ID: "units-" + g2, Partitions: 3, Payload: job})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, proof := range proofs(t, res) {
+			if err := job.Verify(i, proof); err != nil {
+				t.Errorf("g2_on %s, partition %d: %v", g2, i, err)
+			}
+		}
+	}
+}
+
 func TestPrepMSMPartitionsInFlightTogetherAllVerify(t *testing.T) {
 	const partitions = 12
 	for _, circuit := range []string{"chain", "sha256"} {
