@@ -37,8 +37,8 @@
 # scaled from 2^24 and sha256 2^26):
 #   call 1: the 2^24 steps, ~80+40+105+35+95 s = ~355 s, then the host
 #           bases prove (~40 s) where the budget allows
-#   call 2: sha256 2^26, setup ~420 s + prove ~140 s = ~560 s (tight: the
-#           prove may fall to call 3)
+#   call 2: sha256 2^26, setup ~140 s + prove ~100 s (the R1CS gadget,
+#           twentieth session), ~100 s more with G2CPU=1
 #   call 3: chain 2^26, setup ~360 s + prove ~170 s = ~530 s
 # A cold machine between calls loses the keys: the steps whose keys are
 # gone fail and say so (run the setup step again: rm its line from $STATE).
@@ -50,7 +50,9 @@
 #
 # Environment: OUT (default /tmp/scale-out), KEYS (/tmp/scale-keys), STATE
 # ($KEYS/done), BUDGET (560), BIN_DIR (build/gpu), BACKEND (cuda),
-# SIZES ("24 26": log2 sizes), PARTITIONS (4). A dry run without a GPU:
+# SIZES ("24 26": log2 sizes), PARTITIONS (4), G2CPU (1: each prove once
+# more with --set g2_on=cpu, the G2 MSM on the host cores, step
+# prove-g2cpu-CIRCUIT-LOG2). A dry run without a GPU:
 #   BACKEND=cpu SIZES="10 11" bash scripts/scale-run.sh
 set -u -o pipefail
 cd "$(dirname "$0")/.."
@@ -196,6 +198,16 @@ run() {
 	if [ "$nb" -gt 0 ]; then
 		step "bench-gnark-$c-$e" "$nb" $((nb * 2)) bench "${common[@]}" --partitions "$PARTITIONS" --jobs 1 --inflight 1 --warmup 1 --gnark 1 pipelines/groth16.yaml || ok=0
 	fi
+	if [ "${6:-}" = g2cpu ] || [ "${G2CPU:-0}" = 1 ]; then
+		# The same prove with the G2 MSM on the host cores (--set
+		# g2_on=cpu, as SupraSeal runs B's G2 MSM): the GPU time is then
+		# the G1 kernels' alone.
+		if step "prove-g2cpu-$c-$e" "$np" $((np * 3)) prove "${common[@]}" --partitions "$PARTITIONS" --set g2_on=cpu --out "$OUT/proofs-g2cpu-$c-$e" --progress off; then
+			analyzed "$OUT/proofs-g2cpu-$c-$e" "$OUT/analyze-g2cpu-$c-$e.txt"
+		else
+			ok=0
+		fi
+	fi
 	if [ "${6:-}" = host ]; then
 		# The same prove with the key's bases kept in host memory and
 		# streamed through the MSMs (--set bases=host): what the copies cost.
@@ -226,7 +238,7 @@ if [ -n "$large" ]; then
 	if [ "$free" -lt $(((1 << large) * 660 * 115 / 100 / 1024 / 1024 / 1024 + 1)) ]; then
 		drop chain "$small"
 	fi
-	run sha256 "$large" 420 140 && drop sha256 "$large"
+	run sha256 "$large" 180 140 && drop sha256 "$large"
 	if grep -qxF "prove-sha256-$large" "$STATE"; then
 		run chain "$large" 360 170 && drop chain "$large"
 	fi
