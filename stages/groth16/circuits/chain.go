@@ -23,9 +23,35 @@ type chainCircuit struct {
 	Y frontend.Variable `gnark:",public"`
 
 	n int
+	// viaAPI writes the circuit over gnark's API with any builder (the
+	// tests' reference; Define does so anyway for all but R1CS's).
+	viaAPI bool
 }
 
+// Define writes the chain through the R1CS gadget (gadget.go) for gnark's
+// R1CS builder and over the API (defineAPI) for any other: the same
+// constraints, wires and coefficient table (a coefficient i a step).
 func (c *chainCircuit) Define(api frontend.API) error {
+	g, err := newGadget(api)
+	if err != nil {
+		return err
+	}
+	if g == nil || c.viaAPI {
+		return c.defineAPI(api)
+	}
+	x := g.variable(c.X)
+	for i := 1; i <= c.n; i++ {
+		// api.Add(api.Mul(x, x), i): x * x = w, then w + i.
+		x = g.sum(g.mul(x, x), constLin(int64(i)))
+	}
+	// api.AssertIsEqual(x, Y): 1 * x = Y.
+	g.assertIsEqual(x, g.variable(c.Y))
+	return nil
+}
+
+// defineAPI is the chain over gnark's frontend.API, the circuit's first
+// version.
+func (c *chainCircuit) defineAPI(api frontend.API) error {
 	x := c.X
 	for i := 1; i <= c.n; i++ {
 		x = api.Add(api.Mul(x, x), i)

@@ -3,6 +3,7 @@ package circuits
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
@@ -177,15 +178,41 @@ func TestSHA256CircuitFullRoundsMatchesNative(t *testing.T) {
 	}
 }
 
+// circuitVia is inst's circuit written by the R1CS gadget or, viaAPI,
+// over gnark's API.
+func circuitVia(inst Instance, viaAPI bool) frontend.Circuit {
+	switch c := inst.Circuit().(type) {
+	case *sha256Circuit:
+		c.viaAPI = viaAPI
+		return c
+	case *chainCircuit:
+		c.viaAPI = viaAPI
+		return c
+	}
+	panic(fmt.Sprintf("%T has no R1CS gadget", inst))
+}
+
 // The R1CS gadget writes into the constraint system directly, mirroring
 // gnark's builder step by step; this holds it to the circuit written over
 // the API: the same constraints with the same coefficients, wire for
-// wire, across partial and whole hashes. The solver then finds a witness
-// for both.
+// wire, and the same coefficient table, for sha256 across partial and
+// whole hashes and for chain at a few lengths. The solver then finds a
+// witness for both.
 func TestTheR1CSGadgetWritesTheAPICircuit(t *testing.T) {
+	var insts []Instance
 	for _, rounds := range []int{1, 2, 10, 64, 74, 148} {
+		insts = append(insts, sha256Chain{rounds: rounds})
+	}
+	for _, size := range []int{2, 3, 17, 1000} {
+		inst, err := New("chain", size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		insts = append(insts, inst)
+	}
+	for _, inst := range insts {
 		compileR1CS := func(viaAPI bool) *bls12381.R1CS {
-			c, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, &sha256Circuit{rounds: rounds, viaAPI: viaAPI})
+			c, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, circuitVia(inst, viaAPI))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -193,38 +220,43 @@ func TestTheR1CSGadgetWritesTheAPICircuit(t *testing.T) {
 		}
 		fast, ref := compileR1CS(false), compileR1CS(true)
 		if fast.GetNbConstraints() != ref.GetNbConstraints() || fast.GetNbInternalVariables() != ref.GetNbInternalVariables() {
-			t.Fatalf("%d rounds: %d constraints and %d internal wires, over the API %d and %d", rounds,
+			t.Fatalf("%#v: %d constraints and %d internal wires, over the API %d and %d", inst,
 				fast.GetNbConstraints(), fast.GetNbInternalVariables(), ref.GetNbConstraints(), ref.GetNbInternalVariables())
 		}
 		if !reflect.DeepEqual(fast.GetR1Cs(), ref.GetR1Cs()) || !reflect.DeepEqual(fast.Coefficients, ref.Coefficients) {
-			t.Fatalf("%d rounds: the constraints differ from the API circuit's", rounds)
+			t.Fatalf("%#v: the constraints differ from the API circuit's", inst)
 		}
-		w, err := Witness(sha256Chain{rounds: rounds}.Assignment(5))
+		w, err := Witness(inst.Assignment(5))
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, sys := range []*bls12381.R1CS{fast, ref} {
 			if _, err := sys.Solve(w); err != nil {
-				t.Fatalf("%d rounds: %v", rounds, err)
+				t.Fatalf("%#v: %v", inst, err)
 			}
 		}
 	}
 }
 
-// PLONK's builder compiles the circuit over the API (the R1CS gadget is
-// R1CS's alone), and its system is satisfied.
-func TestSHA256CompilesForPLONK(t *testing.T) {
-	inst := sha256Chain{rounds: 70}
-	sys, err := frontend.Compile(ecc.BLS12_381.ScalarField(), scs.NewBuilder, inst.Circuit())
+// PLONK's builder compiles the circuits over the API (the R1CS gadget is
+// R1CS's alone), and their systems are satisfied.
+func TestCircuitsWithAGadgetCompileForPLONK(t *testing.T) {
+	chain, err := New("chain", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := Witness(inst.Assignment(2))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := sys.Solve(w); err != nil {
-		t.Fatal(err)
+	for _, inst := range []Instance{sha256Chain{rounds: 70}, chain} {
+		sys, err := frontend.Compile(ecc.BLS12_381.ScalarField(), scs.NewBuilder, inst.Circuit())
+		if err != nil {
+			t.Fatalf("%#v: %v", inst, err)
+		}
+		w, err := Witness(inst.Assignment(2))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sys.Solve(w); err != nil {
+			t.Fatalf("%#v: %v", inst, err)
+		}
 	}
 }
 
@@ -235,27 +267,29 @@ func TestLookupSuggestsClosestName(t *testing.T) {
 	}
 }
 
-// The compile of sha256 at 2^20 constraints (2601 rounds) by the R1CS
-// gadget and over the API, the same constraints, side by side:
+// The compile at 2^20 constraints of each circuit with an R1CS gadget
+// (sha256: 2601 rounds; chain: 2^20-1 steps), by the gadget and over the
+// API, the same constraints, side by side:
 //
-//	go test -run '^$' -bench BenchmarkSHA256Compile -benchtime 3x ./stages/groth16/circuits/
-func BenchmarkSHA256Compile(b *testing.B) {
-	inst, err := New("sha256", 1<<20)
-	if err != nil {
-		b.Fatal(err)
-	}
-	rounds := inst.(sha256Chain).rounds
-	for _, viaAPI := range []bool{false, true} {
-		name := "r1cs-gadget"
-		if viaAPI {
-			name = "api"
+//	go test -run '^$' -bench Compile -benchtime 3x ./stages/groth16/circuits/
+func BenchmarkCompile(b *testing.B) {
+	for _, name := range []string{"sha256", "chain"} {
+		inst, err := New(name, 1<<20)
+		if err != nil {
+			b.Fatal(err)
 		}
-		b.Run(name, func(b *testing.B) {
-			for b.Loop() {
-				if _, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, &sha256Circuit{rounds: rounds, viaAPI: viaAPI}, frontend.WithCapacity(2<<20)); err != nil {
-					b.Fatal(err)
-				}
+		for _, viaAPI := range []bool{false, true} {
+			way := "r1cs-gadget"
+			if viaAPI {
+				way = "api"
 			}
-		})
+			b.Run(name+"/"+way, func(b *testing.B) {
+				for b.Loop() {
+					if _, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, circuitVia(inst, viaAPI), frontend.WithCapacity(2<<20)); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

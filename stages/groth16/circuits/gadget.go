@@ -55,7 +55,8 @@ type gadget struct {
 	// bp is gnark's generic R1C blueprint, added to the system for the
 	// gadget's constraints.
 	bp constraint.BlueprintID
-	// cids caches the coefficient table's ids of the coefficients met.
+	// cids caches the coefficient table's ids of the first coefficients
+	// met (cidsCached).
 	cids map[int64]uint32
 	one  constraint.LinearExpression
 	// arena holds the terms of the expressions the gadget keeps, a slab
@@ -131,6 +132,12 @@ func (g *gadget) keep(t []term) lin {
 	return l
 }
 
+// cidsCached bounds the coefficients cid caches: sha256 has 315, all
+// met again and again, while chain has a new one a step, met in one
+// constraint, and a cache of them all would be a second map as large as
+// the table's own (gnark's AddCoeff finds a coefficient's id there).
+const cidsCached = 1 << 12
+
 // cid is coeff's id in the coefficient table, which adds coefficients
 // in the order they are first made into a term: le makes them at the
 // points where the builder makes the same terms.
@@ -138,7 +145,9 @@ func (g *gadget) cid(coeff int64) uint32 {
 	id, ok := g.cids[coeff]
 	if !ok {
 		id = g.cs.AddCoeff(g.cs.FromInterface(coeff))
-		g.cids[coeff] = id
+		if len(g.cids) < cidsCached {
+			g.cids[coeff] = id
+		}
 	}
 	return id
 }
@@ -245,7 +254,13 @@ func (g *gadget) mul(a, b lin) lin {
 		return g.keep(scale(g.scaledBuf[:0], a, c))
 	}
 	w := g.newWire()
-	g.leL, g.leR = g.appendLE(g.leL[:0], a), g.appendLE(g.leR[:0], b)
+	g.leL = g.appendLE(g.leL[:0], a)
+	if len(a) == len(b) && &a[0] == &b[0] {
+		// a square (chain's x*x): the same terms again.
+		g.leR = append(g.leR[:0], g.leL...)
+	} else {
+		g.leR = g.appendLE(g.leR[:0], b)
+	}
 	l, r := g.leL, g.leR
 	if len(l) > len(r) {
 		l, r = r, l
