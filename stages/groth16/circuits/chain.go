@@ -39,10 +39,15 @@ func (c *chainCircuit) Define(api frontend.API) error {
 	if g == nil || c.viaAPI {
 		return c.defineAPI(api)
 	}
+	// The constants i are the circuit's coefficients, each first made
+	// into a term by the next step's product, in order.
+	g.coeffRun(1, int64(c.n))
 	x := g.variable(c.X)
+	k := constLin(1) // the step's constant, reused: sum keeps a copy
 	for i := 1; i <= c.n; i++ {
 		// api.Add(api.Mul(x, x), i): x * x = w, then w + i.
-		x = g.sum(g.mul(x, x), constLin(int64(i)))
+		k[0].coeff = int64(i)
+		x = g.sum(g.mul(x, x), k)
 	}
 	// api.AssertIsEqual(x, Y): 1 * x = Y.
 	g.assertIsEqual(x, g.variable(c.Y))

@@ -1,7 +1,11 @@
 package circuits
 
 import (
+	"slices"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark/constraint"
+	bls12381 "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/frontend"
 )
 
@@ -58,7 +62,14 @@ type gadget struct {
 	// cids caches the coefficient table's ids of the first coefficients
 	// met (cidsCached).
 	cids map[int64]uint32
-	one  constraint.LinearExpression
+	// run is the integers lo, lo+1, ... lo+n-1, added to the table by
+	// coeffRun with the ids base, base+1, ...
+	run struct {
+		lo   int64
+		n    uint64
+		base uint32
+	}
+	one constraint.LinearExpression
 	// arena holds the terms of the expressions the gadget keeps, a slab
 	// at a time, rather than a slice each.
 	arena []term
@@ -142,6 +153,9 @@ const cidsCached = 1 << 12
 // in the order they are first made into a term: le makes them at the
 // points where the builder makes the same terms.
 func (g *gadget) cid(coeff int64) uint32 {
+	if d := uint64(coeff - g.run.lo); d < g.run.n {
+		return g.run.base + uint32(d)
+	}
 	id, ok := g.cids[coeff]
 	if !ok {
 		id = g.cs.AddCoeff(g.cs.FromInterface(coeff))
@@ -150,6 +164,36 @@ func (g *gadget) cid(coeff int64) uint32 {
 		}
 	}
 	return id
+}
+
+// coeffRun adds the integers lo..hi to the coefficient table at once, in
+// order, gnark's constants (-2..2) left out, for a circuit that meets them
+// in that order and before any other coefficient but those constants
+// (chain's i): the table is the one the builder makes one coefficient at
+// a time, and cid finds their ids without a map. BLS12-381's table is
+// appended to directly while it holds gnark's five constants alone;
+// gnark's AddCoeff would also put each one in its map, a lookup and an
+// insert keyed by field element (57% of chain's compile at 2^22). That map
+// then lacks the run, as a system read back from a file lacks all of it:
+// it only spares AddCoeff a duplicate entry. For another table coeffRun
+// does nothing, and cid adds each coefficient when it is met.
+func (g *gadget) coeffRun(lo, hi int64) {
+	if lo < -2 {
+		panic("circuits: a coefficient run below gnark's constants")
+	}
+	lo = max(lo, 3)
+	t, ok := g.cs.(*bls12381.R1CS)
+	if !ok || lo > hi || len(t.Coefficients) != 5 || g.run.n != 0 {
+		return
+	}
+	n := uint64(hi - lo + 1)
+	g.run.lo, g.run.n, g.run.base = lo, n, uint32(len(t.Coefficients))
+	t.Coefficients = slices.Grow(t.Coefficients, int(n))
+	var e fr.Element
+	for c := lo; c <= hi; c++ {
+		e.SetInt64(c)
+		t.Coefficients = append(t.Coefficients, e)
+	}
 }
 
 // appendLE appends l's terms, made as the builder makes them, to dst.
