@@ -366,7 +366,7 @@ func EstimateHost(spec Spec, keysDir string) (uint64, error) {
 	}
 	inFlight := min(n, p.InFlight(p.Devices))
 	if me, ok := fp.(family.MemoryEstimator); ok {
-		if b, _ := me.HostMemory(family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}, inFlight); b > 0 {
+		if b, _ := me.HostMemory(family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}, p.Params, inFlight); b > 0 {
 			return b, nil
 		}
 	}

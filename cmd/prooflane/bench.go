@@ -174,7 +174,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		perJob = max(perJob, min(f.partitions, p.InFlight(nDev)))
 	}
 	req.OnDevice = f.backend == "cuda"
-	if err := checkHostMemory(stderr, "bench", fp, req, perJob*f.inflight); err != nil {
+	var params []map[string]string
+	for _, p := range ps {
+		params = append(params, p.Params)
+	}
+	if err := checkHostMemory(stderr, "bench", fp, req, params, perJob*f.inflight); err != nil {
 		return err
 	}
 	ctx, stop := signalContext()

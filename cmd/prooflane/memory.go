@@ -175,16 +175,23 @@ func setFlagsString(params map[string]string) string {
 }
 
 // checkHostMemory asks fp (a family.MemoryEstimator) for the host memory
-// a job of req's key with inFlight partitions at once needs (the key setup
-// included when it has to run), and refuses before any work when it
-// exceeds the machine's memory; above what is available now it warns. A
-// family without an estimate, or PROOFLANE_SKIP_MEMCHECK=1, skips it.
-func checkHostMemory(stderr io.Writer, cmd string, fp family.Prover, req family.KeyRequest, inFlight int) error {
+// a job of req's key with inFlight partitions at once needs under the
+// largest of the pipelines' params (none: a setup; the key setup included
+// when it has to run), and refuses before any work when it exceeds the
+// machine's memory; above what is available now it warns. A family
+// without an estimate, or PROOFLANE_SKIP_MEMCHECK=1, skips it.
+func checkHostMemory(stderr io.Writer, cmd string, fp family.Prover, req family.KeyRequest, params []map[string]string, inFlight int) error {
 	me, ok := fp.(family.MemoryEstimator)
 	if !ok || os.Getenv(memSkipEnvVariable) == "1" {
 		return nil
 	}
-	est, setup := me.HostMemory(req, inFlight)
+	var est uint64
+	var setup bool
+	for _, p := range append([]map[string]string{nil}, params...) {
+		if e, s := me.HostMemory(req, p, inFlight); e > est {
+			est, setup = e, s
+		}
+	}
 	if est == 0 {
 		return nil
 	}

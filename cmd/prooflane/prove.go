@@ -146,7 +146,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		}
 		fmt.Fprintf(stderr, "prooflane prove: %s\n", note)
 	}
-	if err := checkHostMemory(stderr, "prove", r.fp, req, min(r.p.Partitions, r.p.InFlight(r.nDev))); err != nil {
+	if err := checkHostMemory(stderr, "prove", r.fp, req, []map[string]string{r.p.Params}, min(r.p.Partitions, r.p.InFlight(r.nDev))); err != nil {
 		return err
 	}
 	ctx, stop := signalContext()

@@ -59,7 +59,7 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "prooflane setup: %v; running the setup again\n", err)
 		}
 	}
-	if err := checkHostMemory(stderr, "setup", fp, family.KeyRequest{Dir: req.Dir, Circuit: req.Circuit, Size: req.Size, Force: true, OnDevice: *backend == "cuda"}, 0); err != nil {
+	if err := checkHostMemory(stderr, "setup", fp, family.KeyRequest{Dir: req.Dir, Circuit: req.Circuit, Size: req.Size, Force: true, OnDevice: *backend == "cuda"}, nil, 0); err != nil {
 		return err
 	}
 	newKey := family.KeyRequest{Dir: req.Dir, Circuit: req.Circuit, Size: req.Size, Force: true}

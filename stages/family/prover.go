@@ -175,9 +175,11 @@ type Baseline interface {
 // work.
 type MemoryEstimator interface {
 	// HostMemory estimates the peak host memory of a job of req's key
-	// with inFlight partitions at once, and says whether the key setup
-	// runs first (req.Force, or no key cached). Zero bytes: no estimate.
-	HostMemory(req KeyRequest, inFlight int) (bytes uint64, setup bool)
+	// with inFlight partitions at once under the pipeline's effective
+	// params (nil: a setup alone, or the family's defaults), and says
+	// whether the key setup runs first (req.Force, or no key cached).
+	// Zero bytes: no estimate.
+	HostMemory(req KeyRequest, params map[string]string, inFlight int) (bytes uint64, setup bool)
 }
 
 // DeviceMemoryEstimator is an optional capability of a Prover: the memory

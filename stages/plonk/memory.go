@@ -72,7 +72,7 @@ func domainBound(circuit string, size int) uint64 {
 // HostMemory estimates the peak host memory of proving req's key with
 // inFlight partitions at once, including the setup when it has to run
 // (req.Force, or no key cached); 0 below a size of 2^18.
-func (f Family) HostMemory(req family.KeyRequest, inFlight int) (uint64, bool) {
+func (f Family) HostMemory(req family.KeyRequest, _ map[string]string, inFlight int) (uint64, bool) {
 	if req.Size < memCheckFromSize {
 		return 0, false
 	}

@@ -89,10 +89,10 @@ func TestHostEstimateCoversTheMeasuredPeaks(t *testing.T) {
 			t.Errorf("n %d, %d in flight, setup %v: estimate %d KiB, measured %d KiB", c.n, c.inFlight, c.setup, est/kib, c.measured/kib)
 		}
 	}
-	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: t.TempDir(), Circuit: "chain", Size: 1 << 17}, 4); est != 0 || setup {
+	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: t.TempDir(), Circuit: "chain", Size: 1 << 17}, nil, 4); est != 0 || setup {
 		t.Errorf("below a size of 2^18: %d bytes, setup %v; want no estimate", est, setup)
 	}
-	est, setup := Family{}.HostMemory(family.KeyRequest{Dir: t.TempDir(), Size: 1 << 18}, 2)
+	est, setup := Family{}.HostMemory(family.KeyRequest{Dir: t.TempDir(), Size: 1 << 18}, nil, 2)
 	if want := hostEstimate(1<<19, 2, true); !setup || est != want {
 		t.Errorf("chain at 2^18, no key cached: %d bytes, setup %v; want %d with the setup", est, setup, want)
 	}

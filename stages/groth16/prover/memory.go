@@ -87,11 +87,20 @@ func costsOf(circuit string, onDevice bool) hostCosts {
 	return s.onHost
 }
 
+// hostG2PerC is what a G2 MSM on the host cores (g2_on: cpu, gnark-crypto's
+// MultiExp: its digits and buckets, and their garbage) adds to a run on a
+// device, per constraint of the key, for each such MSM running at once:
+// the H200's sha256 2^26 prove of 4 partitions peaked at 98.35 GiB with
+// g2_on: cpu and 92.19 GiB without, two G2 workers (49 bytes a
+// constraint each, counted as 64).
+const hostG2PerC = 64
+
 // HostMemory estimates the peak host memory of proving req's key with
 // inFlight partitions at once, including the setup when it has to run
 // (req.Force, or no proving key cached), per circuit and for the backend
-// req.OnDevice says; 0 below 2^18 constraints.
-func (Family) HostMemory(req family.KeyRequest, inFlight int) (uint64, bool) {
+// req.OnDevice says, with params' g2_on: cpu adding the host's G2 MSMs
+// (g2_workers of them at most) on a device; 0 below 2^18 constraints.
+func (Family) HostMemory(req family.KeyRequest, params map[string]string, inFlight int) (uint64, bool) {
 	if req.Size < memCheckFromSize {
 		return 0, false
 	}
@@ -105,15 +114,20 @@ func (Family) HostMemory(req family.KeyRequest, inFlight int) (uint64, bool) {
 		_, err := os.Stat(pk)
 		setup = err != nil
 	}
-	return memEstimate(costsOf(circuit, req.OnDevice), req.Size, inFlight, setup), setup
+	hostG2 := 0
+	if req.OnDevice && params["g2_on"] == "cpu" {
+		hostG2 = min(positive(params["g2_workers"], 2), max(inFlight, 0))
+	}
+	return memEstimate(costsOf(circuit, req.OnDevice), req.Size, inFlight, hostG2, setup), setup
 }
 
 // memEstimate returns the estimated peak host memory of proving size
-// constraints with inFlight partitions at once at costs c, including the
-// setup when it has to run.
-func memEstimate(c hostCosts, size, inFlight int, setup bool) uint64 {
+// constraints with inFlight partitions at once at costs c and hostG2 G2
+// MSMs on the host cores at once beside a device, including the setup
+// when it has to run.
+func memEstimate(c hostCosts, size, inFlight, hostG2 int, setup bool) uint64 {
 	n := uint64(max(size, 0))
-	prove := memBase + n*c.keys + n*c.partition*uint64(max(inFlight, 0))
+	prove := memBase + n*c.keys + n*c.partition*uint64(max(inFlight, 0)) + n*hostG2PerC*uint64(max(hostG2, 0))
 	if setup {
 		return max(prove, memBase+n*c.setup)
 	}

@@ -13,6 +13,7 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
 	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 // setup makes the chain circuit's keys of size 64 in a fresh cache.
@@ -200,20 +201,47 @@ func TestBaselineProvesWithGnark(t *testing.T) {
 func TestMemEstimateFormula(t *testing.T) {
 	const n = 1 << 20
 	c := costsOf("chain", false)
-	if got, want := memEstimate(c, n, 10, false), uint64(memBase+n*c.keys+10*n*c.partition); got != want {
+	if got, want := memEstimate(c, n, 10, 0, false), uint64(memBase+n*c.keys+10*n*c.partition); got != want {
 		t.Errorf("prove estimate %d, want %d", got, want)
 	}
-	if got := memEstimate(c, n, 0, true); got != memBase+n*c.setup {
+	if got := memEstimate(c, n, 0, 0, true); got != memBase+n*c.setup {
 		t.Errorf("setup estimate %d", got)
 	}
-	if memEstimate(c, n, 10, true) != memEstimate(c, n, 10, false) {
+	if memEstimate(c, n, 10, 0, true) != memEstimate(c, n, 10, 0, false) {
 		t.Error("with 10 partitions the prove needs more than the setup: the estimate is the larger")
 	}
 	dir := t.TempDir()
-	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: 1 << 17}, 4); est != 0 || setup {
+	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: 1 << 17}, nil, 4); est != 0 || setup {
 		t.Errorf("below 2^18: %d, %v; want no estimate", est, setup)
 	}
-	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: n}, 10); est != memEstimate(c, n, 10, true) || !setup {
+	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: n}, nil, 10); est != memEstimate(c, n, 10, 0, true) || !setup {
 		t.Errorf("nothing cached: %d, %v; want the setup counted", est, setup)
+	}
+	// g2_on: cpu beside a device counts the host's G2 MSMs, g2_workers
+	// of them at most (2 by default), never more than the partitions.
+	// (a key cached: the prove's estimate, not the setup's)
+	cached := t.TempDir()
+	_, pk, _ := keys.Cache{Dir: cached}.Paths(DefaultCircuit, n)
+	if err := os.WriteFile(pk, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dev := family.KeyRequest{Dir: cached, Size: n, OnDevice: true}
+	for _, tc := range []struct {
+		params   map[string]string
+		inFlight int
+		msms     uint64
+	}{
+		{map[string]string{"g2_on": "cpu"}, 4, 2},
+		{map[string]string{"g2_on": "cpu", "g2_workers": "3"}, 4, 3},
+		{map[string]string{"g2_on": "cpu", "g2_workers": "3"}, 1, 1},
+	} {
+		with, _ := (Family{}).HostMemory(dev, tc.params, tc.inFlight)
+		without, _ := (Family{}).HostMemory(dev, map[string]string{"g2_on": "device"}, tc.inFlight)
+		if with-without != tc.msms*n*hostG2PerC {
+			t.Errorf("%v, %d in flight: %d bytes more than g2_on: device, want %d host G2 MSMs' %d", tc.params, tc.inFlight, with-without, tc.msms, tc.msms*n*hostG2PerC)
+		}
+	}
+	if cpuOnly, _ := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: n}, map[string]string{"g2_on": "cpu"}, 4); cpuOnly != memEstimate(c, n, 4, 0, true) {
+		t.Error("on the CPU backend every MSM is on the host already: g2_on: cpu adds nothing")
 	}
 }
