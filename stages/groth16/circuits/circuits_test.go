@@ -1,6 +1,7 @@
 package circuits
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
@@ -225,6 +226,25 @@ func TestTheR1CSGadgetWritesTheAPICircuit(t *testing.T) {
 		}
 		if !reflect.DeepEqual(fast.GetR1Cs(), ref.GetR1Cs()) || !reflect.DeepEqual(fast.Coefficients, ref.Coefficients) {
 			t.Fatalf("%#v: the constraints differ from the API circuit's", inst)
+		}
+		// The solver's program too: the same blueprints, instructions and
+		// levels. sha256's hints are its own (sha256Bits, not gnark's bit
+		// decomposition), so its call data and hint table differ; chain's
+		// whole system is the API's, to the byte of its file.
+		if !reflect.DeepEqual(fast.Blueprints, ref.Blueprints) || !reflect.DeepEqual(fast.Instructions, ref.Instructions) || !reflect.DeepEqual(fast.Levels, ref.Levels) {
+			t.Fatalf("%#v: the solver's instructions differ from the API circuit's", inst)
+		}
+		if _, isChain := inst.(chain); isChain {
+			var a, b bytes.Buffer
+			if _, err := fast.WriteTo(&a); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := ref.WriteTo(&b); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(a.Bytes(), b.Bytes()) {
+				t.Fatalf("%#v: the system's file is %d bytes, over the API %d, and they differ", inst, a.Len(), b.Len())
+			}
 		}
 		w, err := Witness(inst.Assignment(5))
 		if err != nil {

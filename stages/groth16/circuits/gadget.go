@@ -56,8 +56,9 @@ const compressThreshold = 300
 type gadget struct {
 	api frontend.API
 	cs  constraint.R1CS[constraint.U64]
-	// bp is gnark's generic R1C blueprint, added to the system for the
-	// gadget's constraints.
+	// bp is gnark's generic R1C blueprint: the builder's own when the
+	// system has one (genericR1C), so that the instructions are the
+	// API's too.
 	bp constraint.BlueprintID
 	// cids caches the coefficient table's ids of the first coefficients
 	// met (cidsCached).
@@ -81,6 +82,19 @@ type gadget struct {
 	leL, leR  constraint.LinearExpression
 	zero      constraint.LinearExpression
 	wire      constraint.LinearExpression
+}
+
+// genericR1C is the id of the first generic R1C blueprint of cs, the one
+// gnark's builder adds for its constraints, or of one added now.
+func genericR1C(cs constraint.R1CS[constraint.U64]) constraint.BlueprintID {
+	if s, ok := cs.(*bls12381.R1CS); ok {
+		for i, b := range s.Blueprints {
+			if _, ok := b.(*constraint.BlueprintGenericR1C); ok {
+				return constraint.BlueprintID(i)
+			}
+		}
+	}
+	return cs.AddBlueprint(&constraint.BlueprintGenericR1C{})
 }
 
 // newGadget takes the constraint system from gnark's R1CS builder: its
@@ -107,7 +121,7 @@ func newGadget(api frontend.API) (*gadget, error) {
 	g := &gadget{
 		api:  api,
 		cs:   cs,
-		bp:   cs.AddBlueprint(&constraint.BlueprintGenericR1C{}),
+		bp:   genericR1C(cs),
 		cids: make(map[int64]uint32),
 		one:  constraint.LinearExpression{{CID: constraint.CoeffIdOne, VID: 0}},
 		zero: constraint.LinearExpression{{CID: constraint.CoeffIdZero, VID: 0}},
