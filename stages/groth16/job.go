@@ -40,6 +40,9 @@ type Job struct {
 		once sync.Once
 		p    *prepPlan
 	}
+	// small is the R1CS's coefficients for synthesize's small-integer
+	// solver, read on first use.
+	small smallSystem
 }
 
 // NewJob checks that the keys belong to r1cs and that the circuit is one
