@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"runtime"
+	"runtime/debug"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -124,30 +125,41 @@ func (c *squares) Define(api frontend.API) error {
 	return nil
 }
 
-// The solvers side by side on one sha256 witness (the 2-core host, 2^20:
-// `go test -run '^$' -bench BenchmarkSolve -benchtime 3x ./stages/groth16/`).
+// The solvers side by side on one sha256 witness, with the heap warm (the
+// arrays of the last solve reused) and cold (the heap given back to the
+// OS before each solve, so that every page of the new arrays faults in,
+// as for a partition of a job that has just started): on the 2-core host,
+// `go test -run '^$' -bench BenchmarkSolve -benchtime 5x ./stages/groth16/`.
 func BenchmarkSolve(b *testing.B) {
 	inst, sys := compiled(b, "sha256", 1<<20)
-	a := inst.Assignment(5)
-	w, err := circuits.Witness(a)
+	w, err := circuits.Witness(inst.Assignment(5))
 	if err != nil {
 		b.Fatal(err)
 	}
 	v := w.Vector().(fr.Vector)
-	runtime.GC() // the compile's garbage, not the solvers'
-	b.Run("small", func(b *testing.B) {
-		var small smallSystem
-		for b.Loop() {
-			if _, err := solveSmall(sys, &small, nil, v); err != nil {
-				b.Fatal(err)
-			}
+	var small smallSystem
+	solvers := []struct {
+		name  string
+		solve func() error
+	}{
+		{"small", func() error { _, err := solveSmall(sys, &small, nil, v); return err }},
+		{"gnark", func() error { _, err := sys.Solve(w); return err }},
+	}
+	for _, heap := range []string{"warm", "cold"} {
+		for _, s := range solvers {
+			runtime.GC() // the compile's garbage, or the last run's
+			b.Run(s.name+"/"+heap, func(b *testing.B) {
+				for b.Loop() {
+					if heap == "cold" {
+						b.StopTimer()
+						debug.FreeOSMemory()
+						b.StartTimer()
+					}
+					if err := s.solve(); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
-	})
-	b.Run("gnark", func(b *testing.B) {
-		for b.Loop() {
-			if _, err := sys.Solve(w); err != nil {
-				b.Fatal(err)
-			}
-		}
-	})
+	}
 }
