@@ -76,6 +76,10 @@ const (
 	// device (prooflane.device): a partition on device 0 holds
 	// cpu_bandwidth, which belongs to no device.
 	KeyResourceDevice = attribute.Key("prooflane.resource_device")
+	// KeySolver is, on a Groth16 synthesize span, the solver that found
+	// the wires: "small" (int64 arithmetic, for wires of small integers)
+	// or "gnark" (gnark's R1CS solver).
+	KeySolver = attribute.Key("prooflane.solver")
 )
 
 // Resource attribute keys (on every span of a run, set by the command).

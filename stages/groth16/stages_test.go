@@ -15,8 +15,11 @@ import (
 	gnarkg16 "github.com/consensys/gnark/backend/groth16"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/frontend"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/prooflane/prooflane/device"
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
@@ -432,4 +435,43 @@ func TestProvingKeyWithInfinityFlagsThatDisagreeWithItsBasesIsRefused(t *testing
 		t.Fatal(err)
 	}
 	proveAndVerify(t, job, be, nil)
+}
+
+// The synthesize span says which solver found the wires: the small one for
+// sha256, gnark's for chain (dense values); the proofs of both verify
+// (runSequential's epilogue checks them).
+func TestTheSynthesizeSpanNamesItsSolver(t *testing.T) {
+	for circuit, want := range map[string]string{"sha256": "small", "chain": "gnark"} {
+		set := setupKeys(t, circuit, 1<<9)
+		ws, err := set.Witnesses(1, 1, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		job, err := groth16.NewJob(set.Circuit, set.R1CS, set.PK, set.VK, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(rec))
+		ctx, span := tp.Tracer("test").Start(context.Background(), "synthesize")
+		f := newStageSet(t, cpuBackend(t, 1), nil).built[groth16.TypeNameSynthesize]
+		in := stages.NewInput(nil)
+		in.Job, in.Stage, in.JobID = job, "synthesize", "test"
+		if _, err := f.Run(ctx, in); err != nil {
+			t.Fatal(err)
+		}
+		span.End()
+		got := ""
+		for _, kv := range rec.Ended()[0].Attributes() {
+			if kv.Key == pl.KeySolver {
+				got = kv.Value.AsString()
+			}
+		}
+		if got != want {
+			t.Errorf("%s: solver %q, want %q", circuit, got, want)
+		}
+		if _, err := runSequential(t, job, cpuBackend(t, 1), nil); err != nil {
+			t.Errorf("%s: %v", circuit, err)
+		}
+	}
 }

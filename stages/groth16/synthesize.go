@@ -6,18 +6,14 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
-	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/stages"
 )
 
 // synthesize solves the R1CS for the partition's witness.
 type synthesize struct{}
-
-// SolverAttr is the synthesize span's attribute naming the solver that
-// found the wires: "small" (int64, smallsolve.go) or "gnark".
-const SolverAttr = "prooflane.solver"
 
 func (synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 	j, err := job(in)
@@ -32,11 +28,11 @@ func (synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 	// else by gnark's solver.
 	if v, ok := w.Vector().(fr.Vector); ok {
 		if sol, err := solveSmall(j.R1CS, &j.small, j.SolverOptions, v); err == nil {
-			trace.SpanFromContext(ctx).SetAttributes(attribute.String(SolverAttr, "small"))
+			trace.SpanFromContext(ctx).SetAttributes(pl.KeySolver.String("small"))
 			return sol, nil
 		}
 	}
-	trace.SpanFromContext(ctx).SetAttributes(attribute.String(SolverAttr, "gnark"))
+	trace.SpanFromContext(ctx).SetAttributes(pl.KeySolver.String("gnark"))
 	res, err := j.R1CS.Solve(w, j.SolverOptions...)
 	if err != nil {
 		return nil, fmt.Errorf("circuit %q partition %d: witness does not satisfy the circuit: %w", j.Circuit, in.Partition, err)
