@@ -316,7 +316,9 @@ func grow(xs []*big.Int, n int) []*big.Int {
 // witness vector, without the one wire) as the small solver can, into the
 // Solution gnark's solver gives: errNotSmall when it cannot.
 func solveSmall(sys *cs.R1CS, small *smallSystem, opts []csolver.Option, w fr.Vector) (*Solution, error) {
-	if len(w)+1 != len(sys.Public)+len(sys.Secret) {
+	// A system with logs (api.Println) or GKR hints is gnark's to solve:
+	// it prints the logs, and overrides those hints.
+	if len(w)+1 != len(sys.Public)+len(sys.Secret) || len(sys.Logs) > 0 || sys.GkrInfo.Is() {
 		return nil, errNotSmall
 	}
 	// the inputs first: a dense circuit stops here, before the table
@@ -348,12 +350,16 @@ func solveSmall(sys *cs.R1CS, small *smallSystem, opts []csolver.Option, w fr.Ve
 	for _, pi := range sys.Instructions {
 		bp := sys.Blueprints[pi.BlueprintID]
 		inst := pi.Unpack(&sys.System)
+		// gnark's solver takes a blueprint as R1C, then as solvable, then
+		// as hint: the small solver the same, leaving solvable ones to it.
 		switch b := bp.(type) {
 		case constraint.BlueprintR1C:
 			b.DecompressR1C(&c, inst)
 			if !s.r1c(inst.ConstraintOffset, &c, sol) {
 				return nil, errNotSmall
 			}
+		case constraint.BlueprintSolvable[constraint.U64]:
+			return nil, errNotSmall
 		case constraint.BlueprintHint:
 			b.DecompressHint(&h, inst)
 			var ok bool

@@ -107,19 +107,41 @@ func TestTheSmallSolverLeavesWhatItCannotSolveExactly(t *testing.T) {
 	if _, err := solveSmall(c.(*cs.R1CS), &sq, nil, witnessVector(t, &squares{X: 3, Y: y, n: 8})); !errors.Is(err, errNotSmall) {
 		t.Errorf("3^256: %v, want errNotSmall", err)
 	}
+	// Small values, but a log to print: gnark's solver prints it.
+	c, err = frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, &squares{n: 2, log: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var logged smallSystem
+	if _, err := solveSmall(c.(*cs.R1CS), &logged, nil, witnessVector(t, &squares{X: 3, Y: 81, n: 2})); !errors.Is(err, errNotSmall) {
+		t.Errorf("a circuit with a log: %v, want errNotSmall", err)
+	}
+	// The same without the log is small.
+	c, err = frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, &squares{n: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var plain smallSystem
+	if _, err := solveSmall(c.(*cs.R1CS), &plain, nil, witnessVector(t, &squares{X: 3, Y: 81, n: 2})); err != nil {
+		t.Errorf("3^4: %v", err)
+	}
 }
 
 // squares proves Y = X^(2^n).
 type squares struct {
-	X frontend.Variable
-	Y frontend.Variable `gnark:",public"`
-	n int
+	X   frontend.Variable
+	Y   frontend.Variable `gnark:",public"`
+	n   int
+	log bool // api.Println the result
 }
 
 func (c *squares) Define(api frontend.API) error {
 	x := c.X
 	for range c.n {
 		x = api.Mul(x, x)
+	}
+	if c.log {
+		api.Println("x^(2^n) =", x)
 	}
 	api.AssertIsEqual(x, c.Y)
 	return nil
