@@ -6,6 +6,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -45,6 +46,11 @@ type smallSystem struct {
 	// hints are the solver's hint functions (gnark's registry and the
 	// job's options).
 	hints map[csolver.HintID]csolver.Hint
+	// gaveUp says a solve of the job stopped past its inputs: the next
+	// partitions go to gnark's solver at once. (What stopped it is the
+	// system's values, the same in every partition, or an unsatisfied
+	// witness, which fails the job anyway.)
+	gaveUp atomic.Bool
 }
 
 // init reads sys's coefficients and the hints of opts.
@@ -330,7 +336,7 @@ func solveSmall(sys *cs.R1CS, small *smallSystem, opts []csolver.Option, w fr.Ve
 		}
 		inputs[i] = v
 	}
-	if small.init(sys, opts); !small.ok {
+	if small.init(sys, opts); !small.ok || small.gaveUp.Load() {
 		return nil, errNotSmall
 	}
 	nbWires := len(sys.Public) + len(sys.Secret) + sys.NbInternalVariables
@@ -343,6 +349,23 @@ func solveSmall(sys *cs.R1CS, small *smallSystem, opts []csolver.Option, w fr.Ve
 	m := sys.GetNbConstraints()
 	n := ecc.NextPowerOfTwo(uint64(m))
 	sol := &Solution{A: make([]fr.Element, m, n), B: make([]fr.Element, m, n), C: make([]fr.Element, m, n)}
+	if !s.run(sol) {
+		small.gaveUp.Store(true)
+		return nil, errNotSmall
+	}
+	sol.Wires = make([]fr.Element, nbWires)
+	parallelRange(nbWires, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			setSmall(&sol.Wires[i], s.values[i])
+		}
+	})
+	return sol, nil
+}
+
+// run solves the system's instructions in order into sol's A, B, C and
+// the solver's values: false where the small solver stops.
+func (s *smallSolver) run(sol *Solution) bool {
+	sys := s.sys
 	var c constraint.R1C
 	var h constraint.HintMapping
 	q := fr.Modulus()
@@ -356,30 +379,21 @@ func solveSmall(sys *cs.R1CS, small *smallSystem, opts []csolver.Option, w fr.Ve
 		case constraint.BlueprintR1C:
 			b.DecompressR1C(&c, inst)
 			if !s.r1c(inst.ConstraintOffset, &c, sol) {
-				return nil, errNotSmall
+				return false
 			}
 		case constraint.BlueprintSolvable[constraint.U64]:
-			return nil, errNotSmall
+			return false
 		case constraint.BlueprintHint:
 			b.DecompressHint(&h, inst)
 			var ok bool
 			if in, out, ok = s.hint(&h, q, in, out); !ok {
-				return nil, errNotSmall
+				return false
 			}
 		default:
-			return nil, errNotSmall
+			return false
 		}
 	}
-	if s.count != nbWires {
-		return nil, errNotSmall
-	}
-	sol.Wires = make([]fr.Element, nbWires)
-	parallelRange(nbWires, func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			setSmall(&sol.Wires[i], s.values[i])
-		}
-	})
-	return sol, nil
+	return s.count == len(s.values)
 }
 
 // parallelRange runs f over [0, n) in a chunk per core.
