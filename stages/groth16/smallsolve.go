@@ -4,7 +4,6 @@ import (
 	"errors"
 	"math/big"
 	"math/bits"
-	"runtime"
 	"sync"
 	"sync/atomic"
 
@@ -13,6 +12,8 @@ import (
 	"github.com/consensys/gnark/constraint"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 	csolver "github.com/consensys/gnark/constraint/solver"
+
+	"github.com/prooflane/prooflane/internal/split"
 )
 
 // A circuit whose wires all hold small integers (sha256: bits, their
@@ -158,9 +159,10 @@ type smallSolver struct {
 	count  int
 }
 
-// eval adds the terms of l to acc; unknown is the one term over an
-// unsolved wire (found says there was one; two fail).
-func (s *smallSolver) eval(l constraint.LinearExpression, acc int64, unknown *constraint.Term, found *bool) (int64, bool) {
+// eval is the sum of l's terms over solved wires; unknown is the one term
+// over an unsolved wire (found says there was one; two fail).
+func (s *smallSolver) eval(l constraint.LinearExpression, unknown *constraint.Term, found *bool) (int64, bool) {
+	var acc int64
 	for i := range l {
 		t := &l[i]
 		c := s.coeffs[t.CID]
@@ -205,21 +207,21 @@ func (s *smallSolver) r1c(cID uint32, c *constraint.R1C, sol *Solution) bool {
 	var u constraint.Term
 	var found bool
 	loc := 0
-	a, ok := s.eval(c.L, 0, &u, &found)
+	a, ok := s.eval(c.L, &u, &found)
 	if !ok {
 		return false
 	}
 	if found {
 		loc = 1
 	}
-	b, ok := s.eval(c.R, 0, &u, &found)
+	b, ok := s.eval(c.R, &u, &found)
 	if !ok {
 		return false
 	}
 	if found && loc == 0 {
 		loc = 2
 	}
-	o, ok := s.eval(c.O, 0, &u, &found)
+	o, ok := s.eval(c.O, &u, &found)
 	if !ok {
 		return false
 	}
@@ -284,7 +286,7 @@ func (s *smallSolver) hint(h *constraint.HintMapping, q *big.Int, in, out []*big
 	for i, l := range h.Inputs {
 		var u constraint.Term
 		var found bool
-		v, ok := s.eval(l, 0, &u, &found)
+		v, ok := s.eval(l, &u, &found)
 		if !ok || found {
 			return in, out, false
 		}
@@ -354,7 +356,7 @@ func solveSmall(sys *cs.R1CS, small *smallSystem, opts []csolver.Option, w fr.Ve
 		return nil, errNotSmall
 	}
 	sol.Wires = make([]fr.Element, nbWires)
-	parallelRange(nbWires, func(lo, hi int) {
+	split.Run(nbWires, 1<<16, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
 			setSmall(&sol.Wires[i], s.values[i])
 		}
@@ -394,20 +396,4 @@ func (s *smallSolver) run(sol *Solution) bool {
 		}
 	}
 	return s.count == len(s.values)
-}
-
-// parallelRange runs f over [0, n) in a chunk per core.
-func parallelRange(n int, f func(lo, hi int)) {
-	const minChunk = 1 << 16
-	workers := max(1, min(runtime.GOMAXPROCS(0), (n+minChunk-1)/minChunk))
-	chunk := (n + workers - 1) / workers
-	var wg sync.WaitGroup
-	for lo := 0; lo < n; lo += chunk {
-		wg.Add(1)
-		go func(lo, hi int) {
-			defer wg.Done()
-			f(lo, hi)
-		}(lo, min(n, lo+chunk))
-	}
-	wg.Wait()
 }
