@@ -185,9 +185,12 @@ func checkHostMemory(stderr io.Writer, cmd string, fp family.Prover, req family.
 	if !ok || os.Getenv(memSkipEnvVariable) == "1" {
 		return nil
 	}
+	if len(params) == 0 {
+		params = []map[string]string{nil} // the family's defaults
+	}
 	var est uint64
 	var setup bool
-	for _, p := range append([]map[string]string{nil}, params...) {
+	for _, p := range params {
 		if e, s := me.HostMemory(req, p, inFlight); e > est {
 			est, setup = e, s
 		}
