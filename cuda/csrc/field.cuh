@@ -237,6 +237,54 @@ struct alignas(16) Field {
     }
   }
 
+  // Values in [0, 2p), the NTT's passes' lazy form (ntt.cuh); 2p <
+  // 2^(32N) for both moduli. mod2(i) is limb i of 2p.
+  PL_HD static uint32_t mod2(int i) { return (P::mod(i) << 1) | (i ? P::mod(i - 1) >> 31 : 0); }
+  // a + b mod p in [0, 2p), for a, b < 2p. The sum (< 4p) can pass
+  // 2^(32N): it is at least 2p when it carried out or when taking 2p away
+  // did not borrow.
+  PL_HD static Field add_2p(const Field& a, const Field& b) {
+    Field s, t;
+    uint64_t c = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      c += (uint64_t)a.v[i] + b.v[i];
+      s.v[i] = (uint32_t)c;
+      c >>= 32;
+    }
+    uint64_t borrow = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      uint64_t d = (uint64_t)s.v[i] - mod2(i) - borrow;
+      t.v[i] = (uint32_t)d;
+      borrow = (d >> 32) & 1;
+    }
+    return (c || !borrow) ? t : s;
+  }
+  // a - b mod p in [0, 2p), for a, b < 2p.
+  PL_HD static Field sub_2p(const Field& a, const Field& b) {
+    Field r;
+    uint64_t borrow = 0;
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      uint64_t d = (uint64_t)a.v[i] - b.v[i] - borrow;
+      r.v[i] = (uint32_t)d;
+      borrow = (d >> 32) & 1;
+    }
+    if (borrow) {
+      uint64_t c = 0;
+      PL_UNROLL for (int i = 0; i < N; i++) {
+        c += (uint64_t)r.v[i] + mod2(i);
+        r.v[i] = (uint32_t)c;
+        c >>= 32;
+      }
+    }
+    return r;
+  }
+  // The value in [0, p) of a < 2p.
+  PL_HD Field reduced() const {
+    Field r = *this;
+    reduce_once(r.v);
+    return r;
+  }
+
   PL_HD friend Field operator+(const Field& a, const Field& b) {
     Field r;
     uint64_t c = 0;
@@ -359,6 +407,16 @@ struct alignas(16) Field {
   // and m (2^32 - 1) = (m - 1) 2^32 + E_0 for m != 0 (0 for m = 0). Two of
   // the round's 17 products (8 of a*b_i, 8 of m*p, m) become additions.
   PL_HD static Field mont_mul(const Field& a, const Field& b) {
+    Field r = mont_mul_2p(a, b);
+    reduce_once(r.v);
+    return r;
+  }
+  // mont_mul without its last conditional subtraction: a b / R mod p in
+  // [0, 2p), for a < p and any b < 2^(32N). The bound of every round
+  // (T < a + p < 2p) takes a < p only; b enters a limb a round. At the end
+  // T < a b / R + p, under 2p when b < 2p and p < R / 2 (Fr: a b / R <
+  // 0.91 r; the NTT's lazy passes, ntt.cuh).
+  PL_HD static Field mont_mul_2p(const Field& a, const Field& b) {
     uint32_t e[N], o[N], pend = 0;
     PL_UNROLL for (int i = 0; i < N; i++) e[i] = o[i] = 0;
     PL_UNROLL for (int i = 0; i < N; i++) {
@@ -387,7 +445,6 @@ struct alignas(16) Field {
     Field r;
     PL_UNROLL for (int j = 0; j < N; j++) r.v[j] = e[j];
     add_pending(r.v, o, pend);
-    reduce_once(r.v);
     return r;
   }
 

@@ -120,8 +120,11 @@ int get_tables(pl_stream* s, const pl_domain* d, DomainTables** out) {
 // one after the other. Measured (v11): the passes' long-scoreboard stalls
 // fell from 1.4-1.85 to 0.95 cycles an issue, the NTT's time did not move
 // (2^24 4.878 -> 4.871 ms); the multiply pipe is what the passes wait on.
+//
+// The steps are lazy (ntt.cuh): the tile holds values in [0, 2r), and
+// the NTT's last pass (`last`) stores them reduced.
 template <bool DIF>
-__global__ void __launch_bounds__(256, 3) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p) {
+__global__ void __launch_bounds__(256, 3) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p, bool last) {
   extern __shared__ Fr tile[];
   const uint64_t b = blockIdx.x;
   const uint32_t T = 1u << p.tile_log();
@@ -157,7 +160,7 @@ __global__ void __launch_bounds__(256, 3) k_ntt_pass(Fr* x, const Fr* tw, pl::Nt
   }
   PL_UNROLL for (int i = 0; i < 4; i++) {
     const uint32_t t = threadIdx.x + i * blockDim.x;
-    if (t < T) x[p.index(b, t)] = tile[t];
+    if (t < T) x[p.index(b, t)] = last ? tile[t].reduced() : tile[t];
   }
 }
 
@@ -213,10 +216,11 @@ int run_passes(pl_stream* s, Fr* x, const Fr* tw, int L, bool dif) {
     // a thread does one quad (or two pairs) per step
     unsigned threads = p.tile_log() >= 2 ? 1u << (p.tile_log() - 2) : 1u;
     size_t smem = sizeof(Fr) << p.tile_log();
+    const bool last = i == np - 1;
     if (dif)
-      k_ntt_pass<true><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p);
+      k_ntt_pass<true><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p, last);
     else
-      k_ntt_pass<false><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p);
+      k_ntt_pass<false><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p, last);
     PL_LAUNCHED();
   }
   return 0;

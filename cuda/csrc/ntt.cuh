@@ -94,16 +94,37 @@ PL_HD uint64_t bitrev(uint64_t x, int L) {
   return r;
 }
 
+// The passes' arithmetic is lazy: an element is any value in [0, 2r) of
+// its residue, so a multiplication by a twiddle (< r) skips mont_mul's
+// last conditional subtraction (mont_mul_2p). A pass reads values under
+// 2r and writes them so; the last pass of an NTT stores them reduced
+// (k_ntt_pass's `last`), so what an NTT returns is in [0, r).
+// -DPL_NTT_LAZY=0 builds the reduced arithmetic instead (A/B runs).
+#ifndef PL_NTT_LAZY
+#define PL_NTT_LAZY 1
+#endif
+#if PL_NTT_LAZY
+PL_HD Fr lazy_add(const Fr& a, const Fr& b) { return Fr::add_2p(a, b); }
+PL_HD Fr lazy_sub(const Fr& a, const Fr& b) { return Fr::sub_2p(a, b); }
+// x w for x < 2r and a twiddle w < r, in [0, 2r): w is mont_mul's
+// multiplicand, whose bound the rounds need.
+PL_HD Fr lazy_mul(const Fr& x, const Fr& w) { return Fr::mont_mul_2p(w, x); }
+#else
+PL_HD Fr lazy_add(const Fr& a, const Fr& b) { return a + b; }
+PL_HD Fr lazy_sub(const Fr& a, const Fr& b) { return a - b; }
+PL_HD Fr lazy_mul(const Fr& x, const Fr& w) { return x * w; }
+#endif
+
 PL_HD void butterfly_dif(Fr* x, uint32_t t0, uint32_t t1, const Fr& w) {
   Fr u = x[t0], v = x[t1];
-  x[t0] = u + v;
-  x[t1] = (u - v) * w;
+  x[t0] = lazy_add(u, v);
+  x[t1] = lazy_mul(lazy_sub(u, v), w);
 }
 
 PL_HD void butterfly_dit(Fr* x, uint32_t t0, uint32_t t1, const Fr& w) {
-  Fr u = x[t0], v = x[t1] * w;
-  x[t0] = u + v;
-  x[t1] = u - v;
+  Fr u = x[t0], v = lazy_mul(x[t1], w);
+  x[t0] = lazy_add(u, v);
+  x[t1] = lazy_sub(u, v);
 }
 
 // quad r (0 <= r < tile/4) of stages mlo, mlo+1 in block b: tile rows
@@ -140,43 +161,43 @@ PL_HD void ntt_quad_step(Fr* x, const NttPass& p, uint64_t b, uint32_t r, int ml
   if (p.lo == 0 && mlo == 0) {
     if (DIF) {
       Fr u = a0, v = a2;
-      a0 = u + v; a2 = u - v;
+      a0 = lazy_add(u, v); a2 = lazy_sub(u, v);
       u = a1; v = a3;
-      a1 = u + v; a3 = (u - v) * w1;
+      a1 = lazy_add(u, v); a3 = lazy_mul(lazy_sub(u, v), w1);
       u = a0; v = a1;
-      a0 = u + v; a1 = u - v;
+      a0 = lazy_add(u, v); a1 = lazy_sub(u, v);
       u = a2; v = a3;
-      a2 = u + v; a3 = u - v;
+      a2 = lazy_add(u, v); a3 = lazy_sub(u, v);
     } else {
       Fr u = a0, v = a1;
-      a0 = u + v; a1 = u - v;
+      a0 = lazy_add(u, v); a1 = lazy_sub(u, v);
       u = a2; v = a3;
-      a2 = u + v; a3 = u - v;
+      a2 = lazy_add(u, v); a3 = lazy_sub(u, v);
       u = a0; v = a2;
-      a0 = u + v; a2 = u - v;
-      u = a1; v = a3 * w1;
-      a1 = u + v; a3 = u - v;
+      a0 = lazy_add(u, v); a2 = lazy_sub(u, v);
+      u = a1; v = lazy_mul(a3, w1);
+      a1 = lazy_add(u, v); a3 = lazy_sub(u, v);
     }
   } else {
     const Fr w0 = tw[e[0]], w2 = tw[e[2]];
     if (DIF) {
       Fr u = a0, v = a2;
-      a0 = u + v; a2 = (u - v) * w0;
+      a0 = lazy_add(u, v); a2 = lazy_mul(lazy_sub(u, v), w0);
       u = a1; v = a3;
-      a1 = u + v; a3 = (u - v) * w1;
+      a1 = lazy_add(u, v); a3 = lazy_mul(lazy_sub(u, v), w1);
       u = a0; v = a1;
-      a0 = u + v; a1 = (u - v) * w2;
+      a0 = lazy_add(u, v); a1 = lazy_mul(lazy_sub(u, v), w2);
       u = a2; v = a3;
-      a2 = u + v; a3 = (u - v) * w2;
+      a2 = lazy_add(u, v); a3 = lazy_mul(lazy_sub(u, v), w2);
     } else {
-      Fr u = a0, v = a1 * w2;
-      a0 = u + v; a1 = u - v;
-      u = a2; v = a3 * w2;
-      a2 = u + v; a3 = u - v;
-      u = a0; v = a2 * w0;
-      a0 = u + v; a2 = u - v;
-      u = a1; v = a3 * w1;
-      a1 = u + v; a3 = u - v;
+      Fr u = a0, v = lazy_mul(a1, w2);
+      a0 = lazy_add(u, v); a1 = lazy_sub(u, v);
+      u = a2; v = lazy_mul(a3, w2);
+      a2 = lazy_add(u, v); a3 = lazy_sub(u, v);
+      u = a0; v = lazy_mul(a2, w0);
+      a0 = lazy_add(u, v); a2 = lazy_sub(u, v);
+      u = a1; v = lazy_mul(a3, w1);
+      a1 = lazy_add(u, v); a3 = lazy_sub(u, v);
     }
   }
   x[t[0]] = a0; x[t[1]] = a1; x[t[2]] = a2; x[t[3]] = a3;

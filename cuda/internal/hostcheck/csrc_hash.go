@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "38b94d7f6f30a7e24d5ceba01ec8750340e40d7dbbf7fa26174360e650fdaa1e"
+const csrcHash = "bb8fcced9a41b1e1e0890fc37261dd4f617052805e6d56a23e4605c0bfc914f3"

@@ -38,6 +38,20 @@ void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b) {
   Fr r = x - y;
   memcpy(o, r.v, 32);
 }
+// The NTT passes' lazy arithmetic on values in [0, 2r) (ntt.cuh): op 0
+// add_2p, 1 sub_2p, 2 mont_mul_2p(a, b) (a < r), 3 b reduced.
+void hc_fr_lazy(int op, uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  Fr x, y, r;
+  memcpy(x.v, a, 32);
+  memcpy(y.v, b, 32);
+  switch (op) {
+    case 0: r = Fr::add_2p(x, y); break;
+    case 1: r = Fr::sub_2p(x, y); break;
+    case 2: r = Fr::mont_mul_2p(x, y); break;
+    default: r = y.reduced(); break;
+  }
+  memcpy(o, r.v, 32);
+}
 // vec.cu's kernels over n elements: b is a vector (pl_fr_vec) or, when
 // constant, one element (pl_fr_vec_const).
 void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n, int constant) {
@@ -178,7 +192,7 @@ static void emu_passes(Fr* x, const std::vector<Fr>& tw, int L, bool dif) {
           }
         }
       }
-      for (uint32_t t = 0; t < T; t++) x[p.index(b, t)] = tile[t];
+      for (uint32_t t = 0; t < T; t++) x[p.index(b, t)] = i == np - 1 ? tile[t].reduced() : tile[t];
     }
   }
 }

@@ -12,6 +12,7 @@ package hostcheck
 void hc_fr_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_add(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b);
+void hc_fr_lazy(int op, uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n, int constant);
 void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp_mul_sub_mul(uint64_t* o, const uint64_t* a, const uint64_t* b, const uint64_t* c, const uint64_t* d);
@@ -67,6 +68,21 @@ func FrAdd(a, b *fr.Element) (r fr.Element) {
 }
 func FrSub(a, b *fr.Element) (r fr.Element) {
 	C.hc_fr_sub(u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
+	return
+}
+
+// Lazy operation codes (hostcheck.cpp's hc_fr_lazy).
+const (
+	LazyAdd    = 0
+	LazySub    = 1
+	LazyMul    = 2
+	LazyReduce = 3
+)
+
+// FrLazy runs one of field.cuh's [0, 2r) operations (the NTT passes') on
+// raw 4-limb values: a and b are integers, not fr.Elements in range.
+func FrLazy(op int, a, b *[4]uint64) (r [4]uint64) {
+	C.hc_fr_lazy(C.int(op), u64(unsafe.Pointer(&r)), u64(unsafe.Pointer(a)), u64(unsafe.Pointer(b)))
 	return
 }
 

@@ -105,6 +105,77 @@ func TestFieldEdges(t *testing.T) {
 	}
 }
 
+// TestFrLazyOpsStayUnderTwiceR checks the NTT passes' [0, 2r) arithmetic
+// (field.cuh's add_2p, sub_2p, mont_mul_2p, reduced) against big-integer
+// arithmetic mod r: each result is the right residue and under 2r (the
+// reduction under r), on the ends of the range (0, 1, 2, r-1, r, r+1,
+// 2r-3, 2r-2, 2r-1, 2^255) and random values under 2r; the multiplication's first
+// operand, a twiddle, under r.
+func TestFrLazyOpsStayUnderTwiceR(t *testing.T) {
+	q := fr.Modulus()
+	q2 := new(big.Int).Lsh(q, 1)
+	src := rng(t)
+	random := func(bound *big.Int) *big.Int {
+		var l [4]uint64
+		for i := range l {
+			l[i] = src.Uint64()
+		}
+		return new(big.Int).Mod(toBig(l), bound)
+	}
+	var lazy []*big.Int // values under 2r
+	for _, d := range []int64{0, 1, -1} {
+		lazy = append(lazy, big.NewInt(d+1), new(big.Int).Add(q, big.NewInt(d)), new(big.Int).Add(q2, big.NewInt(d-2)))
+	}
+	lazy = append(lazy, big.NewInt(0), new(big.Int).Lsh(big.NewInt(1), 255))
+	var reduced []*big.Int // twiddles, under r
+	for _, v := range lazy {
+		if v.Cmp(q) < 0 {
+			reduced = append(reduced, v)
+		}
+	}
+	for i := 0; i < 200; i++ {
+		lazy = append(lazy, random(q2))
+		reduced = append(reduced, random(q))
+	}
+	rInv := new(big.Int).ModInverse(new(big.Int).Lsh(big.NewInt(1), 256), q)
+	check := func(name string, op int, a, b, want *big.Int, bound *big.Int) {
+		t.Helper()
+		la, lb := bigLimbs4(a), bigLimbs4(b)
+		got := toBig(FrLazy(op, &la, &lb))
+		if got.Cmp(bound) >= 0 || new(big.Int).Mod(got, q).Cmp(want) != 0 {
+			t.Fatalf("%s(%x, %x) = %x: want %x mod r, under %x", name, a, b, got, want, bound)
+		}
+	}
+	for _, a := range lazy {
+		check("reduced", LazyReduce, a, a, new(big.Int).Mod(a, q), q)
+		for _, b := range lazy {
+			sum := new(big.Int).Add(a, b)
+			check("add_2p", LazyAdd, a, b, sum.Mod(sum, q), q2)
+			diff := new(big.Int).Sub(a, b)
+			check("sub_2p", LazySub, a, b, diff.Mod(diff, q), q2)
+		}
+		for _, w := range reduced {
+			prod := new(big.Int).Mul(w, a)
+			prod.Mul(prod, rInv)
+			check("mont_mul_2p", LazyMul, w, a, prod.Mod(prod, q), q2)
+		}
+	}
+}
+
+func bigLimbs4(v *big.Int) (l [4]uint64) {
+	limbs(v, l[:])
+	return l
+}
+
+func toBig(l [4]uint64) *big.Int {
+	v := new(big.Int)
+	for i := 3; i >= 0; i-- {
+		v.Lsh(v, 64)
+		v.Or(v, new(big.Int).SetUint64(l[i]))
+	}
+	return v
+}
+
 // TestFpMulSubMul checks a b - c d with one reduction (the point
 // formulas' y3) against gnark-crypto: random values and every choice of
 // the edge patterns for (a, b) and (c, d), so the wide difference goes
