@@ -115,49 +115,66 @@ int get_tables(pl_stream* s, const pl_domain* d, DomainTables** out) {
 // 3 blocks of 256 per SM (at most 85 registers): 24 warps instead of 16
 // at the compiler's 98 registers; NTT 2^24 6.66 -> 5.80 ms (v5).
 //
-// A thread loads and stores 4 of the tile's elements (run_passes launches
-// tile/4 threads): unrolled, the 4 loads are in flight together instead of
-// one after the other. Measured (v11): the passes' long-scoreboard stalls
-// fell from 1.4-1.85 to 0.95 cycles an issue, the NTT's time did not move
-// (2^24 4.878 -> 4.871 ms); the multiply pipe is what the passes wait on.
+// A thread does one quad a quad step (run_passes launches tile/4
+// threads). The first quad step takes its rows straight from global
+// memory and the last one stores its rows there, so a pass of k = 8
+// stages goes through shared memory 3 times (not 5) and waits at 3
+// barriers (not 5); a step's twiddles are loaded before the barrier that
+// precedes it. A pass with an odd k ends with a pair step on the tile.
 //
-// The steps are lazy (ntt.cuh): the tile holds values in [0, 2r), and
-// the NTT's last pass (`last`) stores them reduced.
+// The steps are lazy (ntt.cuh): elements are in [0, 2r), and the NTT's
+// last pass (`last`) stores them reduced.
+//
+// -DPL_NTT_TW_EARLY=0 loads a step's twiddles after the barrier (A/B).
+#ifndef PL_NTT_TW_EARLY
+#define PL_NTT_TW_EARLY 1
+#endif
 template <bool DIF>
 __global__ void __launch_bounds__(256, 3) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p, bool last) {
   extern __shared__ Fr tile[];
   const uint64_t b = blockIdx.x;
   const uint32_t T = 1u << p.tile_log();
-  Fr in[4];
-  PL_UNROLL for (int i = 0; i < 4; i++) {
-    const uint32_t t = threadIdx.x + i * blockDim.x;
-    if (t < T) in[i] = x[p.index(b, t)];
+  const int nq = p.k / 2;
+  const bool pair = p.k & 1;
+  if (nq > 0) {
+    const uint32_t r = threadIdx.x;
+    pl::NttQuad q;
+    Fr a[4];
+    pl::ntt_quad_load(p, b, r, pl::ntt_quad_mlo(p.k, DIF, 0), tw, &q);
+    PL_UNROLL for (int i = 0; i < 4; i++) a[i] = x[p.index(b, q.t[i])];
+    for (int s = 0;; s++) {
+      pl::ntt_quad_math<DIF>(a, q);
+      if (s == nq - 1 && !pair) {
+        PL_UNROLL for (int i = 0; i < 4; i++) x[p.index(b, q.t[i])] = last ? a[i].reduced() : a[i];
+        return;
+      }
+      PL_UNROLL for (int i = 0; i < 4; i++) tile[q.t[i]] = a[i];
+      if (s == nq - 1) break;
+#if PL_NTT_TW_EARLY
+      pl::ntt_quad_load(p, b, r, pl::ntt_quad_mlo(p.k, DIF, s + 1), tw, &q);
+      __syncthreads();
+#else
+      __syncthreads();
+      pl::ntt_quad_load(p, b, r, pl::ntt_quad_mlo(p.k, DIF, s + 1), tw, &q);
+#endif
+      PL_UNROLL for (int i = 0; i < 4; i++) a[i] = tile[q.t[i]];
+    }
+  } else {
+    for (uint32_t t = threadIdx.x; t < T; t += blockDim.x) tile[t] = x[p.index(b, t)];
   }
-  PL_UNROLL for (int i = 0; i < 4; i++) {
-    const uint32_t t = threadIdx.x + i * blockDim.x;
-    if (t < T) tile[t] = in[i];
+  // the pair step (k odd), two pairs a thread
+  const int m = pl::ntt_pair_m(p.k, DIF);
+  __syncthreads();
+  for (uint32_t pi = threadIdx.x; pi < T / 2; pi += blockDim.x) {
+    uint32_t t0, t1;
+    uint64_t e;
+    p.pair(b, pi, m, &t0, &t1, &e);
+    if (DIF)
+      pl::butterfly_dif(tile, t0, t1, tw[e]);
+    else
+      pl::butterfly_dit(tile, t0, t1, tw[e]);
   }
   __syncthreads();
-  int mlo[PL_NTT_TILE_LOG];
-  bool quad[PL_NTT_TILE_LOG];
-  const int ns = pl::ntt_steps(p.k, DIF, mlo, quad);
-  for (int s = 0; s < ns; s++) {
-    if (quad[s]) {
-      for (uint32_t r = threadIdx.x; r < T / 4; r += blockDim.x)
-        pl::ntt_quad_step<DIF>(tile, p, b, r, mlo[s], tw);
-    } else {
-      for (uint32_t q = threadIdx.x; q < T / 2; q += blockDim.x) {
-        uint32_t t0, t1;
-        uint64_t e;
-        p.pair(b, q, mlo[s], &t0, &t1, &e);
-        if (DIF)
-          pl::butterfly_dif(tile, t0, t1, tw[e]);
-        else
-          pl::butterfly_dit(tile, t0, t1, tw[e]);
-      }
-    }
-    __syncthreads();
-  }
   PL_UNROLL for (int i = 0; i < 4; i++) {
     const uint32_t t = threadIdx.x + i * blockDim.x;
     if (t < T) x[p.index(b, t)] = last ? tile[t].reduced() : tile[t];

@@ -47,27 +47,16 @@ struct NttPass {
   }
 };
 
+// The stages of a pass of k stages run as steps: k/2 quad steps, each
+// two stages (mlo and mlo+1) on 4 rows held in registers, then, when k
+// is odd, one pair step (a radix-2 stage). DIF runs the stages from k-1
+// down (quad s: mlo = k-2-2s; the pair step m = 0), DIT from 0 up (quad
+// s: mlo = 2s; the pair step m = k-1).
+PL_HD int ntt_quad_mlo(int k, bool dif, int s) { return dif ? k - 2 - 2 * s : 2 * s; }
+PL_HD int ntt_pair_m(int k, bool dif) { return dif ? 0 : k - 1; }
+
 // Split L stages into passes of at most PL_NTT_TILE_LOG stages; pass i covers
 // bits [lo_i, lo_i + k_i), listed from bit 0 up.
-// The stages of a pass run as steps: a quad step does two stages (mlo and
-// mlo+1) on 4 rows held in registers, a pair step one radix-2 stage. DIF
-// runs stages from k-1 down, DIT from 0 up; an odd stage left over runs as
-// a pair step (DIF: last, m = 0; DIT: last, m = k-1). Returns the number of
-// steps; mlo[i] is the step's lower stage, quad[i] whether it is a quad.
-PL_HD int ntt_steps(int k, bool dif, int* mlo, bool* quad) {
-  int n = 0;
-  if (dif) {
-    int m = k - 1;
-    for (; m >= 1; m -= 2) { mlo[n] = m - 1; quad[n++] = true; }
-    if (m == 0) { mlo[n] = 0; quad[n++] = false; }
-  } else {
-    int m = 0;
-    for (; m + 1 < k; m += 2) { mlo[n] = m; quad[n++] = true; }
-    if (m == k - 1) { mlo[n] = m; quad[n++] = false; }
-  }
-  return n;
-}
-
 PL_HD int ntt_plan(int L, NttPass* passes) {
   int np = (L + PL_NTT_TILE_LOG - 1) / PL_NTT_TILE_LOG;
   if (np == 0) return 0;
@@ -147,23 +136,38 @@ PL_HD void ntt_quad(const NttPass& p, uint64_t b, uint32_t r, int mlo, uint32_t 
   e[2] = ((((uint64_t)(j0 & mask_lo)) << p.lo) | l) << (p.L - 1 - p.lo - mlo);
 }
 
-// The quad of stages 0 and 1 of the pass over the lowest bits (lo = 0,
-// one column) has e[0] = e[2] = 0 for every quad: 3 of its 4 twiddles are
-// 1, and the step skips those multiplications (a branch the whole kernel
-// takes alike; 1/16 of an NTT's multiplications).
-template <bool DIF>
-PL_HD void ntt_quad_step(Fr* x, const NttPass& p, uint64_t b, uint32_t r, int mlo, const Fr* tw) {
+// A quad's tile rows and its three twiddles, loaded. The quad of stages
+// 0 and 1 of the pass over the lowest bits (lo = 0, one column) has e[0]
+// = e[2] = 0 for every quad: 3 of its 4 twiddles are 1, and the step
+// skips those loads and multiplications (`units`: a branch the whole
+// kernel takes alike; 1/16 of an NTT's multiplications).
+struct NttQuad {
   uint32_t t[4];
+  Fr w0, w1, w2;
+  bool units;
+};
+
+PL_HD void ntt_quad_load(const NttPass& p, uint64_t b, uint32_t r, int mlo, const Fr* tw, NttQuad* q) {
   uint64_t e[3];
-  ntt_quad(p, b, r, mlo, t, e);
-  Fr a0 = x[t[0]], a1 = x[t[1]], a2 = x[t[2]], a3 = x[t[3]];
-  const Fr w1 = tw[e[1]];
-  if (p.lo == 0 && mlo == 0) {
+  ntt_quad(p, b, r, mlo, q->t, e);
+  q->units = p.lo == 0 && mlo == 0;
+  q->w1 = tw[e[1]];
+  if (!q->units) {
+    q->w0 = tw[e[0]];
+    q->w2 = tw[e[2]];
+  }
+}
+
+// The quad's two stages on its rows a[0..3] (tile rows q.t[0..3]).
+template <bool DIF>
+PL_HD void ntt_quad_math(Fr a[4], const NttQuad& q) {
+  Fr a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
+  if (q.units) {
     if (DIF) {
       Fr u = a0, v = a2;
       a0 = lazy_add(u, v); a2 = lazy_sub(u, v);
       u = a1; v = a3;
-      a1 = lazy_add(u, v); a3 = lazy_mul(lazy_sub(u, v), w1);
+      a1 = lazy_add(u, v); a3 = lazy_mul(lazy_sub(u, v), q.w1);
       u = a0; v = a1;
       a0 = lazy_add(u, v); a1 = lazy_sub(u, v);
       u = a2; v = a3;
@@ -175,32 +179,31 @@ PL_HD void ntt_quad_step(Fr* x, const NttPass& p, uint64_t b, uint32_t r, int ml
       a2 = lazy_add(u, v); a3 = lazy_sub(u, v);
       u = a0; v = a2;
       a0 = lazy_add(u, v); a2 = lazy_sub(u, v);
-      u = a1; v = lazy_mul(a3, w1);
+      u = a1; v = lazy_mul(a3, q.w1);
       a1 = lazy_add(u, v); a3 = lazy_sub(u, v);
     }
   } else {
-    const Fr w0 = tw[e[0]], w2 = tw[e[2]];
     if (DIF) {
       Fr u = a0, v = a2;
-      a0 = lazy_add(u, v); a2 = lazy_mul(lazy_sub(u, v), w0);
+      a0 = lazy_add(u, v); a2 = lazy_mul(lazy_sub(u, v), q.w0);
       u = a1; v = a3;
-      a1 = lazy_add(u, v); a3 = lazy_mul(lazy_sub(u, v), w1);
+      a1 = lazy_add(u, v); a3 = lazy_mul(lazy_sub(u, v), q.w1);
       u = a0; v = a1;
-      a0 = lazy_add(u, v); a1 = lazy_mul(lazy_sub(u, v), w2);
+      a0 = lazy_add(u, v); a1 = lazy_mul(lazy_sub(u, v), q.w2);
       u = a2; v = a3;
-      a2 = lazy_add(u, v); a3 = lazy_mul(lazy_sub(u, v), w2);
+      a2 = lazy_add(u, v); a3 = lazy_mul(lazy_sub(u, v), q.w2);
     } else {
-      Fr u = a0, v = lazy_mul(a1, w2);
+      Fr u = a0, v = lazy_mul(a1, q.w2);
       a0 = lazy_add(u, v); a1 = lazy_sub(u, v);
-      u = a2; v = lazy_mul(a3, w2);
+      u = a2; v = lazy_mul(a3, q.w2);
       a2 = lazy_add(u, v); a3 = lazy_sub(u, v);
-      u = a0; v = lazy_mul(a2, w0);
+      u = a0; v = lazy_mul(a2, q.w0);
       a0 = lazy_add(u, v); a2 = lazy_sub(u, v);
-      u = a1; v = lazy_mul(a3, w1);
+      u = a1; v = lazy_mul(a3, q.w1);
       a1 = lazy_add(u, v); a3 = lazy_sub(u, v);
     }
   }
-  x[t[0]] = a0; x[t[1]] = a1; x[t[2]] = a2; x[t[3]] = a3;
+  a[0] = a0; a[1] = a1; a[2] = a2; a[3] = a3;
 }
 
 }  // namespace pl

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "bb8fcced9a41b1e1e0890fc37261dd4f617052805e6d56a23e4605c0bfc914f3"
+const csrcHash = "7d4bfdbc6ef63f6229b3dc929d9532b59eaa6dd95ae71d1f9d5e90e345c9ae71"

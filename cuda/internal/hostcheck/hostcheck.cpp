@@ -6,6 +6,7 @@
 // against gnark-crypto without a GPU.
 #include <string.h>
 #include <algorithm>
+#include <array>
 #include <vector>
 #include "emu.h"
 #include "fp64.cuh"
@@ -160,40 +161,66 @@ static void pow_full(std::vector<Fr>& out, Fr base, Fr c, size_t count) {
   }
 }
 
+// One pass as k_ntt_pass runs it, its threads one after the other
+// between barriers: the first quad step reads global memory, the last
+// one (k even) writes it, a pair step (k odd) ends on the tile.
+template <bool DIF>
+static void emu_pass(Fr* x, const Fr* tw, const NttPass& p, bool last) {
+  const uint32_t T = 1u << p.tile_log();
+  const int nq = p.k / 2;
+  const bool pair = p.k & 1;
+  std::vector<Fr> tile(T);
+  std::vector<NttQuad> q(T / 4);
+  std::vector<std::array<Fr, 4>> a(T / 4);
+  for (uint64_t b = 0; b < p.blocks(); b++) {
+    if (nq > 0) {
+      for (uint32_t r = 0; r < T / 4; r++) {
+        ntt_quad_load(p, b, r, ntt_quad_mlo(p.k, DIF, 0), tw, &q[r]);
+        for (int i = 0; i < 4; i++) a[r][i] = x[p.index(b, q[r].t[i])];
+      }
+      for (int s = 0; s < nq; s++) {
+        for (uint32_t r = 0; r < T / 4; r++) {
+          ntt_quad_math<DIF>(a[r].data(), q[r]);
+          for (int i = 0; i < 4; i++) {
+            if (s == nq - 1 && !pair)
+              x[p.index(b, q[r].t[i])] = last ? a[r][i].reduced() : a[r][i];
+            else
+              tile[q[r].t[i]] = a[r][i];
+          }
+        }
+        if (s == nq - 1) break;
+        for (uint32_t r = 0; r < T / 4; r++) {
+          ntt_quad_load(p, b, r, ntt_quad_mlo(p.k, DIF, s + 1), tw, &q[r]);
+          for (int i = 0; i < 4; i++) a[r][i] = tile[q[r].t[i]];
+        }
+      }
+      if (!pair) continue;
+    } else {
+      for (uint32_t t = 0; t < T; t++) tile[t] = x[p.index(b, t)];
+    }
+    const int m = ntt_pair_m(p.k, DIF);
+    for (uint32_t pi = 0; pi < T / 2; pi++) {
+      uint32_t t0, t1;
+      uint64_t e;
+      p.pair(b, pi, m, &t0, &t1, &e);
+      if (DIF)
+        butterfly_dif(tile.data(), t0, t1, tw[e]);
+      else
+        butterfly_dit(tile.data(), t0, t1, tw[e]);
+    }
+    for (uint32_t t = 0; t < T; t++) x[p.index(b, t)] = last ? tile[t].reduced() : tile[t];
+  }
+}
+
 static void emu_passes(Fr* x, const std::vector<Fr>& tw, int L, bool dif) {
   NttPass passes[8];
   int np = ntt_plan(L, passes);
   for (int i = 0; i < np; i++) {
     const NttPass& p = passes[dif ? np - 1 - i : i];
-    const uint32_t T = 1u << p.tile_log();
-    std::vector<Fr> tile(T);
-    for (uint64_t b = 0; b < p.blocks(); b++) {
-      for (uint32_t t = 0; t < T; t++) tile[t] = x[p.index(b, t)];
-      int mlo[PL_NTT_TILE_LOG];
-      bool quad[PL_NTT_TILE_LOG];
-      const int ns = ntt_steps(p.k, dif, mlo, quad);
-      for (int s = 0; s < ns; s++) {
-        if (quad[s]) {
-          for (uint32_t r = 0; r < T / 4; r++) {
-            if (dif)
-              ntt_quad_step<true>(tile.data(), p, b, r, mlo[s], tw.data());
-            else
-              ntt_quad_step<false>(tile.data(), p, b, r, mlo[s], tw.data());
-          }
-        } else {
-          for (uint32_t q = 0; q < T / 2; q++) {
-            uint32_t t0, t1;
-            uint64_t e;
-            p.pair(b, q, mlo[s], &t0, &t1, &e);
-            if (dif)
-              butterfly_dif(tile.data(), t0, t1, tw[e]);
-            else
-              butterfly_dit(tile.data(), t0, t1, tw[e]);
-          }
-        }
-      }
-      for (uint32_t t = 0; t < T; t++) x[p.index(b, t)] = i == np - 1 ? tile[t].reduced() : tile[t];
-    }
+    if (dif)
+      emu_pass<true>(x, tw.data(), p, i == np - 1);
+    else
+      emu_pass<false>(x, tw.data(), p, i == np - 1);
   }
 }
 
