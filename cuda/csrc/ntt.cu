@@ -129,8 +129,11 @@ int get_tables(pl_stream* s, const pl_domain* d, DomainTables** out) {
 #ifndef PL_NTT_TW_EARLY
 #define PL_NTT_TW_EARLY 1
 #endif
+#ifndef PL_NTT_MINBLOCKS
+#define PL_NTT_MINBLOCKS 3
+#endif
 template <bool DIF>
-__global__ void __launch_bounds__(256, 3) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p, bool last) {
+__global__ void __launch_bounds__(256, PL_NTT_MINBLOCKS) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p, bool last) {
   extern __shared__ Fr tile[];
   const uint64_t b = blockIdx.x;
   const uint32_t T = 1u << p.tile_log();

@@ -16,7 +16,9 @@
 
 namespace pl {
 
+#ifndef PL_NTT_TILE_LOG
 #define PL_NTT_TILE_LOG 10
+#endif
 
 struct NttPass {
   int L, lo, k, logG;  // G = 2^logG columns per tile

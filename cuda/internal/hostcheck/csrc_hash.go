@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "7d4bfdbc6ef63f6229b3dc929d9532b59eaa6dd95ae71d1f9d5e90e345c9ae71"
+const csrcHash = "6c1dc16346b031b998ab277ba685a5269371d09d8f905028c5e610d525ddedd6"
