@@ -16,8 +16,11 @@
 
 namespace pl {
 
+// A tile holds 2^PL_NTT_TILE_LOG elements (16 KB at 9): 2^24 points run
+// as 3 passes of 8 stages. 1024-element tiles were 1.02-1.04x slower at
+// 2^20-2^24 (v18, docs/cuda-perf-notes.md); the define is an A/B knob.
 #ifndef PL_NTT_TILE_LOG
-#define PL_NTT_TILE_LOG 10
+#define PL_NTT_TILE_LOG 9
 #endif
 
 struct NttPass {

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "6c1dc16346b031b998ab277ba685a5269371d09d8f905028c5e610d525ddedd6"
+const csrcHash = "1dc571b5bd65697a7e23b633766cfc0f82b21e2d281d3de32450c3b247ae02a1"
