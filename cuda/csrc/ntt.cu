@@ -119,7 +119,8 @@ int get_tables(pl_stream* s, const pl_domain* d, DomainTables** out) {
 // and an SM's blocks are at more different steps (NTT 2^24 1.02-1.04x
 // against 1024-element tiles, v18 in docs/cuda-perf-notes.md). A cap of
 // 64 registers (PL_NTT_MINBLOCKS=4) spills 156-252 bytes and is
-// 1.04-1.11x slower.
+// 1.04-1.11x slower. PL_NTT_LB_THREADS and PL_NTT_MINBLOCKS are A/B
+// knobs (the cap is 65536 / (their product) registers).
 //
 // A thread does one quad a quad step (run_passes launches tile/4
 // threads). The first quad step takes its rows straight from global
@@ -138,8 +139,11 @@ int get_tables(pl_stream* s, const pl_domain* d, DomainTables** out) {
 #ifndef PL_NTT_MINBLOCKS
 #define PL_NTT_MINBLOCKS 3
 #endif
+#ifndef PL_NTT_LB_THREADS
+#define PL_NTT_LB_THREADS 256
+#endif
 template <bool DIF>
-__global__ void __launch_bounds__(256, PL_NTT_MINBLOCKS) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p, bool last) {
+__global__ void __launch_bounds__(PL_NTT_LB_THREADS, PL_NTT_MINBLOCKS) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p, bool last) {
   extern __shared__ Fr tile[];
   const uint64_t b = blockIdx.x;
   const uint32_t T = 1u << p.tile_log();
