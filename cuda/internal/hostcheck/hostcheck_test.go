@@ -465,7 +465,7 @@ func TestSum(t *testing.T) {
 
 func TestNTT(t *testing.T) {
 	r := rng(t)
-	for _, logn := range []int{1, 2, 5, 10, 11, 13, 16} {
+	for _, logn := range []int{1, 2, 5, 9, 10, 11, 13, 16} {
 		n := 1 << logn
 		d := fft.NewDomain(uint64(n))
 		for _, inverse := range []bool{false, true} {
