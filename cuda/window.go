@@ -70,17 +70,22 @@ func MSMScratch(n, c int, table bool, xyzz int) uint64 {
 	}
 	b := 16*total + 8*run + cubFloor // keys and values, in and out; the sort
 	b += 8*nb + nb*x                 // start, end; buckets
-	b += 8*nb + 4 + cubFloor         // cnt, off, maxcnt; the scan
 	maxseg := total/uint64(msmSegCap(total, nb, table)) + nb
-	// partial, seg_bucket; the segments' order (len, len_sorted, ids,
-	// order) and its sort
-	b += maxseg*(x+4) + 16*maxseg + 8*maxseg + cubFloor
-	chunk := min(half, 64)
-	for chunk > 8 && (half/chunk)*wb < 1<<16 {
-		chunk /= 2
-	}
-	return b + (half/chunk)*wb*x // the window reduction's chunks
+	// cnt, off, maxcnt; the scan; partial, seg_bucket; the segments'
+	// order (len, len_sorted, ids, order) and its sort
+	accum := 8*nb + 4 + cubFloor + maxseg*(x+4) + 16*maxseg + 8*maxseg + cubFloor
+	// The window reduction's planes and terms, allocated once the
+	// accumulation has freed its scratch (the pool reuses it): never
+	// more than it, as maxseg >= nb.
+	k := half / min(half, windowChunk)
+	terms := uint64(bits.TrailingZeros64(k)) + 1
+	windows := (3*k + terms) * wb * x
+	return b + max(accum, windows)
 }
+
+// windowChunk is the kernels' PL_WINDOW_CHUNK (cuda/csrc/msm.cuh): the
+// buckets of a chunk of the window reduction.
+const windowChunk = 16
 
 // WiderWindowScratch is what a plain MSM of n points at Window(n) takes
 // beyond one at c = 16 (MSMScratch; 0 when it takes no more): what the

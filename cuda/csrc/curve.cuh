@@ -152,18 +152,6 @@ struct XYZZ {
     zz = zz * q.zz * pp;
     zzz = zzz * q.zzz * ppp;
   }
-
-  // this * k for a small non-negative k (double-and-add from the top bit).
-  PL_HD_CALL XYZZ mul_small(uint32_t k) const {
-    XYZZ acc = inf();
-    int top = 31;
-    while (top >= 0 && !((k >> top) & 1)) top--;
-    for (int bit = top; bit >= 0; bit--) {
-      acc = acc.dbl();
-      if ((k >> bit) & 1) acc.add(*this);
-    }
-    return acc;
-  }
 };
 
 typedef Affine<Fp> G1Affine;

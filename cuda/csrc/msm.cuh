@@ -186,19 +186,85 @@ PL_HD XYZZ<F> msm_accumulate(const Affine<F>* bases, const uint32_t* vals, uint3
   return acc;
 }
 
-// One chunk of a window's reduction: buckets (0-based) [lo0, lo0+len) of
-// the window, bucket j holding the points of digit magnitude j+1. Returns
-// sum_j (j+1) * B_j over the chunk.
+// The window reduction: a window's sum over its `half` buckets,
+// sum_j (j+1)·B_j (bucket j, 0-based, holds the points of digit
+// magnitude j+1), in additions only, about two a bucket.
+//
+// The buckets are cut into K chunks of L = 2^l: chunk k gives
+// t_k = sum_i i·B_{kL+i} and s_k = sum_i B_{kL+i} (msm_chunk_sums), and
+//   window sum = sum_k t_k + sum_k s_k + L·sum_k k·s_k.
+// The last sum is the chunks' bit planes, sum_k k·s_k = sum_b 2^b·X_b,
+// X_b the sum of the s_k whose index k has bit b set. A tree of log2(K)
+// rounds (msm_plane_step, one addition a thread) sums T = sum t_k,
+// S = sum s_k and every X_b; msm_plane_final multiplies X_b by 2^(b+l)
+// (b+l doublings, the planes in parallel), and the log2(K) + 1 terms
+// are summed. The old reduction multiplied each chunk's sum by its
+// offset instead, ~c doublings a chunk (docs/cuda-perf-notes.md, v19).
+//
+// A window's planes are 3K points (msm_planes_len): T in [0, K), S in
+// [K, 2K), X_b in [2K + 2^b - 1, 2K + 2^(b+1) - 1).
+#ifndef PL_WINDOW_CHUNK
+#define PL_WINDOW_CHUNK 16  // L, a power of two: cuda/window.go's windowChunk
+#endif
+PL_HD uint32_t msm_planes_len(uint32_t K) { return 3 * K; }
+
+// Chunk [lo, lo+len) of a window's buckets: *t = sum_i i·B_{lo+i},
+// *s = sum_i B_{lo+i}; len >= 1.
 template <class F>
-PL_HD XYZZ<F> msm_chunk_reduce(const XYZZ<F>* buckets, uint32_t lo0, uint32_t len) {
-  XYZZ<F> s = XYZZ<F>::inf(), t = XYZZ<F>::inf();
-  for (int j = (int)len - 1; j >= 0; j--) {
-    s.add(buckets[lo0 + j]);
-    t.add(s);
+PL_HD void msm_chunk_sums(const XYZZ<F>* buckets, uint32_t lo, uint32_t len, XYZZ<F>* t,
+                          XYZZ<F>* s) {
+  XYZZ<F> run = XYZZ<F>::inf(), acc = XYZZ<F>::inf();
+  for (uint32_t i = len - 1; i >= 1; i--) {
+    run.add(buckets[lo + i]);
+    acc.add(run);  // B_{lo+i} is in i of these
   }
-  // t = sum (j - lo0 + 1) B_j; add lo0 * s.
-  if (lo0 != 0) t.add(s.mul_small(lo0));
-  return t;
+  run.add(buckets[lo]);
+  *t = acc;
+  *s = run;
+}
+
+// Work items of the round whose live nodes number 2h (h = K >> (r+1) in
+// round r): h each for T, S, the new plane X_{log2 h} and the planes of
+// the earlier rounds.
+PL_HD uint32_t msm_plane_items(uint32_t K, uint32_t h) {
+  uint32_t logk = 0, logh = 0;
+  while ((1u << logk) < K) logk++;
+  while ((1u << logh) < h) logh++;
+  return h * (3 + (logk - 1 - logh));
+}
+
+// Item `item` of that round over a window's planes p: node i (of the 2h
+// live) takes node i + h, whose indices k all have bit log2(h) set.
+template <class F>
+PL_HD void msm_plane_step(XYZZ<F>* p, uint32_t K, uint32_t h, uint32_t item) {
+  const uint32_t comp = item / h, i = item % h;
+  if (comp == 2) {  // X_{log2 h} = the S of the nodes with that bit set
+    p[2 * K + h - 1 + i] = p[K + h + i];
+    return;
+  }
+  XYZZ<F>* a = p;  // comp 0: T
+  if (comp == 1) {
+    a = p + K;
+  } else if (comp > 2) {  // X_b for b = log2(h) + comp - 2, created earlier
+    a = p + 2 * K + (2 * h << (comp - 3)) - 1;
+  }
+  XYZZ<F> v = a[i];
+  v.add(a[i + h]);
+  a[i] = v;
+}
+
+// Term b of a window's sum once the rounds are done (one node left):
+// 2^(b+l)·X_b for b < log2(K), T + S for b = log2(K).
+template <class F>
+PL_HD XYZZ<F> msm_plane_final(const XYZZ<F>* p, uint32_t K, int l, uint32_t b) {
+  if ((1u << b) >= K) {
+    XYZZ<F> v = p[0];
+    v.add(p[K]);
+    return v;
+  }
+  XYZZ<F> v = p[2 * K + (1u << b) - 1];
+  for (uint32_t d = 0; d < b + (uint32_t)l; d++) v = v.dbl();
+  return v;
 }
 
 }  // namespace pl

@@ -20,16 +20,11 @@ namespace msmk {
 namespace {  // internal linkage: each instantiating .cu has its own copy
 
 
-// PL_SEG (a fixed segment cap instead of msm_seg_cap's), PL_G1_BLOCKS
-// and PL_CHUNK_MIN (the fewest buckets a window-reduction thread sums)
+// PL_SEG (a fixed segment cap instead of msm_seg_cap's) and PL_G1_BLOCKS
 // exist for A/B builds of the kernels (scripts/kernel-variants.sh); the
-// defaults are the measured best, PL_CHUNK_MIN's untried below 8 (G2 over
-// a table at 2^20 runs 16384 such threads, half a wave: v9 notes).
+// defaults are the measured best. PL_WINDOW_CHUNK (msm.cuh) too.
 #ifndef PL_G1_BLOCKS
 #define PL_G1_BLOCKS 5
-#endif
-#ifndef PL_CHUNK_MIN
-#define PL_CHUNK_MIN 8
 #endif
 uint32_t seg_cap(uint64_t total, uint32_t nb, bool table) {
 #ifdef PL_SEG
@@ -47,7 +42,6 @@ uint32_t seg_cap(uint64_t total, uint32_t nb, bool table) {
 #ifndef PL_SEG_SORT
 #define PL_SEG_SORT 1
 #endif
-constexpr uint32_t CHUNK = 64;       // buckets per reduction thread
 constexpr unsigned HEAVY = 128;      // threads per block, point kernels
 
 // The digits of scalar idx[i] (of scalar i when idx is null), for the
@@ -213,16 +207,36 @@ __global__ void k_bucket_gather(const XYZZ<F>* partial, const uint32_t* off, con
     buckets[b] = cnt[b] ? partial[off[b]] : XYZZ<F>::inf();
 }
 
+// The window reduction's kernels (msm.cuh): the chunks' sums into each
+// window's planes, one round of the planes' tree, the final terms.
 template <class F>
-__global__ void __launch_bounds__(HEAVY) k_chunks(const XYZZ<F>* buckets, uint32_t half,
-                                                  uint32_t nchunks, uint32_t windows,
-                                                  XYZZ<F>* out) {
-  const uint32_t total = nchunks * windows;
-  const uint32_t len = half / nchunks;
-  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < total; t += gridDim.x * blockDim.x) {
-    uint32_t w = t / nchunks, k = t % nchunks;
-    out[t] = msm_chunk_reduce<F>(buckets + (size_t)w * half, k * len, len);
+__global__ void __launch_bounds__(HEAVY) k_chunk_sums(const XYZZ<F>* buckets, uint32_t half,
+                                                      uint32_t K, uint32_t windows,
+                                                      XYZZ<F>* planes) {
+  const uint32_t len = half / K;
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < K * windows;
+       t += gridDim.x * blockDim.x) {
+    const uint32_t w = t / K, k = t % K;
+    XYZZ<F>* p = planes + (size_t)w * msm_planes_len(K);
+    msm_chunk_sums<F>(buckets + (size_t)w * half, k * len, len, p + k, p + K + k);
   }
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_plane_step(XYZZ<F>* planes, uint32_t K, uint32_t h,
+                                                      uint32_t items, uint32_t windows) {
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < items * windows;
+       t += gridDim.x * blockDim.x)
+    msm_plane_step<F>(planes + (size_t)(t / items) * msm_planes_len(K), K, h, t % items);
+}
+
+template <class F>
+__global__ void __launch_bounds__(HEAVY) k_plane_final(const XYZZ<F>* planes, uint32_t K, int l,
+                                                       uint32_t terms, uint32_t windows,
+                                                       XYZZ<F>* out) {
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < terms * windows;
+       t += gridDim.x * blockDim.x)
+    out[t] = msm_plane_final<F>(planes + (size_t)(t / terms) * msm_planes_len(K), K, l, t % terms);
 }
 
 // pts[g*stride + i] += pts[g*stride + i + newlen] for i < len - newlen
@@ -721,24 +735,34 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
                                  buckets);
   PL_TRY(acc);
 
-  // Chunks of at most CHUNK buckets, smaller while that leaves fewer
-  // than 2^16 chunks (threads) in all: one window's 2^21 buckets would
-  // otherwise be 32k threads summing 64 buckets each.
-  uint32_t len = half < CHUNK ? half : CHUNK;
-  while (len > PL_CHUNK_MIN && (half / len) * Wb < (1u << 16)) len /= 2;
-  const uint32_t nchunks = half / len;
-  XYZZ<F>* chunks;
-  PL_TRY(sc.alloc(&chunks, (size_t)nchunks * Wb));
-  k_chunks<F><<<grid_for((size_t)nchunks * Wb, HEAVY), HEAVY, 0, s->s>>>(buckets, half, nchunks,
-                                                                        Wb, chunks);
+  // The window sums (msm.cuh's window reduction): chunks of
+  // PL_WINDOW_CHUNK buckets, the planes' tree, the final terms.
+  const uint32_t L = half < PL_WINDOW_CHUNK ? half : PL_WINDOW_CHUNK;
+  const uint32_t K = half / L;
+  const int l = __builtin_ctz(L);
+  const uint32_t terms = __builtin_ctz(K) + 1;
+  XYZZ<F>*planes, *chunks;
+  PL_TRY(sc.alloc(&planes, (size_t)msm_planes_len(K) * Wb));
+  PL_TRY(sc.alloc(&chunks, (size_t)terms * Wb));
+  k_chunk_sums<F><<<grid_for((size_t)K * Wb, HEAVY), HEAVY, 0, s->s>>>(buckets, half, K, Wb,
+                                                                       planes);
   PL_LAUNCHED();
-  PL_TRY(reduce_groups<F>(s, chunks, Wb, nchunks, nchunks));
+  for (uint32_t h = K / 2; h >= 1; h /= 2) {
+    const uint32_t items = msm_plane_items(K, h);
+    k_plane_step<F><<<grid_for((size_t)items * Wb, HEAVY), HEAVY, 0, s->s>>>(planes, K, h, items,
+                                                                             Wb);
+    PL_LAUNCHED();
+  }
+  k_plane_final<F><<<grid_for((size_t)terms * Wb, HEAVY), HEAVY, 0, s->s>>>(planes, K, l, terms,
+                                                                            Wb, chunks);
+  PL_LAUNCHED();
+  PL_TRY(reduce_groups<F>(s, chunks, Wb, terms, terms));
   if (unit_sum) {
     k_add_into<F><<<1, 1, 0, s->s>>>(chunks, unit_sum);
     PL_LAUNCHED();
   }
   prof.mark(s, "windows");
-  PL_CHECK(cudaMemcpy2DAsync(out, sizeof(XYZZ<F>), chunks, sizeof(XYZZ<F>) * nchunks,
+  PL_CHECK(cudaMemcpy2DAsync(out, sizeof(XYZZ<F>), chunks, sizeof(XYZZ<F>) * terms,
                              sizeof(XYZZ<F>), Wb, cudaMemcpyDeviceToHost, s->s));
   PL_CHECK(cudaStreamSynchronize(s->s));
   prof.report();

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "1dc571b5bd65697a7e23b633766cfc0f82b21e2d281d3de32450c3b247ae02a1"
+const csrcHash = "a67e3574fec2859ac56ee35071103d079e3aac7dcdbe7d3674d7415e6fe6b6ac"

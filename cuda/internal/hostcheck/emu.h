@@ -178,15 +178,26 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     buckets = emu_ba<F>(bases, vs.data(), start, end, total);
   else
     buckets = emu_segments<F>(bases, vs.data(), start, end, seg ? seg : (int)msm_seg_cap(total, nb, table_n != 0));
-  const uint32_t len = half < (uint32_t)chunk ? half : (uint32_t)chunk;
-  const uint32_t nchunks = half / len;
-  std::vector<XYZZ<F>> chunks((size_t)nchunks * Wb);
-  for (uint32_t t = 0; t < nchunks * Wb; t++) {
-    uint32_t w = t / nchunks, k = t % nchunks;
-    chunks[t] = msm_chunk_reduce<F>(buckets.data() + (size_t)w * half, k * len, len);
+  // the window reduction as msm<F> runs it, chunks of `chunk` buckets
+  // (a power of two)
+  const uint32_t L = half < (uint32_t)chunk ? half : (uint32_t)chunk;
+  const uint32_t K = half / L, P = msm_planes_len(K);
+  uint32_t terms = 1;
+  while ((1u << (terms - 1)) < K) terms++;
+  std::vector<XYZZ<F>> planes((size_t)P * Wb), sums((size_t)terms * Wb);
+  for (uint32_t t = 0; t < K * Wb; t++) {
+    const uint32_t w = t / K, k = t % K;
+    msm_chunk_sums<F>(buckets.data() + (size_t)w * half, k * L, L, &planes[w * P + k], &planes[w * P + K + k]);
   }
-  emu_reduce<F>(chunks, Wb, nchunks, nchunks);
-  for (uint32_t w = 0; w < Wb; w++) memcpy((char*)out + w * sizeof(XYZZ<F>), &chunks[w * nchunks], sizeof(XYZZ<F>));
+  for (uint32_t h = K / 2; h >= 1; h /= 2) {
+    const uint32_t items = msm_plane_items(K, h);
+    for (uint32_t t = 0; t < items * Wb; t++) msm_plane_step<F>(&planes[(t / items) * P], K, h, t % items);
+  }
+  int l = 0;
+  while ((1u << l) < L) l++;
+  for (uint32_t t = 0; t < terms * Wb; t++) sums[t] = msm_plane_final<F>(&planes[(t / terms) * P], K, l, t % terms);
+  emu_reduce<F>(sums, Wb, terms, terms);
+  for (uint32_t w = 0; w < Wb; w++) memcpy((char*)out + w * sizeof(XYZZ<F>), &sums[w * terms], sizeof(XYZZ<F>));
 }
 
 // precompute<F> in msm_impl.cuh: rows 1..W-1 of the table from row 0 (the
