@@ -77,15 +77,22 @@ func MSMScratch(n, c int, table bool, xyzz int) uint64 {
 	// The window reduction's planes and terms, allocated once the
 	// accumulation has freed its scratch (the pool reuses it): never
 	// more than it, as maxseg >= nb.
-	k := half / min(half, windowChunk)
+	k := half / windowChunk(half, wb)
 	terms := uint64(bits.TrailingZeros64(k)) + 1
 	windows := (3*k + terms) * wb * x
 	return b + max(accum, windows)
 }
 
-// windowChunk is the kernels' PL_WINDOW_CHUNK (cuda/csrc/msm.cuh): the
-// buckets of a chunk of the window reduction.
-const windowChunk = 16
+// windowChunk is the kernels' msm_window_chunk (cuda/csrc/msm.cuh): the
+// buckets of a chunk of the window reduction, for wb windows of half
+// buckets.
+func windowChunk(half, wb uint64) uint64 {
+	l := uint64(2)
+	for l < 16 && l<<16 <= half*wb {
+		l *= 2
+	}
+	return min(l, half)
+}
 
 // WiderWindowScratch is what a plain MSM of n points at Window(n) takes
 // beyond one at c = 16 (MSMScratch; 0 when it takes no more): what the
@@ -116,20 +123,31 @@ func msmSegCap(total, nb uint64, table bool) uint32 {
 	return uint32(c) + 1
 }
 
-// TableWindow is the window of a precomputed table for n bases: log2(n)
-// - 2 above 2^20 points, log2(n) - 1 up to 2^20, between 8 and 22. With a
+// TableWindow is the window of a precomputed table for n bases. With a
 // table every window's digits share one set of 2^(c-1) buckets, so a
 // wider window costs one bucket reduction, not one a window: the
-// additions are about n·ceil(256/c) + 2^c, least near c = log2(n) - 2
-// (2^24: c = 22, 12 rows, 201M + 4M additions against 268M for plain c =
-// 16). Up to 2^20 points the reduction is latency-bound, a few threads
-// deep, and costs less than its additions say: on the H200, G1 2^20 over
-// a c = 19 table took 7.94-8.02 ms against 8.34-8.40 at c = 18, G2 28.5
-// against 29.2 (docs/cuda-perf-notes.md, v14).
+// additions are about n·ceil(256/c) + 2^c, and the rows, ceil(256/c),
+// fall only at some c (16 rows at c = 16 and 17, 14 at 19, 13 at 20, 12
+// at 22). Measured on the H200 with the bit-plane window reduction
+// (docs/cuda-perf-notes.md, v19), G1 / G2 ms:
+//
+//	2^16: c = 15 2.50, 16 1.71, 20 2.10 (G1)
+//	2^18: c = 17 3.76 / 13.7, 19 3.70 / 13.3, 20 3.08 / 13.6
+//	2^20: c = 19 7.85 / 27.9, 20 7.49-7.60 / 27.1-27.2
+//	2^22: c = 19 27.1, 20 25.3, 22 25.4 (G1)
+//	2^24: c = 20 96.4, 22 90.1 (G1)
+//
+// So 16 from 2^16 points, 20 from 2^18, 21 at 2^23 and 22 from 2^24;
+// below 2^16 (unmeasured) log2(n) - 1, at least 8.
 func TableWindow(n int) int {
-	l := bits.Len(uint(n))
-	if l <= 21 {
+	l := bits.Len(uint(n)) // log2(n) + 1 for a power of two
+	switch {
+	case l <= 16:
 		return max(l-2, 8)
+	case l <= 18:
+		return 16
+	case l <= 23:
+		return 20
 	}
 	return min(l-3, 22)
 }

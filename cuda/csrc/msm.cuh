@@ -203,10 +203,25 @@ PL_HD XYZZ<F> msm_accumulate(const Affine<F>* bases, const uint32_t* vals, uint3
 //
 // A window's planes are 3K points (msm_planes_len): T in [0, K), S in
 // [K, 2K), X_b in [2K + 2^b - 1, 2K + 2^(b+1) - 1).
-#ifndef PL_WINDOW_CHUNK
-#define PL_WINDOW_CHUNK 16  // L, a power of two: cuda/window.go's windowChunk
-#endif
 PL_HD uint32_t msm_planes_len(uint32_t K) { return 3 * K; }
+
+// L for `windows` windows of `half` buckets: about 2^15 chunks in all,
+// L from 2 to PL_WINDOW_CHUNK (16). The chunks' running sums are the
+// reduction's longest chain (2L - 1 dependent additions); on the H200 2^15
+// of them (about two thirds of the G1 kernel's wave) took the least time:
+// one window of 2^18 buckets (G1 over a table at 2^20, c = 19) ran 0.2 ms
+// faster at L = 8 than at 16, one of 2^19 (c = 20) and 16 of 2^15 (plain
+// c = 16) 0.1-0.2 ms slower (docs/cuda-perf-notes.md, v19).
+// cuda/window.go's windowChunk is the same.
+#ifndef PL_WINDOW_CHUNK
+#define PL_WINDOW_CHUNK 16
+#endif
+PL_HD uint32_t msm_window_chunk(uint32_t half, uint32_t windows) {
+  const uint64_t buckets = (uint64_t)half * windows;
+  uint32_t L = 2;
+  while (L < PL_WINDOW_CHUNK && ((uint64_t)L << 16) <= buckets) L *= 2;
+  return L < half ? L : half;
+}
 
 // Chunk [lo, lo+len) of a window's buckets: *t = sum_i i·B_{lo+i},
 // *s = sum_i B_{lo+i}; len >= 1.

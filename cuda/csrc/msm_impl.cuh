@@ -735,9 +735,9 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
                                  buckets);
   PL_TRY(acc);
 
-  // The window sums (msm.cuh's window reduction): chunks of
-  // PL_WINDOW_CHUNK buckets, the planes' tree, the final terms.
-  const uint32_t L = half < PL_WINDOW_CHUNK ? half : PL_WINDOW_CHUNK;
+  // The window sums (msm.cuh's window reduction): chunks of L buckets,
+  // the planes' tree, the final terms.
+  const uint32_t L = msm_window_chunk(half, Wb);
   const uint32_t K = half / L;
   const int l = __builtin_ctz(L);
   const uint32_t terms = __builtin_ctz(K) + 1;

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "a67e3574fec2859ac56ee35071103d079e3aac7dcdbe7d3674d7415e6fe6b6ac"
+const csrcHash = "c6e3df8452800b3d2b973a707bd9b499ea7281f255e8d6217187241347f88177"
