@@ -334,7 +334,13 @@ func main() {
 	must(err)
 	s, err := d.NewStream()
 	must(err)
-	header := fmt.Sprintf("device: %s (%d SMs, %.0f GiB); host: %d cores (GOMAXPROCS %d)", infos[0].Name, infos[0].Multiprocessor, float64(infos[0].MemTotal)/(1<<30), runtime.NumCPU(), runtime.GOMAXPROCS(0))
+	kernels := cuda.LibHash()
+	if kernels == "" {
+		kernels = "unknown (built without the -X of scripts/gpu-build.sh)"
+	}
+	// the kernels' hash names the build a table came from, whatever
+	// folder its binary was copied into
+	header := fmt.Sprintf("device: %s (%d SMs, %.0f GiB); host: %d cores (GOMAXPROCS %d); kernels: libprooflane_cuda.a %s", infos[0].Name, infos[0].Multiprocessor, float64(infos[0].MemTotal)/(1<<30), runtime.NumCPU(), runtime.GOMAXPROCS(0), kernels)
 	fmt.Fprintln(os.Stderr, header)
 
 	// upload bandwidth: 1 GiB from pinned memory, and through staging from Go memory
