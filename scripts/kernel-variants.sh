@@ -2,7 +2,7 @@
 # kernel-variants.sh: A/B builds of the kernels. Each variant is the
 # kernels library built with extra nvcc defines (the knobs in
 # cuda/csrc/msm_impl.cuh, msm.cuh and field.cuh: PL_SEG, PL_G1_BLOCKS,
-# PL_CHUNK_MIN, PL_V6_ARITHMETIC, PL_SQR_CALL, PL_FR_LOW_LIMBS, PL_Y3_LAZY), linked into
+# PL_WINDOW_CHUNK, PL_V6_ARITHMETIC, PL_SQR_CALL, PL_FR_LOW_LIMBS, PL_Y3_LAZY), linked into
 # its own cudabench, so that one device call times every variant in
 # alternation on the same inputs (cudabench -seed) and compares their
 # results (the `result` lines).
@@ -19,13 +19,13 @@ cd "$(dirname "$0")/.."
 dir=build/variants
 
 default_variants=(
-	# window reductions of 4 buckets a thread (G2 over a table: one wave
-	# of threads at 2^20 instead of half of one)
-	"chunk4=-DPL_CHUNK_MIN=4"
+	# window-reduction chunks of at most 8 buckets (msm_window_chunk's cap
+	# is 16)
+	"chunk8=-DPL_WINDOW_CHUNK=8"
 	# a fixed segment cap instead of msm_seg_cap's (128: v7's)
 	"seg128=-DPL_SEG=128"
-	# the kernels of v9's final build, the before of an A/B
-	"v9=@d24db06"
+	# the kernels before v19's window reduction, the before of an A/B
+	"v18=@d525ced"
 )
 
 build() {
