@@ -205,6 +205,16 @@ PL_HD XYZZ<F> msm_accumulate(const Affine<F>* bases, const uint32_t* vals, uint3
 // [K, 2K), X_b in [2K + 2^b - 1, 2K + 2^(b+1) - 1).
 PL_HD uint32_t msm_planes_len(uint32_t K) { return 3 * K; }
 
+// log2 of a power of two.
+PL_HD uint32_t msm_log2(uint32_t pow2) {
+  uint32_t l = 0;
+  while ((1u << l) < pow2) l++;
+  return l;
+}
+
+// The terms msm_plane_final leaves a window: one a plane, and T + S.
+PL_HD uint32_t msm_plane_terms(uint32_t K) { return msm_log2(K) + 1; }
+
 // L for `windows` windows of `half` buckets: about 2^15 chunks in all,
 // L from 2 to PL_WINDOW_CHUNK (16). The chunks' running sums are the
 // reduction's longest chain (2L - 1 dependent additions); on the H200 2^15
@@ -242,10 +252,7 @@ PL_HD void msm_chunk_sums(const XYZZ<F>* buckets, uint32_t lo, uint32_t len, XYZ
 // round r): h each for T, S, the new plane X_{log2 h} and the planes of
 // the earlier rounds.
 PL_HD uint32_t msm_plane_items(uint32_t K, uint32_t h) {
-  uint32_t logk = 0, logh = 0;
-  while ((1u << logk) < K) logk++;
-  while ((1u << logh) < h) logh++;
-  return h * (3 + (logk - 1 - logh));
+  return h * (3 + (msm_log2(K) - 1 - msm_log2(h)));
 }
 
 // Item `item` of that round over a window's planes p: node i (of the 2h

@@ -739,8 +739,8 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   // the planes' tree, the final terms.
   const uint32_t L = msm_window_chunk(half, Wb);
   const uint32_t K = half / L;
-  const int l = __builtin_ctz(L);
-  const uint32_t terms = __builtin_ctz(K) + 1;
+  const int l = (int)msm_log2(L);
+  const uint32_t terms = msm_plane_terms(K);
   XYZZ<F>*planes, *chunks;
   PL_TRY(sc.alloc(&planes, (size_t)msm_planes_len(K) * Wb));
   PL_TRY(sc.alloc(&chunks, (size_t)terms * Wb));

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "c6e3df8452800b3d2b973a707bd9b499ea7281f255e8d6217187241347f88177"
+const csrcHash = "4f10fbb62ff7b5f2dbbd05eb984a1faa67d84ccbb9a4279edfd2eea113a8a0cf"

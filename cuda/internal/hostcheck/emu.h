@@ -179,11 +179,9 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
   else
     buckets = emu_segments<F>(bases, vs.data(), start, end, seg ? seg : (int)msm_seg_cap(total, nb, table_n != 0));
   // the window reduction as msm<F> runs it, chunks of `chunk` buckets
-  // (a power of two)
-  const uint32_t L = half < (uint32_t)chunk ? half : (uint32_t)chunk;
-  const uint32_t K = half / L, P = msm_planes_len(K);
-  uint32_t terms = 1;
-  while ((1u << (terms - 1)) < K) terms++;
+  // (a power of two; 0: the kernels' msm_window_chunk)
+  const uint32_t L = chunk == 0 ? msm_window_chunk(half, Wb) : half < (uint32_t)chunk ? half : (uint32_t)chunk;
+  const uint32_t K = half / L, P = msm_planes_len(K), terms = msm_plane_terms(K);
   std::vector<XYZZ<F>> planes((size_t)P * Wb), sums((size_t)terms * Wb);
   for (uint32_t t = 0; t < K * Wb; t++) {
     const uint32_t w = t / K, k = t % K;
@@ -193,8 +191,7 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     const uint32_t items = msm_plane_items(K, h);
     for (uint32_t t = 0; t < items * Wb; t++) msm_plane_step<F>(&planes[(t / items) * P], K, h, t % items);
   }
-  int l = 0;
-  while ((1u << l) < L) l++;
+  const int l = (int)msm_log2(L);
   for (uint32_t t = 0; t < terms * Wb; t++) sums[t] = msm_plane_final<F>(&planes[(t / terms) * P], K, l, t % terms);
   emu_reduce<F>(sums, Wb, terms, terms);
   for (uint32_t w = 0; w < Wb; w++) memcpy((char*)out + w * sizeof(XYZZ<F>), &sums[w * terms], sizeof(XYZZ<F>));

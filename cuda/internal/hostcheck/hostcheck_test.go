@@ -345,8 +345,9 @@ func testMSM(t *testing.T) {
 	r := rng(t)
 	for _, tc := range []struct{ n, c, seg, chunk int }{
 		{1, 8, 4, 4}, {37, 8, 4, 4}, {1000, 9, 3, 8}, {1 << 10, 10, 128, 64}, {3000, 13, 2, 64},
-		// seg 0: the kernels' cap (msm_seg_cap), 55 and 151 points here
-		{1 << 12, 8, 0, 64}, {1 << 12, 4, 0, 8},
+		// seg 0: the kernels' cap (msm_seg_cap), 55 and 151 points here;
+		// chunk 0: the kernels' msm_window_chunk (2 and 4 buckets here)
+		{1 << 12, 8, 0, 64}, {1 << 12, 4, 0, 8}, {1 << 12, 8, 0, 0}, {3000, 14, 0, 0},
 	} {
 		g1, g2, s := specialInputs(r, max(tc.n, 32))
 		g1, g2, s = g1[:tc.n], g2[:tc.n], s[:tc.n]
