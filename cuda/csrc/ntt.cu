@@ -143,7 +143,7 @@ int get_tables(pl_stream* s, const pl_domain* d, DomainTables** out) {
 #define PL_NTT_LB_THREADS 256
 #endif
 template <bool DIF>
-__global__ void __launch_bounds__(PL_NTT_LB_THREADS, PL_NTT_MINBLOCKS) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p, bool last) {
+__global__ void __launch_bounds__(PL_NTT_LB_THREADS, PL_NTT_MINBLOCKS) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p, bool last, int div_log) {
   extern __shared__ Fr tile[];
   const uint64_t b = blockIdx.x;
   const uint32_t T = 1u << p.tile_log();
@@ -158,7 +158,7 @@ __global__ void __launch_bounds__(PL_NTT_LB_THREADS, PL_NTT_MINBLOCKS) k_ntt_pas
     for (int s = 0;; s++) {
       pl::ntt_quad_math<DIF>(a, q);
       if (s == nq - 1 && !pair) {
-        PL_UNROLL for (int i = 0; i < 4; i++) x[p.index(b, q.t[i])] = last ? a[i].reduced() : a[i];
+        PL_UNROLL for (int i = 0; i < 4; i++) x[p.index(b, q.t[i])] = last ? pl::ntt_out(a[i], div_log) : a[i];
         return;
       }
       PL_UNROLL for (int i = 0; i < 4; i++) tile[q.t[i]] = a[i];
@@ -190,7 +190,7 @@ __global__ void __launch_bounds__(PL_NTT_LB_THREADS, PL_NTT_MINBLOCKS) k_ntt_pas
   __syncthreads();
   PL_UNROLL for (int i = 0; i < 4; i++) {
     const uint32_t t = threadIdx.x + i * blockDim.x;
-    if (t < T) x[p.index(b, t)] = last ? tile[t].reduced() : tile[t];
+    if (t < T) x[p.index(b, t)] = last ? pl::ntt_out(tile[t], div_log) : tile[t];
   }
 }
 
@@ -205,12 +205,6 @@ __global__ void k_scale(Fr* x, int L, const Fr* lo, const Fr* hi, int rev) {
     uint64_t e = rev ? dev_bitrev(i, L) : i;
     x[i] = x[i] * (lo[e & 4095] * hi[e >> 12]);
   }
-}
-
-__global__ void k_scale_const(Fr* x, size_t n, Fr c) {
-  for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
-       i += (size_t)gridDim.x * blockDim.x)
-    x[i] = x[i] * c;
 }
 
 __global__ void k_h_pointwise(Fr* a, const Fr* b, const Fr* c, size_t n, Fr den) {
@@ -238,7 +232,8 @@ __global__ void k_convert(Fr* x, size_t n, int to_mont) {
     x[i] = to_mont ? x[i].to_mont() : x[i].from_mont();
 }
 
-int run_passes(pl_stream* s, Fr* x, const Fr* tw, int L, bool dif) {
+// div_log: ntt_out's (L divides the result by n, 0 does not).
+int run_passes(pl_stream* s, Fr* x, const Fr* tw, int L, bool dif, int div_log = 0) {
   pl::NttPass passes[8];
   int np = pl::ntt_plan(L, passes);
   for (int i = 0; i < np; i++) {
@@ -248,9 +243,9 @@ int run_passes(pl_stream* s, Fr* x, const Fr* tw, int L, bool dif) {
     size_t smem = sizeof(Fr) << p.tile_log();
     const bool last = i == np - 1;
     if (dif)
-      k_ntt_pass<true><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p, last);
+      k_ntt_pass<true><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p, last, div_log);
     else
-      k_ntt_pass<false><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p, last);
+      k_ntt_pass<false><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p, last, div_log);
     PL_LAUNCHED();
   }
   return 0;
@@ -271,15 +266,8 @@ extern "C" int pl_ntt(pl_stream* s, const pl_domain* d, void* v, int inverse, in
   const int L = d->logn;
   Fr* x = (Fr*)v;
   if (!inverse && coset) PL_TRY(scale(s, x, L, t->g, !dif));
-  PL_TRY(run_passes(s, x, t->tw[inverse ? 1 : 0], L, dif != 0));
-  if (inverse) {
-    if (coset) {
-      PL_TRY(scale(s, x, L, t->ginv_n, dif));
-    } else {
-      k_scale_const<<<grid_for(1ull << L, 256), 256, 0, s->s>>>(x, 1ull << L, load(d->n_inv));
-      PL_LAUNCHED();
-    }
-  }
+  PL_TRY(run_passes(s, x, t->tw[inverse ? 1 : 0], L, dif != 0, inverse && !coset ? L : 0));
+  if (inverse && coset) PL_TRY(scale(s, x, L, t->ginv_n, dif));
   return 0;
 }
 

@@ -109,6 +109,17 @@ PL_HD Fr lazy_sub(const Fr& a, const Fr& b) { return a - b; }
 PL_HD Fr lazy_mul(const Fr& x, const Fr& w) { return x * w; }
 #endif
 
+// What the last pass of an NTT stores: the element reduced and, with
+// div_log = L (an inverse NTT off the coset), divided by n = 2^L on the
+// way (Field::div_pow2, 8 products an element), where a separate pass
+// of multiplications by 1/n took 0.28 ms at 2^24 (docs/cuda-perf-notes.md,
+// v21).
+PL_HD Fr ntt_out(const Fr& a, int div_log) {
+  Fr r = a;
+  for (int k = div_log; k > 0; k -= 31) r = Fr::div_pow2(r, k < 31 ? k : 31);
+  return r.reduced();
+}
+
 PL_HD void butterfly_dif(Fr* x, uint32_t t0, uint32_t t1, const Fr& w) {
   Fr u = x[t0], v = x[t1];
   x[t0] = lazy_add(u, v);

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "4f10fbb62ff7b5f2dbbd05eb984a1faa67d84ccbb9a4279edfd2eea113a8a0cf"
+const csrcHash = "21ab77d3c0766250edf8ba40e2df32125d42ad981d50c4a12fcceefbd57e01f2"

@@ -40,7 +40,8 @@ void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b) {
   memcpy(o, r.v, 32);
 }
 // The NTT passes' lazy arithmetic on values in [0, 2r) (ntt.cuh): op 0
-// add_2p, 1 sub_2p, 2 mont_mul_2p(a, b) (a < r), 3 b reduced.
+// add_2p, 1 sub_2p, 2 mont_mul_2p(a, b) (a < r), 3 b reduced, 4
+// div_pow2(a, k) with k = b's limb 0.
 void hc_fr_lazy(int op, uint64_t* o, const uint64_t* a, const uint64_t* b) {
   Fr x, y, r;
   memcpy(x.v, a, 32);
@@ -49,6 +50,7 @@ void hc_fr_lazy(int op, uint64_t* o, const uint64_t* a, const uint64_t* b) {
     case 0: r = Fr::add_2p(x, y); break;
     case 1: r = Fr::sub_2p(x, y); break;
     case 2: r = Fr::mont_mul_2p(x, y); break;
+    case 4: r = Fr::div_pow2(x, (int)y.v[0]); break;
     default: r = y.reduced(); break;
   }
   memcpy(o, r.v, 32);
@@ -165,7 +167,7 @@ static void pow_full(std::vector<Fr>& out, Fr base, Fr c, size_t count) {
 // between barriers: the first quad step reads global memory, the last
 // one (k even) writes it, a pair step (k odd) ends on the tile.
 template <bool DIF>
-static void emu_pass(Fr* x, const Fr* tw, const NttPass& p, bool last) {
+static void emu_pass(Fr* x, const Fr* tw, const NttPass& p, bool last, int div_log) {
   const uint32_t T = 1u << p.tile_log();
   const int nq = p.k / 2;
   const bool pair = p.k & 1;
@@ -183,7 +185,7 @@ static void emu_pass(Fr* x, const Fr* tw, const NttPass& p, bool last) {
           ntt_quad_math<DIF>(a[r].data(), q[r]);
           for (int i = 0; i < 4; i++) {
             if (s == nq - 1 && !pair)
-              x[p.index(b, q[r].t[i])] = last ? a[r][i].reduced() : a[r][i];
+              x[p.index(b, q[r].t[i])] = last ? ntt_out(a[r][i], div_log) : a[r][i];
             else
               tile[q[r].t[i]] = a[r][i];
           }
@@ -208,19 +210,19 @@ static void emu_pass(Fr* x, const Fr* tw, const NttPass& p, bool last) {
       else
         butterfly_dit(tile.data(), t0, t1, tw[e]);
     }
-    for (uint32_t t = 0; t < T; t++) x[p.index(b, t)] = last ? tile[t].reduced() : tile[t];
+    for (uint32_t t = 0; t < T; t++) x[p.index(b, t)] = last ? ntt_out(tile[t], div_log) : tile[t];
   }
 }
 
-static void emu_passes(Fr* x, const std::vector<Fr>& tw, int L, bool dif) {
+static void emu_passes(Fr* x, const std::vector<Fr>& tw, int L, bool dif, int div_log = 0) {
   NttPass passes[8];
   int np = ntt_plan(L, passes);
   for (int i = 0; i < np; i++) {
     const NttPass& p = passes[dif ? np - 1 - i : i];
     if (dif)
-      emu_pass<true>(x, tw.data(), p, i == np - 1);
+      emu_pass<true>(x, tw.data(), p, i == np - 1, div_log);
     else
-      emu_pass<false>(x, tw.data(), p, i == np - 1);
+      emu_pass<false>(x, tw.data(), p, i == np - 1, div_log);
   }
 }
 
@@ -281,13 +283,10 @@ void hc_ntt(uint64_t* data, int L, const uint64_t* dom, int inverse, int dif, in
     pow_full(tab, g, Fr::one(), n);
     emu_scale(x, L, tab, !dif);
   }
-  emu_passes(x, tw, L, dif != 0);
-  if (inverse) {
-    if (coset)
-      pow_full(tab, gi, ninv, n);
-    else
-      tab.assign(n, ninv);
-    emu_scale(x, L, tab, coset && dif);
+  emu_passes(x, tw, L, dif != 0, inverse && !coset ? L : 0);
+  if (inverse && coset) {
+    pow_full(tab, gi, ninv, n);
+    emu_scale(x, L, tab, dif);
   }
   memcpy(data, (const void*)x, n * sizeof(Fr));
 }

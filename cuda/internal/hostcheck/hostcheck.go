@@ -77,6 +77,7 @@ const (
 	LazySub    = 1
 	LazyMul    = 2
 	LazyReduce = 3
+	LazyDivPow = 4 // a 2^-k, k = b's low limb (1..31)
 )
 
 // FrLazy runs one of field.cuh's [0, 2r) operations (the NTT passes') on

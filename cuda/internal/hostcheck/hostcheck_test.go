@@ -110,7 +110,8 @@ func TestFieldEdges(t *testing.T) {
 // arithmetic mod r: each result is the right residue and under 2r (the
 // reduction under r), on the ends of the range (0, 1, 2, r-1, r, r+1,
 // 2r-3, 2r-2, 2r-1, 2^255) and random values under 2r; the multiplication's first
-// operand, a twiddle, under r.
+// operand, a twiddle, under r; the division by 2^k (the inverse NTT's
+// 1/n) for every k the NTT's last pass uses.
 func TestFrLazyOpsStayUnderTwiceR(t *testing.T) {
 	q := fr.Modulus()
 	q2 := new(big.Int).Lsh(q, 1)
@@ -158,6 +159,11 @@ func TestFrLazyOpsStayUnderTwiceR(t *testing.T) {
 			prod := new(big.Int).Mul(w, a)
 			prod.Mul(prod, rInv)
 			check("mont_mul_2p", LazyMul, w, a, prod.Mod(prod, q), q2)
+		}
+		for k := int64(1); k <= 31; k++ {
+			inv := new(big.Int).ModInverse(new(big.Int).Lsh(big.NewInt(1), uint(k)), q)
+			prod := new(big.Int).Mul(a, inv)
+			check("div_pow2", LazyDivPow, a, big.NewInt(k), prod.Mod(prod, q), q2)
 		}
 	}
 }
