@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "21ab77d3c0766250edf8ba40e2df32125d42ad981d50c4a12fcceefbd57e01f2"
+const csrcHash = "83fd7ccf3e5b78c92c5d228d39e0841d4e5baee5cf9d7607333068e3eb7f7373"
