@@ -253,6 +253,18 @@ struct alignas(16) Field {
     k.add(r[0], modk<K>(0) & mask);
     PL_UNROLL for (int i = 1; i < N; i++) r[i] = k.addc(r[i], modk<K>(i) & mask);
   }
+  // r = a - b over N limbs; the borrow mask.
+  PL_HD static uint32_t sub_limbs(uint32_t r[N], const uint32_t a[N], const uint32_t b[N]) {
+    Chain k;
+    PL_UNROLL for (int i = 0; i < N; i++) {
+      r[i] = a[i];
+      if (i == 0) k.sub(r[i], b[0]);
+      else k.subc(r[i], b[i]);
+    }
+    uint32_t mask = 0;
+    k.subc(mask, 0);
+    return mask;
+  }
   // r = a + b over N limbs; the carry out.
   PL_HD static uint32_t add_limbs(uint32_t r[N], const uint32_t a[N], const uint32_t b[N]) {
     Chain k;
@@ -289,15 +301,7 @@ struct alignas(16) Field {
   // a - b mod p in [0, 2p), for a, b < 2p.
   PL_HD static Field sub_2p(const Field& a, const Field& b) {
     Field r;
-    Chain k;
-    PL_UNROLL for (int i = 0; i < N; i++) {
-      r.v[i] = a.v[i];
-      if (i == 0) k.sub(r.v[i], b.v[0]);
-      else k.subc(r.v[i], b.v[i]);
-    }
-    uint32_t mask = 0;
-    k.subc(mask, 0);
-    add_mod_masked<2>(r.v, mask);
+    add_mod_masked<2>(r.v, sub_limbs(r.v, a.v, b.v));
     return r;
   }
 
@@ -336,27 +340,14 @@ struct alignas(16) Field {
   }
   PL_HD friend Field operator-(const Field& a, const Field& b) {
     Field r;
-    Chain k;
-    PL_UNROLL for (int i = 0; i < N; i++) {
-      r.v[i] = a.v[i];
-      if (i == 0) k.sub(r.v[i], b.v[0]);
-      else k.subc(r.v[i], b.v[i]);
-    }
-    uint32_t mask = 0;
-    k.subc(mask, 0);
-    add_mod_masked<1>(r.v, mask);
+    add_mod_masked<1>(r.v, sub_limbs(r.v, a.v, b.v));
     return r;
   }
   PL_HD Field neg() const {
     if (is_zero()) return *this;
     Field r, p;
     PL_UNROLL for (int i = 0; i < N; i++) p.v[i] = P::mod(i);
-    Chain k;
-    PL_UNROLL for (int i = 0; i < N; i++) {
-      r.v[i] = p.v[i];
-      if (i == 0) k.sub(r.v[i], v[0]);
-      else k.subc(r.v[i], v[i]);
-    }
+    sub_limbs(r.v, p.v, v);  // v < p: no borrow
     return r;
   }
 

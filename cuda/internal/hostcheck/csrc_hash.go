@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "83fd7ccf3e5b78c92c5d228d39e0841d4e5baee5cf9d7607333068e3eb7f7373"
+const csrcHash = "17c06e9d80d975a57b3d21237849f967244c13663d986e96265600b2d6db7dea"
