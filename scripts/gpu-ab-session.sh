@@ -14,8 +14,9 @@
 #   run(command: "bash scripts/gpu-ab-session.sh", carry: ["build/variants"], timeout_s: 600)
 #
 # Env: ARGS (cudabench's, for the variants), BUDGET, NCU (0: no
-# profiles; a list such as g1,ntt: those only; each with its pipes' use
-# and stall reasons), PHASES (cudabench args for a run of the base build with
+# profiles; a list such as g1,ntt: those only; each with its pipes' use,
+# stall reasons and shared-memory wavefronts), NCU_BUILDS (the variants
+# profiled, default base: e.g. "base old"), PHASES (cudabench args for a run of the base build with
 # PROOFLANE_CUDA_PROFILE=1, the MSMs' phase times; none by default).
 # Results in $OUT:
 # ab.md (tables and the profiles' key lines), results.tgz.
@@ -39,14 +40,23 @@ sections="--section SpeedOfLight --section WarpStateStats --section SchedulerSta
 stalls=barrier,long_scoreboard,short_scoreboard,wait,math_pipe_throttle,mio_throttle,not_selected,selected,dispatch_stall,lg_throttle,no_instruction,math_dependency
 metrics=sm__inst_executed_pipe_fma.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_alu.avg.pct_of_peak_sustained_active,sm__pipe_fma_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_fmaheavy_cycles_active.avg.pct_of_peak_sustained_active,sm__pipe_alu_cycles_active.avg.pct_of_peak_sustained_active,sm__inst_executed_pipe_lsu.avg.pct_of_peak_sustained_active
 for st in ${stalls//,/ }; do metrics=$metrics,smsp__average_warps_issue_stalled_${st}_per_issue_active.ratio; done
+# shared memory: the wavefronts its accesses took and how many of those
+# were bank conflicts
+for op in ld st; do metrics=$metrics,l1tex__data_pipe_lsu_wavefronts_mem_shared_op_$op.sum,l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_$op.sum; done
 profile() {  # NAME KERNEL COUNT CUDABENCH-ARGS...
 	local name=$1 kernel=$2 count=$3
 	shift 3
 	[ -n "$ncu" ] || { echo "no ncu"; return 1; }
 	# shellcheck disable=SC2086
-	timeout 120 "$ncu" --clock-control none -k "regex:$kernel" -c "$count" $sections --metrics "$metrics" \
-		/tmp/gab-base -cpu=false -reps 1 "$@" >"$work/ncu-$name.txt" 2>&1
-	say "ncu $name: rc $?"
+	local b
+	for b in ${NCU_BUILDS:-base}; do
+		local bin=/tmp/gab-$b out=$work/ncu-$name.txt
+		[ "$b" = base ] || out=$work/ncu-$name-$b.txt
+		[ -x "$bin" ] || { gunzip -c "build/variants/$b.gz" >"$bin" && chmod +x "$bin"; }
+		timeout 120 "$ncu" --clock-control none -k "regex:$kernel" -c "$count" $sections --metrics "$metrics" \
+			"$bin" -cpu=false -reps 1 "$@" >"$out" 2>&1
+		say "ncu $name ($b): rc $?"
+	done
 }
 want() { [ "${NCU:-1}" = 1 ] || [[ ",${NCU:-}," == *",$1,"* ]]; }
 if [ "${NCU:-1}" != 0 ]; then
@@ -76,7 +86,7 @@ done
 	for f in "$work"/ncu-*.txt; do
 		[ -f "$f" ] || continue  # NCU=0: no profiles
 		echo; echo "## $(basename "$f" .txt)"
-		grep -E "k_segments|k_ntt_pass|Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Theoretical Occupancy|DRAM Throughput|L1/TEX Hit|L2 Hit|Executed Ipc|Stall|stall|pipe|sm__|smsp__" "$f" | head -120
+		grep -E "k_segments|k_ntt_pass|Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Theoretical Occupancy|DRAM Throughput|L1/TEX Hit|L2 Hit|Executed Ipc|Stall|stall|pipe|sm__|smsp__|l1tex__" "$f" | head -120
 	done
 } >"$work/ab.md"
 cp "$work/ab.md" "$RESULTS/"

@@ -142,9 +142,18 @@ int get_tables(pl_stream* s, const pl_domain* d, DomainTables** out) {
 #ifndef PL_NTT_LB_THREADS
 #define PL_NTT_LB_THREADS 256
 #endif
-template <bool DIF>
-__global__ void __launch_bounds__(PL_NTT_LB_THREADS, PL_NTT_MINBLOCKS) k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p, bool last, int div_log) {
+// LOW: the pass over the lowest bits (p.lo = 0), compiled apart so that
+// neither kernel carries the other's index arithmetic.
+template <bool DIF, bool LOW>
+__global__ void __launch_bounds__(PL_NTT_LB_THREADS, PL_NTT_MINBLOCKS)
+    k_ntt_pass(Fr* x, const Fr* tw, pl::NttPass p, bool last, int div_log) {
   extern __shared__ Fr tile[];
+  if (LOW) {
+    p.lo = 0;
+    p.logG = 0;
+  } else {
+    p.logS = 0;
+  }
   const uint64_t b = blockIdx.x;
   const uint32_t T = 1u << p.tile_log();
   const int nq = p.k / 2;
@@ -161,7 +170,7 @@ __global__ void __launch_bounds__(PL_NTT_LB_THREADS, PL_NTT_MINBLOCKS) k_ntt_pas
         PL_UNROLL for (int i = 0; i < 4; i++) x[p.index(b, q.t[i])] = last ? pl::ntt_out(a[i], div_log) : a[i];
         return;
       }
-      PL_UNROLL for (int i = 0; i < 4; i++) tile[q.t[i]] = a[i];
+      PL_UNROLL for (int i = 0; i < 4; i++) tile[pl::ntt_slot(LOW, q.t[i])] = a[i];
       if (s == nq - 1) break;
 #if PL_NTT_TW_EARLY
       pl::ntt_quad_load(p, b, r, pl::ntt_quad_mlo(p.k, DIF, s + 1), tw, &q);
@@ -170,10 +179,10 @@ __global__ void __launch_bounds__(PL_NTT_LB_THREADS, PL_NTT_MINBLOCKS) k_ntt_pas
       __syncthreads();
       pl::ntt_quad_load(p, b, r, pl::ntt_quad_mlo(p.k, DIF, s + 1), tw, &q);
 #endif
-      PL_UNROLL for (int i = 0; i < 4; i++) a[i] = tile[q.t[i]];
+      PL_UNROLL for (int i = 0; i < 4; i++) a[i] = tile[pl::ntt_slot(LOW, q.t[i])];
     }
   } else {
-    for (uint32_t t = threadIdx.x; t < T; t += blockDim.x) tile[t] = x[p.index(b, t)];
+    for (uint32_t t = threadIdx.x; t < T; t += blockDim.x) tile[pl::ntt_slot(LOW, t)] = x[p.index(b, t)];
   }
   // the pair step (k odd), two pairs a thread
   const int m = pl::ntt_pair_m(p.k, DIF);
@@ -182,15 +191,20 @@ __global__ void __launch_bounds__(PL_NTT_LB_THREADS, PL_NTT_MINBLOCKS) k_ntt_pas
     uint32_t t0, t1;
     uint64_t e;
     p.pair(b, pi, m, &t0, &t1, &e);
+    t0 = pl::ntt_slot(LOW, t0);
+    t1 = pl::ntt_slot(LOW, t1);
     if (DIF)
-      pl::butterfly_dif(tile, t0, t1, tw[e]);
+      pl::butterfly_dif(tile[t0], tile[t1], tw[e]);
     else
-      pl::butterfly_dit(tile, t0, t1, tw[e]);
+      pl::butterfly_dit(tile[t0], tile[t1], tw[e]);
   }
   __syncthreads();
   PL_UNROLL for (int i = 0; i < 4; i++) {
     const uint32_t t = threadIdx.x + i * blockDim.x;
-    if (t < T) x[p.index(b, t)] = last ? pl::ntt_out(tile[t], div_log) : tile[t];
+    if (t < T) {
+      const Fr v = tile[pl::ntt_slot(LOW, t)];
+      x[p.index(b, t)] = last ? pl::ntt_out(v, div_log) : v;
+    }
   }
 }
 
@@ -242,10 +256,15 @@ int run_passes(pl_stream* s, Fr* x, const Fr* tw, int L, bool dif, int div_log =
     unsigned threads = p.tile_log() >= 2 ? 1u << (p.tile_log() - 2) : 1u;
     size_t smem = sizeof(Fr) << p.tile_log();
     const bool last = i == np - 1;
-    if (dif)
-      k_ntt_pass<true><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p, last, div_log);
+    const unsigned blocks = (unsigned)p.blocks();
+    if (dif && p.lo == 0)
+      k_ntt_pass<true, true><<<blocks, threads, smem, s->s>>>(x, tw, p, last, div_log);
+    else if (dif)
+      k_ntt_pass<true, false><<<blocks, threads, smem, s->s>>>(x, tw, p, last, div_log);
+    else if (p.lo == 0)
+      k_ntt_pass<false, true><<<blocks, threads, smem, s->s>>>(x, tw, p, last, div_log);
     else
-      k_ntt_pass<false><<<(unsigned)p.blocks(), threads, smem, s->s>>>(x, tw, p, last, div_log);
+      k_ntt_pass<false, false><<<blocks, threads, smem, s->s>>>(x, tw, p, last, div_log);
     PL_LAUNCHED();
   }
   return 0;

@@ -23,12 +23,27 @@ namespace pl {
 #define PL_NTT_TILE_LOG 9
 #endif
 
+// The pass over the lowest bits (lo = 0, one column) holds 2^logS
+// consecutive tiles of 2^k rows in a block, so that its blocks are
+// 2^PL_NTT_TILE_LOG elements like the other passes' and its quad step of
+// stages 2 and 3 has its unit-twiddle quads in whole warps
+// (ntt_units_map). -DPL_NTT_LOW_SUB=0 keeps one tile a block (A/B).
+#ifndef PL_NTT_LOW_SUB
+#define PL_NTT_LOW_SUB 1
+#endif
+
+// The sub-tiles' arithmetic is under `logS` tests, which the kernel of
+// the upper passes folds away (ntt.cu's LOW = false sets logS = 0): its
+// code is the one-tile code as before.
 struct NttPass {
   int L, lo, k, logG;  // G = 2^logG columns per tile
-  PL_HD int tile_log() const { return k + logG; }
-  PL_HD uint64_t blocks() const { return 1ull << (L - k - logG); }
-  // global index of tile element t in block b
+  int logS;            // 2^logS sub-tiles per block (lo = 0 only, where logG = 0)
+  PL_HD int tile_log() const { return logS + k + logG; }
+  PL_HD uint64_t blocks() const { return 1ull << (L - tile_log()); }
+  // global index of tile element t in block b (with sub-tiles a block is
+  // a run of consecutive elements)
   PL_HD uint64_t index(uint64_t b, uint32_t t) const {
+    if (logS) return (b << tile_log()) | t;
     const uint64_t lblocks = 1ull << (lo - logG);
     uint64_t high = b >> (lo - logG);
     uint64_t lb = b & (lblocks - 1);
@@ -38,6 +53,11 @@ struct NttPass {
   }
   // pair p (0 <= p < tile/2) of stage m in block b: tile rows and twiddle exponent
   PL_HD void pair(uint64_t b, uint32_t p, int m, uint32_t* t0, uint32_t* t1, uint64_t* e) const {
+    uint32_t sub = 0;  // the sub-tile's first row
+    if (logS) {
+      sub = (p >> (k - 1)) << k;
+      p &= (1u << (k - 1)) - 1;
+    }
     const uint64_t lblocks = 1ull << (lo - logG);
     uint64_t lb = b & (lblocks - 1);
     uint32_t g = p & ((1u << logG) - 1);
@@ -45,8 +65,8 @@ struct NttPass {
     uint32_t mask = (1u << m) - 1;
     uint32_t j0 = ((q >> m) << (m + 1)) | (q & mask);
     uint32_t j1 = j0 | (1u << m);
-    *t0 = (j0 << logG) | g;
-    *t1 = (j1 << logG) | g;
+    *t0 = sub | (j0 << logG) | g;
+    *t1 = sub | (j1 << logG) | g;
     uint64_t l = (lb << logG) | g;
     *e = ((((uint64_t)(j0 & mask)) << lo) | l) << (L - 1 - lo - m);
   }
@@ -74,6 +94,10 @@ PL_HD int ntt_plan(int L, NttPass* passes) {
     passes[i].lo = lo;
     passes[i].k = k;
     passes[i].logG = logG;
+    // the lowest pass fills its block with sub-tiles (PL_NTT_LOW_SUB)
+    int logS = lo == 0 && PL_NTT_LOW_SUB ? PL_NTT_TILE_LOG - k : 0;
+    if (logS > L - k) logS = L - k;
+    passes[i].logS = logS > 0 ? logS : 0;
     lo += k;
   }
   return np;
@@ -120,30 +144,66 @@ PL_HD Fr ntt_out(const Fr& a, int div_log) {
   return r.reduced();
 }
 
-PL_HD void butterfly_dif(Fr* x, uint32_t t0, uint32_t t1, const Fr& w) {
-  Fr u = x[t0], v = x[t1];
-  x[t0] = lazy_add(u, v);
-  x[t1] = lazy_mul(lazy_sub(u, v), w);
+// Butterflies on values (the pair step's).
+PL_HD void butterfly_dif(Fr& u, Fr& v, const Fr& w) {
+  Fr s = lazy_add(u, v);
+  v = lazy_mul(lazy_sub(u, v), w);
+  u = s;
 }
 
-PL_HD void butterfly_dit(Fr* x, uint32_t t0, uint32_t t1, const Fr& w) {
-  Fr u = x[t0], v = lazy_mul(x[t1], w);
-  x[t0] = lazy_add(u, v);
-  x[t1] = lazy_sub(u, v);
+PL_HD void butterfly_dit(Fr& u, Fr& v, const Fr& w) {
+  Fr t = lazy_mul(v, w);
+  v = lazy_sub(u, t);
+  u = lazy_add(u, t);
+}
+
+// Tile element t's slot in shared memory. On the lowest pass (low) bits
+// 4-5 of t are folded into bits 0-1: its quad step of stages 0-1 puts a
+// warp's rows 4 apart and the step of stages 2-3 numbered for the unit
+// twiddles (ntt_units_map) 16 apart, on one bank group either way, which
+// took 32 wavefronts an access instead of 8 (TestNTTLayout). Swizzling
+// the upper passes too, whose stage-0 step takes 16, was slower (v22 in
+// docs/cuda-perf-notes.md). -DPL_NTT_SWIZZLE=0 leaves slots as they are
+// (A/B).
+#ifndef PL_NTT_SWIZZLE
+#define PL_NTT_SWIZZLE 1
+#endif
+PL_HD uint32_t ntt_slot(bool low, uint32_t t) { return PL_NTT_SWIZZLE && low ? t ^ ((t >> 4) & 3) : t; }
+
+// Whether quad step mlo of pass p numbers its quads so that those whose
+// twiddles w0 and w2 are 1 fill whole warps. On the lowest pass (lo = 0,
+// one column) quad qq = (hi << mlo) | low of a sub-tile has w0 = w2 = 1
+// when low = 0: every quad at mlo = 0, a 2^mlo-th of them above. Thread
+// r = (low, sub, hi) from its top bit down puts them first, 2^(logS + k
+// - 2 - mlo) of them, which must be whole warps of 32 (with sub-tiles
+// only: logS > 0 implies lo = 0).
+PL_HD bool ntt_units_map(const NttPass& p, int mlo) {
+  return p.logS > 0 && mlo >= 2 && p.logS + p.k - 2 - mlo >= 5;
 }
 
 // quad r (0 <= r < tile/4) of stages mlo, mlo+1 in block b: tile rows
-// t[0..3] = j0, j0+2^mlo, j0+2^(mlo+1), j0+3*2^mlo and the twiddle
-// exponents of stage mlo+1 for lower rows j0 (e[0]) and j0+2^mlo (e[1]),
-// and of stage mlo (e[2], shared by its two butterflies).
+// t[0..3] = j0, j0+2^mlo, j0+2^(mlo+1), j0+3*2^mlo (of r's sub-tile)
+// and the twiddle exponents of stage mlo+1 for lower rows j0 (e[0]) and
+// j0+2^mlo (e[1]), and of stage mlo (e[2], shared by its two
+// butterflies).
 PL_HD void ntt_quad(const NttPass& p, uint64_t b, uint32_t r, int mlo, uint32_t t[4], uint64_t e[3]) {
   const uint64_t lblocks = 1ull << (p.lo - p.logG);
   uint64_t lb = b & (lblocks - 1);
   uint32_t g = r & ((1u << p.logG) - 1);
   uint32_t qq = r >> p.logG;
+  uint32_t sub = 0;  // the sub-tile's first row
+  if (ntt_units_map(p, mlo)) {
+    // r = (low, sub, hi) from the top bit down; qq = (hi << mlo) | low
+    const int hib = p.k - 2 - mlo;
+    sub = ((r >> hib) & ((1u << p.logS) - 1)) << p.k;
+    qq = ((r & ((1u << hib) - 1)) << mlo) | (r >> (hib + p.logS));
+  } else if (p.logS) {
+    sub = (r >> (p.k - 2)) << p.k;
+    qq &= (1u << (p.k - 2)) - 1;
+  }
   uint32_t low = qq & ((1u << mlo) - 1);
   uint32_t j0 = ((qq >> mlo) << (mlo + 2)) | low;
-  for (int i = 0; i < 4; i++) t[i] = ((j0 | ((uint32_t)i << mlo)) << p.logG) | g;
+  for (int i = 0; i < 4; i++) t[i] = sub | ((j0 | ((uint32_t)i << mlo)) << p.logG) | g;
   uint64_t l = (lb << p.logG) | g;
   const int mhi = mlo + 1;
   const uint32_t mask_hi = (1u << mhi) - 1, mask_lo = (1u << mlo) - 1;
@@ -152,21 +212,27 @@ PL_HD void ntt_quad(const NttPass& p, uint64_t b, uint32_t r, int mlo, uint32_t 
   e[2] = ((((uint64_t)(j0 & mask_lo)) << p.lo) | l) << (p.L - 1 - p.lo - mlo);
 }
 
-// A quad's tile rows and its three twiddles, loaded. The quad of stages
-// 0 and 1 of the pass over the lowest bits (lo = 0, one column) has e[0]
-// = e[2] = 0 for every quad: 3 of its 4 twiddles are 1, and the step
-// skips those loads and multiplications (`units`: a branch the whole
-// kernel takes alike; 1/16 of an NTT's multiplications).
+// A quad's tile rows and its three twiddles, loaded. A quad of the pass
+// over the lowest bits with e[0] = e[2] = 0 (every quad of its stages 0
+// and 1, a quarter of stages 2 and 3 ...) has 3 of its 4 twiddles equal
+// to 1, and the step skips those loads and multiplications (`units`)
+// where such quads fill whole warps (ntt_units_map), so that the branch
+// is the same across a warp: stages 0-1 (1/16 of an NTT's
+// multiplications) and, with sub-tiles, stages 2-3 (a further ~1.7%).
 struct NttQuad {
   uint32_t t[4];
   Fr w0, w1, w2;
   bool units;
 };
 
+PL_HD bool ntt_quad_units(const NttPass& p, int mlo, const uint64_t e[3]) {
+  return p.lo == 0 && (mlo == 0 || (ntt_units_map(p, mlo) && e[0] == 0 && e[2] == 0));
+}
+
 PL_HD void ntt_quad_load(const NttPass& p, uint64_t b, uint32_t r, int mlo, const Fr* tw, NttQuad* q) {
   uint64_t e[3];
   ntt_quad(p, b, r, mlo, q->t, e);
-  q->units = p.lo == 0 && mlo == 0;
+  q->units = ntt_quad_units(p, mlo, e);
   q->w1 = tw[e[1]];
   if (!q->units) {
     q->w0 = tw[e[0]];

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "17c06e9d80d975a57b3d21237849f967244c13663d986e96265600b2d6db7dea"
+const csrcHash = "3ab5a9be916b1c1ee156fa12c71235e0a76529f0c394cc59c3787ddb9858a8ce"

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <algorithm>
 #include <array>
+#include <map>
+#include <set>
 #include <vector>
 #include "emu.h"
 #include "fp64.cuh"
@@ -187,30 +189,35 @@ static void emu_pass(Fr* x, const Fr* tw, const NttPass& p, bool last, int div_l
             if (s == nq - 1 && !pair)
               x[p.index(b, q[r].t[i])] = last ? ntt_out(a[r][i], div_log) : a[r][i];
             else
-              tile[q[r].t[i]] = a[r][i];
+              tile[ntt_slot(p.lo == 0, q[r].t[i])] = a[r][i];
           }
         }
         if (s == nq - 1) break;
         for (uint32_t r = 0; r < T / 4; r++) {
           ntt_quad_load(p, b, r, ntt_quad_mlo(p.k, DIF, s + 1), tw, &q[r]);
-          for (int i = 0; i < 4; i++) a[r][i] = tile[q[r].t[i]];
+          for (int i = 0; i < 4; i++) a[r][i] = tile[ntt_slot(p.lo == 0, q[r].t[i])];
         }
       }
       if (!pair) continue;
     } else {
-      for (uint32_t t = 0; t < T; t++) tile[t] = x[p.index(b, t)];
+      for (uint32_t t = 0; t < T; t++) tile[ntt_slot(p.lo == 0, t)] = x[p.index(b, t)];
     }
     const int m = ntt_pair_m(p.k, DIF);
     for (uint32_t pi = 0; pi < T / 2; pi++) {
       uint32_t t0, t1;
       uint64_t e;
       p.pair(b, pi, m, &t0, &t1, &e);
+      t0 = ntt_slot(p.lo == 0, t0);
+      t1 = ntt_slot(p.lo == 0, t1);
       if (DIF)
-        butterfly_dif(tile.data(), t0, t1, tw[e]);
+        butterfly_dif(tile[t0], tile[t1], tw[e]);
       else
-        butterfly_dit(tile.data(), t0, t1, tw[e]);
+        butterfly_dit(tile[t0], tile[t1], tw[e]);
     }
-    for (uint32_t t = 0; t < T; t++) x[p.index(b, t)] = last ? ntt_out(tile[t], div_log) : tile[t];
+    for (uint32_t t = 0; t < T; t++) {
+      const Fr v = tile[ntt_slot(p.lo == 0, t)];
+      x[p.index(b, t)] = last ? ntt_out(v, div_log) : v;
+    }
   }
 }
 
@@ -264,6 +271,83 @@ void hc_sum_g1(const void* bases, const int32_t* idx, size_t count, uint32_t thr
 }
 void hc_sum_g2(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out) {
   emu_sum<Fp2>(bases, idx, count, threads, out);
+}
+
+// The shared-memory layout of the NTT passes of 2^L points (ntt.cuh's
+// slots and quad numbering), by sm_90's bank model: 32 banks of 4 bytes,
+// and a warp's access takes as many wavefronts as the most distinct words
+// one bank holds. An element is 32 bytes and a lane reads or writes it as
+// two 16-byte halves, so a half of W lanes takes at least W/4
+// wavefronts. Returns the most wavefronts any warp access of a step of
+// the lowest pass (the swizzled one) takes beyond that (0: none worse
+// than the elements' layout must be), or 1000 + the pass if a warp of a
+// quad step of any pass has lanes on both sides of the unit-twiddle
+// branch.
+int hc_ntt_layout_excess(int L) {
+  NttPass passes[8];
+  const int np = ntt_plan(L, passes);
+  int worst = 0;
+  for (int pi = 0; pi < np; pi++) {
+    const NttPass& p = passes[pi];
+    const uint32_t T = 1u << p.tile_log();
+    const uint32_t threads = T >= 4 ? T / 4 : 1;
+    // one warp access: lane -> tile element (or none), both halves
+    auto check = [&](const std::vector<int64_t>& elems) {
+      for (int h = 0; h < 2; h++) {
+        std::map<uint32_t, std::set<uint64_t>> banks;
+        int lanes = 0;
+        for (int64_t t : elems) {
+          if (t < 0) continue;
+          lanes++;
+          const uint64_t word = (uint64_t)ntt_slot(p.lo == 0, (uint32_t)t) * 8 + h * 4;
+          for (int c = 0; c < 4; c++) banks[(word + c) % 32].insert(word + c);
+        }
+        size_t most = 0;
+        for (auto& b : banks) most = std::max(most, b.second.size());
+        const int fewest = (lanes * 8 + 31) / 32;
+        if (p.lo == 0) worst = std::max(worst, (int)most - fewest);
+      }
+    };
+    for (uint32_t w0 = 0; w0 < threads; w0 += 32) {
+      const uint32_t w1 = std::min(threads, w0 + 32);
+      for (int s = 0; s < p.k / 2; s++) {
+        const int mlo = ntt_quad_mlo(p.k, true, s);  // DIT's steps are the same set
+        std::vector<std::vector<int64_t>> rows(4);
+        int units = 0;
+        for (uint32_t r = w0; r < w1; r++) {
+          uint32_t t[4];
+          uint64_t e[3];
+          ntt_quad(p, 0, r, mlo, t, e);
+          units += ntt_quad_units(p, mlo, e);
+          for (int i = 0; i < 4; i++) rows[i].push_back(t[i]);
+        }
+        if (units != 0 && units != (int)(w1 - w0)) return 1000 + pi;
+        for (auto& e : rows) check(e);
+      }
+      if (p.k & 1) {
+        for (int m : {0, p.k - 1})
+          for (uint32_t j = 0; j * threads < T / 2; j++) {
+            std::vector<int64_t> e0, e1;
+            for (uint32_t r = w0; r < w1; r++) {
+              uint32_t t0 = 0, t1 = 0;
+              uint64_t e;
+              const uint32_t pr = r + j * threads;
+              if (pr < T / 2) p.pair(0, pr, m, &t0, &t1, &e);
+              e0.push_back(pr < T / 2 ? (int64_t)t0 : -1);
+              e1.push_back(pr < T / 2 ? (int64_t)t1 : -1);
+            }
+            check(e0);
+            check(e1);
+          }
+      }
+      for (uint32_t i = 0; i * threads < T; i++) {
+        std::vector<int64_t> e;
+        for (uint32_t r = w0; r < w1; r++) e.push_back(r + i * threads < T ? (int64_t)(r + i * threads) : -1);
+        check(e);
+      }
+    }
+  }
+  return worst;
 }
 
 // dom: omega, omega_inv, g, g_inv, n_inv, den (4 limbs each)

@@ -38,6 +38,7 @@ void hc_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* ou
 void hc_sum_g1(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out);
 void hc_sum_g2(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out);
 void hc_ntt(uint64_t* data, int L, const uint64_t* dom, int inverse, int dif, int coset);
+int hc_ntt_layout_excess(int L);
 void hc_fixed_g1(const void* table, size_t table_len, int c, const uint64_t* scalars, size_t n, size_t batch, void* out);
 void hc_fixed_g2(const void* table, size_t table_len, int c, const uint64_t* scalars, size_t n, size_t batch, void* out);
 void hc_compute_h(uint64_t* a, uint64_t* b, uint64_t* c, int L, const uint64_t* dom);
@@ -251,6 +252,12 @@ func SumG2(bases []curve.G2Affine, idx []int32, threads int) curve.G2Jac {
 }
 
 func logn(d *fft.Domain) int { return bits.TrailingZeros64(d.Cardinality) }
+
+// NTTLayoutExcess is the most shared-memory wavefronts a warp access of
+// the lowest NTT pass of 2^logn points takes beyond what 32-byte elements
+// must (0: none), or 1000 + a pass whose unit-twiddle branch splits a
+// warp.
+func NTTLayoutExcess(logn int) int { return int(C.hc_ntt_layout_excess(C.int(logn))) }
 
 func NTT(x []fr.Element, d *fft.Domain, inverse, dif, coset bool) {
 	dom := points.DomainWords(d)

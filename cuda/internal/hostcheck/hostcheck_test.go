@@ -492,6 +492,21 @@ func TestNTT(t *testing.T) {
 	}
 }
 
+// TestNTTLayout checks, for every size the kernels run, that the unit-
+// twiddle branch is the same across each warp and that no tile access of
+// the lowest pass has more shared-memory bank conflicts than 32-byte
+// elements must (ntt.cuh's ntt_slot; the upper passes' stage-0 step takes
+// twice that, which costs less than swizzling them did). Either failing
+// leaves the NTT correct and slower, which TestNTT cannot see. From 2^6
+// up: below, a pass is one block of under 16 threads.
+func TestNTTLayout(t *testing.T) {
+	for logn := 6; logn <= 28; logn++ {
+		if e := NTTLayoutExcess(logn); e != 0 {
+			t.Errorf("logn=%d: %d (wavefronts of the lowest pass beyond the fewest; 1000+: the pass whose warps split the unit branch)", logn, e)
+		}
+	}
+}
+
 // TestVectorOps runs vec.cu's element function on random inputs and the
 // field's edges (raw limb patterns included) against gnark-crypto.
 func TestVectorOps(t *testing.T) {
