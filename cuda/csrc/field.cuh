@@ -39,6 +39,11 @@
 #ifndef PL_FR_LOW_LIMBS
 #define PL_FR_LOW_LIMBS 1
 #endif
+// PL_FR_HI1_CARRY=0 takes the shortcut's high limb of m (2^32 - 1) from a
+// compare instead of the carry (A/B runs).
+#ifndef PL_FR_HI1_CARRY
+#define PL_FR_HI1_CARRY 1
+#endif
 
 #if defined(__CUDACC__)
 #define PL_HD __host__ __device__ __forceinline__
@@ -179,6 +184,19 @@ struct Chain {
     asm volatile("sub.cc.u32 %0, %0, %1;" : "+r"(x) : "r"(y));
 #else
     x = bstep(x, y, 0);
+#endif
+  }
+  // x - y - borrow, the borrow of the subtraction before; the flag stays
+  // as it was (PTX subc without .cc). Only after a subtraction: on the
+  // device a subc after an addition does not take its carry as the
+  // borrow (v22 in docs/cuda-perf-notes.md: the results differed).
+  PL_HD uint32_t subc_keep(uint32_t x, uint32_t y) {
+#if defined(PL_PTX)
+    uint32_t r;
+    asm volatile("subc.u32 %0, %1, %2;" : "=r"(r) : "r"(x), "r"(y));
+    return r;
+#else
+    return (uint32_t)((uint64_t)x - y - cc);
 #endif
   }
   // x -= y + borrow; borrow out.
@@ -447,8 +465,18 @@ struct alignas(16) Field {
       const uint32_t m = mont_m(e[0]);
       if (P::LOW_LIMBS_1_FFFFFFFF) {
         const uint32_t e0 = e[0];
+#if PL_FR_HI1_CARRY
+        // the high limb m - (m != 0): 0 - E_0 borrows exactly when
+        // E_0 = -m is not 0
+        Chain kb;
+        uint32_t zero = 0;
+        kb.sub(zero, e0);
+        const uint32_t hi1 = kb.subc_keep(m, 0);
+        kp.add(e[0], m);
+#else
         const uint32_t hi1 = m - (m != 0);  // high limb of m (2^32 - 1); its low limb is e0
         kp.add(e[0], m);
+#endif
         e[1] = kp.addc(e[1], 0);
         PL_UNROLL for (int j = 2; j < N; j += 2) kp.madc(e[j], e[j + 1], P::mod(j), m);
         top = kp.addc(top, 0);

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "3ab5a9be916b1c1ee156fa12c71235e0a76529f0c394cc59c3787ddb9858a8ce"
+const csrcHash = "5f5364e668c83fb7c3ec1e2aee3ac0e422423f17f8ffba6b9951c43418551b2f"
