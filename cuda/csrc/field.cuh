@@ -39,10 +39,10 @@
 #ifndef PL_FR_LOW_LIMBS
 #define PL_FR_LOW_LIMBS 1
 #endif
-// PL_FR_HI1_CARRY=0 takes the shortcut's high limb of m (2^32 - 1) from a
-// compare instead of the carry (A/B runs).
-#ifndef PL_FR_HI1_CARRY
-#define PL_FR_HI1_CARRY 1
+// PL_FR_HI1_BORROW=0 takes the shortcut's high limb of m (2^32 - 1) from a
+// compare instead of a borrow (A/B runs).
+#ifndef PL_FR_HI1_BORROW
+#define PL_FR_HI1_BORROW 1
 #endif
 
 #if defined(__CUDACC__)
@@ -187,9 +187,9 @@ struct Chain {
 #endif
   }
   // x - y - borrow, the borrow of the subtraction before; the flag stays
-  // as it was (PTX subc without .cc). Only after a subtraction: on the
-  // device a subc after an addition does not take its carry as the
-  // borrow (v22 in docs/cuda-perf-notes.md: the results differed).
+  // as it was (PTX subc without .cc). Only after a subtraction: one
+  // after an addition, reading its carry as the borrow, gave other
+  // results on the device than here (v22 in docs/cuda-perf-notes.md).
   PL_HD uint32_t subc_keep(uint32_t x, uint32_t y) {
 #if defined(PL_PTX)
     uint32_t r;
@@ -465,7 +465,7 @@ struct alignas(16) Field {
       const uint32_t m = mont_m(e[0]);
       if (P::LOW_LIMBS_1_FFFFFFFF) {
         const uint32_t e0 = e[0];
-#if PL_FR_HI1_CARRY
+#if PL_FR_HI1_BORROW
         // the high limb m - (m != 0): 0 - E_0 borrows exactly when
         // E_0 = -m is not 0
         Chain kb;

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "5f5364e668c83fb7c3ec1e2aee3ac0e422423f17f8ffba6b9951c43418551b2f"
+const csrcHash = "139314645ae60752ab4f4ad91b04004c0fb01a20936c8cc92a874584de01bbc4"
