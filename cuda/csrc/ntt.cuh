@@ -96,8 +96,7 @@ PL_HD int ntt_plan(int L, NttPass* passes) {
     passes[i].logG = logG;
     // the lowest pass fills its block with sub-tiles (PL_NTT_LOW_SUB)
     int logS = lo == 0 && PL_NTT_LOW_SUB ? PL_NTT_TILE_LOG - k : 0;
-    if (logS > L - k) logS = L - k;
-    passes[i].logS = logS > 0 ? logS : 0;
+    passes[i].logS = logS < L - k ? logS : L - k;
     lo += k;
   }
   return np;

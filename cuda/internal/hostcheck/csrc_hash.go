@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "139314645ae60752ab4f4ad91b04004c0fb01a20936c8cc92a874584de01bbc4"
+const csrcHash = "9665473fad8773e9347dd83fd92971ce32e0f43856e87b8697e32393bb65dc7a"

@@ -291,21 +291,23 @@ int hc_ntt_layout_excess(int L) {
     const NttPass& p = passes[pi];
     const uint32_t T = 1u << p.tile_log();
     const uint32_t threads = T >= 4 ? T / 4 : 1;
-    // one warp access: lane -> tile element (or none), both halves
+    // one warp access: lane -> tile element (or none), both halves; the
+    // lowest pass only
     auto check = [&](const std::vector<int64_t>& elems) {
+      if (p.lo != 0) return;
       for (int h = 0; h < 2; h++) {
         std::map<uint32_t, std::set<uint64_t>> banks;
         int lanes = 0;
         for (int64_t t : elems) {
           if (t < 0) continue;
           lanes++;
-          const uint64_t word = (uint64_t)ntt_slot(p.lo == 0, (uint32_t)t) * 8 + h * 4;
+          const uint64_t word = (uint64_t)ntt_slot(true, (uint32_t)t) * 8 + h * 4;
           for (int c = 0; c < 4; c++) banks[(word + c) % 32].insert(word + c);
         }
         size_t most = 0;
         for (auto& b : banks) most = std::max(most, b.second.size());
         const int fewest = (lanes * 8 + 31) / 32;
-        if (p.lo == 0) worst = std::max(worst, (int)most - fewest);
+        worst = std::max(worst, (int)most - fewest);
       }
     };
     for (uint32_t w0 = 0; w0 < threads; w0 += 32) {
