@@ -16,8 +16,13 @@
 //   the last, odd one). Level 0's inputs are the sorted pairs' bases,
 //   negated by the digit's sign; level r+1's are level r's outputs.
 //
-// Each level is two passes over the slots, BA_SHAPE.slots a thread. The
-// first writes each slot's denominator's exclusive prefix product (within
+// Each level first lists every output slot's inputs (ba_src: where the
+// first is, and whether a second follows it), so that the passes find
+// them without looking up the buckets. Then two passes over the slots,
+// BA_SHAPE.slots a thread, taken t, t + T, t + 2T, ... (T threads): a
+// warp's lanes read and write neighbouring slots, whose prefixes, outputs
+// and (after level 0) inputs lie side by side in memory. The
+// first pass writes each slot's denominator's exclusive prefix product (within
 // the thread) and the thread's product. Those products are inverted
 // together by the same trick in rounds of BA_SHAPE.group (ba_up, ba_down)
 // until at most BA_SHAPE.inv_max remain, which are inverted one a thread
@@ -25,10 +30,8 @@
 // work, so the inversions cost a fraction of a product an addition. The
 // second pass walks its slots backwards from its product's inverse, takes
 // each slot's 1/d and adds. A level's one inversion is on its critical
-// path, so long buckets stop early (ba_levels_run). Memory: the passes
-// move ~530 bytes a slot for G1, which made G1 slower than XYZZ; G2's
-// additions are heavy enough to gain 1.07-1.25x (docs/cuda-perf-notes.md,
-// v10).
+// path, so long buckets stop early (ba_levels_run). The passes move ~500
+// bytes a slot for G1 (docs/cuda-perf-notes.md, v10 and v23).
 //
 // A slot's inputs decide its kind: an addition (x1 != x2, d = x2 - x1), a
 // doubling (equal points, d = 2y, numerator 3x^2), a pass-through (one
@@ -90,6 +93,9 @@ PL_HD uint64_t ba_threads(uint64_t total, uint32_t nb, int r, BaShape sh) {
 
 // One level's arrays. Level 0 reads bases[vals[in_off[b] + i]] (the
 // sign in bit 31); later levels read in[in_off[b] + i].
+// src[g] of a slot that adds two inputs (else it passes its one input on).
+constexpr uint32_t BA_PAIR = 1u << 31;
+
 template <class F>
 struct BaLevel {
   const Affine<F>* bases;
@@ -102,23 +108,34 @@ struct BaLevel {
   int r;
   Affine<F>* out;
   F* pre;  // a slot's exclusive prefix product within its thread
+  // Slot g's first input, an index into vals (level 0) or in (later
+  // levels), with BA_PAIR when the next one is its second (ba_src).
+  uint32_t* src;
 };
 
-// Input i of bucket b at level L.r.
+// Entry i of the level's inputs (an index into vals or in).
 template <class F>
-PL_HD Affine<F> ba_input(const BaLevel<F>& L, uint32_t b, uint32_t i) {
-  if (L.in) return L.in[L.in_off[b] + i];
-  const uint32_t v = L.vals[L.in_off[b] + i];
+PL_HD Affine<F> ba_input(const BaLevel<F>& L, uint32_t i) {
+  if (L.in) return L.in[i];
+  const uint32_t v = L.vals[i];
   Affine<F> p = L.bases[v & 0x7fffffffu];
   if (v >> 31) p.y = p.y.neg();
   return p;
 }
 
-// The x of input i (a pass needs only x for the common kind).
+// The x of entry i (a pass needs only x for the common kind).
 template <class F>
-PL_HD F ba_input_x(const BaLevel<F>& L, uint32_t b, uint32_t i) {
-  if (L.in) return L.in[L.in_off[b] + i].x;
-  return L.bases[L.vals[L.in_off[b] + i] & 0x7fffffffu].x;
+PL_HD F ba_input_x(const BaLevel<F>& L, uint32_t i) {
+  if (L.in) return L.in[i].x;
+  return L.bases[L.vals[i] & 0x7fffffffu].x;
+}
+
+// The src entries of bucket b's output slots at level L.r.
+template <class F>
+PL_HD void ba_src(const BaLevel<F>& L, uint32_t b) {
+  const uint32_t n = ba_count(L.len[b], L.r), outs = ba_count(L.len[b], L.r + 1);
+  const uint32_t in = L.in_off[b], out = L.out_off[b];
+  for (uint32_t j = 0; j < outs; j++) L.src[out + j] = (in + 2 * j) | (2 * j + 1 < n ? BA_PAIR : 0);
 }
 
 // Output slots of the level.
@@ -143,22 +160,47 @@ PL_HD int ba_kind(const Affine<F>& a, const Affine<F>& b, bool has_b, F* d) {
   return BA_INF;
 }
 
-// Slot j of bucket b: its kind and denominator; a and b loaded when the
-// x coordinates alone do not settle it (pass 1) or always (full).
+// Slot g: its kind and denominator; a and b loaded when the x
+// coordinates alone do not settle it (pass 1) or always (full).
 template <class F>
-PL_HD int ba_slot(const BaLevel<F>& L, uint32_t b, uint32_t j, bool full, Affine<F>* pa,
-                  Affine<F>* pb, F* d) {
-  const bool has_b = 2 * j + 1 < ba_count(L.len[b], L.r);
+PL_HD int ba_slot(const BaLevel<F>& L, uint32_t g, bool full, Affine<F>* pa, Affine<F>* pb, F* d) {
+  const uint32_t s = L.src[g], i = s & ~BA_PAIR;
+  const bool has_b = (s & BA_PAIR) != 0;
   if (!full && has_b) {
-    const F ax = ba_input_x(L, b, 2 * j), bx = ba_input_x(L, b, 2 * j + 1);
+    const F ax = ba_input_x(L, i), bx = ba_input_x(L, i + 1);
     if (!(ax == bx) && !ax.is_zero() && !bx.is_zero()) {  // neither is infinity (0, 0)
       *d = bx - ax;
       return BA_ADD;
     }
   }
-  *pa = ba_input(L, b, 2 * j);
-  if (has_b) *pb = ba_input(L, b, 2 * j + 1);
+  *pa = ba_input(L, i);
+  if (has_b) *pb = ba_input(L, i + 1);
   return ba_kind(*pa, *pb, has_b, d);
+}
+
+// How many of the k-strided items t, t + T, t + 2T, ... below n a thread
+// takes, at most k: the passes' slots and the rounds' elements.
+PL_HD uint32_t ba_taken(uint32_t n, uint32_t t, uint32_t T, uint32_t k) {
+  if (t >= n) return 0;
+  const uint32_t m = (n - t + T - 1) / T;
+  return m < k ? m : k;
+}
+
+// Pass 1 for thread t of T: pre[] of its slots and tot[t], the product
+// of their denominators (1 for a thread with no slot).
+template <class F>
+PL_HD void ba_pass1(const BaLevel<F>& L, BaShape sh, uint32_t t, uint32_t T, F* tot) {
+  const uint32_t m = ba_taken(ba_slots(L), t, T, sh.slots);
+  F prod = F::one();
+  for (uint32_t k = 0; k < m; k++) {
+    const uint32_t g = t + k * T;
+    Affine<F> pa, pb;
+    F d;
+    ba_slot(L, g, false, &pa, &pb, &d);
+    L.pre[g] = prod;
+    prod = prod * d;
+  }
+  tot[t] = prod;
 }
 
 // The slot's sum, given 1/d.
@@ -185,64 +227,31 @@ PL_HD_CALL Affine<F> ba_finish(int kind, const Affine<F>& a, const Affine<F>& b,
   return r;
 }
 
-// The bucket owning slot g (the last b with off[b] <= g), walking up or
-// down from a bucket near it.
-PL_HD uint32_t ba_walk_up(const uint32_t* off, uint32_t nb, uint32_t b, uint32_t g) {
-  while (b + 1 < nb && off[b + 1] <= g) b++;
-  return b;
-}
-PL_HD uint32_t ba_walk_down(const uint32_t* off, uint32_t b, uint32_t g) {
-  while (off[b] > g) b--;
-  return b;
-}
-
-// Pass 1 for thread t: pre[] of its slots and tot[t], the product of
-// their denominators (1 for a thread past the last slot).
+// Pass 2 for thread t of T, inv = 1 / tot[t]: each slot's sum into out.
 template <class F>
-PL_HD void ba_pass1(const BaLevel<F>& L, BaShape sh, uint32_t t, F* tot) {
-  const uint32_t S = ba_slots(L), lo = t * sh.slots;
-  F prod = F::one();
-  if (lo < S) {
-    const uint32_t hi = lo + sh.slots < S ? lo + sh.slots : S;
-    uint32_t b = find_bucket(L.out_off, L.nb, lo);
-    for (uint32_t g = lo; g < hi; g++) {
-      b = ba_walk_up(L.out_off, L.nb, b, g);
-      Affine<F> pa, pb;
-      F d;
-      ba_slot(L, b, g - L.out_off[b], false, &pa, &pb, &d);
-      L.pre[g] = prod;
-      prod = prod * d;
-    }
-  }
-  tot[t] = prod;
-}
-
-// Pass 2 for thread t, inv = 1 / tot[t]: each slot's sum into out.
-template <class F>
-PL_HD void ba_pass2(const BaLevel<F>& L, BaShape sh, uint32_t t, const F* inv) {
-  const uint32_t S = ba_slots(L), lo = t * sh.slots;
-  if (lo >= S) return;
-  const uint32_t hi = lo + sh.slots < S ? lo + sh.slots : S;
+PL_HD void ba_pass2(const BaLevel<F>& L, BaShape sh, uint32_t t, uint32_t T, const F* inv) {
+  const uint32_t m = ba_taken(ba_slots(L), t, T, sh.slots);
   F acc = inv[t];
-  uint32_t b = find_bucket(L.out_off, L.nb, hi - 1);
-  for (uint32_t g = hi; g-- > lo;) {
-    b = ba_walk_down(L.out_off, b, g);
+  for (uint32_t k = m; k-- > 0;) {
+    const uint32_t g = t + k * T;
     Affine<F> pa, pb;
     F d;
-    const int kind = ba_slot(L, b, g - L.out_off[b], true, &pa, &pb, &d);
+    const int kind = ba_slot(L, g, true, &pa, &pb, &d);
     const F inv_d = acc * L.pre[g];
     acc = acc * d;
     L.out[g] = ba_finish(kind, pa, pb, inv_d);
   }
 }
 
-// A round of the trick up: out[t] = the product of e[t*group ..], and
-// pre[] each element's exclusive prefix product within the group.
+// A round of the trick up, group t of G = ceil(n / group): out[t] = the
+// product of e[t], e[t + G], ..., and pre[] each element's exclusive
+// prefix product within the group.
 template <class F>
-PL_HD void ba_up(const F* e, uint32_t n, BaShape sh, uint32_t t, F* pre, F* out) {
-  const uint32_t lo = t * sh.group, hi = lo + sh.group < n ? lo + sh.group : n;
+PL_HD void ba_up(const F* e, uint32_t n, BaShape sh, uint32_t t, uint32_t G, F* pre, F* out) {
+  const uint32_t m = ba_taken(n, t, G, sh.group);
   F prod = F::one();
-  for (uint32_t i = lo; i < hi; i++) {
+  for (uint32_t k = 0; k < m; k++) {
+    const uint32_t i = t + k * G;
     pre[i] = prod;
     prod = prod * e[i];
   }
@@ -252,10 +261,12 @@ PL_HD void ba_up(const F* e, uint32_t n, BaShape sh, uint32_t t, F* pre, F* out)
 // A round down: with inv[t] = 1 / out[t] of ba_up, e[] of the group
 // becomes its inverses.
 template <class F>
-PL_HD void ba_down(F* e, const F* pre, uint32_t n, BaShape sh, uint32_t t, const F* inv) {
-  const uint32_t lo = t * sh.group, hi = lo + sh.group < n ? lo + sh.group : n;
+PL_HD void ba_down(F* e, const F* pre, uint32_t n, BaShape sh, uint32_t t, uint32_t G,
+                   const F* inv) {
+  const uint32_t m = ba_taken(n, t, G, sh.group);
   F acc = inv[t];
-  for (uint32_t i = hi; i-- > lo;) {
+  for (uint32_t k = m; k-- > 0;) {
+    const uint32_t i = t + k * G;
     const F x = e[i];
     e[i] = acc * pre[i];
     acc = acc * x;
@@ -268,7 +279,7 @@ PL_HD void ba_down(F* e, const F* pre, uint32_t n, BaShape sh, uint32_t t, const
 template <class F>
 PL_HD XYZZ<F> ba_bucket(const BaLevel<F>& L, uint32_t b) {
   if (L.len[b] == 0) return XYZZ<F>::inf();
-  return XYZZ<F>::from_affine(ba_input(L, b, 0));
+  return XYZZ<F>::from_affine(ba_input(L, L.in_off[b]));
 }
 
 // After levels that left some buckets more than one point (L as for
@@ -286,7 +297,7 @@ template <class F>
 inline uint64_t ba_scratch_bytes(uint64_t total, uint32_t nb, BaShape sh) {  // host
   const uint64_t slots0 = ba_points(total, nb, 1) + 1, threads0 = (slots0 + sh.slots) / sh.slots;
   return 5ull * nb * 4 + (slots0 + ba_points(total, nb, 2) + 1) * sizeof(Affine<F>) +
-         slots0 * sizeof(F) + 2 * (threads0 + threads0 / 7 + 16) * sizeof(F);
+         slots0 * (sizeof(F) + 4) + 2 * (threads0 + threads0 / 7 + 16) * sizeof(F);
 }
 
 // The most scratch an MSM's batch-affine accumulation takes, unless

@@ -406,7 +406,7 @@ __global__ void k_ba_count(const uint32_t* len, uint32_t nb, int r, uint32_t* cn
 template <class F>
 __global__ void __launch_bounds__(HEAVY) k_ba_pass1(BaLevel<F> L, uint32_t threads, F* tot) {
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += gridDim.x * blockDim.x)
-    ba_pass1(L, BA_SHAPE, t, tot);
+    ba_pass1(L, BA_SHAPE, t, threads, tot);
 }
 
 // Blocks per SM the second pass is built for: 3 caps G2's at 168
@@ -419,14 +419,14 @@ template <class F>
 __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
     k_ba_pass2(BaLevel<F> L, uint32_t threads, const F* inv) {
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += gridDim.x * blockDim.x)
-    ba_pass2(L, BA_SHAPE, t, inv);
+    ba_pass2(L, BA_SHAPE, t, threads, inv);
 }
 
 template <class F>
 __global__ void __launch_bounds__(HEAVY) k_ba_up(const F* e, uint32_t n, uint32_t groups, F* pre,
                                                  F* out) {
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < groups; t += gridDim.x * blockDim.x)
-    ba_up(e, n, BA_SHAPE, t, pre, out);
+    ba_up(e, n, BA_SHAPE, t, groups, pre, out);
 }
 
 template <class F>
@@ -439,7 +439,13 @@ template <class F>
 __global__ void __launch_bounds__(HEAVY) k_ba_down(F* e, const F* pre, uint32_t n, uint32_t groups,
                                                    const F* inv) {
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < groups; t += gridDim.x * blockDim.x)
-    ba_down(e, pre, n, BA_SHAPE, t, inv);
+    ba_down(e, pre, n, BA_SHAPE, t, groups, inv);
+}
+
+template <class F>
+__global__ void k_ba_src(BaLevel<F> L) {
+  for (uint32_t b = blockIdx.x * blockDim.x + threadIdx.x; b < L.nb; b += gridDim.x * blockDim.x)
+    ba_src(L, b);
 }
 
 __global__ void k_iota(uint32_t* v, uint32_t n) {
@@ -473,13 +479,21 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
   {
     uint64_t cap = BA_MAX_BYTES;
     if (const char* e = getenv("PROOFLANE_CUDA_AFFINE_MAX")) cap = strtoull(e, nullptr, 10);
+    // What it may take: the device's free memory and what the stream
+    // pool holds unused (pl_device_init keeps freed scratch there).
     size_t free_b = 0, total_b = 0;
     PL_CHECK(cudaMemGetInfo(&free_b, &total_b));
+    cudaMemPool_t pool;
+    uint64_t reserved = 0, used = 0;
+    PL_CHECK(cudaDeviceGetDefaultMemPool(&pool, s->dev));
+    PL_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReservedMemCurrent, &reserved));
+    PL_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrUsedMemCurrent, &used));
+    const uint64_t avail = free_b + (reserved > used ? reserved - used : 0);
     const uint64_t need = ba_scratch_bytes<F>(total, nb, sh);
-    if (need > cap || need > free_b / 2) return (int)cudaErrorMemoryAllocation;
+    if (need > cap || need > avail / 2) return (int)cudaErrorMemoryAllocation;
   }
   Scratch sc(s);
-  uint32_t *len, *maxlen, *cnt, *off[2];
+  uint32_t *len, *maxlen, *cnt, *off[2], *src;
   Affine<F>* buf[2];
   F* pre;
   const size_t slots0 = ba_points(total, nb, 1) + 1;
@@ -495,6 +509,7 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
   PL_TRY(sc.alloc(&buf[0], slots0));
   PL_TRY(sc.alloc(&buf[1], ba_points(total, nb, 2) + 1));
   PL_TRY(sc.alloc(&pre, slots0));
+  PL_TRY(sc.alloc(&src, slots0));
   for (int k = 0; k <= rounds0; k++) {
     PL_TRY(sc.alloc(&e[k], sizes[k]));
     if (k < rounds0) PL_TRY(sc.alloc(&p[k], sizes[k]));
@@ -510,9 +525,16 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
   uint32_t most = 0;
   PL_CHECK(cudaMemcpyAsync(&most, maxlen, sizeof(most), cudaMemcpyDeviceToHost, s->s));
   PL_CHECK(cudaStreamSynchronize(s->s));
-  const int levels = ba_levels_run(most, total, nb);
+  int levels = ba_levels_run(most, total, nb);
+  // PROOFLANE_CUDA_AFFINE_LEVELS=k (k >= 1) stops after k levels and sums
+  // what is left as XYZZ segments (the hybrid's A/B runs).
+  if (const char* e = getenv("PROOFLANE_CUDA_AFFINE_LEVELS")) {
+    const int cap = atoi(e);
+    if (cap >= 1 && cap < levels) levels = cap;
+  }
 
-  BaLevel<F> L = {bases, vals, nullptr, start, len, nullptr, nb, 0, nullptr, pre};
+  prof->mark(s, "ba-setup");
+  BaLevel<F> L = {bases, vals, nullptr, start, len, nullptr, nb, 0, nullptr, pre, src};
   for (int r = 0; r < levels; r++) {
     k_ba_count<<<grid_for(nb, 256), 256, 0, s->s>>>(len, nb, r + 1, cnt);
     PL_LAUNCHED();
@@ -520,10 +542,13 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
     L.r = r;
     L.out_off = off[r & 1];
     L.out = buf[r & 1];
+    k_ba_src<F><<<grid_for(nb, 256), 256, 0, s->s>>>(L);
+    PL_LAUNCHED();
     const uint64_t threads = ba_threads(total, nb, r, sh);
     const int rounds = ba_rounds(threads, sh, sizes, 16);
     k_ba_pass1<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
     PL_LAUNCHED();
+    if (r < 2) prof->mark(s, "ba-pass1");
     for (int k = 0; k < rounds; k++) {
       k_ba_up<F><<<grid_for(sizes[k + 1], HEAVY), HEAVY, 0, s->s>>>(
           e[k], (uint32_t)sizes[k], (uint32_t)sizes[k + 1], p[k], e[k + 1]);
@@ -536,8 +561,10 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
           e[k], p[k], (uint32_t)sizes[k], (uint32_t)sizes[k + 1], e[k + 1]);
       PL_LAUNCHED();
     }
+    if (r < 2) prof->mark(s, "ba-inv");
     k_ba_pass2<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
     PL_LAUNCHED();
+    if (r < 2) prof->mark(s, "ba-pass2");
     L.in = L.out;
     L.in_off = L.out_off;
   }

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "9665473fad8773e9347dd83fd92971ce32e0f43856e87b8697e32393bb65dc7a"
+const csrcHash = "36697c88332046b7c0e1807c16728e6b74149ae71eb8be9d7f8fe41c26c4abed"

@@ -98,7 +98,9 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
   std::vector<Affine<F>> buf[2] = {std::vector<Affine<F>>(ba_points(total, nb, 1) + 1),
                                    std::vector<Affine<F>>(ba_points(total, nb, 2) + 1)};
   std::vector<F> pre(ba_points(total, nb, 1) + 1);
-  BaLevel<F> L = {bases, vals, nullptr, start.data(), len.data(), nullptr, nb, 0, nullptr, nullptr};
+  std::vector<uint32_t> src(ba_points(total, nb, 1) + 1);
+  BaLevel<F> L = {bases, vals, nullptr, start.data(), len.data(), nullptr, nb, 0, nullptr, nullptr,
+                  src.data()};
   for (int r = 0; r < levels; r++) {
     std::vector<uint32_t>& out_off = off[r & 1];
     uint32_t acc = 0;
@@ -110,21 +112,25 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
     L.out_off = out_off.data();
     L.out = buf[r & 1].data();
     L.pre = pre.data();
+    for (uint32_t b = 0; b < nb; b++) ba_src(L, b);
     const uint64_t threads = ba_threads(total, nb, r, sh);  // the kernels' grid
     uint64_t sizes[16];
     const int rounds = ba_rounds(threads, sh, sizes, 16);
     std::vector<std::vector<F>> e(rounds + 1), p(rounds);
     for (int k = 0; k <= rounds; k++) e[k].resize(sizes[k]);
     for (int k = 0; k < rounds; k++) p[k].resize(sizes[k]);
-    for (uint32_t t = 0; t < threads; t++) ba_pass1(L, sh, t, e[0].data());
+    const uint32_t T = (uint32_t)threads;
+    for (uint32_t t = 0; t < T; t++) ba_pass1(L, sh, t, T, e[0].data());
     for (int k = 0; k < rounds; k++)
       for (uint32_t t = 0; t < sizes[k + 1]; t++)
-        ba_up(e[k].data(), (uint32_t)sizes[k], sh, t, p[k].data(), e[k + 1].data());
+        ba_up(e[k].data(), (uint32_t)sizes[k], sh, t, (uint32_t)sizes[k + 1], p[k].data(),
+              e[k + 1].data());
     for (auto& x : e[rounds]) x = inv(x);
     for (int k = rounds; k-- > 0;)
       for (uint32_t t = 0; t < sizes[k + 1]; t++)
-        ba_down(e[k].data(), p[k].data(), (uint32_t)sizes[k], sh, t, e[k + 1].data());
-    for (uint32_t t = 0; t < threads; t++) ba_pass2(L, sh, t, e[0].data());
+        ba_down(e[k].data(), p[k].data(), (uint32_t)sizes[k], sh, t, (uint32_t)sizes[k + 1],
+                e[k + 1].data());
+    for (uint32_t t = 0; t < T; t++) ba_pass2(L, sh, t, T, e[0].data());
     L.in = L.out;
     L.in_off = L.out_off;
   }

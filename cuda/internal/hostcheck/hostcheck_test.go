@@ -662,4 +662,4 @@ func TestBAScratchBytesG2(t *testing.T) {
 	}
 }
 
-const g2AffineScratch2p20 = 3727841248
+const g2AffineScratch2p20 = 3763492836

@@ -121,7 +121,7 @@ func g2AffineNeed(m uint64, c int, table bool) uint64 {
 	total := m * windows
 	slots := total/2 + nb + 1
 	threads := (slots + 8) / 8
-	return 5*nb*4 + (slots+total/4+nb+1)*g2PointBytes + slots*fp2 + 2*(threads+threads/7+16)*fp2
+	return 5*nb*4 + (slots+total/4+nb+1)*g2PointBytes + slots*(fp2+4) + 2*(threads+threads/7+16)*fp2
 }
 
 // EstimateDevice estimates the device memory of proving a circuit of size

@@ -106,7 +106,7 @@ func TestG2AffineScratchCountsUnderItsCap(t *testing.T) {
 // figure (cuda/internal/hostcheck's TestBAScratchBytesG2 pins the
 // kernels' side).
 func TestG2AffineScratchMirrorsTheKernels(t *testing.T) {
-	if got := g2AffineNeed(1<<20, 16, false); got != 3727841248 {
-		t.Errorf("g2AffineNeed(2^20, c=16) = %d, want 3727841248", got)
+	if got := g2AffineNeed(1<<20, 16, false); got != 3763492836 {
+		t.Errorf("g2AffineNeed(2^20, c=16) = %d, want 3763492836", got)
 	}
 }
