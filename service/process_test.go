@@ -54,7 +54,13 @@ func TestMain(m *testing.M) {
 	if code == 0 {
 		// Every server, worker and watch a test started is gone with it.
 		http.DefaultClient.CloseIdleConnections()
-		if err := goleak.Find(); err != nil {
+		// nats.go v1.55.0's jetstream starts resetPendingAcksOnReconnect
+		// with a status channel that a close right after the first async
+		// publish can nil before the goroutine reads it; it then waits on
+		// a nil channel for good (jetstream.go sets it to nil on cleanup;
+		// seen once in a clean-clone .ci/run). Not a leak of ours.
+		if err := goleak.Find(goleak.IgnoreTopFunction(
+			"github.com/nats-io/nats.go/jetstream.(*jetStream).resetPendingAcksOnReconnect")); err != nil {
 			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
 			code = 1
 		}

@@ -16,9 +16,9 @@ func TestARunAboveTheDeviceMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	args := []string{"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^8",
 		"--partitions", "1", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off"}
 	checkDeviceLimit(t, keysDir, args,
-		"prooflane prove: size 256 with 1 partition(s) on a device needs about 775.6 MiB of device memory (the proving key's bases 144 KiB, 1 resident partition(s) 160 KiB, context 768 MiB, G2 MSMs' batch-affine scratch 7.3 MiB (PROOFLANE_CUDA_AFFINE_MAX=0 turns it off)), "+
+		"prooflane prove: size 256 with 1 partition(s) on a device needs about 775.7 MiB of device memory (the proving key's bases 144 KiB, 1 resident partition(s) 160 KiB, context 768 MiB, G2 MSMs' batch-affine scratch 7.4 MiB (PROOFLANE_CUDA_AFFINE_MAX=0 turns it off)), "+
 			"more than the 1 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=1MiB): fewer partitions resident on a device (resident is 2: --set resident=1) or a smaller --size, or PROOFLANE_SKIP_MEMCHECK=1 to try anyway",
-		"prooflane prove: size 256 with 1 partition(s) on a device: about 775.6 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)")
+		"prooflane prove: size 256 with 1 partition(s) on a device: about 775.7 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)")
 	t.Setenv(deviceMemEnvVariable, "lots")
 	if rc, _, stderr := prooflane(t, args...); rc != 1 || !strings.Contains(stderr, `PROOFLANE_DEVICE_MEMORY="lots": want a size in bytes`) {
 		t.Errorf("a bad limit: exit %d, stderr %q", rc, stderr)
