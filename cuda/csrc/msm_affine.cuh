@@ -21,9 +21,9 @@
 // them without looking up the buckets. Then two passes over the slots,
 // BA_SHAPE.slots a thread, taken t, t + T, t + 2T, ... (T threads): a
 // warp's lanes read and write neighbouring slots, whose prefixes, outputs
-// and (after level 0) inputs lie side by side in memory. The
-// first pass writes each slot's denominator's exclusive prefix product (within
-// the thread) and the thread's product. Those products are inverted
+// and (after level 0) inputs lie side by side in memory. The first pass
+// writes each slot's denominator's exclusive prefix product (within the
+// thread) and the thread's product. Those products are inverted
 // together by the same trick in rounds of BA_SHAPE.group (ba_up, ba_down)
 // until at most BA_SHAPE.inv_max remain, which are inverted one a thread
 // (field_inv, a binary Euclid): every lane of those kernels does useful
@@ -91,11 +91,11 @@ PL_HD uint64_t ba_threads(uint64_t total, uint32_t nb, int r, BaShape sh) {
   return (ba_points(total, nb, r + 1) + sh.slots) / sh.slots;
 }
 
-// One level's arrays. Level 0 reads bases[vals[in_off[b] + i]] (the
-// sign in bit 31); later levels read in[in_off[b] + i].
 // src[g] of a slot that adds two inputs (else it passes its one input on).
 constexpr uint32_t BA_PAIR = 1u << 31;
 
+// One level's arrays. Level 0 reads bases[vals[in_off[b] + i]] (the
+// sign in bit 31); later levels read in[in_off[b] + i].
 template <class F>
 struct BaLevel {
   const Affine<F>* bases;

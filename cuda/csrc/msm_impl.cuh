@@ -534,6 +534,8 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
   }
 
   prof->mark(s, "ba-setup");
+  // The first two levels' passes get marks of their own (a Profile keeps
+  // 16; the later levels are summed in "affine-levels").
   BaLevel<F> L = {bases, vals, nullptr, start, len, nullptr, nb, 0, nullptr, pre, src};
   for (int r = 0; r < levels; r++) {
     k_ba_count<<<grid_for(nb, 256), 256, 0, s->s>>>(len, nb, r + 1, cnt);

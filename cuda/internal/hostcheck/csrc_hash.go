@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "36697c88332046b7c0e1807c16728e6b74149ae71eb8be9d7f8fe41c26c4abed"
+const csrcHash = "ff1a136f7b64eb56796d46f13f3aa2ef66938369c2112b850c67b52b3740b047"
