@@ -647,29 +647,36 @@ func TestMSMTable(t *testing.T) {
 		}
 		t.Logf("msm over tables 2^%d ok (windows %v)", logn, windows)
 	}
-	// digit 1 in every window: all n·W pairs in bucket 0
-	n, c := 1<<12, TableWindow(1<<12)
+	// digit 1 in every window: all n·W pairs in bucket 0 (c = 16: in the
+	// first group of a grouped MSM, the others empty)
+	n := 1 << 12
 	p1, _, _ := msmInputs(r, n, false)
-	var one big.Int
-	for w := 0; w*c < 254; w++ {
-		one.SetBit(&one, w*c, 1)
-	}
-	sc := make([]fr.Element, n)
-	for i := range sc {
-		sc[i].SetBigInt(&one)
-	}
-	var want curve.G1Jac
-	want.MultiExp(p1, sc, ecc.MultiExpConfig{})
-	b, err := d.LoadG1Table("test-table-ones", p1, c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := s.MSMG1(ctx, b, upload(t, s, sc), n)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !got.Equal(&want) {
-		t.Fatal("msm g1 over a table with every digit 1 differs from gnark")
+	for _, c := range []int{TableWindow(n), 16} {
+		var one big.Int
+		for w := 0; w*c < 254; w++ {
+			one.SetBit(&one, w*c, 1)
+		}
+		sc := make([]fr.Element, n)
+		for i := range sc {
+			sc[i].SetBigInt(&one)
+		}
+		var want curve.G1Jac
+		want.MultiExp(p1, sc, ecc.MultiExpConfig{})
+		key := fmt.Sprintf("test-table-ones-%d", c)
+		b, err := d.LoadG1Table(key, p1, c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.MSMG1(ctx, b, upload(t, s, sc), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.Equal(&want) {
+			t.Fatalf("msm g1 over a table (c=%d) with every digit 1 differs from gnark", c)
+		}
+		if err := d.Evict(key); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 

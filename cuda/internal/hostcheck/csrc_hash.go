@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "ff1a136f7b64eb56796d46f13f3aa2ef66938369c2112b850c67b52b3740b047"
+const csrcHash = "c128c5bce13a54b86169f28a96b13c62bad6dc11d09097c96fdae7112fdd1837"
