@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "c128c5bce13a54b86169f28a96b13c62bad6dc11d09097c96fdae7112fdd1837"
+const csrcHash = "1c485628649378b8e6fdb18637713ccf21994d28807727bcf6fe0d6d32e9c722"
