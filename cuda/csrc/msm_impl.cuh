@@ -722,24 +722,28 @@ int sum_device(pl_stream* s, Scratch& sc, const Affine<F>* bases, size_t nbases,
   return reduce_groups<F>(s, *part, 1, threads, threads);
 }
 
-// The side streams of a grouped MSM (msm_grouped) and their events.
-// join() makes the caller's stream wait for everything queued on them;
-// the destructor joins too, so that on an error return the scratch the
-// caller frees (stream-ordered, on its stream) outlives their work.
+// The side streams of a grouped MSM (msm_grouped, kept in its stream's
+// pl_stream) and the events that order them. join() makes the caller's
+// stream wait for everything queued on them; the destructor joins too,
+// so that on an error return the scratch the caller frees
+// (stream-ordered, on its stream) outlives their work.
 struct SideStreams {
   pl_stream* main;
   pl_stream side[3];  // the sorts, then two accumulation streams
   std::vector<cudaEvent_t> events;
   bool joined = false;
   explicit SideStreams(pl_stream* s) : main(s) {
-    for (pl_stream& p : side) p = pl_stream{s->dev, nullptr, {nullptr, nullptr}, {}, 0};
+    for (pl_stream& p : side) p = pl_stream{s->dev, nullptr, {nullptr, nullptr}, {}, 0, {}};
   }
   int open() {
     int least = 0, greatest = 0;
     PL_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    for (int i = 0; i < 3; i++)  // the sorts first when both wait for an SM
-      PL_CHECK(cudaStreamCreateWithPriority(&side[i].s, cudaStreamNonBlocking,
-                                            i == 0 ? greatest : least));
+    for (int i = 0; i < 3; i++) {
+      if (!main->side[i])  // the sorts first when both wait for an SM
+        PL_CHECK(cudaStreamCreateWithPriority(&main->side[i], cudaStreamNonBlocking,
+                                              i == 0 ? greatest : least));
+      side[i].s = main->side[i];
+    }
     return 0;
   }
   // An event recorded on from now, and the stream `on` waiting for it.
@@ -760,8 +764,6 @@ struct SideStreams {
   ~SideStreams() {
     if (!joined) join();
     for (cudaEvent_t e : events) cudaEventDestroy(e);
-    for (pl_stream& p : side)
-      if (p.s) cudaStreamDestroy(p.s);
   }
 };
 

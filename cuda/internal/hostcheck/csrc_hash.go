@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "1c485628649378b8e6fdb18637713ccf21994d28807727bcf6fe0d6d32e9c722"
+const csrcHash = "4113da39780d060d30894e9abb9d162ef68c160335acb6d04813d4473ef1795c"
