@@ -27,9 +27,6 @@ struct pl_stream {
   void* stage[2];
   cudaEvent_t stage_ev[2];
   int next;
-  // side streams of a grouped MSM (msm_impl.cuh, SideStreams): made by
-  // the first one, destroyed with the stream
-  cudaStream_t side[3];
 };
 
 // Stream-ordered temporaries, freed (stream-ordered) when the scope ends.

@@ -76,25 +76,24 @@ PL_HD MsmSort msm_sort_runs(uint64_t n, int c, bool table, uint64_t per_window_m
 //     msm_precompute_row fills: table[w*N + i] = 2^(cw)·P_i): one set of
 //     buckets for every window, value = w*N + index, the point that
 //     already carries the window's weight.
-// Window w's signed digit, given the carry the windows below it left
-// (0 for window 0), which it updates: the digit's magnitude (0: a zero
-// digit) with its sign in bit 31.
-PL_HD uint32_t msm_digit(const uint32_t s[8], int w, int c, uint32_t* carry) {
-  const uint32_t half = 1u << (c - 1);
-  const uint32_t raw = scalar_bits(s, w * c, c) + *carry;
-  *carry = raw > half;
-  return raw > half ? ((1u << c) - raw) | (1u << 31) : raw;
-}
-
 PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys,
                       uint32_t* vals, size_t stride, size_t table_n, MsmSort o) {
   const int W = msm_windows(c);
+  const uint32_t half = 1u << (c - 1);
   uint32_t carry = 0;
   for (int w = 0; w < W; w++) {
-    const uint32_t d = msm_digit(s, w, c, &carry);
-    const uint32_t mag = d & 0x7fffffffu, neg = d >> 31;
+    uint32_t raw = scalar_bits(s, w * c, c) + carry;
+    uint32_t key, neg = 0, mag;
+    if (raw > half) {
+      mag = (1u << c) - raw;
+      neg = 1;
+      carry = 1;
+    } else {
+      mag = raw;
+      carry = 0;
+    }
     uint32_t point = table_n ? (uint32_t)((size_t)w * table_n + index) : index;
-    uint32_t key = mag == 0 ? o.limit : (uint32_t)w * o.wstride + (mag - 1);
+    key = mag == 0 ? o.limit : (uint32_t)w * o.wstride + (mag - 1);
     keys[(size_t)w * stride] = key;
     vals[(size_t)w * stride] = point | (neg << 31);
   }
@@ -109,31 +108,6 @@ PL_HD void msm_bounds(const uint32_t* keys, uint32_t i, MsmSort o, uint32_t half
   const uint32_t pos = i % run, b = (i / run) * half + k;
   if (pos == 0 || keys[i - 1] != k) start[b] = i;
   if (pos + 1 == run || keys[i + 1] != k) end[b] = i + 1;
-}
-
-// An MSM over a table can run as a pipeline of G groups of buckets
-// (msm_impl.cuh, msm_grouped): the pairs are written group by group, a
-// pair of digit magnitude m in group (m-1) >> shift with key (m-1) &
-// (2^shift - 1), shift = log2(2^(c-1) / G), and zero digits are left
-// out. Each group's pairs are sorted on their own (shift-bit keys),
-// while the group before is accumulated. Pair i (of count, at lo in
-// the pair arrays) of a group sets start[k] and end[k] of its bucket k
-// within the group.
-// Whether an MSM over a table of window c can run in g groups, with
-// window chunks of L buckets: a power of two from 2 to MSM_GROUPS_MAX,
-// groups of whole chunks, and c >= 16 (k_group_pairs holds a scalar's
-// digits, at most 16).
-constexpr uint32_t MSM_GROUPS_MAX = 64;
-PL_HD bool msm_groups_fit(uint32_t g, int c, uint32_t L) {
-  return c >= 16 && g >= 2 && g <= MSM_GROUPS_MAX && (g & (g - 1)) == 0 &&
-         ((1u << (c - 1)) % (g * L)) == 0;
-}
-
-PL_HD void msm_group_bounds(const uint32_t* keys, uint32_t lo, uint32_t count, uint32_t i,
-                            uint32_t* start, uint32_t* end) {
-  const uint32_t k = keys[lo + i];
-  if (i == 0 || keys[lo + i - 1] != k) start[k] = lo + i;
-  if (i + 1 == count || keys[lo + i + 1] != k) end[k] = lo + i + 1;
 }
 
 // 2^c·p, the step from one row of a precomputed table to the next (c

@@ -57,59 +57,6 @@ __global__ void k_recode(const Fr* scalars, const uint32_t* idx, size_t n, int m
   }
 }
 
-// The grouped pipeline's pairs (msm.cuh, msm_group_bounds): scalar i's
-// nonzero digits, each into its group. Built twice: COUNT adds each
-// group's pairs into at[g]; otherwise at[g] is group g's cursor (its
-// first free slot), which a block moves past its pairs with one atomic
-// before writing them, so that a block's pairs of a group are
-// neighbours. A thread holds its scalar's digits (W <= GROUP_MAX_W).
-constexpr int GROUP_MAX_W = 16;  // c >= 16 (msm_groups_fit)
-template <bool COUNT>
-__global__ void __launch_bounds__(256)
-    k_group_pairs(const Fr* scalars, const uint32_t* idx, size_t n, int mont, int c,
-                  size_t table_n, int shift, uint32_t groups, uint32_t* at, uint32_t* keys,
-                  uint32_t* vals) {
-  __shared__ uint32_t mine[MSM_GROUPS_MAX], base[MSM_GROUPS_MAX];
-  for (uint32_t g = threadIdx.x; g < groups; g += blockDim.x) mine[g] = 0;
-  __syncthreads();
-  const size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x;
-  const int W = msm_windows(c);
-  uint32_t d[GROUP_MAX_W], slot[GROUP_MAX_W];
-  uint32_t p = 0;
-  if (i < n) {
-    p = idx ? idx[i] : (uint32_t)i;
-    Fr sc = scalars[p];
-    if (mont) sc = sc.from_mont();
-    uint32_t carry = 0;
-#pragma unroll
-    for (int w = 0; w < GROUP_MAX_W; w++) {
-      d[w] = w < W ? msm_digit(sc.v, w, c, &carry) : 0;
-      if (d[w] & 0x7fffffffu) slot[w] = atomicAdd(&mine[((d[w] & 0x7fffffffu) - 1) >> shift], 1);
-    }
-  }
-  __syncthreads();
-  for (uint32_t g = threadIdx.x; g < groups; g += blockDim.x)
-    if (mine[g]) base[g] = atomicAdd(&at[g], mine[g]);
-  if (COUNT) return;
-  __syncthreads();
-  if (i >= n) return;
-  const uint32_t mask = (1u << shift) - 1;
-#pragma unroll
-  for (int w = 0; w < GROUP_MAX_W; w++) {
-    const uint32_t mag = d[w] & 0x7fffffffu;
-    if (!mag) continue;
-    const uint32_t pos = base[(mag - 1) >> shift] + slot[w];
-    keys[pos] = (mag - 1) & mask;
-    vals[pos] = (uint32_t)((size_t)w * table_n + p) | (d[w] & (1u << 31));
-  }
-}
-
-__global__ void k_group_bounds(const uint32_t* keys, uint32_t lo, uint32_t count, uint32_t* start,
-                               uint32_t* end) {
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
-    msm_group_bounds(keys, lo, count, i, start, end);
-}
-
 // Whether scalar i is of class want (scalar_class).
 struct ClassAt {
   const Fr* v;
@@ -262,15 +209,14 @@ __global__ void k_bucket_gather(const XYZZ<F>* partial, const uint32_t* off, con
 
 // The window reduction's kernels (msm.cuh): the chunks' sums into each
 // window's planes, one round of the planes' tree, the final terms.
-// Chunks [k0, k0 + kc) of each window (all K of them, or a group's).
 template <class F>
 __global__ void __launch_bounds__(HEAVY) k_chunk_sums(const XYZZ<F>* buckets, uint32_t half,
                                                       uint32_t K, uint32_t windows,
-                                                      XYZZ<F>* planes, uint32_t k0, uint32_t kc) {
+                                                      XYZZ<F>* planes) {
   const uint32_t len = half / K;
-  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < kc * windows;
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < K * windows;
        t += gridDim.x * blockDim.x) {
-    const uint32_t w = t / kc, k = k0 + t % kc;
+    const uint32_t w = t / K, k = t % K;
     XYZZ<F>* p = planes + (size_t)w * msm_planes_len(K);
     msm_chunk_sums<F>(buckets + (size_t)w * half, k * len, len, p + k, p + K + k);
   }
@@ -385,14 +331,10 @@ constexpr size_t PRECOMPUTE_CHUNK = 1u << 21;
 // The buckets' sums by XYZZ segments: each bucket's run cut into
 // segments of at most seg_cap points, a thread a segment, then a tree
 // over each bucket's segments.
-//
-// grid_cap, when not 0, caps the point kernels' grids (their threads
-// loop over the segments): the grouped pipeline leaves room on each SM
-// for the next group's sort.
 template <class F>
 int accumulate_segments(pl_stream* s, Profile* prof, const Affine<F>* bases, const uint32_t* vals,
                         const uint32_t* start, const uint32_t* end, uint32_t nb, size_t n,
-                        size_t total, size_t table_n, XYZZ<F>* buckets, unsigned grid_cap = 0) {
+                        size_t total, size_t table_n, XYZZ<F>* buckets) {
   Scratch sc(s);
   uint32_t *cnt, *off, *maxcnt;
   PL_TRY(sc.alloc(&cnt, nb));
@@ -436,17 +378,16 @@ int accumulate_segments(pl_stream* s, Profile* prof, const Affine<F>* bases, con
                                                        order, (int)maxseg, 0, len_bits, s->s));
     prof->mark(s, "segment-order");
   }
-  unsigned grid = grid_for(maxseg, HEAVY);
-  if (grid_cap && grid > grid_cap) grid = grid_cap;
-  k_segments<F><<<grid, HEAVY, 0, s->s>>>(bases, vals, start, end, off, cnt, nb, maxseg, order,
-                                          partial, seg_bucket);
+  k_segments<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(bases, vals, start, end, off, cnt, nb,
+                                                             maxseg, order, partial, seg_bucket);
   PL_LAUNCHED();
   prof->mark(s, "accumulate");
   // a bucket holds at most n points, n*W with a table (every window's
   // digit the same): ceil(that / seg) segments
   const uint64_t bound = ((table_n ? total : n) + seg - 1) / seg;
   for (int r = 0; (1ull << r) < bound; r++) {
-    k_seg_tree<F><<<grid, HEAVY, 0, s->s>>>(partial, seg_bucket, off, cnt, nb, maxseg, maxcnt, r);
+    k_seg_tree<F><<<grid_for(maxseg, HEAVY), HEAVY, 0, s->s>>>(partial, seg_bucket, off, cnt, nb,
+                                                               maxseg, maxcnt, r);
     PL_LAUNCHED();
   }
   prof->mark(s, "bucket-tree");
@@ -722,206 +663,6 @@ int sum_device(pl_stream* s, Scratch& sc, const Affine<F>* bases, size_t nbases,
   return reduce_groups<F>(s, *part, 1, threads, threads);
 }
 
-// The side streams of a grouped MSM (msm_grouped, kept in its stream's
-// pl_stream) and the events that order them. join() makes the caller's
-// stream wait for everything queued on them; the destructor joins too,
-// so that on an error return the scratch the caller frees
-// (stream-ordered, on its stream) outlives their work.
-struct SideStreams {
-  pl_stream* main;
-  pl_stream side[3];  // the sorts, then two accumulation streams
-  std::vector<cudaEvent_t> events;
-  bool joined = false;
-  explicit SideStreams(pl_stream* s) : main(s) {
-    for (pl_stream& p : side) p = pl_stream{s->dev, nullptr, {nullptr, nullptr}, {}, 0, {}};
-  }
-  int open() {
-    int least = 0, greatest = 0;
-    PL_CHECK(cudaDeviceGetStreamPriorityRange(&least, &greatest));
-    for (int i = 0; i < 3; i++) {
-      if (!main->side[i])  // the sorts first when both wait for an SM
-        PL_CHECK(cudaStreamCreateWithPriority(&main->side[i], cudaStreamNonBlocking,
-                                              i == 0 ? greatest : least));
-      side[i].s = main->side[i];
-    }
-    return 0;
-  }
-  // An event recorded on from now, and the stream `on` waiting for it.
-  int order(pl_stream* from, pl_stream* on) {
-    cudaEvent_t e;
-    PL_CHECK(cudaEventCreateWithFlags(&e, cudaEventDisableTiming));
-    events.push_back(e);
-    PL_CHECK(cudaEventRecord(e, from->s));
-    PL_CHECK(cudaStreamWaitEvent(on->s, e, 0));
-    return 0;
-  }
-  int join() {
-    joined = true;
-    for (pl_stream& p : side)
-      if (p.s) PL_TRY(order(&p, main));
-    return 0;
-  }
-  ~SideStreams() {
-    if (!joined) join();
-    for (cudaEvent_t e : events) cudaEventDestroy(e);
-  }
-};
-
-// The groups of buckets an MSM over a table is pipelined in (msm.cuh,
-// msm_group_bounds): PROOFLANE_CUDA_MSM_GROUPS (A/B runs) or the
-// default; 0 (none) where they do not fit (msm_groups_fit).
-#ifndef PL_MSM_GROUPS
-#define PL_MSM_GROUPS 0
-#endif
-uint32_t msm_groups(int c, uint32_t L) {
-  uint32_t g = PL_MSM_GROUPS;
-  if (const char* e = getenv("PROOFLANE_CUDA_MSM_GROUPS")) g = (uint32_t)strtoul(e, nullptr, 10);
-  return msm_groups_fit(g, c, L) ? g : 0;
-}
-
-// A table MSM's buckets in groups, pipelined: the pairs are written
-// group by group (k_group_pairs), then while one group is accumulated
-// (XYZZ segments, then its window chunks' sums into planes) the next
-// group's pairs are sorted on a stream of their own. The sort is
-// memory-bound and the accumulation multiply-bound, so the two can share
-// the SMs. buckets (half of them) and planes (msm_planes_len(K)) come
-// from the caller; on return the chunks' sums are queued on s.
-template <class F>
-int msm_grouped(pl_stream* s, Scratch& sc, Profile* prof, const Affine<F>* bases,
-                const Fr* scalars, const uint32_t* idx, size_t n, int mont, int c, size_t table_n,
-                uint32_t G, XYZZ<F>* buckets, XYZZ<F>* planes, uint32_t K) {
-  const uint32_t half = 1u << (c - 1), nbg = half / G, kc = K / G;
-  const int shift = (int)msm_log2(nbg);
-  const size_t total = n * msm_windows(c);
-  uint32_t *at, *keys_in, *keys_out, *vals_in, *vals_out, *start, *end;
-  PL_TRY(sc.alloc(&at, G));
-  PL_TRY(sc.alloc(&keys_in, total));
-  PL_TRY(sc.alloc(&keys_out, total));
-  PL_TRY(sc.alloc(&vals_in, total));
-  PL_TRY(sc.alloc(&vals_out, total));
-  PL_TRY(sc.alloc(&start, half));
-  PL_TRY(sc.alloc(&end, half));
-  PL_CHECK(cudaMemsetAsync(start, 0, half * sizeof(uint32_t), s->s));
-  PL_CHECK(cudaMemsetAsync(end, 0, half * sizeof(uint32_t), s->s));
-
-  // Each group's pairs: counted, then placed one group after another.
-  std::vector<uint32_t> cnt(G), lo(G);
-  PL_CHECK(cudaMemsetAsync(at, 0, G * sizeof(uint32_t), s->s));
-  k_group_pairs<true><<<grid_for(n, 256), 256, 0, s->s>>>(scalars, idx, n, mont, c, table_n,
-                                                           shift, G, at, nullptr, nullptr);
-  PL_LAUNCHED();
-  PL_CHECK(cudaMemcpyAsync(cnt.data(), at, G * sizeof(uint32_t), cudaMemcpyDeviceToHost, s->s));
-  PL_CHECK(cudaStreamSynchronize(s->s));
-  size_t most = 0, sum = 0;
-  for (uint32_t g = 0; g < G; g++) {
-    lo[g] = (uint32_t)sum;
-    sum += cnt[g];
-    most = cnt[g] > most ? cnt[g] : most;
-  }
-  if (sum > total) return PL_ERR_ARG;  // cannot happen: W pairs a scalar at most
-  PL_CHECK(cudaMemcpyAsync(at, lo.data(), G * sizeof(uint32_t), cudaMemcpyHostToDevice, s->s));
-  k_group_pairs<false><<<grid_for(n, 256), 256, 0, s->s>>>(scalars, idx, n, mont, c, table_n,
-                                                            shift, G, at, keys_in, vals_in);
-  PL_LAUNCHED();
-  size_t temp_bytes = 0;
-  PL_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_out, vals_in,
-                                           vals_out, (int)(most ? most : 1), 0, shift, s->s));
-  uint8_t* temp;
-  PL_TRY(sc.alloc(&temp, temp_bytes));
-  prof->mark(s, "group-pairs");
-
-  unsigned grid_cap = 0;
-  if (const char* e = getenv("PROOFLANE_CUDA_GROUP_BLOCKS")) {  // A/B runs: blocks an SM
-    int sms = 0;
-    PL_CHECK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, s->dev));
-    grid_cap = (unsigned)(sms * atoi(e));
-  }
-  SideStreams side(s);
-  PL_TRY(side.open());
-  pl_stream* sorts = &side.side[0];
-  PL_TRY(side.order(s, sorts));
-  Profile quiet("msm-group", 0, c);
-  quiet.on = false;
-  for (uint32_t g = 0; g < G; g++) {
-    if (cnt[g]) {
-      PL_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in + lo[g], keys_out + lo[g],
-                                               vals_in + lo[g], vals_out + lo[g], (int)cnt[g], 0,
-                                               shift, sorts->s));
-      k_group_bounds<<<grid_for(cnt[g], 256), 256, 0, sorts->s>>>(keys_out, lo[g], cnt[g],
-                                                                  start + g * nbg, end + g * nbg);
-      PL_LAUNCHED();
-    }
-    pl_stream* acc = &side.side[1 + g % 2];
-    PL_TRY(side.order(sorts, acc));
-    PL_TRY(accumulate_segments<F>(acc, &quiet, bases, vals_out, start + g * nbg, end + g * nbg,
-                                  nbg, n, cnt[g], table_n, buckets + g * nbg, grid_cap));
-    k_chunk_sums<F><<<grid_for(kc, HEAVY), HEAVY, 0, acc->s>>>(buckets, half, K, 1, planes, g * kc,
-                                                               kc);
-    PL_LAUNCHED();
-  }
-  PL_TRY(side.join());
-  prof->mark(s, "pipeline");
-  return 0;
-}
-
-// The MSM's pairs sorted all at once (or a window at a time,
-// msm_sort_runs) and accumulated into *buckets_ (from sc: nb of them).
-template <class F>
-int accumulate_sorted(pl_stream* s, Scratch& sc, Profile* prof, const Affine<F>* bases,
-                      const Fr* scalars, const uint32_t* idx, size_t n, int mont, int c,
-                      size_t table_n, XYZZ<F>** buckets_) {
-  const uint32_t W = msm_windows(c), half = 1u << (c - 1);
-  const uint32_t nb = (table_n ? 1 : W) * half;
-  const size_t total = n * W;
-  const MsmSort so = msm_sort_runs(n, c, table_n != 0, MSM_SORT_PER_WINDOW_MIN);
-  const size_t run = so.run;
-  const int end_bit = 32 - __builtin_clz(so.limit);
-
-  uint32_t *keys_in, *keys_out, *vals_in, *vals_out;
-  PL_TRY(sc.alloc(&keys_in, total));
-  PL_TRY(sc.alloc(&keys_out, total));
-  PL_TRY(sc.alloc(&vals_in, total));
-  PL_TRY(sc.alloc(&vals_out, total));
-  k_recode<<<grid_for(n, 256), 256, 0, s->s>>>(scalars, idx, n, mont, c, table_n, so, keys_in,
-                                               vals_in);
-  PL_LAUNCHED();
-  prof->mark(s, "recode");
-
-  size_t temp_bytes = 0;
-  PL_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_out, vals_in,
-                                           vals_out, (int)run, 0, end_bit, s->s));
-  uint8_t* temp;
-  PL_TRY(sc.alloc(&temp, temp_bytes));
-  for (size_t lo = 0; lo < total; lo += run)
-    PL_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in + lo, keys_out + lo,
-                                             vals_in + lo, vals_out + lo, (int)run, 0, end_bit,
-                                             s->s));
-  prof->mark(s, "sort");
-
-  uint32_t *start, *end;
-  PL_TRY(sc.alloc(&start, nb));
-  PL_TRY(sc.alloc(&end, nb));
-  PL_CHECK(cudaMemsetAsync(start, 0, nb * sizeof(uint32_t), s->s));
-  PL_CHECK(cudaMemsetAsync(end, 0, nb * sizeof(uint32_t), s->s));
-  k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, (uint32_t)total, so, half, start,
-                                                   end);
-  PL_LAUNCHED();
-  PL_TRY(sc.alloc(buckets_, nb));
-  XYZZ<F>* buckets = *buckets_;
-  // accumulate_affine's cudaErrorMemoryAllocation (over its cap, or out
-  // of memory) and not taking it both mean the XYZZ segments.
-  int acc = cudaErrorMemoryAllocation;
-  if (accumulate_by_affine<F>()) {
-    acc = accumulate_affine<F>(s, prof, bases, vals_out, start, end, nb, total, buckets);
-    prof->mark(s, "buckets");
-  }
-  if (acc == cudaErrorMemoryAllocation)
-    acc = accumulate_segments<F>(s, prof, bases, vals_out, start, end, nb, n, total, table_n,
-                                 buckets);
-  return acc;
-
-}
-
 // The MSM over bases (table_n == 0) or over the precomputed table of
 // precompute (table_n = its row length, n <= table_n): out receives W
 // window sums, or one sum with a table.
@@ -976,28 +717,65 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   const size_t total = n * W;
   if (n >= (1ull << 31) || total >= (1ull << 31) || (size_t)W * table_n >= (1ull << 31))
     return PL_ERR_TOO_BIG;
+  const MsmSort so = msm_sort_runs(n, c, table_n != 0, MSM_SORT_PER_WINDOW_MIN);
+  const size_t run = so.run;
+  const int end_bit = 32 - __builtin_clz(so.limit);
+
+  uint32_t *keys_in, *keys_out, *vals_in, *vals_out;
+  PL_TRY(sc.alloc(&keys_in, total));
+  PL_TRY(sc.alloc(&keys_out, total));
+  PL_TRY(sc.alloc(&vals_in, total));
+  PL_TRY(sc.alloc(&vals_out, total));
+  k_recode<<<grid_for(n, 256), 256, 0, s->s>>>(scalars, idx, n, mont, c, table_n, so, keys_in,
+                                               vals_in);
+  PL_LAUNCHED();
+  prof.mark(s, "recode");
+
+  size_t temp_bytes = 0;
+  PL_CHECK(cub::DeviceRadixSort::SortPairs(nullptr, temp_bytes, keys_in, keys_out, vals_in,
+                                           vals_out, (int)run, 0, end_bit, s->s));
+  uint8_t* temp;
+  PL_TRY(sc.alloc(&temp, temp_bytes));
+  for (size_t lo = 0; lo < total; lo += run)
+    PL_CHECK(cub::DeviceRadixSort::SortPairs(temp, temp_bytes, keys_in + lo, keys_out + lo,
+                                             vals_in + lo, vals_out + lo, (int)run, 0, end_bit,
+                                             s->s));
+  prof.mark(s, "sort");
+
+  uint32_t *start, *end;
+  PL_TRY(sc.alloc(&start, nb));
+  PL_TRY(sc.alloc(&end, nb));
+  PL_CHECK(cudaMemsetAsync(start, 0, nb * sizeof(uint32_t), s->s));
+  PL_CHECK(cudaMemsetAsync(end, 0, nb * sizeof(uint32_t), s->s));
+  k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, (uint32_t)total, so, half, start,
+                                                   end);
+  PL_LAUNCHED();
+  XYZZ<F>* buckets;
+  PL_TRY(sc.alloc(&buckets, nb));
+  // accumulate_affine's cudaErrorMemoryAllocation (over its cap, or out
+  // of memory) and not taking it both mean the XYZZ segments.
+  int acc = cudaErrorMemoryAllocation;
+  if (accumulate_by_affine<F>()) {
+    acc = accumulate_affine<F>(s, &prof, bases, vals_out, start, end, nb, total, buckets);
+    prof.mark(s, "buckets");
+  }
+  if (acc == cudaErrorMemoryAllocation)
+    acc = accumulate_segments<F>(s, &prof, bases, vals_out, start, end, nb, n, total, table_n,
+                                 buckets);
+  PL_TRY(acc);
+
   // The window sums (msm.cuh's window reduction): chunks of L buckets,
   // the planes' tree, the final terms.
   const uint32_t L = msm_window_chunk(half, Wb);
   const uint32_t K = half / L;
   const int l = (int)msm_log2(L);
   const uint32_t terms = msm_plane_terms(K);
-  XYZZ<F>*buckets, *planes, *chunks;
-  // (grouped: G1's XYZZ segments; G2's batch-affine levels are not)
-  if (const uint32_t G = table_n && !accumulate_by_affine<F>() ? msm_groups(c, L) : 0) {
-    PL_TRY(sc.alloc(&buckets, nb));
-    PL_TRY(sc.alloc(&planes, (size_t)msm_planes_len(K) * Wb));
-    PL_TRY(sc.alloc(&chunks, (size_t)terms * Wb));
-    PL_TRY(msm_grouped<F>(s, sc, &prof, bases, scalars, idx, n, mont, c, table_n, G, buckets,
-                          planes, K));
-  } else {
-    PL_TRY(accumulate_sorted<F>(s, sc, &prof, bases, scalars, idx, n, mont, c, table_n, &buckets));
-    PL_TRY(sc.alloc(&planes, (size_t)msm_planes_len(K) * Wb));
-    PL_TRY(sc.alloc(&chunks, (size_t)terms * Wb));
-    k_chunk_sums<F><<<grid_for((size_t)K * Wb, HEAVY), HEAVY, 0, s->s>>>(buckets, half, K, Wb,
-                                                                         planes, 0, K);
-    PL_LAUNCHED();
-  }
+  XYZZ<F>*planes, *chunks;
+  PL_TRY(sc.alloc(&planes, (size_t)msm_planes_len(K) * Wb));
+  PL_TRY(sc.alloc(&chunks, (size_t)terms * Wb));
+  k_chunk_sums<F><<<grid_for((size_t)K * Wb, HEAVY), HEAVY, 0, s->s>>>(buckets, half, K, Wb,
+                                                                       planes);
+  PL_LAUNCHED();
   for (uint32_t h = K / 2; h >= 1; h /= 2) {
     const uint32_t items = msm_plane_items(K, h);
     k_plane_step<F><<<grid_for((size_t)items * Wb, HEAVY), HEAVY, 0, s->s>>>(planes, K, h, items,

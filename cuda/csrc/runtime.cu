@@ -113,7 +113,6 @@ extern "C" int pl_stream_create(int dev, pl_stream** out) {
   s->dev = dev;
   s->next = 0;
   s->stage[0] = s->stage[1] = nullptr;
-  for (cudaStream_t& x : s->side) x = nullptr;
   cudaError_t e = cudaStreamCreateWithFlags(&s->s, cudaStreamNonBlocking);
   if (e != cudaSuccess) {
     delete s;
@@ -134,8 +133,6 @@ extern "C" int pl_stream_destroy(pl_stream* s) {
     if (s->stage[i]) stage_put(s->stage[i]);
     cudaEventDestroy(s->stage_ev[i]);
   }
-  for (cudaStream_t x : s->side)
-    if (x) cudaStreamDestroy(x);
   cudaError_t e = cudaStreamDestroy(s->s);
   delete s;
   return (int)e;

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "4113da39780d060d30894e9abb9d162ef68c160335acb6d04813d4473ef1795c"
+const csrcHash = "ff1a136f7b64eb56796d46f13f3aa2ef66938369c2112b850c67b52b3740b047"

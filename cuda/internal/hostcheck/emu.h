@@ -147,75 +147,6 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
   return buckets;
 }
 
-// The window reduction as msm<F> runs it, chunks of L buckets; the Wb
-// window sums into out.
-template <class F>
-static void emu_windows(const std::vector<XYZZ<F>>& buckets, uint32_t half, uint32_t Wb, uint32_t L, void* out) {
-  const uint32_t K = half / L, P = msm_planes_len(K), terms = msm_plane_terms(K);
-  std::vector<XYZZ<F>> planes((size_t)P * Wb), sums((size_t)terms * Wb);
-  for (uint32_t t = 0; t < K * Wb; t++) {
-    const uint32_t w = t / K, k = t % K;
-    msm_chunk_sums<F>(buckets.data() + (size_t)w * half, k * L, L, &planes[w * P + k], &planes[w * P + K + k]);
-  }
-  for (uint32_t h = K / 2; h >= 1; h /= 2) {
-    const uint32_t items = msm_plane_items(K, h);
-    for (uint32_t t = 0; t < items * Wb; t++) msm_plane_step<F>(&planes[(t / items) * P], K, h, t % items);
-  }
-  const int l = (int)msm_log2(L);
-  for (uint32_t t = 0; t < terms * Wb; t++) sums[t] = msm_plane_final<F>(&planes[(t / terms) * P], K, l, t % terms);
-  emu_reduce<F>(sums, Wb, terms, terms);
-  for (uint32_t w = 0; w < Wb; w++) memcpy((char*)out + w * sizeof(XYZZ<F>), &sums[w * terms], sizeof(XYZZ<F>));
-}
-
-// The groups an emulated MSM over a table runs in (msm_impl.cuh,
-// msm_grouped; 0: none, the kernels' default), where they fit.
-static uint32_t emu_groups = 0;
-
-// msm_grouped's buckets: each group's pairs (k_group_pairs; any order
-// within a group is one the kernel may write, here the scalars'), each
-// group sorted on its own, its bounds (msm_group_bounds) and segments.
-template <class F>
-static std::vector<XYZZ<F>> emu_grouped(const Affine<F>* bases, const uint64_t* scalars, size_t n,
-                                        int mont, int c, size_t table_n, int seg, uint32_t G) {
-  const uint32_t W = msm_windows(c), half = 1u << (c - 1), nbg = half / G;
-  const int shift = (int)msm_log2(nbg);
-  std::vector<std::vector<uint32_t>> gk(G), gv(G);
-  for (size_t i = 0; i < n; i++) {
-    Fr s;
-    memcpy(s.v, scalars + 4 * i, 32);
-    if (mont) s = s.from_mont();
-    uint32_t carry = 0;
-    for (uint32_t w = 0; w < W; w++) {
-      const uint32_t d = msm_digit(s.v, (int)w, c, &carry), mag = d & 0x7fffffffu;
-      if (!mag) continue;
-      gk[(mag - 1) >> shift].push_back((mag - 1) & (nbg - 1));
-      gv[(mag - 1) >> shift].push_back((uint32_t)(w * table_n + i) | (d & (1u << 31)));
-    }
-  }
-  std::vector<uint32_t> ks, vs, start(half, 0), end(half, 0), lo(G);
-  for (uint32_t g = 0; g < G; g++) {
-    lo[g] = (uint32_t)ks.size();
-    std::vector<size_t> order(gk[g].size());
-    for (size_t i = 0; i < order.size(); i++) order[i] = i;
-    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return gk[g][a] < gk[g][b]; });
-    for (size_t i : order) {
-      ks.push_back(gk[g][i]);
-      vs.push_back(gv[g][i]);
-    }
-    for (uint32_t i = 0; i < gk[g].size(); i++)
-      msm_group_bounds(ks.data(), lo[g], (uint32_t)gk[g].size(), i, start.data() + g * nbg, end.data() + g * nbg);
-  }
-  std::vector<XYZZ<F>> buckets;
-  for (uint32_t g = 0; g < G; g++) {
-    const std::vector<uint32_t> gs(start.begin() + g * nbg, start.begin() + (g + 1) * nbg);
-    const std::vector<uint32_t> ge(end.begin() + g * nbg, end.begin() + (g + 1) * nbg);
-    const int cap = seg ? seg : (int)msm_seg_cap(gk[g].size(), nbg, true);
-    const std::vector<XYZZ<F>> part = emu_segments<F>(bases, vs.data(), gs, ge, cap);
-    buckets.insert(buckets.end(), part.begin(), part.end());
-  }
-  return buckets;
-}
-
 // Same steps as msm<F> in msm_impl.cuh, segments of at most seg points
 // (0: msm_seg_cap's, as the kernels); with table_n > 0, bases_ is a
 // table of msm_windows(c) rows of table_n points (emu_precompute's).
@@ -226,14 +157,6 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
   const uint32_t Wb = table_n ? 1 : W, nb = Wb * half;
   const std::vector<Affine<F>> bases_v = copy_in<Affine<F>>(bases_, table_n ? W * table_n : n);
   const Affine<F>* bases = bases_v.data();
-  // the window reduction's chunks of `chunk` buckets (a power of two;
-  // 0: the kernels' msm_window_chunk)
-  const uint32_t L = chunk == 0 ? msm_window_chunk(half, Wb) : half < (uint32_t)chunk ? half : (uint32_t)chunk;
-  if (table_n && msm_groups_fit(emu_groups, c, L)) {
-    const std::vector<XYZZ<F>> buckets = emu_grouped<F>(bases, scalars, n, mont, c, table_n, seg, emu_groups);
-    emu_windows<F>(buckets, half, Wb, L, out);
-    return;
-  }
   const size_t total = n * W;
   std::vector<uint32_t> keys(total), vals(total);
   const MsmSort so = msm_sort_runs(n, c, table_n != 0, sort_per_window_min);
@@ -261,7 +184,23 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     buckets = emu_ba<F>(bases, vs.data(), start, end, total);
   else
     buckets = emu_segments<F>(bases, vs.data(), start, end, seg ? seg : (int)msm_seg_cap(total, nb, table_n != 0));
-  emu_windows<F>(buckets, half, Wb, L, out);
+  // the window reduction as msm<F> runs it, chunks of `chunk` buckets
+  // (a power of two; 0: the kernels' msm_window_chunk)
+  const uint32_t L = chunk == 0 ? msm_window_chunk(half, Wb) : half < (uint32_t)chunk ? half : (uint32_t)chunk;
+  const uint32_t K = half / L, P = msm_planes_len(K), terms = msm_plane_terms(K);
+  std::vector<XYZZ<F>> planes((size_t)P * Wb), sums((size_t)terms * Wb);
+  for (uint32_t t = 0; t < K * Wb; t++) {
+    const uint32_t w = t / K, k = t % K;
+    msm_chunk_sums<F>(buckets.data() + (size_t)w * half, k * L, L, &planes[w * P + k], &planes[w * P + K + k]);
+  }
+  for (uint32_t h = K / 2; h >= 1; h /= 2) {
+    const uint32_t items = msm_plane_items(K, h);
+    for (uint32_t t = 0; t < items * Wb; t++) msm_plane_step<F>(&planes[(t / items) * P], K, h, t % items);
+  }
+  const int l = (int)msm_log2(L);
+  for (uint32_t t = 0; t < terms * Wb; t++) sums[t] = msm_plane_final<F>(&planes[(t / terms) * P], K, l, t % terms);
+  emu_reduce<F>(sums, Wb, terms, terms);
+  for (uint32_t w = 0; w < Wb; w++) memcpy((char*)out + w * sizeof(XYZZ<F>), &sums[w * terms], sizeof(XYZZ<F>));
 }
 
 // precompute<F> in msm_impl.cuh: rows 1..W-1 of the table from row 0 (the

@@ -244,13 +244,6 @@ uint64_t hc_set_sort_per_window_min(uint64_t n) {
   sort_per_window_min = n;
   return prev;
 }
-// The groups of the emulated MSMs over a table (0: none); returns the
-// previous number.
-uint32_t hc_set_msm_groups(uint32_t g) {
-  const uint32_t prev = emu_groups;
-  emu_groups = g;
-  return prev;
-}
 // The batch-affine accumulation on (with the given shape) or off (the
 // XYZZ one); returns 1 if it was on.
 int hc_set_msm_affine(int on, uint32_t slots, uint32_t group, uint32_t inv_max) {

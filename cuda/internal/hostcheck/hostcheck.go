@@ -30,7 +30,6 @@ void hc_variants_msm_g2(const void* bases, const uint64_t* scalars, size_t n, in
 void hc_variants_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
 void hc_variants_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out);
 uint64_t hc_set_sort_per_window_min(uint64_t n);
-uint32_t hc_set_msm_groups(uint32_t g);
 int hc_set_msm_affine(int on, uint32_t slots, uint32_t group, uint32_t inv_max);
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
@@ -184,15 +183,6 @@ func Fp2MulLazy(a, b *curve.E2) (r curve.E2) {
 // (msm_sort_runs); 1 sorts every MSM so. It returns the previous value.
 func SetSortPerWindowMin(n uint64) uint64 {
 	return uint64(C.hc_set_sort_per_window_min(C.uint64_t(n)))
-}
-
-// SetMSMGroups makes the emulation's MSMs over a table run in g groups
-// of buckets, as the kernels' grouped pipeline does (msm_grouped, where
-// msm_groups_fit allows; 0: not grouped). It returns a function that
-// restores the previous number.
-func SetMSMGroups(g int) (restore func()) {
-	prev := C.hc_set_msm_groups(C.uint32_t(g))
-	return func() { C.hc_set_msm_groups(prev) }
 }
 
 // SetAffineAccumulation makes the emulation's MSMs (MSMG1, MSMG2 and the

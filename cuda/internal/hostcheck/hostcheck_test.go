@@ -383,14 +383,6 @@ func testMSM(t *testing.T) {
 // n·W points into one bucket.
 func TestMSMTable(t *testing.T) {
 	t.Run("xyzz", testMSMTable)
-	// the grouped pipeline: its shapes with c = 16 take the groups, the
-	// others (c < 16) are the ungrouped MSM again
-	for _, g := range []int{2, 64} {
-		t.Run(fmt.Sprintf("groups %d", g), func(t *testing.T) {
-			defer SetMSMGroups(g)()
-			testMSMTable(t)
-		})
-	}
 	for _, sh := range affineShapes {
 		t.Run(fmt.Sprintf("batch-affine %v", sh), func(t *testing.T) {
 			defer SetAffineAccumulation(sh[0], sh[1], sh[2])()
@@ -404,7 +396,6 @@ func testMSMTable(t *testing.T) {
 	for _, tc := range []struct{ n, c, seg, chunk, batch int }{
 		{1, 8, 4, 4, 1}, {37, 8, 4, 4, 5}, {300, 9, 3, 8, 32}, {1 << 10, 12, 128, 64, 32}, {500, 16, 16, 64, 7},
 		{2000, 10, 0, 64, 32}, // the kernels' cap
-		{1000, 17, 0, 0, 64},  // the kernels' cap and chunks (grouped: 2 or 64 groups of 1024 buckets)
 	} {
 		g1, g2, s := specialInputs(r, max(tc.n, 32))
 		g1, g2, s = g1[:tc.n], g2[:tc.n], s[:tc.n]
