@@ -647,8 +647,8 @@ func TestMSMTable(t *testing.T) {
 		}
 		t.Logf("msm over tables 2^%d ok (windows %v)", logn, windows)
 	}
-	// digit 1 in every window: all n·W pairs in bucket 0 (c = 16: in the
-	// first group of a grouped MSM, the others empty)
+	// digit 1 in every window: all n·W pairs in bucket 0, at the table
+	// window of 2^12 and at c = 16 (a bucket of 16n pairs among 2^15)
 	n := 1 << 12
 	p1, _, _ := msmInputs(r, n, false)
 	for _, c := range []int{TableWindow(n), 16} {
