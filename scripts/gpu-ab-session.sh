@@ -7,14 +7,17 @@
 #   1. ncu (clock control off, as the device notes ask) on the base
 #      build: G1 and G2 accumulation (k_segments) at 2^22, one launch
 #      each, and the three NTT passes at 2^24 (warp states, issue,
-#      occupancy, memory);
+#      occupancy, memory); with NCU naming ba, G1 2^22's batch-affine
+#      passes (PROOFLANE_CUDA_MSM_ACCUM=affine: levels 0 and 1's
+#      k_ba_pass1 and k_ba_pass2, level 0's inputs gathered from the
+#      bases) beside the XYZZ k_segments;
 #   2. the variants, round 1 and round 2.
 #
 #   bash scripts/kernel-variants.sh build ...   # here
 #   run(command: "bash scripts/gpu-ab-session.sh", carry: ["build/variants"], timeout_s: 600)
 #
 # Env: ARGS (cudabench's, for the variants), BUDGET, NCU (0: no
-# profiles; a list such as g1,ntt: those only; each with its pipes' use,
+# profiles; a list such as g1,ntt,ba: those only (ba only when named); each with its pipes' use,
 # stall reasons and shared-memory wavefronts), NCU_BUILDS (the variants
 # profiled, default base: e.g. "base old"), PHASES (cudabench args for a run of the base build with
 # PROOFLANE_CUDA_PROFILE=1, the MSMs' phase times; none by default).
@@ -58,11 +61,15 @@ profile() {  # NAME KERNEL COUNT CUDABENCH-ARGS...
 		say "ncu $name ($b): rc $?"
 	done
 }
-want() { [ "${NCU:-1}" = 1 ] || [[ ",${NCU:-}," == *",$1,"* ]]; }
+want_named() { [[ ",${NCU:-}," == *",$1,"* ]]; }
+want() { [ "${NCU:-1}" = 1 ] || want_named "$1"; }
 if [ "${NCU:-1}" != 0 ]; then
 	want g1 && [ "$(left)" -gt 200 ] && profile g1-22 k_segments 1 -distinct 1048576 -ntt= -g1 22 -g2= -t= -t2=
 	want g2 && [ "$(left)" -gt 200 ] && profile g2-22 k_segments 1 -distinct 1048576 -ntt= -g1= -g2 22 -t= -t2=
 	want ntt && [ "$(left)" -gt 200 ] && profile ntt-24 k_ntt_pass 3 -ntt 24 -g1= -g2= -t= -t2=
+	# not in the default set (NCU=1): the G1 batch-affine passes, named
+	want_named ba && [ "$(left)" -gt 200 ] && PROOFLANE_CUDA_MSM_ACCUM=affine PROOFLANE_CUDA_AFFINE_MAX=200000000000 \
+		profile ba-22 'k_ba_pass[12]' 4 -distinct 1048576 -ntt= -g1 22 -g2= -t= -t2=
 fi
 if [ -n "${PHASES:-}" ]; then
 	# shellcheck disable=SC2086
@@ -86,7 +93,7 @@ done
 	for f in "$work"/ncu-*.txt; do
 		[ -f "$f" ] || continue  # NCU=0: no profiles
 		echo; echo "## $(basename "$f" .txt)"
-		grep -E "k_segments|k_ntt_pass|Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Theoretical Occupancy|DRAM Throughput|L1/TEX Hit|L2 Hit|Executed Ipc|Stall|stall|pipe|sm__|smsp__|l1tex__" "$f" | head -120
+		grep -E "k_segments|k_ntt_pass|k_ba_pass|Duration|Compute \(SM\) Throughput|Memory Throughput|Issue Slots Busy|Issued Warp|No Eligible|Active Warps Per Scheduler|Eligible Warps|Warp Cycles Per Issued|Achieved Occupancy|Registers Per|Theoretical Occupancy|DRAM Throughput|L1/TEX Hit|L2 Hit|Executed Ipc|Stall|stall|pipe|sm__|smsp__|l1tex__" "$f" | head -200
 	done
 } >"$work/ab.md"
 cp "$work/ab.md" "$RESULTS/"
