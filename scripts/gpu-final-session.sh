@@ -2,13 +2,17 @@
 # gpu-final-session.sh: the final build's checks and side by side in one
 # device call, most important first, as far as BUDGET seconds (590) allow:
 #
-#   1. cuda.test at PROOFLANE_CUDA_TEST_MAXLOG=24: every kernel against
+#   1. the CUDA tests of stages/groth16 and device/cuda (every pipeline
+#      proves on the GPU and gnark verifies each proof: gpu-e2e.sh tests;
+#      about a minute, so first);
+#   2. cuda.test at PROOFLANE_CUDA_TEST_MAXLOG=24: every kernel against
 #      gnark-crypto on fresh random inputs at every size up to 2^24
-#      (TestMulGenerator up to 2^20);
-#   2. the CUDA tests of stages/groth16 and device/cuda (every pipeline
-#      proves on the GPU and gnark verifies each proof: gpu-e2e.sh tests);
+#      (TestMulGenerator up to 2^20), with what is left of the budget
+#      but 20 s: ~300 s on an H200, ~450 s on an H100 (TestNTT 104 s,
+#      TestMSMTable 177 s, TestMulGenerator 43 s there), which leaves
+#      the side by side out;
 #   3. sppark side by side, one pass (build/sppark/sppark-side-by-side.sh,
-#      STEPS "prooflane-1 sppark-1").
+#      STEPS "prooflane-1 sppark-1"), when 120 s are left.
 #
 #   bash scripts/gpu-build.sh; cp build/gpu/cudabench.gz build/sppark/   # here
 #   run(command: "bash scripts/gpu-final-session.sh", carry: ["build/gpu", "build/sppark"], timeout_s: 600)
@@ -28,16 +32,13 @@ for f in build/gpu/*.gz; do gunzip -c "$f" >"$bin/$(basename "$f" .gz)"; done
 chmod +x "$bin"/*
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader | tee "$work/gpu.txt"
 
-# cuda.test took ~320 s at MAXLOG=24 in the fourteenth session (TestMSMTable
-# 156 s, TestNTT 71-83 s, TestMulGenerator 40 s): 330 s cut it short.
-PROOFLANE_CUDA_TEST_MAXLOG=24 timeout 410 "$bin/cuda.test" -test.v -test.timeout 400s >"$work/cuda-test.log" 2>&1
+OUT=$work/e2e BUDGET=90 bash scripts/gpu-e2e.sh tests >"$work/e2e.log" 2>&1
+say "groth16 and device cuda tests: rc $?"
+grep -hE "^(--- |FAIL|ok|PASS|panic)|skipped" "$work/e2e/tests.log" "$work/e2e.log"
+t=$(($(left) - 20))
+PROOFLANE_CUDA_TEST_MAXLOG=24 timeout "$t" "$bin/cuda.test" -test.v -test.timeout "$((t - 5))s" >"$work/cuda-test.log" 2>&1
 say "cuda.test MAXLOG=24: rc $?"
 grep -E "^(--- |FAIL|ok|PASS|panic)" "$work/cuda-test.log"
-if [ "$(left)" -gt 150 ]; then
-	OUT=$work/e2e BUDGET=$(($(left) - 120)) bash scripts/gpu-e2e.sh tests >"$work/e2e.log" 2>&1
-	say "groth16 and device cuda tests: rc $?"
-	grep -hE "^(--- |FAIL|ok|PASS|panic)" "$work/e2e/tests.log"
-fi
 if [ "$(left)" -gt 120 ]; then
 	REPS=5 OUT=$work/sbs WORK=$work/sbs-work BUDGET=$(($(left) - 15)) STEPS="prooflane-1 sppark-1" \
 		CUDABENCH_ARGS="-cpu=false -reps 5 -seed 14 -distinct 0 -nttall -ntt 24 -g1 20,22,24 -g2 20,22 -t 19,20,22 -t2 19,20" \
