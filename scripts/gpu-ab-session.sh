@@ -17,8 +17,9 @@
 #   run(command: "bash scripts/gpu-ab-session.sh", carry: ["build/variants"], timeout_s: 600)
 #
 # Env: ARGS (cudabench's, for the variants), BUDGET, NCU (0: no
-# profiles; a list such as g1,ntt,ba: those only (ba only when named); each with its pipes' use,
-# stall reasons and shared-memory wavefronts), NCU_BUILDS (the variants
+# profiles; a list such as g1,ntt,ba: those only, ba only when named;
+# each with its pipes' use, stall reasons and shared-memory
+# wavefronts), NCU_BUILDS (the variants
 # profiled, default base: e.g. "base old"), PHASES (cudabench args for a run of the base build with
 # PROOFLANE_CUDA_PROFILE=1, the MSMs' phase times; none by default).
 # Results in $OUT:
