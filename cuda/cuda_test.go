@@ -350,6 +350,53 @@ func TestMSMG1(t *testing.T) {
 	}
 }
 
+// G1's batch-affine accumulation (PROOFLANE_CUDA_MSM_ACCUM=affine; G1
+// takes the XYZZ segments by default), whose second pass G1 runs as a
+// kernel of its own (k_ba_pass2_staged): plain and over a table against
+// gnark, with msmInputs' infinity and repeated points, and equal
+// scalars, whose one long bucket a window leaves points to the XYZZ
+// segments after the levels.
+func TestMSMG1Affine(t *testing.T) {
+	t.Setenv("PROOFLANE_CUDA_MSM_ACCUM", "affine")
+	t.Setenv("PROOFLANE_CUDA_AFFINE_MAX", strconv.Itoa(1<<40))
+	s := stream(t)
+	r := rng(t)
+	d := device(t)
+	ctx := context.Background()
+	for _, logn := range append([]int{0, 4}, sizes(10)...) {
+		n := 1 << logn
+		pts, _, sc := msmInputs(r, n, false)
+		var want curve.G1Jac
+		want.MultiExp(pts, sc, ecc.MultiExpConfig{})
+		b, err := d.LoadG1("test-g1a-"+strconv.Itoa(logn), pts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tb, err := d.LoadG1Table("test-g1a-t-"+strconv.Itoa(logn), pts, TableWindow(n))
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := upload(t, s, sc)
+		for _, bb := range []*G1Bases{b, tb} {
+			if got, err := s.MSMG1(ctx, bb, v, n); err != nil || !got.Equal(&want) {
+				t.Fatalf("msm g1 2^%d (table %d) by the batch-affine levels differs from gnark (%v)", logn, bb.window, err)
+			}
+		}
+		t.Logf("msm g1 2^%d by the batch-affine levels ok", logn)
+	}
+	n := 1 << 12
+	pts, _, sc := msmInputs(r, n, false)
+	for i := range sc {
+		sc[i] = sc[7]
+	}
+	var want curve.G1Jac
+	want.MultiExp(pts, sc, ecc.MultiExpConfig{})
+	b, _ := d.LoadG1("test-g1a-same", pts)
+	if got, err := s.MSMG1(ctx, b, upload(t, s, sc), n); err != nil || !got.Equal(&want) {
+		t.Fatalf("msm g1 with equal scalars by the batch-affine levels differs from gnark (%v)", err)
+	}
+}
+
 func TestMSMG2(t *testing.T) {
 	s := stream(t)
 	r := rng(t)

@@ -30,8 +30,11 @@
 // work, so the inversions cost a fraction of a product an addition. The
 // second pass walks its slots backwards from its product's inverse, takes
 // each slot's 1/d and adds. A level's one inversion is on its critical
-// path, so long buckets stop early (ba_levels_run). The passes move ~500
-// bytes a slot for G1 (docs/cuda-perf-notes.md, v10 and v23).
+// path, so long buckets stop early (ba_levels_run). A level's outputs
+// are stored as an x array and a y array (ba_outputs), so that the next
+// first pass reads x's alone. The passes move ~500 bytes a slot for G1
+// (docs/cuda-perf-notes.md, v10, v23 and v26); G1's second pass is a
+// kernel of its own (msm_impl.cuh, k_ba_pass2_staged).
 //
 // A slot's inputs decide its kind: an addition (x1 != x2, d = x2 - x1), a
 // doubling (equal points, d = 2y, numerator 3x^2), a pass-through (one
@@ -100,22 +103,57 @@ template <class F>
 struct BaLevel {
   const Affine<F>* bases;
   const uint32_t* vals;
-  const Affine<F>* in;       // nullptr at level 0
+  const Affine<F>* in;       // a level's points (nullptr at level 0 and with in_x)
+  const F* in_x;             // or its x and y arrays (ba_outputs)
+  const F* in_y;
   const uint32_t* in_off;    // level 0: the buckets' starts
   const uint32_t* len;       // the buckets' lengths at level 0
   const uint32_t* out_off;   // exclusive sums of ba_count(len, r + 1)
   uint32_t nb;
   int r;
-  Affine<F>* out;
+  Affine<F>* out;  // the outputs as points (nullptr with out_x)
+  F* out_x;        // or as x and y arrays
+  F* out_y;
   F* pre;  // a slot's exclusive prefix product within its thread
   // Slot g's first input, an index into vals (level 0) or in (later
   // levels), with BA_PAIR when the next one is its second (ba_src).
   uint32_t* src;
 };
 
+// Where level L.r writes its outputs: buf, room for cap points, as x and
+// y arrays (the next level's pass 1 reads the x's alone: 96 bytes a slot
+// instead of the points' 192), or as points for the last level (the
+// XYZZ segments of a leftover read points).
+template <class F>
+PL_HD void ba_outputs(BaLevel<F>* L, Affine<F>* buf, uint64_t cap, bool last) {
+  L->out = nullptr;
+  L->out_x = L->out_y = nullptr;
+  if (last) {
+    L->out = buf;
+  } else {
+    L->out_x = (F*)buf;
+    L->out_y = L->out_x + cap;
+  }
+}
+
+// The next level reads this one's outputs.
+template <class F>
+PL_HD void ba_next(BaLevel<F>* L) {
+  L->in = L->out;
+  L->in_x = L->out_x;
+  L->in_y = L->out_y;
+  L->in_off = L->out_off;
+}
+
 // Entry i of the level's inputs (an index into vals or in).
 template <class F>
 PL_HD Affine<F> ba_input(const BaLevel<F>& L, uint32_t i) {
+  if (L.in_x) {
+    Affine<F> p;
+    p.x = L.in_x[i];
+    p.y = L.in_y[i];
+    return p;
+  }
   if (L.in) return L.in[i];
   const uint32_t v = L.vals[i];
   Affine<F> p = L.bases[v & 0x7fffffffu];
@@ -126,6 +164,7 @@ PL_HD Affine<F> ba_input(const BaLevel<F>& L, uint32_t i) {
 // The x of entry i (a pass needs only x for the common kind).
 template <class F>
 PL_HD F ba_input_x(const BaLevel<F>& L, uint32_t i) {
+  if (L.in_x) return L.in_x[i];
   if (L.in) return L.in[i].x;
   return L.bases[L.vals[i] & 0x7fffffffu].x;
 }
@@ -203,6 +242,17 @@ PL_HD void ba_pass1(const BaLevel<F>& L, BaShape sh, uint32_t t, uint32_t T, F* 
   tot[t] = prod;
 }
 
+// Slot g's sum into the level's outputs.
+template <class F>
+PL_HD void ba_store(const BaLevel<F>& L, uint32_t g, const Affine<F>& p) {
+  if (L.out_x) {
+    L.out_x[g] = p.x;
+    L.out_y[g] = p.y;
+  } else {
+    L.out[g] = p;
+  }
+}
+
 // The slot's sum, given 1/d.
 template <class F>
 PL_HD_CALL Affine<F> ba_finish(int kind, const Affine<F>& a, const Affine<F>& b, const F& inv_d) {
@@ -239,8 +289,21 @@ PL_HD void ba_pass2(const BaLevel<F>& L, BaShape sh, uint32_t t, uint32_t T, con
     const int kind = ba_slot(L, g, true, &pa, &pb, &d);
     const F inv_d = acc * L.pre[g];
     acc = acc * d;
-    L.out[g] = ba_finish(kind, pa, pb, inv_d);
+    ba_store(L, g, ba_finish(kind, pa, pb, inv_d));
   }
+}
+
+// A slot's inputs by reference (G1's second pass, k_ba_pass2_staged,
+// copies them ahead): ba_ref(L, i) is what entry i refers to, a value of
+// vals at level 0 (the sign in bit 31), else i itself; ba_signed applies
+// the sign once the point is loaded.
+template <class F>
+PL_HD uint32_t ba_ref(const BaLevel<F>& L, uint32_t i) {
+  return L.in || L.in_x ? i : L.vals[i];
+}
+template <class F>
+PL_HD void ba_signed(const BaLevel<F>& L, uint32_t ref, Affine<F>* p) {
+  if (!L.in && !L.in_x && (ref >> 31)) p->y = p->y.neg();
 }
 
 // A round of the trick up, group t of G = ceil(n / group): out[t] = the

@@ -422,6 +422,115 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
     ba_pass2(L, BA_SHAPE, t, threads, inv);
 }
 
+// G1's second pass (batch-affine levels, msm_affine.cuh's ba_pass2 for
+// the other fields): its products inlined, and the next slot's points
+// and prefix staged in shared memory by cp.async, in flight while this
+// slot is summed and holding no registers. Walking down, slot k - 1's
+// copies are issued once slot k's staged values are in registers; the
+// src and vals entries are loaded one and two slots ahead. Measured
+// against ba_pass2 with the products as calls: the level-0 pass 1.09x,
+// level 1 1.12x at 2^24 over a table (docs/cuda-perf-notes.md, v26).
+__device__ __forceinline__ void cp16(uint4* dst, const void* src) {
+  const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
+}
+template <class F>
+__device__ __forceinline__ void ba_stage_point(const BaLevel<F>& L, uint32_t ref, uint4* st) {
+  constexpr int P = sizeof(Affine<F>) / 16, E = sizeof(F) / 16;
+  if (L.in_x) {
+    const uint4 *x = (const uint4*)&L.in_x[ref], *y = (const uint4*)&L.in_y[ref];
+    PL_UNROLL for (int i = 0; i < E; i++) cp16(st + i * HEAVY, x + i);
+    PL_UNROLL for (int i = 0; i < E; i++) cp16(st + (E + i) * HEAVY, y + i);
+    return;
+  }
+  const uint4* p = (const uint4*)(L.in ? &L.in[ref] : &L.bases[ref & 0x7fffffffu]);
+  PL_UNROLL for (int i = 0; i < P; i++) cp16(st + i * HEAVY, p + i);
+}
+template <class F>
+__device__ __forceinline__ void ba_stage(const BaLevel<F>& L, uint32_t s, uint32_t ra, uint32_t rb,
+                                         uint32_t g, uint4* st) {
+  constexpr int P = sizeof(Affine<F>) / 16, E = sizeof(F) / 16;
+  ba_stage_point(L, ra, st);
+  if (s & BA_PAIR) ba_stage_point(L, rb, st + P * HEAVY);
+  const uint4* pp = (const uint4*)&L.pre[g];
+  PL_UNROLL for (int i = 0; i < E; i++) cp16(st + (2 * P + i) * HEAVY, pp + i);
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <class F>
+__device__ __forceinline__ void ba_unstage(const uint4* st, int at, int n, void* out) {
+  uint4* o = (uint4*)out;
+  PL_UNROLL for (int i = 0; i < n; i++) o[i] = st[(at + i) * HEAVY];
+}
+// The common kind's sum, a + b for a.x != b.x, given 1/(b.x - a.x),
+// its products inlined (Fp: mont_sqr).
+template <class F>
+__device__ __forceinline__ Affine<F> ba_add_inline(const Affine<F>& a, const Affine<F>& b,
+                                                  const F& inv_d) {
+  const F l = F::mont_mul(b.y - a.y, inv_d);
+  Affine<F> r;
+  r.x = F::mont_sqr(l) - a.x - b.x;
+  r.y = F::mont_mul(l, a.x - r.x) - a.y;
+  return r;
+}
+template <class F>  // Fp only
+__global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
+    k_ba_pass2_staged(BaLevel<F> L, uint32_t threads, const F* inv) {
+  constexpr int P = sizeof(Affine<F>) / 16, E = sizeof(F) / 16;
+  __shared__ uint4 stage[(2 * P + E) * HEAVY];
+  uint4* st = stage + threadIdx.x;
+  const uint32_t T = threads, n = ba_slots(L);
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < T; t += gridDim.x * blockDim.x) {
+    const uint32_t m = ba_taken(n, t, T, BA_SHAPE.slots);
+    if (m == 0) continue;
+    F acc = inv[t];
+    uint32_t k = m - 1;
+    uint32_t s0 = L.src[t + k * T], ra0 = ba_ref(L, s0 & ~BA_PAIR), rb0 = 0;
+    if (s0 & BA_PAIR) rb0 = ba_ref(L, (s0 & ~BA_PAIR) + 1);
+    ba_stage(L, s0, ra0, rb0, t + k * T, st);
+    uint32_t s1 = 0, ra1 = 0, rb1 = 0, s2 = 0;
+    if (k >= 1) {
+      s1 = L.src[t + (k - 1) * T];
+      ra1 = ba_ref(L, s1 & ~BA_PAIR);
+      if (s1 & BA_PAIR) rb1 = ba_ref(L, (s1 & ~BA_PAIR) + 1);
+    }
+    if (k >= 2) s2 = L.src[t + (k - 2) * T];
+    for (;; k--) {
+      const uint32_t g = t + k * T;
+      asm volatile("cp.async.wait_all;\n" ::: "memory");
+      Affine<F> a, b;
+      F pre;
+      ba_unstage<F>(st, 0, P, &a);
+      if (s0 & BA_PAIR) ba_unstage<F>(st, P, P, &b);
+      ba_unstage<F>(st, 2 * P, E, &pre);
+      // the copies for slot k - 1 reuse the buffer just read: the reads
+      // above were issued first and the copies' writes land only when
+      // their loads return (and they are checked: TestMSMG1Affine)
+      if (k >= 1) ba_stage(L, s1, ra1, rb1, g - T, st);
+      uint32_t nra = 0, nrb = 0, ns = 0;
+      if (k >= 2) {
+        nra = ba_ref(L, s2 & ~BA_PAIR);
+        if (s2 & BA_PAIR) nrb = ba_ref(L, (s2 & ~BA_PAIR) + 1);
+      }
+      if (k >= 3) ns = L.src[g - 3 * T];
+      ba_signed(L, ra0, &a);
+      if (s0 & BA_PAIR) ba_signed(L, rb0, &b);
+      F d;
+      const int kind = ba_kind(a, b, (s0 & BA_PAIR) != 0, &d);
+      const F inv_d = F::mont_mul(acc, pre);
+      acc = F::mont_mul(acc, d);
+      ba_store(L, g, kind == BA_ADD ? ba_add_inline(a, b, inv_d) : ba_finish(kind, a, b, inv_d));
+      if (k == 0) break;
+      s0 = s1;
+      ra0 = ra1;
+      rb0 = rb1;
+      s1 = s2;
+      ra1 = nra;
+      rb1 = nrb;
+      s2 = ns;
+    }
+  }
+}
+
 template <class F>
 __global__ void __launch_bounds__(HEAVY) k_ba_up(const F* e, uint32_t n, uint32_t groups, F* pre,
                                                  F* out) {
@@ -536,14 +645,22 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
   prof->mark(s, "ba-setup");
   // The first two levels' passes get marks of their own (a Profile keeps
   // 16; the later levels are summed in "affine-levels").
-  BaLevel<F> L = {bases, vals, nullptr, start, len, nullptr, nb, 0, nullptr, pre, src};
+  BaLevel<F> L = {};
+  L.bases = bases;
+  L.vals = vals;
+  L.in_off = start;
+  L.len = len;
+  L.nb = nb;
+  L.pre = pre;
+  L.src = src;
+  const uint64_t cap[2] = {slots0, ba_points(total, nb, 2) + 1};
   for (int r = 0; r < levels; r++) {
     k_ba_count<<<grid_for(nb, 256), 256, 0, s->s>>>(len, nb, r + 1, cnt);
     PL_LAUNCHED();
     PL_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, cnt, off[r & 1], (int)nb, s->s));
     L.r = r;
     L.out_off = off[r & 1];
-    L.out = buf[r & 1];
+    ba_outputs(&L, buf[r & 1], cap[r & 1], r + 1 == levels);
     k_ba_src<F><<<grid_for(nb, 256), 256, 0, s->s>>>(L);
     PL_LAUNCHED();
     const uint64_t threads = ba_threads(total, nb, r, sh);
@@ -564,11 +681,13 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
       PL_LAUNCHED();
     }
     if (r < 2) prof->mark(s, "ba-inv");
-    k_ba_pass2<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
+    if constexpr (std::is_same<F, Fp>::value)
+      k_ba_pass2_staged<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
+    else
+      k_ba_pass2<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
     PL_LAUNCHED();
     if (r < 2) prof->mark(s, "ba-pass2");
-    L.in = L.out;
-    L.in_off = L.out_off;
+    ba_next(&L);
   }
   L.r = levels;
   prof->mark(s, "affine-levels");

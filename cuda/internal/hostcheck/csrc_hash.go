@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "ff1a136f7b64eb56796d46f13f3aa2ef66938369c2112b850c67b52b3740b047"
+const csrcHash = "addfe0311877b5e68e83a8a73222f615d6f8f0af6e4a26414ea705dead56db31"

@@ -99,8 +99,13 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
                                    std::vector<Affine<F>>(ba_points(total, nb, 2) + 1)};
   std::vector<F> pre(ba_points(total, nb, 1) + 1);
   std::vector<uint32_t> src(ba_points(total, nb, 1) + 1);
-  BaLevel<F> L = {bases, vals, nullptr, start.data(), len.data(), nullptr, nb, 0, nullptr, nullptr,
-                  src.data()};
+  BaLevel<F> L = {};
+  L.bases = bases;
+  L.vals = vals;
+  L.in_off = start.data();
+  L.len = len.data();
+  L.nb = nb;
+  L.src = src.data();
   for (int r = 0; r < levels; r++) {
     std::vector<uint32_t>& out_off = off[r & 1];
     uint32_t acc = 0;
@@ -110,7 +115,7 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
     }
     L.r = r;
     L.out_off = out_off.data();
-    L.out = buf[r & 1].data();
+    ba_outputs(&L, buf[r & 1].data(), buf[r & 1].size(), r + 1 == levels);
     L.pre = pre.data();
     for (uint32_t b = 0; b < nb; b++) ba_src(L, b);
     const uint64_t threads = ba_threads(total, nb, r, sh);  // the kernels' grid
@@ -131,8 +136,7 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
         ba_down(e[k].data(), p[k].data(), (uint32_t)sizes[k], sh, t, (uint32_t)sizes[k + 1],
                 e[k + 1].data());
     for (uint32_t t = 0; t < T; t++) ba_pass2(L, sh, t, T, e[0].data());
-    L.in = L.out;
-    L.in_off = L.out_off;
+    ba_next(&L);
   }
   L.r = levels;
   if (levels < ba_levels(maxlen)) {  // long buckets left: XYZZ segments over the last level's points
