@@ -332,7 +332,12 @@ func TestMSMG1(t *testing.T) {
 		}
 		t.Logf("msm g1 2^%d ok", logn)
 	}
-	// all scalars equal: one bucket per window holds every point
+	msmG1EqualScalars(t, s, d, r, "test-g1-same")
+}
+
+// msmG1EqualScalars checks a G1 MSM whose scalars are all equal, so that
+// one bucket a window holds every point, against gnark.
+func msmG1EqualScalars(t *testing.T, s *Stream, d *Device, r *rand.Rand, id string) {
 	n := 1 << 12
 	pts, _, sc := msmInputs(r, n, false)
 	for i := range sc {
@@ -340,13 +345,12 @@ func TestMSMG1(t *testing.T) {
 	}
 	var want curve.G1Jac
 	want.MultiExp(pts, sc, ecc.MultiExpConfig{})
-	b, _ := d.LoadG1("test-g1-same", pts)
-	got, err := s.MSMG1(context.Background(), b, upload(t, s, sc), n)
+	b, err := d.LoadG1(id, pts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !got.Equal(&want) {
-		t.Fatal("msm g1 with equal scalars differs")
+	if got, err := s.MSMG1(context.Background(), b, upload(t, s, sc), n); err != nil || !got.Equal(&want) {
+		t.Fatalf("msm g1 with equal scalars (%s) differs from gnark (%v)", id, err)
 	}
 }
 
@@ -384,17 +388,7 @@ func TestMSMG1Affine(t *testing.T) {
 		}
 		t.Logf("msm g1 2^%d by the batch-affine levels ok", logn)
 	}
-	n := 1 << 12
-	pts, _, sc := msmInputs(r, n, false)
-	for i := range sc {
-		sc[i] = sc[7]
-	}
-	var want curve.G1Jac
-	want.MultiExp(pts, sc, ecc.MultiExpConfig{})
-	b, _ := d.LoadG1("test-g1a-same", pts)
-	if got, err := s.MSMG1(ctx, b, upload(t, s, sc), n); err != nil || !got.Equal(&want) {
-		t.Fatalf("msm g1 with equal scalars by the batch-affine levels differs from gnark (%v)", err)
-	}
+	msmG1EqualScalars(t, s, d, r, "test-g1a-same")
 }
 
 func TestMSMG2(t *testing.T) {
