@@ -429,7 +429,7 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
 // copies are issued once slot k's staged values are in registers; the
 // src and vals entries are loaded one and two slots ahead. Measured
 // against ba_pass2 with the products as calls: the level-0 pass 1.09x,
-// level 1 1.12x at 2^24 over a table (docs/cuda-perf-notes.md, v26).
+// level 1's 1.10x at 2^24 over a table (docs/cuda-perf-notes.md, v26).
 __device__ __forceinline__ void cp16(uint4* dst, const void* src) {
   const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "addfe0311877b5e68e83a8a73222f615d6f8f0af6e4a26414ea705dead56db31"
+const csrcHash = "6e87a24072cf05b1c49d49dc5fedff282459f80a4b7e48078d34d4770100c285"
