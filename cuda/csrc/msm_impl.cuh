@@ -456,7 +456,6 @@ __device__ __forceinline__ void ba_stage(const BaLevel<F>& L, uint32_t s, uint32
   PL_UNROLL for (int i = 0; i < E; i++) cp16(st + (2 * P + i) * HEAVY, pp + i);
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 }
-template <class F>
 __device__ __forceinline__ void ba_unstage(const uint4* st, int at, int n, void* out) {
   uint4* o = (uint4*)out;
   PL_UNROLL for (int i = 0; i < n; i++) o[i] = st[(at + i) * HEAVY];
@@ -499,9 +498,9 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
       asm volatile("cp.async.wait_all;\n" ::: "memory");
       Affine<F> a, b;
       F pre;
-      ba_unstage<F>(st, 0, P, &a);
-      if (s0 & BA_PAIR) ba_unstage<F>(st, P, P, &b);
-      ba_unstage<F>(st, 2 * P, E, &pre);
+      ba_unstage(st, 0, P, &a);
+      if (s0 & BA_PAIR) ba_unstage(st, P, P, &b);
+      ba_unstage(st, 2 * P, E, &pre);
       // the copies for slot k - 1 reuse the buffer just read: the reads
       // above were issued first and the copies' writes land only when
       // their loads return (and they are checked: TestMSMG1Affine)

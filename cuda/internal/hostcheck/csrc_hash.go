@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "6e87a24072cf05b1c49d49dc5fedff282459f80a4b7e48078d34d4770100c285"
+const csrcHash = "54541c028744e2c2315f2cbfbfd81b06f6b70a2c5674c2f7f6bb344e28a0a2e6"
