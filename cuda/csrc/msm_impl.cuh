@@ -530,6 +530,130 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
   }
 }
 
+// PL_BA_PASS2_DB=1 (an A/B build, scripts/kernel-variants.sh; not the
+// default until timed): G1's second pass with two stage buffers a thread
+// instead of one, and the slot's coordinates read from shared memory
+// where each product needs them instead of held in registers. While slot
+// k is summed from buffer k & 1, the copies of slot k - 1 are in flight
+// into the other buffer (issued at the end of slot k + 1), so the copy's
+// latency is covered by a whole slot's products and no register waits
+// on it. What it buys: the staged kernel holds both points and the
+// prefix in registers (148 registers, 3 blocks an SM); here a slot keeps
+// acc, 1/d, lambda and x3 live (the prefix in a register one slot
+// ahead), to fit 4 blocks (128 registers, 16 warps an SM) beside 192
+// bytes x 2 of staging a thread (48 KiB a block, 192 KiB an SM).
+#ifndef PL_BA_PASS2_DB
+#define PL_BA_PASS2_DB 0
+#endif
+template <class F>
+__device__ __forceinline__ void ba_stage_db(const BaLevel<F>& L, uint32_t s, uint32_t ra,
+                                            uint32_t rb, uint4* st) {
+  constexpr int P = sizeof(Affine<F>) / 16;
+  ba_stage_point(L, ra, st);
+  if (s & BA_PAIR) ba_stage_point(L, rb, st + P * HEAVY);
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+// Element e (0 a.x, 1 a.y, 2 b.x, 3 b.y) of the buffer.
+template <class F>
+__device__ __forceinline__ F ba_db_get(const uint4* buf, int e) {
+  constexpr int E = sizeof(F) / 16;
+  F r;
+  ba_unstage(buf, e * E, E, &r);
+  return r;
+}
+template <class F>
+__device__ __forceinline__ void ba_db_put(uint4* buf, int e, const F& v) {
+  constexpr int E = sizeof(F) / 16;
+  const uint4* p = (const uint4*)&v;
+  PL_UNROLL for (int i = 0; i < E; i++) buf[(e * E + i) * HEAVY] = p[i];
+}
+template <class F>  // Fp only
+__global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
+    k_ba_pass2_db(BaLevel<F> L, uint32_t threads, const F* inv) {
+  constexpr int P = sizeof(Affine<F>) / 16;
+  __shared__ uint4 stage[2 * 2 * P * HEAVY];
+  uint4* const st0 = stage + threadIdx.x;
+  const uint32_t T = threads, n = ba_slots(L);
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < T; t += gridDim.x * blockDim.x) {
+    const uint32_t m = ba_taken(n, t, T, BA_SHAPE.slots);
+    if (m == 0) continue;
+    // s, ra, rb of slots k (cur), k - 1 (n1, staged), k - 2 (n2, staged
+    // at the end of slot k) and src of k - 3 (s3), walking k down.
+    auto refs = [&](uint32_t s, uint32_t* ra, uint32_t* rb) {
+      *ra = ba_ref(L, s & ~BA_PAIR);
+      *rb = (s & BA_PAIR) ? ba_ref(L, (s & ~BA_PAIR) + 1) : 0;
+    };
+    uint32_t k = m - 1;
+    uint32_t s0 = L.src[t + k * T], ra0, rb0;
+    refs(s0, &ra0, &rb0);
+    ba_stage_db(L, s0, ra0, rb0, st0 + (k & 1) * 2 * P * HEAVY);
+    uint32_t s1 = 0, ra1 = 0, rb1 = 0, s2 = 0, ra2 = 0, rb2 = 0, s3 = 0;
+    if (k >= 1) {
+      s1 = L.src[t + (k - 1) * T];
+      refs(s1, &ra1, &rb1);
+      ba_stage_db(L, s1, ra1, rb1, st0 + ((k - 1) & 1) * 2 * P * HEAVY);
+    }
+    if (k >= 2) s2 = L.src[t + (k - 2) * T];
+    F acc = inv[t];
+    F pre = L.pre[t + k * T];
+    for (;; k--) {
+      const uint32_t g = t + k * T;
+      uint4* const buf = st0 + (k & 1) * 2 * P * HEAVY;
+      // slot k - 2's refs and slot k - 3's src, and slot k - 1's prefix,
+      // loaded while this slot is summed
+      if (k >= 2) refs(s2, &ra2, &rb2);
+      if (k >= 3) s3 = L.src[g - 3 * T];
+      F pre1;
+      if (k >= 1) pre1 = L.pre[g - T];
+      // this slot's copies landed (slot k - 1's may still be in flight)
+      if (k >= 1)
+        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
+      else
+        asm volatile("cp.async.wait_all;\n" ::: "memory");
+      const bool pair = (s0 & BA_PAIR) != 0;
+      if (!L.in && !L.in_x) {  // level 0: the digits' signs
+        if (ra0 >> 31) ba_db_put(buf, 1, ba_db_get<F>(buf, 1).neg());
+        if (pair && (rb0 >> 31)) ba_db_put(buf, 3, ba_db_get<F>(buf, 3).neg());
+      }
+      const F inv_d = F::mont_mul(acc, pre);
+      Affine<F> r;
+      F ax = ba_db_get<F>(buf, 0), bx = ba_db_get<F>(buf, 2);
+      if (pair && !(ax == bx) && !ax.is_zero() && !bx.is_zero()) {  // BA_ADD, as ba_slot says
+        acc = F::mont_mul(acc, bx - ax);
+        const F l = F::mont_mul(ba_db_get<F>(buf, 3) - ba_db_get<F>(buf, 1), inv_d);
+        ax = ba_db_get<F>(buf, 0);
+        bx = ba_db_get<F>(buf, 2);
+        r.x = F::mont_sqr(l) - ax - bx;
+        r.y = F::mont_mul(l, ba_db_get<F>(buf, 0) - r.x) - ba_db_get<F>(buf, 1);
+      } else {
+        Affine<F> a, b;
+        a.x = ax;
+        a.y = ba_db_get<F>(buf, 1);
+        if (pair) {
+          b.x = bx;
+          b.y = ba_db_get<F>(buf, 3);
+        }
+        F d;
+        const int kind = ba_kind(a, b, pair, &d);
+        acc = F::mont_mul(acc, d);
+        r = ba_finish(kind, a, b, inv_d);
+      }
+      // this buffer is read: slot k - 2's copies go into it
+      if (k >= 2) ba_stage_db(L, s2, ra2, rb2, buf);
+      ba_store(L, g, r);
+      if (k == 0) break;
+      pre = pre1;
+      s0 = s1;
+      ra0 = ra1;
+      rb0 = rb1;
+      s1 = s2;
+      ra1 = ra2;
+      rb1 = rb2;
+      s2 = s3;
+    }
+  }
+}
+
 template <class F>
 __global__ void __launch_bounds__(HEAVY) k_ba_up(const F* e, uint32_t n, uint32_t groups, F* pre,
                                                  F* out) {
@@ -680,7 +804,9 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
       PL_LAUNCHED();
     }
     if (r < 2) prof->mark(s, "ba-inv");
-    if constexpr (std::is_same<F, Fp>::value)
+    if constexpr (std::is_same<F, Fp>::value && PL_BA_PASS2_DB)
+      k_ba_pass2_db<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
+    else if constexpr (std::is_same<F, Fp>::value)
       k_ba_pass2_staged<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
     else
       k_ba_pass2<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);

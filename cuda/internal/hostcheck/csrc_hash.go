@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "54541c028744e2c2315f2cbfbfd81b06f6b70a2c5674c2f7f6bb344e28a0a2e6"
+const csrcHash = "164d5f190e17178e6b98a921882ecd705f30517af39824e2649b8fb1ea089194"
