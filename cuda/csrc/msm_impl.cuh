@@ -567,6 +567,11 @@ __device__ __forceinline__ void ba_db_put(uint4* buf, int e, const F& v) {
   const uint4* p = (const uint4*)&v;
   PL_UNROLL for (int i = 0; i < E; i++) buf[(e * E + i) * HEAVY] = p[i];
 }
+template <class F>
+__device__ __forceinline__ void ba_db_point(const uint4* buf, int e, Affine<F>* p) {
+  p->x = ba_db_get<F>(buf, e);
+  p->y = ba_db_get<F>(buf, e + 1);
+}
 template <class F>  // Fp only
 __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
     k_ba_pass2_db(BaLevel<F> L, uint32_t threads, const F* inv) {
@@ -577,8 +582,9 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
   for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < T; t += gridDim.x * blockDim.x) {
     const uint32_t m = ba_taken(n, t, T, BA_SHAPE.slots);
     if (m == 0) continue;
-    // s, ra, rb of slots k (cur), k - 1 (n1, staged), k - 2 (n2, staged
-    // at the end of slot k) and src of k - 3 (s3), walking k down.
+    // Walking k down: s0, ra0, rb0 are slot k's src entry and refs (its
+    // copies landed or in flight), s1... slot k - 1's (in flight), s2...
+    // slot k - 2's (staged at the end of slot k), s3 slot k - 3's src.
     auto refs = [&](uint32_t s, uint32_t* ra, uint32_t* rb) {
       *ra = ba_ref(L, s & ~BA_PAIR);
       *rb = (s & BA_PAIR) ? ba_ref(L, (s & ~BA_PAIR) + 1) : 0;
@@ -615,27 +621,32 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
         if (ra0 >> 31) ba_db_put(buf, 1, ba_db_get<F>(buf, 1).neg());
         if (pair && (rb0 >> 31)) ba_db_put(buf, 3, ba_db_get<F>(buf, 3).neg());
       }
-      const F inv_d = F::mont_mul(acc, pre);
-      Affine<F> r;
-      F ax = ba_db_get<F>(buf, 0), bx = ba_db_get<F>(buf, 2);
-      if (pair && !(ax == bx) && !ax.is_zero() && !bx.is_zero()) {  // BA_ADD, as ba_slot says
-        acc = F::mont_mul(acc, bx - ax);
-        const F l = F::mont_mul(ba_db_get<F>(buf, 3) - ba_db_get<F>(buf, 1), inv_d);
-        ax = ba_db_get<F>(buf, 0);
-        bx = ba_db_get<F>(buf, 2);
-        r.x = F::mont_sqr(l) - ax - bx;
-        r.y = F::mont_mul(l, ba_db_get<F>(buf, 0) - r.x) - ba_db_get<F>(buf, 1);
-      } else {
-        Affine<F> a, b;
-        a.x = ax;
-        a.y = ba_db_get<F>(buf, 1);
-        if (pair) {
-          b.x = bx;
-          b.y = ba_db_get<F>(buf, 3);
+      // the kind and d as ba_slot finds them (x's alone for an addition
+      // of two finite points), then one copy of each product
+      F d;
+      int kind = BA_ADD;
+      {
+        const F ax = ba_db_get<F>(buf, 0), bx = ba_db_get<F>(buf, 2);
+        if (pair && !(ax == bx) && !ax.is_zero() && !bx.is_zero()) {
+          d = bx - ax;
+        } else {
+          Affine<F> a, b;
+          ba_db_point(buf, 0, &a);
+          if (pair) ba_db_point(buf, 2, &b);
+          kind = ba_kind(a, b, pair, &d);
         }
-        F d;
-        const int kind = ba_kind(a, b, pair, &d);
-        acc = F::mont_mul(acc, d);
+      }
+      const F inv_d = F::mont_mul(acc, pre);
+      acc = F::mont_mul(acc, d);
+      Affine<F> r;
+      if (kind == BA_ADD) {
+        const F l = F::mont_mul(ba_db_get<F>(buf, 3) - ba_db_get<F>(buf, 1), inv_d);
+        r.x = F::mont_sqr(l) - ba_db_get<F>(buf, 0) - ba_db_get<F>(buf, 2);
+        r.y = F::mont_mul(l, ba_db_get<F>(buf, 0) - r.x) - ba_db_get<F>(buf, 1);
+      } else {  // read again: not held in registers across the products
+        Affine<F> a, b;
+        ba_db_point(buf, 0, &a);
+        if (pair) ba_db_point(buf, 2, &b);
         r = ba_finish(kind, a, b, inv_d);
       }
       // this buffer is read: slot k - 2's copies go into it

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "164d5f190e17178e6b98a921882ecd705f30517af39824e2649b8fb1ea089194"
+const csrcHash = "54b4ce6c5c8ea619578843eb9f824d3c7afe42d7073f1d605c7245e3a7ef2ad6"
