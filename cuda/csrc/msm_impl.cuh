@@ -530,8 +530,12 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
   }
 }
 
-// PL_BA_PASS2_DB=1 (an A/B build, scripts/kernel-variants.sh; not the
-// default until timed): G1's second pass with two stage buffers a thread
+// PL_BA_PASS2 picks G1's second pass for an A/B build
+// (scripts/kernel-variants.sh; each is a candidate until timed): 0 (the
+// default) k_ba_pass2_staged, 1 k_ba_pass2_db, 2 k_ba_pass2_sb with its
+// products inlined, 3 k_ba_pass2_sb with its products as calls.
+//
+// k_ba_pass2_db: G1's second pass with two stage buffers a thread
 // instead of one, and the slot's coordinates read from shared memory
 // where each product needs them instead of held in registers. While slot
 // k is summed from buffer k & 1, the copies of slot k - 1 are in flight
@@ -542,8 +546,8 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
 // acc, 1/d, lambda and x3 live (the prefix in a register one slot
 // ahead), to fit 4 blocks (128 registers, 16 warps an SM) beside 192
 // bytes x 2 of staging a thread (48 KiB a block, 192 KiB an SM).
-#ifndef PL_BA_PASS2_DB
-#define PL_BA_PASS2_DB 0
+#ifndef PL_BA_PASS2
+#define PL_BA_PASS2 0
 #endif
 template <class F>
 __device__ __forceinline__ void ba_stage_db(const BaLevel<F>& L, uint32_t s, uint32_t ra,
@@ -660,6 +664,131 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
       s1 = s2;
       ra1 = ra2;
       rb1 = rb2;
+      s2 = s3;
+    }
+  }
+}
+
+// k_ba_pass2_sb: one stage buffer a thread (a.x, a.y, b.x, b.y, 192
+// bytes: 24 KiB a block, room for 5-8 blocks an SM), refilled element by
+// element as soon as this slot is done with it: the next slot's a.x,
+// b.x and b.y once x3 and a.x - x3 are formed (cp.async group X), its
+// a.y after y3 (group Y). The next slot first takes 1/d = acc·pre, then
+// waits for X (two products after its copies were issued) and takes
+// acc·d, and waits for Y (two products after) before lambda. With CALL
+// the products are calls, as the XYZZ segments' are (96 registers, 5
+// blocks), else inlined.
+template <class F, bool CALL>
+__device__ __forceinline__ F ba_mul(const F& a, const F& b) {
+  if constexpr (CALL)
+    return a * b;
+  else
+    return F::mont_mul(a, b);
+}
+template <class F, bool CALL>
+__device__ __forceinline__ F ba_sqr(const F& a) {
+  if constexpr (CALL)
+    return a.sqr();
+  else
+    return F::mont_sqr(a);
+}
+// Copies of the slot's a.x, b.x and b.y (group X) or a.y (group Y).
+template <class F>
+__device__ __forceinline__ void ba_stage_sb(const BaLevel<F>& L, uint32_t s, uint32_t ra,
+                                            uint32_t rb, bool y, uint4* st) {
+  constexpr int E = sizeof(F) / 16;
+  auto elem = [&](uint32_t ref, int coord, int e) {
+    const uint4* src;
+    if (L.in_x)
+      src = (const uint4*)&(coord ? L.in_y : L.in_x)[ref];
+    else
+      src = (const uint4*)(L.in ? &L.in[ref] : &L.bases[ref & 0x7fffffffu]) + coord * E;
+    PL_UNROLL for (int i = 0; i < E; i++) cp16(st + (e * E + i) * HEAVY, src + i);
+  };
+  if (y) {
+    elem(ra, 1, 1);
+  } else {
+    elem(ra, 0, 0);
+    if (s & BA_PAIR) {
+      elem(rb, 0, 2);
+      elem(rb, 1, 3);
+    }
+  }
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+template <class F, bool CALL>  // Fp only
+__global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
+    k_ba_pass2_sb(BaLevel<F> L, uint32_t threads, const F* inv) {
+  constexpr int P = sizeof(Affine<F>) / 16;
+  __shared__ uint4 stage[2 * P * HEAVY];
+  uint4* const buf = stage + threadIdx.x;
+  const uint32_t T = threads, n = ba_slots(L);
+  const bool level0 = !L.in && !L.in_x;
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < T; t += gridDim.x * blockDim.x) {
+    const uint32_t m = ba_taken(n, t, T, BA_SHAPE.slots);
+    if (m == 0) continue;
+    auto refs = [&](uint32_t s, uint32_t* ra, uint32_t* rb) {
+      *ra = ba_ref(L, s & ~BA_PAIR);
+      *rb = (s & BA_PAIR) ? ba_ref(L, (s & ~BA_PAIR) + 1) : 0;
+    };
+    // Walking k down: s0, ra0, rb0 are slot k's src entry and refs (its
+    // copies in the buffer or in flight), s1... slot k - 1's (staged at
+    // the end of slot k), s2 slot k - 2's src.
+    uint32_t k = m - 1;
+    uint32_t s0 = L.src[t + k * T], ra0, rb0;
+    refs(s0, &ra0, &rb0);
+    ba_stage_sb(L, s0, ra0, rb0, false, buf);
+    ba_stage_sb(L, s0, ra0, rb0, true, buf);
+    uint32_t s1 = 0, ra1 = 0, rb1 = 0, s2 = 0;
+    if (k >= 1) s1 = L.src[t + (k - 1) * T];
+    if (k >= 2) s2 = L.src[t + (k - 2) * T];
+    F acc = inv[t];
+    F pre = L.pre[t + k * T];
+    for (;; k--) {
+      const uint32_t g = t + k * T;
+      if (k >= 1) refs(s1, &ra1, &rb1);
+      uint32_t s3 = 0;
+      if (k >= 3) s3 = L.src[g - 3 * T];
+      F pre1;
+      if (k >= 1) pre1 = L.pre[g - T];
+      const bool pair = (s0 & BA_PAIR) != 0;
+      const F inv_d = ba_mul<F, CALL>(acc, pre);
+      asm volatile("cp.async.wait_group 1;\n" ::: "memory");  // X
+      if (level0 && pair && (rb0 >> 31)) ba_db_put(buf, 3, ba_db_get<F>(buf, 3).neg());
+      Affine<F> r;
+      const F ax = ba_db_get<F>(buf, 0), bx = ba_db_get<F>(buf, 2);
+      if (pair && !(ax == bx) && !ax.is_zero() && !bx.is_zero()) {  // BA_ADD, as ba_slot says
+        acc = ba_mul<F, CALL>(acc, bx - ax);
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // Y
+        if (level0 && (ra0 >> 31)) ba_db_put(buf, 1, ba_db_get<F>(buf, 1).neg());
+        const F l = ba_mul<F, CALL>(ba_db_get<F>(buf, 3) - ba_db_get<F>(buf, 1), inv_d);
+        r.x = ba_sqr<F, CALL>(l) - ba_db_get<F>(buf, 0) - ba_db_get<F>(buf, 2);
+        const F dx = ba_db_get<F>(buf, 0) - r.x;
+        if (k >= 1) ba_stage_sb(L, s1, ra1, rb1, false, buf);
+        r.y = ba_mul<F, CALL>(l, dx) - ba_db_get<F>(buf, 1);
+        if (k >= 1) ba_stage_sb(L, s1, ra1, rb1, true, buf);
+      } else {  // the rare kinds: the points into registers, then the copies
+        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+        if (level0 && (ra0 >> 31)) ba_db_put(buf, 1, ba_db_get<F>(buf, 1).neg());
+        Affine<F> a, b;
+        ba_db_point(buf, 0, &a);
+        if (pair) ba_db_point(buf, 2, &b);
+        F d;
+        const int kind = ba_kind(a, b, pair, &d);
+        acc = ba_mul<F, CALL>(acc, d);
+        if (k >= 1) {
+          ba_stage_sb(L, s1, ra1, rb1, false, buf);
+          ba_stage_sb(L, s1, ra1, rb1, true, buf);
+        }
+        r = ba_finish(kind, a, b, inv_d);
+      }
+      ba_store(L, g, r);
+      if (k == 0) break;
+      pre = pre1;
+      s0 = s1;
+      ra0 = ra1;
+      rb0 = rb1;
+      s1 = s2;
       s2 = s3;
     }
   }
@@ -815,8 +944,11 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
       PL_LAUNCHED();
     }
     if (r < 2) prof->mark(s, "ba-inv");
-    if constexpr (std::is_same<F, Fp>::value && PL_BA_PASS2_DB)
+    if constexpr (std::is_same<F, Fp>::value && PL_BA_PASS2 == 1)
       k_ba_pass2_db<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
+    else if constexpr (std::is_same<F, Fp>::value && PL_BA_PASS2 >= 2)
+      k_ba_pass2_sb<F, PL_BA_PASS2 == 3>
+          <<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
     else if constexpr (std::is_same<F, Fp>::value)
       k_ba_pass2_staged<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
     else

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "54b4ce6c5c8ea619578843eb9f824d3c7afe42d7073f1d605c7245e3a7ef2ad6"
+const csrcHash = "f5a642736a24e7f7fb7046dabdde24b7737b1a52a486b283a4a130a628a4ce9c"
