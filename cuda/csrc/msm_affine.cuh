@@ -306,6 +306,136 @@ PL_HD void ba_signed(const BaLevel<F>& L, uint32_t ref, Affine<F>* p) {
   if (!L.in && !L.in_x && (ref >> 31)) p->y = p->y.neg();
 }
 
+// The second pass from one stage buffer a thread (G1's k_ba_pass2_sb,
+// an A/B candidate; the host emulation runs it too): the slot's a.x,
+// a.y, b.x, b.y sit in the stage S, and each product reads the
+// coordinates where it needs them instead of holding both points in
+// registers. S copies elements in groups (copy, commit) and waits for
+// all but the last `pending` groups (wait); get and put read and write
+// an element. The buffer is refilled element by element as soon as this
+// slot is done with it: the next slot's a.x, b.x and b.y (group X) once
+// x3 and a.x - x3 are formed, its a.y (group Y) after y3. The next slot
+// takes 1/d = acc·pre before it waits for X and acc·d before it waits
+// for Y, so each copy has two products' time to land. Kind and d are
+// ba_slot's (the x's alone for two finite points); the rare kinds read
+// the points into registers and take ba_finish. CALL: the products as
+// calls (the XYZZ segments' form) rather than inlined.
+template <class F, bool CALL>
+PL_HD F ba_mul(const F& a, const F& b) {
+  if constexpr (CALL)
+    return a * b;
+  else
+    return F::mont_mul(a, b);
+}
+template <class F, bool CALL>
+PL_HD F ba_sqr(const F& a) {
+  if constexpr (CALL)
+    return a.sqr();
+  else
+    return F::mont_sqr(a);
+}
+enum { BA_AX = 0, BA_AY = 1, BA_BX = 2, BA_BY = 3 };
+// Where element `coord` (0 x, 1 y) of input ref lies (ba_ref's ref).
+template <class F>
+PL_HD const F* ba_coord(const BaLevel<F>& L, uint32_t ref, int coord) {
+  if (L.in_x) return coord ? &L.in_y[ref] : &L.in_x[ref];
+  const Affine<F>* p = L.in ? &L.in[ref] : &L.bases[ref & 0x7fffffffu];
+  return coord ? &p->y : &p->x;
+}
+// Group X (y false: a.x, and b.x, b.y of a pair) or group Y (a.y).
+template <class F, class S>
+PL_HD void ba_stage_sb(const BaLevel<F>& L, uint32_t s, uint32_t ra, uint32_t rb, bool y, S& st) {
+  if (y) {
+    st.copy(BA_AY, ba_coord(L, ra, 1));
+  } else {
+    st.copy(BA_AX, ba_coord(L, ra, 0));
+    if (s & BA_PAIR) {
+      st.copy(BA_BX, ba_coord(L, rb, 0));
+      st.copy(BA_BY, ba_coord(L, rb, 1));
+    }
+  }
+  st.commit();
+}
+template <class F, class S>
+PL_HD void ba_sb_point(const S& st, int e, Affine<F>* p) {
+  p->x = st.get(e);
+  p->y = st.get(e + 1);
+}
+#ifdef __CUDACC__
+#pragma nv_exec_check_disable
+#endif
+template <class F, bool CALL, class S>
+PL_HD void ba_pass2_sb(const BaLevel<F>& L, BaShape sh, uint32_t t, uint32_t T, const F* inv,
+                       S& st) {
+  const uint32_t m = ba_taken(ba_slots(L), t, T, sh.slots);
+  if (m == 0) return;
+  const bool level0 = !L.in && !L.in_x;
+  auto refs = [&](uint32_t s, uint32_t* ra, uint32_t* rb) {
+    *ra = ba_ref(L, s & ~BA_PAIR);
+    *rb = (s & BA_PAIR) ? ba_ref(L, (s & ~BA_PAIR) + 1) : 0;
+  };
+  // Walking k down: s0, ra0, rb0 are slot k's src entry and refs (its
+  // copies in the stage or in flight), s1... slot k - 1's (staged at the
+  // end of slot k), s2 slot k - 2's src entry.
+  uint32_t k = m - 1;
+  uint32_t s0 = L.src[t + k * T], ra0, rb0;
+  refs(s0, &ra0, &rb0);
+  ba_stage_sb(L, s0, ra0, rb0, false, st);
+  ba_stage_sb(L, s0, ra0, rb0, true, st);
+  uint32_t s1 = 0, ra1 = 0, rb1 = 0, s2 = 0;
+  if (k >= 1) s1 = L.src[t + (k - 1) * T];
+  if (k >= 2) s2 = L.src[t + (k - 2) * T];
+  F acc = inv[t];
+  F pre = L.pre[t + k * T];
+  for (;; k--) {
+    const uint32_t g = t + k * T;
+    if (k >= 1) refs(s1, &ra1, &rb1);
+    uint32_t s3 = 0;
+    if (k >= 3) s3 = L.src[g - 3 * T];
+    F pre1;
+    if (k >= 1) pre1 = L.pre[g - T];
+    const bool pair = (s0 & BA_PAIR) != 0;
+    const F inv_d = ba_mul<F, CALL>(acc, pre);
+    st.wait(1);  // X
+    if (level0 && pair && (rb0 >> 31)) st.put(BA_BY, st.get(BA_BY).neg());
+    Affine<F> r;
+    const F ax = st.get(BA_AX), bx = st.get(BA_BX);
+    if (pair && !(ax == bx) && !ax.is_zero() && !bx.is_zero()) {  // BA_ADD
+      acc = ba_mul<F, CALL>(acc, bx - ax);
+      st.wait(0);  // Y
+      if (level0 && (ra0 >> 31)) st.put(BA_AY, st.get(BA_AY).neg());
+      const F l = ba_mul<F, CALL>(st.get(BA_BY) - st.get(BA_AY), inv_d);
+      r.x = ba_sqr<F, CALL>(l) - st.get(BA_AX) - st.get(BA_BX);
+      const F dx = st.get(BA_AX) - r.x;
+      if (k >= 1) ba_stage_sb(L, s1, ra1, rb1, false, st);
+      r.y = ba_mul<F, CALL>(l, dx) - st.get(BA_AY);
+      if (k >= 1) ba_stage_sb(L, s1, ra1, rb1, true, st);
+    } else {  // the rare kinds: the points into registers, then the copies
+      st.wait(0);
+      if (level0 && (ra0 >> 31)) st.put(BA_AY, st.get(BA_AY).neg());
+      Affine<F> a, b;
+      ba_sb_point(st, BA_AX, &a);
+      if (pair) ba_sb_point(st, BA_BX, &b);
+      F d;
+      const int kind = ba_kind(a, b, pair, &d);
+      acc = ba_mul<F, CALL>(acc, d);
+      if (k >= 1) {
+        ba_stage_sb(L, s1, ra1, rb1, false, st);
+        ba_stage_sb(L, s1, ra1, rb1, true, st);
+      }
+      r = ba_finish(kind, a, b, inv_d);
+    }
+    ba_store(L, g, r);
+    if (k == 0) break;
+    pre = pre1;
+    s0 = s1;
+    ra0 = ra1;
+    rb0 = rb1;
+    s1 = s2;
+    s2 = s3;
+  }
+}
+
 // A round of the trick up, group t of G = ceil(n / group): out[t] = the
 // product of e[t], e[t + G], ..., and pre[] each element's exclusive
 // prefix product within the group.

@@ -531,267 +531,45 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
 }
 
 // PL_BA_PASS2 picks G1's second pass for an A/B build
-// (scripts/kernel-variants.sh; each is a candidate until timed): 0 (the
-// default) k_ba_pass2_staged, 1 k_ba_pass2_db, 2 k_ba_pass2_sb with its
-// products inlined, 3 k_ba_pass2_sb with its products as calls.
-//
-// k_ba_pass2_db: G1's second pass with two stage buffers a thread
-// instead of one, and the slot's coordinates read from shared memory
-// where each product needs them instead of held in registers. While slot
-// k is summed from buffer k & 1, the copies of slot k - 1 are in flight
-// into the other buffer (issued at the end of slot k + 1), so the copy's
-// latency is covered by a whole slot's products and no register waits
-// on it. What it buys: the staged kernel holds both points and the
-// prefix in registers (148 registers, 3 blocks an SM); here a slot keeps
-// acc, 1/d, lambda and x3 live (the prefix in a register one slot
-// ahead), to fit 4 blocks (128 registers, 16 warps an SM) beside 192
-// bytes x 2 of staging a thread (48 KiB a block, 192 KiB an SM).
+// (scripts/kernel-variants.sh; a candidate until timed): 0 (the default)
+// k_ba_pass2_staged, 1 k_ba_pass2_sb with its products inlined, 2
+// k_ba_pass2_sb with its products as calls.
 #ifndef PL_BA_PASS2
 #define PL_BA_PASS2 0
 #endif
+// ba_pass2_sb's stage (msm_affine.cuh) in shared memory: element e of
+// the slot (a.x, a.y, b.x, b.y) is E 16-byte words at buf + (e·E + i)·HEAVY
+// (buf = the block's array + threadIdx.x), copied by cp.async.
 template <class F>
-__device__ __forceinline__ void ba_stage_db(const BaLevel<F>& L, uint32_t s, uint32_t ra,
-                                            uint32_t rb, uint4* st) {
-  constexpr int P = sizeof(Affine<F>) / 16;
-  ba_stage_point(L, ra, st);
-  if (s & BA_PAIR) ba_stage_point(L, rb, st + P * HEAVY);
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
-// Element e (0 a.x, 1 a.y, 2 b.x, 3 b.y) of the buffer.
-template <class F>
-__device__ __forceinline__ F ba_db_get(const uint4* buf, int e) {
-  constexpr int E = sizeof(F) / 16;
-  F r;
-  ba_unstage(buf, e * E, E, &r);
-  return r;
-}
-template <class F>
-__device__ __forceinline__ void ba_db_put(uint4* buf, int e, const F& v) {
-  constexpr int E = sizeof(F) / 16;
-  const uint4* p = (const uint4*)&v;
-  PL_UNROLL for (int i = 0; i < E; i++) buf[(e * E + i) * HEAVY] = p[i];
-}
-template <class F>
-__device__ __forceinline__ void ba_db_point(const uint4* buf, int e, Affine<F>* p) {
-  p->x = ba_db_get<F>(buf, e);
-  p->y = ba_db_get<F>(buf, e + 1);
-}
-template <class F>  // Fp only
-__global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
-    k_ba_pass2_db(BaLevel<F> L, uint32_t threads, const F* inv) {
-  constexpr int P = sizeof(Affine<F>) / 16;
-  __shared__ uint4 stage[2 * 2 * P * HEAVY];
-  uint4* const st0 = stage + threadIdx.x;
-  const uint32_t T = threads, n = ba_slots(L);
-  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < T; t += gridDim.x * blockDim.x) {
-    const uint32_t m = ba_taken(n, t, T, BA_SHAPE.slots);
-    if (m == 0) continue;
-    // Walking k down: s0, ra0, rb0 are slot k's src entry and refs (its
-    // copies landed or in flight), s1... slot k - 1's (in flight), s2...
-    // slot k - 2's (staged at the end of slot k), s3 slot k - 3's src.
-    auto refs = [&](uint32_t s, uint32_t* ra, uint32_t* rb) {
-      *ra = ba_ref(L, s & ~BA_PAIR);
-      *rb = (s & BA_PAIR) ? ba_ref(L, (s & ~BA_PAIR) + 1) : 0;
-    };
-    uint32_t k = m - 1;
-    uint32_t s0 = L.src[t + k * T], ra0, rb0;
-    refs(s0, &ra0, &rb0);
-    ba_stage_db(L, s0, ra0, rb0, st0 + (k & 1) * 2 * P * HEAVY);
-    uint32_t s1 = 0, ra1 = 0, rb1 = 0, s2 = 0, ra2 = 0, rb2 = 0, s3 = 0;
-    if (k >= 1) {
-      s1 = L.src[t + (k - 1) * T];
-      refs(s1, &ra1, &rb1);
-      ba_stage_db(L, s1, ra1, rb1, st0 + ((k - 1) & 1) * 2 * P * HEAVY);
-    }
-    if (k >= 2) s2 = L.src[t + (k - 2) * T];
-    F acc = inv[t];
-    F pre = L.pre[t + k * T];
-    for (;; k--) {
-      const uint32_t g = t + k * T;
-      uint4* const buf = st0 + (k & 1) * 2 * P * HEAVY;
-      // slot k - 2's refs and slot k - 3's src, and slot k - 1's prefix,
-      // loaded while this slot is summed
-      if (k >= 2) refs(s2, &ra2, &rb2);
-      if (k >= 3) s3 = L.src[g - 3 * T];
-      F pre1;
-      if (k >= 1) pre1 = L.pre[g - T];
-      // this slot's copies landed (slot k - 1's may still be in flight)
-      if (k >= 1)
-        asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-      else
-        asm volatile("cp.async.wait_all;\n" ::: "memory");
-      const bool pair = (s0 & BA_PAIR) != 0;
-      if (!L.in && !L.in_x) {  // level 0: the digits' signs
-        if (ra0 >> 31) ba_db_put(buf, 1, ba_db_get<F>(buf, 1).neg());
-        if (pair && (rb0 >> 31)) ba_db_put(buf, 3, ba_db_get<F>(buf, 3).neg());
-      }
-      // the kind and d as ba_slot finds them (x's alone for an addition
-      // of two finite points), then one copy of each product
-      F d;
-      int kind = BA_ADD;
-      {
-        const F ax = ba_db_get<F>(buf, 0), bx = ba_db_get<F>(buf, 2);
-        if (pair && !(ax == bx) && !ax.is_zero() && !bx.is_zero()) {
-          d = bx - ax;
-        } else {
-          Affine<F> a, b;
-          ba_db_point(buf, 0, &a);
-          if (pair) ba_db_point(buf, 2, &b);
-          kind = ba_kind(a, b, pair, &d);
-        }
-      }
-      const F inv_d = F::mont_mul(acc, pre);
-      acc = F::mont_mul(acc, d);
-      Affine<F> r;
-      if (kind == BA_ADD) {
-        const F l = F::mont_mul(ba_db_get<F>(buf, 3) - ba_db_get<F>(buf, 1), inv_d);
-        r.x = F::mont_sqr(l) - ba_db_get<F>(buf, 0) - ba_db_get<F>(buf, 2);
-        r.y = F::mont_mul(l, ba_db_get<F>(buf, 0) - r.x) - ba_db_get<F>(buf, 1);
-      } else {  // read again: not held in registers across the products
-        Affine<F> a, b;
-        ba_db_point(buf, 0, &a);
-        if (pair) ba_db_point(buf, 2, &b);
-        r = ba_finish(kind, a, b, inv_d);
-      }
-      // this buffer is read: slot k - 2's copies go into it
-      if (k >= 2) ba_stage_db(L, s2, ra2, rb2, buf);
-      ba_store(L, g, r);
-      if (k == 0) break;
-      pre = pre1;
-      s0 = s1;
-      ra0 = ra1;
-      rb0 = rb1;
-      s1 = s2;
-      ra1 = ra2;
-      rb1 = rb2;
-      s2 = s3;
-    }
+struct SbStage {
+  static constexpr int E = sizeof(F) / 16;
+  uint4* buf;
+  __device__ void copy(int e, const F* src) {
+    PL_UNROLL for (int i = 0; i < E; i++) cp16(buf + (e * E + i) * HEAVY, (const uint4*)src + i);
   }
-}
-
-// k_ba_pass2_sb: one stage buffer a thread (a.x, a.y, b.x, b.y, 192
-// bytes: 24 KiB a block, room for 5-8 blocks an SM), refilled element by
-// element as soon as this slot is done with it: the next slot's a.x,
-// b.x and b.y once x3 and a.x - x3 are formed (cp.async group X), its
-// a.y after y3 (group Y). The next slot first takes 1/d = acc·pre, then
-// waits for X (two products after its copies were issued) and takes
-// acc·d, and waits for Y (two products after) before lambda. With CALL
-// the products are calls, as the XYZZ segments' are (96 registers, 5
-// blocks), else inlined.
-template <class F, bool CALL>
-__device__ __forceinline__ F ba_mul(const F& a, const F& b) {
-  if constexpr (CALL)
-    return a * b;
-  else
-    return F::mont_mul(a, b);
-}
-template <class F, bool CALL>
-__device__ __forceinline__ F ba_sqr(const F& a) {
-  if constexpr (CALL)
-    return a.sqr();
-  else
-    return F::mont_sqr(a);
-}
-// Copies of the slot's a.x, b.x and b.y (group X) or a.y (group Y).
-template <class F>
-__device__ __forceinline__ void ba_stage_sb(const BaLevel<F>& L, uint32_t s, uint32_t ra,
-                                            uint32_t rb, bool y, uint4* st) {
-  constexpr int E = sizeof(F) / 16;
-  auto elem = [&](uint32_t ref, int coord, int e) {
-    const uint4* src;
-    if (L.in_x)
-      src = (const uint4*)&(coord ? L.in_y : L.in_x)[ref];
+  __device__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+  __device__ void wait(int pending) {
+    if (pending)
+      asm volatile("cp.async.wait_group 1;\n" ::: "memory");
     else
-      src = (const uint4*)(L.in ? &L.in[ref] : &L.bases[ref & 0x7fffffffu]) + coord * E;
-    PL_UNROLL for (int i = 0; i < E; i++) cp16(st + (e * E + i) * HEAVY, src + i);
-  };
-  if (y) {
-    elem(ra, 1, 1);
-  } else {
-    elem(ra, 0, 0);
-    if (s & BA_PAIR) {
-      elem(rb, 0, 2);
-      elem(rb, 1, 3);
-    }
+      asm volatile("cp.async.wait_group 0;\n" ::: "memory");
   }
-  asm volatile("cp.async.commit_group;\n" ::: "memory");
-}
+  __device__ F get(int e) const {
+    F r;
+    ba_unstage(buf, e * E, E, &r);
+    return r;
+  }
+  __device__ void put(int e, const F& v) {
+    PL_UNROLL for (int i = 0; i < E; i++) buf[(e * E + i) * HEAVY] = ((const uint4*)&v)[i];
+  }
+};
 template <class F, bool CALL>  // Fp only
 __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
     k_ba_pass2_sb(BaLevel<F> L, uint32_t threads, const F* inv) {
-  constexpr int P = sizeof(Affine<F>) / 16;
-  __shared__ uint4 stage[2 * P * HEAVY];
-  uint4* const buf = stage + threadIdx.x;
-  const uint32_t T = threads, n = ba_slots(L);
-  const bool level0 = !L.in && !L.in_x;
-  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < T; t += gridDim.x * blockDim.x) {
-    const uint32_t m = ba_taken(n, t, T, BA_SHAPE.slots);
-    if (m == 0) continue;
-    auto refs = [&](uint32_t s, uint32_t* ra, uint32_t* rb) {
-      *ra = ba_ref(L, s & ~BA_PAIR);
-      *rb = (s & BA_PAIR) ? ba_ref(L, (s & ~BA_PAIR) + 1) : 0;
-    };
-    // Walking k down: s0, ra0, rb0 are slot k's src entry and refs (its
-    // copies in the buffer or in flight), s1... slot k - 1's (staged at
-    // the end of slot k), s2 slot k - 2's src.
-    uint32_t k = m - 1;
-    uint32_t s0 = L.src[t + k * T], ra0, rb0;
-    refs(s0, &ra0, &rb0);
-    ba_stage_sb(L, s0, ra0, rb0, false, buf);
-    ba_stage_sb(L, s0, ra0, rb0, true, buf);
-    uint32_t s1 = 0, ra1 = 0, rb1 = 0, s2 = 0;
-    if (k >= 1) s1 = L.src[t + (k - 1) * T];
-    if (k >= 2) s2 = L.src[t + (k - 2) * T];
-    F acc = inv[t];
-    F pre = L.pre[t + k * T];
-    for (;; k--) {
-      const uint32_t g = t + k * T;
-      if (k >= 1) refs(s1, &ra1, &rb1);
-      uint32_t s3 = 0;
-      if (k >= 3) s3 = L.src[g - 3 * T];
-      F pre1;
-      if (k >= 1) pre1 = L.pre[g - T];
-      const bool pair = (s0 & BA_PAIR) != 0;
-      const F inv_d = ba_mul<F, CALL>(acc, pre);
-      asm volatile("cp.async.wait_group 1;\n" ::: "memory");  // X
-      if (level0 && pair && (rb0 >> 31)) ba_db_put(buf, 3, ba_db_get<F>(buf, 3).neg());
-      Affine<F> r;
-      const F ax = ba_db_get<F>(buf, 0), bx = ba_db_get<F>(buf, 2);
-      if (pair && !(ax == bx) && !ax.is_zero() && !bx.is_zero()) {  // BA_ADD, as ba_slot says
-        acc = ba_mul<F, CALL>(acc, bx - ax);
-        asm volatile("cp.async.wait_group 0;\n" ::: "memory");  // Y
-        if (level0 && (ra0 >> 31)) ba_db_put(buf, 1, ba_db_get<F>(buf, 1).neg());
-        const F l = ba_mul<F, CALL>(ba_db_get<F>(buf, 3) - ba_db_get<F>(buf, 1), inv_d);
-        r.x = ba_sqr<F, CALL>(l) - ba_db_get<F>(buf, 0) - ba_db_get<F>(buf, 2);
-        const F dx = ba_db_get<F>(buf, 0) - r.x;
-        if (k >= 1) ba_stage_sb(L, s1, ra1, rb1, false, buf);
-        r.y = ba_mul<F, CALL>(l, dx) - ba_db_get<F>(buf, 1);
-        if (k >= 1) ba_stage_sb(L, s1, ra1, rb1, true, buf);
-      } else {  // the rare kinds: the points into registers, then the copies
-        asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-        if (level0 && (ra0 >> 31)) ba_db_put(buf, 1, ba_db_get<F>(buf, 1).neg());
-        Affine<F> a, b;
-        ba_db_point(buf, 0, &a);
-        if (pair) ba_db_point(buf, 2, &b);
-        F d;
-        const int kind = ba_kind(a, b, pair, &d);
-        acc = ba_mul<F, CALL>(acc, d);
-        if (k >= 1) {
-          ba_stage_sb(L, s1, ra1, rb1, false, buf);
-          ba_stage_sb(L, s1, ra1, rb1, true, buf);
-        }
-        r = ba_finish(kind, a, b, inv_d);
-      }
-      ba_store(L, g, r);
-      if (k == 0) break;
-      pre = pre1;
-      s0 = s1;
-      ra0 = ra1;
-      rb0 = rb1;
-      s1 = s2;
-      s2 = s3;
-    }
-  }
+  __shared__ uint4 stage[4 * SbStage<F>::E * HEAVY];
+  SbStage<F> st{stage + threadIdx.x};
+  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += gridDim.x * blockDim.x)
+    ba_pass2_sb<F, CALL>(L, BA_SHAPE, t, threads, inv, st);
 }
 
 template <class F>
@@ -944,10 +722,8 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
       PL_LAUNCHED();
     }
     if (r < 2) prof->mark(s, "ba-inv");
-    if constexpr (std::is_same<F, Fp>::value && PL_BA_PASS2 == 1)
-      k_ba_pass2_db<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
-    else if constexpr (std::is_same<F, Fp>::value && PL_BA_PASS2 >= 2)
-      k_ba_pass2_sb<F, PL_BA_PASS2 == 3>
+    if constexpr (std::is_same<F, Fp>::value && PL_BA_PASS2 >= 1)
+      k_ba_pass2_sb<F, PL_BA_PASS2 == 2>
           <<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
     else if constexpr (std::is_same<F, Fp>::value)
       k_ba_pass2_staged<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);

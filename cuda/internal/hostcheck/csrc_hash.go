@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "f5a642736a24e7f7fb7046dabdde24b7737b1a52a486b283a4a130a628a4ce9c"
+const csrcHash = "333879a952f4d1b36cff420b151f2f1835c6cfb011edf77b9330c6e50f9898c3"

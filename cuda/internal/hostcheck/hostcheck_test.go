@@ -341,7 +341,24 @@ func TestMSM(t *testing.T) {
 			testMSM(t)
 		})
 	}
+	for _, form := range stagedPass2 {
+		t.Run(fmt.Sprintf("batch-affine %v, %s", affineShapes[1], form.name), func(t *testing.T) {
+			sh := affineShapes[1]
+			defer SetAffineAccumulation(sh[0], sh[1], sh[2])()
+			defer SetBAPass2(form.form)()
+			testMSM(t)
+		})
+	}
 }
+
+// ba_pass2_sb (G1's k_ba_pass2_sb) under a stage whose copies land as
+// they are issued and under one whose copies land only at the wait that
+// covers them: the kernel's order of copies, waits and reads has to give
+// the right sums under both.
+var stagedPass2 = []struct {
+	name string
+	form int
+}{{"one stage buffer, eager", BAPass2StageEager}, {"one stage buffer, lazy", BAPass2StageLazy}}
 
 // slots, group, inverted one a thread: the kernels' (msm_affine.cuh's
 // BA_SHAPE) and a small one.
@@ -386,6 +403,14 @@ func TestMSMTable(t *testing.T) {
 	for _, sh := range affineShapes {
 		t.Run(fmt.Sprintf("batch-affine %v", sh), func(t *testing.T) {
 			defer SetAffineAccumulation(sh[0], sh[1], sh[2])()
+			testMSMTable(t)
+		})
+	}
+	for _, form := range stagedPass2 {
+		t.Run(fmt.Sprintf("batch-affine %v, %s", affineShapes[0], form.name), func(t *testing.T) {
+			sh := affineShapes[0]
+			defer SetAffineAccumulation(sh[0], sh[1], sh[2])()
+			defer SetBAPass2(form.form)()
 			testMSMTable(t)
 		})
 	}
