@@ -341,14 +341,7 @@ func TestMSM(t *testing.T) {
 			testMSM(t)
 		})
 	}
-	for _, form := range stagedPass2 {
-		t.Run(fmt.Sprintf("batch-affine %v, %s", affineShapes[1], form.name), func(t *testing.T) {
-			sh := affineShapes[1]
-			defer SetAffineAccumulation(sh[0], sh[1], sh[2])()
-			defer SetBAPass2(form.form)()
-			testMSM(t)
-		})
-	}
+	runStagedPass2(t, affineShapes[1], testMSM)
 }
 
 // ba_pass2_sb (G1's k_ba_pass2_sb) under a stage whose copies land as
@@ -359,6 +352,18 @@ var stagedPass2 = []struct {
 	name string
 	form int
 }{{"one stage buffer, eager", BAPass2StageEager}, {"one stage buffer, lazy", BAPass2StageLazy}}
+
+// runStagedPass2 runs test with the batch-affine levels of shape sh and
+// each of the stagedPass2 second passes.
+func runStagedPass2(t *testing.T, sh [3]int, test func(*testing.T)) {
+	for _, form := range stagedPass2 {
+		t.Run(fmt.Sprintf("batch-affine %v, %s", sh, form.name), func(t *testing.T) {
+			defer SetAffineAccumulation(sh[0], sh[1], sh[2])()
+			defer SetBAPass2(form.form)()
+			test(t)
+		})
+	}
+}
 
 // slots, group, inverted one a thread: the kernels' (msm_affine.cuh's
 // BA_SHAPE) and a small one.
@@ -406,14 +411,7 @@ func TestMSMTable(t *testing.T) {
 			testMSMTable(t)
 		})
 	}
-	for _, form := range stagedPass2 {
-		t.Run(fmt.Sprintf("batch-affine %v, %s", affineShapes[0], form.name), func(t *testing.T) {
-			sh := affineShapes[0]
-			defer SetAffineAccumulation(sh[0], sh[1], sh[2])()
-			defer SetBAPass2(form.form)()
-			testMSMTable(t)
-		})
-	}
+	runStagedPass2(t, affineShapes[0], testMSMTable)
 }
 
 func testMSMTable(t *testing.T) {
