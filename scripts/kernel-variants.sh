@@ -2,7 +2,7 @@
 # kernel-variants.sh: A/B builds of the kernels. Each variant is the
 # kernels library built with extra nvcc defines (the knobs in
 # cuda/csrc/msm_impl.cuh, msm_affine.cuh, msm.cuh, field.cuh, ntt.cuh and
-# ntt.cu: PL_SEG, PL_G1_BLOCKS, PL_BA_PASS2, PL_BA_BLOCKS, PL_BA_SLOTS,
+# ntt.cu: PL_SEG, PL_G1_BLOCKS, PL_BA_BLOCKS, PL_BA_SLOTS,
 # PL_WINDOW_CHUNK, PL_V6_ARITHMETIC, PL_SQR_CALL,
 # PL_FR_LOW_LIMBS, PL_FR_HI1_BORROW, PL_Y3_LAZY, PL_NTT_LOW_SUB,
 # PL_NTT_SWIZZLE, PL_NTT_TILE_LOG, PL_NTT_MINBLOCKS), linked into

@@ -530,48 +530,6 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
   }
 }
 
-// PL_BA_PASS2 picks G1's second pass for an A/B build
-// (scripts/kernel-variants.sh; a candidate until timed): 0 (the default)
-// k_ba_pass2_staged, 1 k_ba_pass2_sb with its products inlined, 2
-// k_ba_pass2_sb with its products as calls.
-#ifndef PL_BA_PASS2
-#define PL_BA_PASS2 0
-#endif
-// ba_pass2_sb's stage (msm_affine.cuh) in shared memory: element e of
-// the slot (a.x, a.y, b.x, b.y) is E 16-byte words at buf + (e·E + i)·HEAVY
-// (buf = the block's array + threadIdx.x), copied by cp.async.
-template <class F>
-struct SbStage {
-  static constexpr int E = sizeof(F) / 16;
-  uint4* buf;
-  __device__ void copy(int e, const F* src) {
-    PL_UNROLL for (int i = 0; i < E; i++) cp16(buf + (e * E + i) * HEAVY, (const uint4*)src + i);
-  }
-  __device__ void commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
-  __device__ void wait(int pending) {
-    if (pending)
-      asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-    else
-      asm volatile("cp.async.wait_group 0;\n" ::: "memory");
-  }
-  __device__ F get(int e) const {
-    F r;
-    ba_unstage(buf, e * E, E, &r);
-    return r;
-  }
-  __device__ void put(int e, const F& v) {
-    PL_UNROLL for (int i = 0; i < E; i++) buf[(e * E + i) * HEAVY] = ((const uint4*)&v)[i];
-  }
-};
-template <class F, bool CALL>  // Fp only
-__global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
-    k_ba_pass2_sb(BaLevel<F> L, uint32_t threads, const F* inv) {
-  __shared__ uint4 stage[4 * SbStage<F>::E * HEAVY];
-  SbStage<F> st{stage + threadIdx.x};
-  for (uint32_t t = blockIdx.x * blockDim.x + threadIdx.x; t < threads; t += gridDim.x * blockDim.x)
-    ba_pass2_sb<F, CALL>(L, BA_SHAPE, t, threads, inv, st);
-}
-
 template <class F>
 __global__ void __launch_bounds__(HEAVY) k_ba_up(const F* e, uint32_t n, uint32_t groups, F* pre,
                                                  F* out) {
@@ -722,10 +680,7 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
       PL_LAUNCHED();
     }
     if (r < 2) prof->mark(s, "ba-inv");
-    if constexpr (std::is_same<F, Fp>::value && PL_BA_PASS2 >= 1)
-      k_ba_pass2_sb<F, PL_BA_PASS2 == 2>
-          <<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
-    else if constexpr (std::is_same<F, Fp>::value)
+    if constexpr (std::is_same<F, Fp>::value)
       k_ba_pass2_staged<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
     else
       k_ba_pass2<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "333879a952f4d1b36cff420b151f2f1835c6cfb011edf77b9330c6e50f9898c3"
+const csrcHash = "54541c028744e2c2315f2cbfbfd81b06f6b70a2c5674c2f7f6bb344e28a0a2e6"

@@ -80,52 +80,6 @@ static std::vector<XYZZ<F>> emu_segments(const Affine<F>* bases, const uint32_t*
 static bool accum_affine = false;
 static BaShape ba_shape = BA_SHAPE;
 
-// Which second pass the emulated levels take: 0 ba_pass2 (the G2 kernel's
-// loop), 1 and 2 ba_pass2_sb (G1's k_ba_pass2_sb, an A/B candidate) over
-// an eager or a lazy HostSbStage.
-static int ba_pass2_form = 0;
-
-// k_ba_pass2_sb's stage on the host. Eager, a copy lands when it is
-// issued, so a copy issued before the slot is done with the element it
-// overwrites gives a wrong sum; lazy, it lands only when a wait completes
-// its group, so a read before the wait that covers it gives a wrong sum.
-// The kernel's ordering has to be right under both.
-template <class F>
-struct HostSbStage {
-  struct Copy {
-    uint32_t group;
-    int e;
-    F v;
-  };
-  bool lazy;
-  F cur[4];
-  std::vector<Copy> queue;
-  uint32_t groups = 0;  // committed so far
-  explicit HostSbStage(bool lazy_) : lazy(lazy_) {
-    for (F& c : cur) c = F::one();  // not a coordinate the sums expect
-  }
-  void copy(int e, const F* src) {
-    if (lazy)
-      queue.push_back({groups, e, *src});
-    else
-      cur[e] = *src;
-  }
-  void commit() { groups++; }
-  void wait(int pending) {  // every committed group but the last `pending`
-    const uint32_t done = groups > (uint32_t)pending ? groups - pending : 0;
-    std::vector<Copy> left;
-    for (const Copy& c : queue) {
-      if (c.group < done)
-        cur[c.e] = c.v;
-      else
-        left.push_back(c);
-    }
-    queue.swap(left);
-  }
-  F get(int e) const { return cur[e]; }
-  void put(int e, const F& v) { cur[e] = v; }
-};
-
 // The batch-affine accumulation as msm_impl.cuh's accumulate_affine runs
 // it: the buckets' sums from the sorted values and the bounds.
 template <class F>
@@ -181,16 +135,7 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
       for (uint32_t t = 0; t < sizes[k + 1]; t++)
         ba_down(e[k].data(), p[k].data(), (uint32_t)sizes[k], sh, t, (uint32_t)sizes[k + 1],
                 e[k + 1].data());
-    for (uint32_t t = 0; t < T; t++) {
-      if (ba_pass2_form == 0) {
-        ba_pass2(L, sh, t, T, e[0].data());
-      } else {
-        // (products by operator*: the same values as the kernel's inlined
-        // mont_mul and mont_sqr, and defined for Fp2 too)
-        HostSbStage<F> st(ba_pass2_form == 2);
-        ba_pass2_sb<F, true>(L, sh, t, T, e[0].data(), st);
-      }
-    }
+    for (uint32_t t = 0; t < T; t++) ba_pass2(L, sh, t, T, e[0].data());
     ba_next(&L);
   }
   L.r = levels;

@@ -252,13 +252,6 @@ int hc_set_msm_affine(int on, uint32_t slots, uint32_t group, uint32_t inv_max) 
   ba_shape = on ? BaShape{slots, group, inv_max} : BA_SHAPE;
   return prev;
 }
-// The emulated levels' second pass (emu.h's ba_pass2_form); returns the
-// previous one.
-int hc_set_ba_pass2(int form) {
-  const int prev = ba_pass2_form;
-  ba_pass2_form = form;
-  return prev;
-}
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
                int chunk, size_t table_n, void* out) {
   emu_msm<Fp>(bases, scalars, n, mont, c, seg, chunk, table_n, out);

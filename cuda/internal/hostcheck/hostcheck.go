@@ -31,7 +31,6 @@ void hc_variants_precompute_g1(const void* bases, size_t n, int c, size_t batch,
 void hc_variants_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out);
 uint64_t hc_set_sort_per_window_min(uint64_t n);
 int hc_set_msm_affine(int on, uint32_t slots, uint32_t group, uint32_t inv_max);
-int hc_set_ba_pass2(int form);
 void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
 void hc_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out);
@@ -195,26 +194,6 @@ func SetSortPerWindowMin(n uint64) uint64 {
 func SetAffineAccumulation(slots, group, invMax int) (restore func()) {
 	C.hc_set_msm_affine(C.int(slots), C.uint32_t(slots), C.uint32_t(group), C.uint32_t(invMax))
 	return func() { C.hc_set_msm_affine(0, 0, 0, 0) }
-}
-
-// The second passes the emulated batch-affine levels can take
-// (SetBAPass2).
-const (
-	// BAPass2Loop is msm_affine.cuh's ba_pass2, G2's kernel.
-	BAPass2Loop = 0
-	// BAPass2StageEager is ba_pass2_sb (G1's k_ba_pass2_sb) with each
-	// copy landing as it is issued.
-	BAPass2StageEager = 1
-	// BAPass2StageLazy is ba_pass2_sb with each copy landing only when a
-	// wait completes its group.
-	BAPass2StageLazy = 2
-)
-
-// SetBAPass2 picks the emulated levels' second pass (the BAPass2
-// constants) and returns a function that restores the previous one.
-func SetBAPass2(form int) (restore func()) {
-	prev := C.hc_set_ba_pass2(C.int(form))
-	return func() { C.hc_set_ba_pass2(prev) }
 }
 
 func MSMG1(bases []curve.G1Affine, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {

@@ -341,28 +341,6 @@ func TestMSM(t *testing.T) {
 			testMSM(t)
 		})
 	}
-	runStagedPass2(t, affineShapes[1], testMSM)
-}
-
-// ba_pass2_sb (G1's k_ba_pass2_sb) under a stage whose copies land as
-// they are issued and under one whose copies land only at the wait that
-// covers them: the kernel's order of copies, waits and reads has to give
-// the right sums under both.
-var stagedPass2 = []struct {
-	name string
-	form int
-}{{"one stage buffer, eager", BAPass2StageEager}, {"one stage buffer, lazy", BAPass2StageLazy}}
-
-// runStagedPass2 runs test with the batch-affine levels of shape sh and
-// each of the stagedPass2 second passes.
-func runStagedPass2(t *testing.T, sh [3]int, test func(*testing.T)) {
-	for _, form := range stagedPass2 {
-		t.Run(fmt.Sprintf("batch-affine %v, %s", sh, form.name), func(t *testing.T) {
-			defer SetAffineAccumulation(sh[0], sh[1], sh[2])()
-			defer SetBAPass2(form.form)()
-			test(t)
-		})
-	}
 }
 
 // slots, group, inverted one a thread: the kernels' (msm_affine.cuh's
@@ -411,7 +389,6 @@ func TestMSMTable(t *testing.T) {
 			testMSMTable(t)
 		})
 	}
-	runStagedPass2(t, affineShapes[0], testMSMTable)
 }
 
 func testMSMTable(t *testing.T) {
