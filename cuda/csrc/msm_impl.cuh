@@ -26,6 +26,11 @@ namespace {  // internal linkage: each instantiating .cu has its own copy
 #ifndef PL_G1_BLOCKS
 #define PL_G1_BLOCKS 5
 #endif
+// k_bounds's blocks at most (a grid-stride loop past them: 8 a
+// multiprocessor of the H200's 132); 0: one thread a key.
+#ifndef PL_BOUNDS_BLOCKS
+#define PL_BOUNDS_BLOCKS 1056
+#endif
 uint32_t seg_cap(uint64_t total, uint32_t nb, bool table) {
 #ifdef PL_SEG
   (void)total, (void)nb, (void)table;
@@ -865,9 +870,11 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_TRY(sc.alloc(&end, nb));
   PL_CHECK(cudaMemsetAsync(start, 0, nb * sizeof(uint32_t), s->s));
   PL_CHECK(cudaMemsetAsync(end, 0, nb * sizeof(uint32_t), s->s));
-  k_bounds<<<grid_for(total, 256), 256, 0, s->s>>>(keys_out, (uint32_t)total, so, half, start,
-                                                   end);
+  unsigned bounds_blocks = grid_for(total, 256);
+  if (PL_BOUNDS_BLOCKS && bounds_blocks > PL_BOUNDS_BLOCKS) bounds_blocks = PL_BOUNDS_BLOCKS;
+  k_bounds<<<bounds_blocks, 256, 0, s->s>>>(keys_out, (uint32_t)total, so, half, start, end);
   PL_LAUNCHED();
+  prof.mark(s, "bounds");
   XYZZ<F>* buckets;
   PL_TRY(sc.alloc(&buckets, nb));
   // accumulate_affine's cudaErrorMemoryAllocation (over its cap, or out

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "54541c028744e2c2315f2cbfbfd81b06f6b70a2c5674c2f7f6bb344e28a0a2e6"
+const csrcHash = "298d789146589875a55460620bdfdf7e9f4ea5721aa42ee7291a426d0e20a242"
