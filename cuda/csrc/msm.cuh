@@ -99,15 +99,29 @@ PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys
   }
 }
 
-// Sorted pair i's part in the bucket bounds: start[b] and end[b] (one
-// past) of bucket b's run of pairs, for the pairs sorted as o says.
-PL_HD void msm_bounds(const uint32_t* keys, uint32_t i, MsmSort o, uint32_t half, uint32_t* start,
-                      uint32_t* end) {
-  const uint32_t k = keys[i], run = (uint32_t)o.run;
-  if (k >= o.limit) return;  // a zero digit's sentinel
-  const uint32_t pos = i % run, b = (i / run) * half + k;
-  if (pos == 0 || keys[i - 1] != k) start[b] = i;
-  if (pos + 1 == run || keys[i + 1] != k) end[b] = i + 1;
+// Sorted pairs [i, i+4) (those below total) in the bucket bounds:
+// start[b] and end[b] (one past) of bucket b's run of pairs, for the
+// pairs sorted as o says. k holds keys[i..i+4), read by the caller (a
+// 16-byte load on the device); the neighbours keys[i-1] and keys[i+4]
+// are read here. One division a quad, not two a key: k_bounds was
+// bound by them (docs/cuda-perf-notes.md, v32).
+PL_HD void msm_bounds4(const uint32_t* keys, uint32_t i, const uint32_t k[4], uint32_t total,
+                       MsmSort o, uint32_t half, uint32_t* start, uint32_t* end) {
+  const uint32_t run = (uint32_t)o.run, n = total - i < 4 ? total - i : 4;
+  uint32_t j = i / run, pos = i - j * run;
+  uint32_t prev = i ? keys[i - 1] : o.limit;  // read only where pos > 0
+  for (uint32_t t = 0; t < n; t++) {
+    const uint32_t key = k[t];
+    // total is a whole number of runs: the last pair ends its run
+    const uint32_t next = t + 1 < n ? k[t + 1] : i + n < total ? keys[i + n] : key;
+    if (key < o.limit) {  // not a zero digit's sentinel
+      const uint32_t b = j * half + key;
+      if (pos == 0 || prev != key) start[b] = i + t;
+      if (pos + 1 == run || next != key) end[b] = i + t + 1;
+    }
+    prev = key;
+    if (++pos == run) pos = 0, j++;
+  }
 }
 
 // 2^c·p, the step from one row of a precomputed table to the next (c

@@ -27,7 +27,7 @@ namespace {  // internal linkage: each instantiating .cu has its own copy
 #define PL_G1_BLOCKS 5
 #endif
 // k_bounds's blocks at most (a grid-stride loop past them: 8 a
-// multiprocessor of the H200's 132); 0: one thread a key.
+// multiprocessor of the H200's 132); 0: one thread a quad of keys.
 #ifndef PL_BOUNDS_BLOCKS
 #define PL_BOUNDS_BLOCKS 1056
 #endif
@@ -98,8 +98,19 @@ __global__ void k_unit_signs(const Fr* v, Fr minus, uint32_t* idx, size_t count)
 
 __global__ void k_bounds(const uint32_t* keys, uint32_t total, MsmSort o, uint32_t half,
                          uint32_t* start, uint32_t* end) {
-  for (uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < total; i += gridDim.x * blockDim.x)
-    msm_bounds(keys, i, o, half, start, end);
+  const bool aligned = ((uintptr_t)keys & 15) == 0;
+  const uint32_t quads = (total + 3) / 4;
+  for (uint32_t q = blockIdx.x * blockDim.x + threadIdx.x; q < quads; q += gridDim.x * blockDim.x) {
+    const uint32_t i = 4 * q;
+    uint32_t k[4] = {0, 0, 0, 0};
+    if (aligned && i + 4 <= total) {
+      const uint4 v = reinterpret_cast<const uint4*>(keys)[q];
+      k[0] = v.x, k[1] = v.y, k[2] = v.z, k[3] = v.w;
+    } else {
+      for (uint32_t t = 0; t < 4 && i + t < total; t++) k[t] = keys[i + t];
+    }
+    msm_bounds4(keys, i, k, total, o, half, start, end);
+  }
 }
 
 // cnt[b], the segments of bucket b, and *maxcnt their maximum (zeroed
@@ -355,7 +366,7 @@ int accumulate_segments(pl_stream* s, Profile* prof, const Affine<F>* bases, con
   PL_TRY(sc.alloc(&scan_temp, scan_bytes));
   PL_CHECK(cub::DeviceScan::ExclusiveSum(scan_temp, scan_bytes, cnt, off, (int)nb, s->s));
 
-  prof->mark(s, "bounds+scan");
+  prof->mark(s, "segcount+scan");
   const uint32_t maxseg = (uint32_t)(total / seg + nb);
   XYZZ<F>* partial;
   uint32_t* seg_bucket;
@@ -870,7 +881,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_TRY(sc.alloc(&end, nb));
   PL_CHECK(cudaMemsetAsync(start, 0, nb * sizeof(uint32_t), s->s));
   PL_CHECK(cudaMemsetAsync(end, 0, nb * sizeof(uint32_t), s->s));
-  unsigned bounds_blocks = grid_for(total, 256);
+  unsigned bounds_blocks = grid_for((total + 3) / 4, 256);
   if (PL_BOUNDS_BLOCKS && bounds_blocks > PL_BOUNDS_BLOCKS) bounds_blocks = PL_BOUNDS_BLOCKS;
   k_bounds<<<bounds_blocks, 256, 0, s->s>>>(keys_out, (uint32_t)total, so, half, start, end);
   PL_LAUNCHED();

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "298d789146589875a55460620bdfdf7e9f4ea5721aa42ee7291a426d0e20a242"
+const csrcHash = "078bf292948aee24e242b72b6fb902fcccda754fd2088622c285bc1dd40a892a"

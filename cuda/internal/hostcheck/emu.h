@@ -182,7 +182,11 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
     vs[i] = vals[order[i]];
   }
   std::vector<uint32_t> start(nb, 0), end(nb, 0);
-  for (size_t i = 0; i < total; i++) msm_bounds(ks.data(), (uint32_t)i, so, half, start.data(), end.data());
+  for (size_t i = 0; i < total; i += 4) {
+    uint32_t k[4] = {0, 0, 0, 0};
+    for (size_t t = 0; t < 4 && i + t < total; t++) k[t] = ks[i + t];
+    msm_bounds4(ks.data(), (uint32_t)i, k, (uint32_t)total, so, half, start.data(), end.data());
+  }
   std::vector<XYZZ<F>> buckets;
   if (accum_affine)
     buckets = emu_ba<F>(bases, vs.data(), start, end, total);
