@@ -103,8 +103,8 @@ PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys
 // start[b] and end[b] (one past) of bucket b's run of pairs, for the
 // pairs sorted as o says. k holds keys[i..i+4), read by the caller (a
 // 16-byte load on the device); the neighbours keys[i-1] and keys[i+4]
-// are read here. One division a quad, not two a key: k_bounds was
-// bound by them (docs/cuda-perf-notes.md, v32).
+// are read here. One division a quad instead of two a key, and one
+// load: k_bounds 2.1-2.3x (docs/cuda-perf-notes.md, v32).
 PL_HD void msm_bounds4(const uint32_t* keys, uint32_t i, const uint32_t k[4], uint32_t total,
                        MsmSort o, uint32_t half, uint32_t* start, uint32_t* end) {
   const uint32_t run = (uint32_t)o.run, n = total - i < 4 ? total - i : 4;

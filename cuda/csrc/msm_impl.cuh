@@ -27,7 +27,8 @@ namespace {  // internal linkage: each instantiating .cu has its own copy
 #define PL_G1_BLOCKS 5
 #endif
 // k_bounds's blocks at most (a grid-stride loop past them: 8 a
-// multiprocessor of the H200's 132); 0: one thread a quad of keys.
+// multiprocessor of the H200's 132); 0: one thread a quad of keys. The
+// two time the same (v32); the tests ran on the cap.
 #ifndef PL_BOUNDS_BLOCKS
 #define PL_BOUNDS_BLOCKS 1056
 #endif

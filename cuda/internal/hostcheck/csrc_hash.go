@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "078bf292948aee24e242b72b6fb902fcccda754fd2088622c285bc1dd40a892a"
+const csrcHash = "10d119c70ed20150156c5e9144ce2ca8af97de594fafa2413183ab3445f59e41"
