@@ -109,7 +109,7 @@ PL_HD void msm_bounds4(const uint32_t* keys, uint32_t i, const uint32_t k[4], ui
                        MsmSort o, uint32_t half, uint32_t* start, uint32_t* end) {
   const uint32_t run = (uint32_t)o.run, n = total - i < 4 ? total - i : 4;
   uint32_t j = i / run, pos = i - j * run;
-  uint32_t prev = i ? keys[i - 1] : o.limit;  // read only where pos > 0
+  uint32_t prev = i ? keys[i - 1] : o.limit;  // used only where pos > 0
   for (uint32_t t = 0; t < n; t++) {
     const uint32_t key = k[t];
     // total is a whole number of runs: the last pair ends its run

@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "10d119c70ed20150156c5e9144ce2ca8af97de594fafa2413183ab3445f59e41"
+const csrcHash = "4f20561f8954ebcbfd8a85a0ab463ba6e98e2c5ad3f79b24480eb17b4db3894f"
