@@ -9,39 +9,80 @@ import (
 	"testing"
 )
 
-// The README's full pipeline example must load: docs that show YAML the
-// loader rejects would cost a user an evening.
+// Every full pipeline example in the README and docs/ must load: docs
+// that show YAML the loader rejects would cost a user an evening. The
+// field-by-field example is in docs/yaml.md.
 func TestReadmePipelineExampleValidates(t *testing.T) {
-	b, err := os.ReadFile("../../README.md")
+	docs, err := filepath.Glob("../../docs/*.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(b), -1)
-	checked := 0
-	for i, m := range blocks {
-		if !strings.HasPrefix(m[1], "pipeline:") {
-			continue // fragments
-		}
-		f := filepath.Join(t.TempDir(), "readme.yaml")
-		if err := os.WriteFile(f, []byte(m[1]), 0o644); err != nil {
+	docs = append(docs, "../../README.md")
+	checked := map[string]int{}
+	for _, doc := range docs {
+		b, err := os.ReadFile(doc)
+		if err != nil {
 			t.Fatal(err)
 		}
-		if rc, _, stderr := prooflane(t, "validate", f); rc != 0 {
-			t.Errorf("README yaml block %d does not validate:\n%s", i, stderr)
+		blocks := regexp.MustCompile("(?s)```yaml\n(.*?)```").FindAllStringSubmatch(string(b), -1)
+		for i, m := range blocks {
+			if !strings.HasPrefix(m[1], "pipeline:") {
+				continue // fragments
+			}
+			f := filepath.Join(t.TempDir(), "example.yaml")
+			if err := os.WriteFile(f, []byte(m[1]), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if rc, _, stderr := prooflane(t, "validate", f); rc != 0 {
+				t.Errorf("%s: yaml block %d does not validate:\n%s", doc, i, stderr)
+			}
+			checked[filepath.Base(doc)]++
 		}
-		checked++
 	}
-	if checked == 0 {
-		t.Error("no full pipeline example found in README.md")
+	if checked["yaml.md"] == 0 {
+		t.Errorf("no full pipeline example found in docs/yaml.md (checked %v)", checked)
+	}
+}
+
+// readmeCommands returns the prooflane commands of the README's sh
+// blocks, continued lines joined: lines that start with `prooflane ` or
+// `bin/prooflane `, and what follows `&& ` when that starts so (the quick
+// start builds and proves in one line). Each command comes back starting
+// with `prooflane `.
+func readmeCommands(readme string) []string {
+	var cmds []string
+	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(readme, -1) {
+		block := strings.ReplaceAll(m[1], "\\\n", " ")
+		for _, line := range strings.Split(block, "\n") {
+			if i := strings.LastIndex(line, "&& "); i >= 0 {
+				line = line[i+len("&& "):]
+			}
+			line = strings.TrimPrefix(line, "bin/")
+			if strings.HasPrefix(line, "prooflane ") {
+				cmds = append(cmds, line)
+			}
+		}
+	}
+	return cmds
+}
+
+func TestReadmeCommandsAreFoundInTheirForms(t *testing.T) {
+	readme := "```sh\ngo build -o bin/prooflane ./cmd/prooflane && bin/prooflane prove --out d\nmake test\n```\n" +
+		"```sh\nprooflane verify d\nprooflane bench \\\n  --jobs 2 x\n```\n```console\nprooflane not-sh\n```\n"
+	got := strings.Join(readmeCommands(readme), "|")
+	if want := "prooflane prove --out d|prooflane verify d|prooflane bench    --jobs 2 x"; got != want {
+		t.Errorf("readmeCommands:\n got %q\nwant %q", got, want)
 	}
 }
 
 // The README's prooflane commands work with a built binary from a
-// directory outside the clone: pipelines are named, not found by path
-// (`prove` run elsewhere used to fail with "open pipelines/groth16.yaml").
-// CUDA commands are left out; so is the Jaeger block (go run, not
-// prooflane). Also: --help goes to stdout for grep, and --version names
-// the revision of a build with VCS stamping.
+// directory outside the clone, in the order the README gives them: the
+// quick start's prove first, then the tour's commands on its output.
+// Pipelines are named, not found by path (`prove` run elsewhere used to
+// fail with "open pipelines/groth16.yaml"). CUDA commands are left out,
+// and so is `trace send`, which needs a running collector. Also: --help
+// goes to stdout for grep, and --version names the revision of a build
+// with VCS stamping.
 func TestReadmeCommandsWorkFromOutsideTheClone(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the command and proves a job")
@@ -56,18 +97,22 @@ func TestReadmeCommandsWorkFromOutsideTheClone(t *testing.T) {
 		t.Fatal(err)
 	}
 	var cmds []string
-	for _, m := range regexp.MustCompile("(?s)```sh\n(.*?)```").FindAllStringSubmatch(string(b), -1) {
-		block := strings.ReplaceAll(m[1], "\\\n", " ")
-		for _, line := range strings.Split(block, "\n") {
-			if strings.HasPrefix(line, "prooflane ") && !strings.Contains(line, "--backend cuda") {
-				cmds = append(cmds, line)
-			}
+	for _, c := range readmeCommands(string(b)) {
+		if !strings.Contains(c, "--backend cuda") && !strings.HasPrefix(c, "prooflane trace send") {
+			cmds = append(cmds, c)
 		}
 	}
-	// In the README's prose about replaying a trace through another layout.
-	cmds = append(cmds, "prooflane simulate --from out/demo/trace.jsonl --pipeline groth16-dual-worker")
-	if len(cmds) < 7 {
-		t.Fatalf("found %d prooflane commands in the README, want the prove, verify, analyze, run, graph ones at least:\n%s", len(cmds), strings.Join(cmds, "\n"))
+	if len(cmds) == 0 || !strings.HasPrefix(cmds[0], "prooflane prove ") {
+		t.Fatalf("the README's first prooflane command is not the quick start's prove:\n%s", strings.Join(cmds, "\n"))
+	}
+	for _, want := range []string{"prove", "verify", "analyze", "run", "graph", "simulate", "validate"} {
+		found := false
+		for _, c := range cmds {
+			found = found || strings.Fields(c)[1] == want
+		}
+		if !found {
+			t.Errorf("no `prooflane %s` command in the README's sh blocks:\n%s", want, strings.Join(cmds, "\n"))
+		}
 	}
 	work := t.TempDir()
 	env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(work, "cache"))

@@ -1,5 +1,5 @@
 // Package builtin lists the stage types prooflane ships. Registering a new
-// stage family means adding its Factories here (see README: adding a stage).
+// stage family means adding its Factories here (see docs/stages.md).
 package builtin
 
 import (

@@ -10,7 +10,7 @@ import (
 	"github.com/prooflane/prooflane/stages/example/hashstage"
 )
 
-// The README's "run jobs from Go": a registry with the stage, a pipeline,
+// docs/stages.md's "run jobs from Go": a registry with the stage, a pipeline,
 // an engine, and a job of three partitions, one input each.
 func Example_runJobs() {
 	src := []byte(`

@@ -1,5 +1,5 @@
-// Package hashstage is the worked example of README.md's "Adding a stage
-// type": a complete stage type that hashes its partition's input.
+// Package hashstage is the worked example of docs/stages.md, "Writing a
+// stage type": a complete stage type that hashes its partition's input.
 package hashstage
 
 import (

@@ -10,7 +10,7 @@ import (
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
 
-// The README's example, run as the README says.
+// docs/stages.md's example, run as it says.
 func TestReadmeExampleRunsThroughTheRuntime(t *testing.T) {
 	reg := stages.NewRegistry().MustRegister(Factory())
 	stagetest.CheckFactories(t, reg)
