@@ -2,7 +2,9 @@
 # install-cuda.sh installs the CUDA toolchain that builds cuda/ (nvcc 11.8
 # from Debian bookworm's non-free component, plus g++-11, which nvcc 11.8
 # accepts as host compiler). Idempotent: does nothing when nvcc and g++-11
-# are already present. Needs root (or sudo).
+# are already present. Needs root (or sudo); `make cuda-toolchain` runs it.
+#
+# Usage: bash scripts/install-cuda.sh
 set -euo pipefail
 
 if command -v nvcc >/dev/null 2>&1 && command -v g++-11 >/dev/null 2>&1; then

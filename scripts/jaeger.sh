@@ -2,6 +2,8 @@
 # jaeger.sh: build and run a local Jaeger v2 (all-in-one, in-memory,
 # loopback only) to look at prooflane traces.
 #
+# Usage: bash scripts/jaeger.sh build|start|stop|status
+#
 #   scripts/jaeger.sh build    build bin/jaeger from tools/jaeger/go.mod (first time: ~8 min on 2 cores)
 #   scripts/jaeger.sh start    start it in the background (building it first if needed);
 #                              OTLP on 127.0.0.1:4317 (gRPC) and :4318 (HTTP),

@@ -1,22 +1,28 @@
 #!/usr/bin/env bash
-# kernel-variants.sh: A/B builds of the kernels. Each variant is the
-# kernels library built with extra nvcc defines (the knobs in
-# cuda/csrc/msm_impl.cuh, msm_affine.cuh, msm.cuh, field.cuh, ntt.cuh and
-# ntt.cu: PL_SEG, PL_G1_BLOCKS, PL_BA_BLOCKS, PL_BA_SLOTS,
-# PL_WINDOW_CHUNK, PL_V6_ARITHMETIC, PL_SQR_CALL,
-# PL_FR_LOW_LIMBS, PL_FR_HI1_BORROW, PL_Y3_LAZY, PL_NTT_LOW_SUB,
-# PL_NTT_SWIZZLE, PL_NTT_TILE_LOG, PL_NTT_MINBLOCKS), linked into
-# its own cudabench, so that one device call times every variant in
-# alternation on the same inputs (cudabench -seed) and compares their
-# results (the `result` lines).
+# kernel-variants.sh: A/B measurements of kernel changes. Each variant is
+# the kernels library built with extra nvcc defines (the PL_* knobs in
+# cuda/csrc: PL_SEG, PL_G1_BLOCKS, PL_BA_BLOCKS, PL_BA_SLOTS,
+# PL_WINDOW_CHUNK, PL_PLAIN_ARITHMETIC, PL_SQR_CALL, PL_FR_LOW_LIMBS,
+# PL_FR_HI1_BORROW, PL_Y3_LAZY, PL_NTT_LOW_SUB, PL_NTT_SWIZZLE,
+# PL_NTT_TILE_LOG, PL_NTT_MINBLOCKS, ...) or the kernels of another commit,
+# linked into its own cudabench; `run` times every variant in alternation
+# on the same inputs (the same -seed) and reports a variant whose results
+# differ from the base build's.
 #
-#   bash scripts/kernel-variants.sh build [NAME=DEFINES|NAME=@REV ...]   # here; into build/variants
-#   run(command: "bash scripts/kernel-variants.sh run", carry: ["build/variants"])
+# Usage:
+#   bash scripts/kernel-variants.sh build [NAME=DEFINES | NAME=@REV ...]
+#   bash scripts/kernel-variants.sh run
 #
-# With no NAME=DEFINES the variants are the list below; `base` (no
-# defines) is always built. NAME=@REV builds the kernels of commit REV
-# (the before of an A/B). Env for run: ARGS (cudabench's), ROUNDS (2)
-# or ROUND (one round of that number), SEED, VARIANT_TIMEOUT (s a run).
+# `build` (needs Go and nvcc, no GPU) writes build/variants/NAME for each
+# variant and `base` (no defines), always built. NAME=@REV builds the
+# kernels of commit REV with this tree's cgo side and cudabench (cuda/api.h
+# must not have changed between them): the "before" of an A/B. With no
+# variants it builds the list below. `run` (on the GPU) takes ARGS
+# (cudabench's flags), ROUNDS (2) or ROUND (one round of that number),
+# SEED, VARIANT_TIMEOUT (seconds a run, 150) and OUT (/tmp/kv-out), and
+# prints each variant's rows side by side for the last round.
+#
+# docs/design/ says which variants were measured and what they showed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=build/variants
@@ -25,10 +31,10 @@ default_variants=(
 	# window-reduction chunks of at most 8 buckets (msm_window_chunk's cap
 	# is 16)
 	"chunk8=-DPL_WINDOW_CHUNK=8"
-	# a fixed segment cap instead of msm_seg_cap's (128: v7's)
+	# a fixed segment cap of 128 points instead of msm_seg_cap's
 	"seg128=-DPL_SEG=128"
-	# the kernels before v19's window reduction, the before of an A/B
-	"v18=@d525ced"
+	# the G1 accumulation at 4 blocks an SM (128 registers) instead of 5
+	"g1b4=-DPL_G1_BLOCKS=4"
 )
 
 build() {
@@ -61,7 +67,6 @@ build() {
 		h=$(sha1sum "$lib" | cut -c1-16)
 		go build -tags cuda -ldflags="-s -w -X=github.com/prooflane/prooflane/cuda.libHash=$h" -o "$dir/$name" ./cuda/cmd/cudabench
 		echo "$defs" >"$dir/$name.defines"
-		gzip -9f "$dir/$name"
 	done
 	git rev-parse HEAD >"$dir/REVISION"
 	git diff --quiet HEAD -- cuda || echo dirty >>"$dir/REVISION"
@@ -74,11 +79,15 @@ build() {
 run() {
 	local out=${OUT:-/tmp/kv-out} seed=${SEED:-20261201}
 	local args=${ARGS:--cpu=false -reps 3 -ntt= -g1 20,22,24 -t 22 -g2 20,22 -t2 20}
-	mkdir -p "$out" /tmp/kv
-	for f in "$dir"/*.gz; do gunzip -c "$f" >"/tmp/kv/$(basename "$f" .gz)"; done
-	chmod +x /tmp/kv/*
+	mkdir -p "$out"
 	local names=()
-	for f in /tmp/kv/*; do names+=("$(basename "$f")"); done
+	for f in "$dir"/*; do
+		[ -x "$f" ] && [ -f "$f" ] && names+=("$(basename "$f")")
+	done
+	if [ ${#names[@]} -eq 0 ]; then
+		echo "kernel-variants: no builds in $dir: run bash scripts/kernel-variants.sh build first" >&2
+		exit 1
+	fi
 	# ROUND runs one round (numbered so, for a second call), else ROUNDS
 	local rounds
 	rounds=${ROUND:-$(seq 1 "${ROUNDS:-2}")}
@@ -86,7 +95,7 @@ run() {
 		for n in "${names[@]}"; do
 			# shellcheck disable=SC2086
 			local rc=0
-			timeout "${VARIANT_TIMEOUT:-150}" "/tmp/kv/$n" $args -seed "$seed" >"$out/$n-$round.md" 2>"$out/$n-$round.err" || rc=$?
+			timeout "${VARIANT_TIMEOUT:-150}" "$dir/$n" $args -seed "$seed" >"$out/$n-$round.md" 2>"$out/$n-$round.err" || rc=$?
 			echo "variant $n round $round rc=$rc"
 		done
 	done

@@ -1,23 +1,21 @@
 #!/usr/bin/env bash
 # serve-bench.sh: the same Groth16 bench twice on one machine, through
 # `prooflane bench` (one process, jobs straight on the engine) and through
-# `prooflane serve` (submit/await over the API, the durable queue and a
-# worker), and both tables; the issue's bar is serve within 5% of bench.
+# `prooflane serve` (submit and await over the API, the durable queue and a
+# worker), and both tables with their ratio: what the service costs.
+#
+# Usage: bash scripts/serve-bench.sh
 #
 # Both runs use one key cache (set up first, outside the timings), the
 # same pipeline, circuit, size, jobs x partitions and jobs in flight
 # (bench --inflight = serve --workers = loadtest --concurrency), and each
 # leaves its first job out (bench warms up; loadtest runs one job first).
 #
-# Environment: BIN (the prooflane binary; default build/gpu/prooflane.gz
-# unzipped, else prooflane on PATH), BACKEND (cuda), CIRCUIT (chain), SIZE
-# (2^20), JOBS (3), PARTITIONS (10), INFLIGHT (3), PIPELINE (groth16), KEYS
-# (/tmp/prooflane-keys), OUT (/tmp/serve-bench-out). On the GPU machine,
-# after scripts/gpu-build.sh here:
-#
-#   run(command: "bash scripts/serve-bench.sh", carry: ["build/gpu"], timeout_s: 600)
-#
-# A dry run without a GPU: BACKEND=cpu SIZE=2^10 bash scripts/serve-bench.sh
+# Environment: BIN (the prooflane binary; default build/gpu/prooflane, else
+# prooflane on PATH), BACKEND (cuda), CIRCUIT (chain), SIZE (2^20), JOBS
+# (3), PARTITIONS (10), INFLIGHT (3), PIPELINE (groth16), KEYS
+# (/tmp/prooflane-keys), OUT (/tmp/serve-bench-out).
+# Without a GPU: BACKEND=cpu SIZE=2^10 bash scripts/serve-bench.sh
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 BACKEND=${BACKEND:-cuda}
@@ -33,9 +31,8 @@ mkdir -p "$OUT" "$KEYS"
 
 bin=${BIN:-}
 if [ -z "$bin" ]; then
-	if [ -f build/gpu/prooflane.gz ]; then
-		bin=/tmp/prooflane-serve-bench
-		gunzip -c build/gpu/prooflane.gz >"$bin" && chmod +x "$bin"
+	if [ -x build/gpu/prooflane ]; then
+		bin=$PWD/build/gpu/prooflane
 	elif command -v prooflane >/dev/null; then
 		bin=$(command -v prooflane)
 	else

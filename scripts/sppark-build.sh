@@ -1,31 +1,34 @@
 #!/usr/bin/env bash
-# sppark-build.sh: builds here, into OUTDIR (default build/sppark, which
-# git ignores), what scripts/sppark-side-by-side.sh runs on the GPU
-# machine (issue 14: prooflane and supranational/sppark timed in one run
-# on the same inputs), which has no Go and no nvcc:
+# sppark-build.sh: builds the harness that times supranational/sppark's MSM
+# and NTT on the inputs prooflane's cudabench writes, into build/sppark
+# (which git ignores), for scripts/sppark-side-by-side.sh and
+# scripts/gpu-bench.sh.
 #
-#   cudabench.gz             prooflane's kernel benchmark (-tags cuda), from this checkout
-#   sppark-bench.gz          scripts/sppark/bench.cu built against sppark's and blst's sources
-#   sppark-side-by-side.sh   the run script, copied, so that the folder is all the call needs
-#   REVISION                 what went in: the commits, the kernels library's hash, nvcc
+# Usage: SPPARK=DIR BLST=DIR bash scripts/sppark-build.sh [OUTDIR]
 #
-# sppark and blst are not dependencies of the project and none of their
-# code enters the repository: SPPARK and BLST name their checkouts,
-# outside it (docs/cuda-benchmarks.md, "Side by side with sppark", says how
-# they were made). A checkout that is no git work tree gives its commit in
-# a file .revision at its top. blst is built with its own build.sh
-# (-D__BLST_PORTABLE__: the GPU machine's processor is not this one), the
-# harness with nvcc for sm_90 with the CUDA runtime linked statically, both
-# in WORK (default /tmp/sppark-bench-build), outside the repository; the
-# harness's host self-test then runs on a small dump that cudabench's test
-# writes (TestDumpReadsBackInSpparkBench, no GPU). Needs nvcc 11.8 and g++-11
-# (scripts/install-cuda.sh) and Go.
+# sppark and blst are not dependencies of prooflane and none of their code
+# is in the repository: SPPARK and BLST name checkouts of their sources,
+# outside it. The published figures used these commits:
 #
-#   SPPARK=/work/sppark-src/sppark BLST=/work/sppark-src/blst bash scripts/sppark-build.sh
-#   run(command: "bash build/sppark/sppark-side-by-side.sh", carry: ["build/sppark"], timeout_s: 600)
+#   git clone https://github.com/supranational/sppark /src/sppark
+#   git -C /src/sppark checkout 17278d74295392f9813f009300b257a688422b7a
+#   git clone https://github.com/supranational/blst /src/blst
+#   git -C /src/blst checkout dece82ea537b422890888bacde4034ca5b5a44d8
+#   SPPARK=/src/sppark BLST=/src/blst bash scripts/sppark-build.sh
 #
-# The device call sends the session's own checkout: build into (or copy the
-# folder to) build/sppark of that checkout.
+# (A checkout that is not a git work tree may give its commit in a file
+# .revision at its top.) blst is built with its own build.sh
+# (-D__BLST_PORTABLE__, so that the harness runs on another machine's
+# processor), scripts/sppark/bench.cu with nvcc for sm_90, the CUDA runtime
+# linked statically, both in WORK (default /tmp/sppark-bench-build). Then
+# the harness's host self-test runs on a small dump written by cudabench's
+# own code (TestDumpReadsBackInSpparkBench, no GPU needed): every point on
+# the curve as sppark's host types read it, each MSM's and NTT's expected
+# result computed with sppark's host arithmetic. Needs Go, nvcc 11.8 and
+# g++-11 (bash scripts/install-cuda.sh).
+#
+# Writes OUTDIR/sppark-bench and OUTDIR/REVISION (the commits of
+# prooflane, sppark and blst, the kernels library's hash, nvcc's version).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=$(realpath -m "${1:-build/sppark}") # relative to the repository's root
@@ -51,13 +54,12 @@ for f in "$SPPARK/msm/pippenger.cuh" "$SPPARK/ntt/ntt.cuh" "$SPPARK/util/all_gpu
 done
 rev() { git -C "$1" rev-parse HEAD 2>/dev/null || cat "$1/.revision" 2>/dev/null || echo unknown; }
 
-# prooflane: the kernels library, then cudabench linked against it (its
-# hash in -X, as scripts/gpu-build.sh does, so that Go relinks).
-make cuda
+# prooflane's kernels library, which the self-test below links (its hash
+# in -X, as scripts/gpu-build.sh does, so that Go relinks)
+make -s -C cuda
 lib=cuda/build/libprooflane_cuda.a
 h=$(sha1sum "$lib" | cut -c1-16)
 mkdir -p "$work"
-go build -tags cuda "-ldflags=-s -w -X=github.com/prooflane/prooflane/cuda.libHash=$h" -o "$work/cudabench" ./cuda/cmd/cudabench
 
 # blst with its build.sh (it writes libblst.a into the current folder)
 rm -rf "$work/blst"
@@ -93,11 +95,7 @@ echo "sppark-build: the harness's host self-test passed ($work/selftest.log)"
 
 rm -rf "$out"
 mkdir -p "$out"
-for f in cudabench sppark-bench; do
-	strip -o "$out/$f" "$work/$f"
-	gzip -9 "$out/$f"
-done
-cp scripts/sppark-side-by-side.sh "$out/"
+strip -o "$out/sppark-bench" "$work/sppark-bench"
 {
 	echo "prooflane $(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!build' || echo ' dirty')"
 	echo "libprooflane_cuda.a $h"
@@ -108,10 +106,4 @@ cp scripts/sppark-side-by-side.sh "$out/"
 } >"$out/REVISION"
 ls -l "$out"
 cat "$out/REVISION"
-total=$(du -cb "$out" | tail -1 | cut -f1)
-echo "sppark-build: $((total / 1024 / 1024)) MiB in $out"
-# The whole working tree travels too; leave it room under 64 MiB.
-if [ "$total" -gt $((40 * 1024 * 1024)) ]; then
-	echo "sppark-build: $out is over 40 MiB: too large to carry with the working tree (limit 64 MiB)" >&2
-	exit 1
-fi
+echo "sppark-build: $out/sppark-bench; run it with bash scripts/sppark-side-by-side.sh"

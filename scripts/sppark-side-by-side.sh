@@ -1,64 +1,65 @@
 #!/usr/bin/env bash
-# sppark-side-by-side.sh: issue 14's run on the GPU machine: prooflane's
-# cudabench and supranational/sppark (scripts/sppark/bench.cu) timed in
-# one call on the same inputs, each sppark result checked against
-# prooflane's. scripts/sppark-build.sh builds the binaries here and copies
-# this script beside them into build/sppark; from the repository root:
+# sppark-side-by-side.sh: prooflane's kernels and supranational/sppark's
+# timed on this machine's GPU on the same inputs, each sppark result checked
+# against prooflane's, in both orders (so that neither side always runs on a
+# warmer GPU).
 #
-#   run(command: "bash build/sppark/sppark-side-by-side.sh", carry: ["build/sppark"], timeout_s: 600)
+# Usage: bash scripts/sppark-side-by-side.sh
 #
-# Steps, each under timeout, each one's failure reported and the next run:
+# Needs build/gpu/cudabench (bash scripts/gpu-build.sh) and
+# build/sppark/sppark-bench (bash scripts/sppark-build.sh, which says how to
+# get sppark's and blst's sources). From the repository's root:
 #
-#   prooflane-1  cudabench $CUDABENCH_ARGS -dump DUMP: prooflane's table, and
-#                the inputs and results for sppark (docs/cuda-benchmarks.md)
+#   prooflane-1  cudabench $CUDABENCH_ARGS -dump DUMP: prooflane's table,
+#                and the inputs and results for sppark (docs/gpu.md)
 #   sppark-1     sppark-bench DUMP: sppark on the same inputs, checked
 #   sppark-2     sppark-bench again, first this time
-#   prooflane-2  cudabench $CUDABENCH_ARGS again, without -dump (the same
-#                inputs: the same -seed; its result lines must be pass 1's)
+#   prooflane-2  cudabench $CUDABENCH_ARGS again without -dump (the same
+#                -seed gives the same inputs: its result lines must be
+#                prooflane-1's)
 #
-# then the tables and, last, the ratio table (prooflane ms / sppark ms,
-# for each of the two orders), in $OUT/side-by-side.md; $OUT/results.tgz
-# holds every step's table and log. About 2-3 minutes on the H200, an
-# estimate (cudabench ~50 s a pass, the bases all distinct as in a
-# proving key; sppark-bench ~20 s). BUDGET (default 540 s) bounds the
-# whole: a step that would not finish inside it is skipped, and said so.
+# then the tables and, last, the ratio table (prooflane ms / sppark ms, for
+# each of the two orders) in $OUT/side-by-side.md (default
+# /tmp/sppark-sbs-out), with every step's table and log in
+# $OUT/results.tgz. Each step runs under a timeout; a failed step is
+# reported and the next one runs. About 3 minutes on an H100 or H200.
 #
-# Resumable on the same machine: a step that ended well (in WORK, default
-# /tmp/sppark-sbs) is not run again; FRESH=1 starts over. STEPS (default
-# all four) names the steps to run now: a session can run the first pass,
-# other work, then the second.
+# Environment: CUDABENCH_ARGS (cudabench's flags; by default every base
+# distinct, as in a proving key, and G1 and G2 over precomputed tables
+# too, which sppark has no counterpart for), REPS (7), SEED (14), STEPS (the
+# steps to run now, default all four), WORK (default /tmp/sppark-sbs: a
+# step that ended well there is not run again; FRESH=1 starts over),
+# CUDABENCH and SPPARK_BENCH (the binaries).
 set -u -o pipefail
-here=$(cd "$(dirname "$0")" && pwd)
+cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/sppark-sbs-out}
 WORK=${WORK:-/tmp/sppark-sbs}
-BUDGET=${BUDGET:-540}
 REPS=${REPS:-7}
 SEED=${SEED:-14}
 # -reps 7: G1 and the tables median of 7, G2 of 3 (cudabench times G2 reps/2 times)
 CUDABENCH_ARGS=${CUDABENCH_ARGS:--cpu=false -reps $REPS -seed $SEED -distinct 0 -nttall -ntt 20,22,24 -g1 20,22,24 -g2 20,22 -t 16,18,20,22 -t2 16,18,20}
+CUDABENCH=${CUDABENCH:-build/gpu/cudabench}
+SPPARK_BENCH=${SPPARK_BENCH:-build/sppark/sppark-bench}
 began=$SECONDS
 if [ "${FRESH:-0}" = 1 ]; then
 	rm -rf "$WORK"
 fi
-mkdir -p "$OUT" "$WORK/bin"
+mkdir -p "$OUT" "$WORK"
 dump=$WORK/dump
 say() { echo "== $* ($((SECONDS - began)) s)"; }
 
-for f in cudabench sppark-bench; do
-	if [ ! -f "$here/$f.gz" ]; then
-		echo "sppark-side-by-side: $here/$f.gz is missing: run scripts/sppark-build.sh and carry build/sppark" >&2
+for f in "$CUDABENCH" "$SPPARK_BENCH"; do
+	if [ ! -x "$f" ]; then
+		echo "sppark-side-by-side: $f is missing: run bash scripts/gpu-build.sh and bash scripts/sppark-build.sh first" >&2
 		exit 1
 	fi
-	gunzip -c "$here/$f.gz" >"$WORK/bin/$f"
-	chmod +x "$WORK/bin/$f"
 done
-cat "$here/REVISION" 2>/dev/null
+cat build/gpu/REVISION build/sppark/REVISION 2>/dev/null
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader
 
-# step NAME LIMIT CMD...: runs CMD under timeout (at most LIMIT s, less
-# when the budget is short), stdout in WORK/NAME.out, stderr in
-# WORK/NAME.err, its exit status in WORK/NAME.rc; NAME.ok once it exited 0.
-# A step that is ok is not run again.
+# step NAME LIMIT CMD...: runs CMD under a timeout of LIMIT s, stdout in
+# WORK/NAME.out, stderr in WORK/NAME.err, its exit status in WORK/NAME.rc;
+# NAME.ok once it exited 0. A step that is ok is not run again.
 step() {
 	local name=$1 limit=$2
 	shift 2
@@ -73,12 +74,6 @@ step() {
 		return
 		;;
 	esac
-	local left=$((BUDGET - (SECONDS - began) - 15))
-	if [ "$left" -lt 30 ]; then
-		say "$name: skipped, ${left}s of the budget left"
-		return
-	fi
-	[ "$limit" -gt "$left" ] && limit=$left
 	timeout -k 10 "$limit" "$@" >"$WORK/$name.out" 2>"$WORK/$name.err"
 	local rc=$?
 	echo "$rc" >"$WORK/$name.rc"
@@ -97,16 +92,16 @@ if [ ! -f "$WORK/prooflane-1.ok" ]; then
 	rm -rf "$dump" "$WORK"/sppark-*.ok
 fi
 # shellcheck disable=SC2086
-step prooflane-1 300 "$WORK/bin/cudabench" $CUDABENCH_ARGS -dump "$dump" -o "$WORK/prooflane-1.md"
+step prooflane-1 600 "$CUDABENCH" $CUDABENCH_ARGS -dump "$dump" -o "$WORK/prooflane-1.md"
 if [ -d "$dump" ]; then
 	# even after a failed prooflane-1: the rows it finished are checked
-	step sppark-1 150 "$WORK/bin/sppark-bench" "$dump" "$WORK/prooflane-1.out" "$REPS"
-	step sppark-2 150 "$WORK/bin/sppark-bench" "$dump" "$WORK/prooflane-1.out" "$REPS"
+	step sppark-1 300 "$SPPARK_BENCH" "$dump" "$WORK/prooflane-1.out" "$REPS"
+	step sppark-2 300 "$SPPARK_BENCH" "$dump" "$WORK/prooflane-1.out" "$REPS"
 else
 	say "sppark-1, sppark-2: no dump from prooflane-1"
 fi
 # shellcheck disable=SC2086
-step prooflane-2 300 "$WORK/bin/cudabench" $CUDABENCH_ARGS -o "$WORK/prooflane-2.md"
+step prooflane-2 600 "$CUDABENCH" $CUDABENCH_ARGS -o "$WORK/prooflane-2.md"
 
 # table NAME: a step's markdown table (sppark-bench's is its stdout)
 table() {
@@ -164,7 +159,7 @@ done
 	echo "# prooflane and sppark side by side"
 	echo
 	echo '```'
-	cat "$here/REVISION" 2>/dev/null
+	cat build/gpu/REVISION build/sppark/REVISION 2>/dev/null
 	nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,memory.total --format=csv,noheader 2>/dev/null
 	for s in prooflane-1 sppark-1 sppark-2 prooflane-2; do
 		echo "$s: rc $(cat "$WORK/$s.rc" 2>/dev/null || echo 'not run')"
@@ -194,6 +189,6 @@ done
 	ratios
 } >"$WORK/side-by-side.md"
 cp "$WORK/side-by-side.md" "$OUT/"
-tar czf "$OUT/results.tgz" -C "$WORK" --exclude=dump --exclude=bin .
+tar czf "$OUT/results.tgz" -C "$WORK" --exclude=dump .
 say "all steps: $OUT/side-by-side.md, $OUT/results.tgz"
 cat "$WORK/side-by-side.md"

@@ -27,7 +27,7 @@ import (
 func TestCUDATwoLockUploadsOverlapOtherPartitionsKernels(t *testing.T) {
 	be, err := devcuda.New()
 	if err != nil {
-		t.Skipf("no CUDA device, so no overlap to measure (run it on the GPU machine: scripts/gpu-e2e.sh): %v", err)
+		t.Skipf("no CUDA device, so no overlap to measure (run it on a GPU: bash scripts/gpu-test.sh): %v", err)
 	}
 	defer be.Close()
 	const partitions = 6

@@ -37,15 +37,15 @@ var measuredPeaks = []struct {
 	// H200, the final build of 2026-12-01: setup --backend cuda of chain
 	// 2^24 (the .r1cs encoded alongside the key), GNU time's %M.
 	{"chain", 1 << 24, 0, true, 0, 27421564},
-	// H200, ninth session: chain 2^26, setup --backend cuda and a prove of
+	// H200 (2026-12-01): chain 2^26, setup --backend cuda and a prove of
 	// 4 partitions (docs/scale.md; the prove was 0.8% over the estimate
 	// of then, which raised chain's keys cost on a device by 64 bytes).
 	{"chain", 1 << 26, 0, true, 0, 109059524},
 	{"chain", 1 << 26, 4, true, 0, 118530224},
-	// H200, twentieth session (build 200b04c, docs/scale.md): sha256 2^26
-	// setup --backend cuda (76.58 GiB as scale-run.sh printed it), its
-	// prove of 4 partitions, the same with g2_on=cpu (98.35 GiB printed:
-	// two G2 MSMs on the host cores), and chain 2^26's prove.
+	// H200 (2026-12-02, docs/scale.md): sha256 2^26 setup --backend cuda
+	// (76.58 GiB, GNU time's %M), its prove of 4 partitions, the same with
+	// g2_on=cpu (98.35 GiB: two G2 MSMs on the host cores), and chain
+	// 2^26's prove.
 	{"sha256", 1 << 26, 0, true, 0, 7658 * (1 << 20) / 100},
 	{"sha256", 1 << 26, 4, true, 0, 96664168},
 	{"sha256", 1 << 26, 4, true, 2, 9835 * (1 << 20) / 100},
