@@ -27,7 +27,7 @@ type Stream struct {
 // pair of pinned buffers from a pool the process keeps (StagingBuffers),
 // returned when the stream is closed: pinning and unpinning host memory
 // for every stream synchronized the whole device at each call, stalling the
-// other streams' kernels (docs/groth16.md, "The sixteenth session").
+// other streams' kernels (docs/design/groth16-pipeline.md).
 func (d *Device) NewStream() (*Stream, error) {
 	var s *C.pl_stream
 	if err := check(C.pl_stream_create(C.int(d.index), &s)); err != nil {

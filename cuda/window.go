@@ -22,7 +22,7 @@ func Window(n int) int {
 		return windowOverride
 	}
 	// 20 from 2^23 points, else log2(n) - 3 and at most 16. On the H200
-	// (v14 kernels, docs/cuda-perf-notes.md "v15"), c = 20 against 16:
+	// (docs/design/msm.md, "Windows"), c = 20 against 16:
 	// G1 2^24 106.0 against 117.8 ms, 2^25 198.3 / 232.9, 2^26 382.3 /
 	// 465.2 (21 and 22 lose: their bucket reduction grows faster than
 	// their additions shrink); G2 2^23 174.6 / 187.6, 2^24 322.3 /
@@ -129,7 +129,7 @@ func msmSegCap(total, nb uint64, table bool) uint32 {
 // additions are about n·ceil(256/c) + 2^c, and the rows, ceil(256/c),
 // fall only at some c (16 rows at c = 16 and 17, 14 at 19, 13 at 20, 12
 // at 22). Measured on the H200 with the bit-plane window reduction
-// (docs/cuda-perf-notes.md, v19), G1 / G2 ms:
+// (docs/design/msm.md), G1 / G2 ms:
 //
 //	2^16: c = 15 2.50, 16 1.71, 20 2.10 (G1)
 //	2^18: c = 17 3.76 / 13.7, 19 3.70 / 13.3, 20 3.08 / 13.6

@@ -6,7 +6,7 @@ import curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 // bases loaded with a precomputed table of their multiples (row w the
 // points times 2^(c·w), one row a window of the MSM), which every MSM
 // over them then uses. The MSMs are faster (on the H200: G1 1.2-1.4x, G2
-// 1.3-1.45x; docs/cuda-perf-notes.md, v6) and the bases take TableBytes
+// 1.3-1.45x; docs/design/msm.md) and the bases take TableBytes
 // instead of their own size. Sums (SumG1, SumG2) and results are as with
 // plain bases. A key already loaded either way returns the handle it has.
 type Tables interface {

@@ -55,17 +55,17 @@ const (
 // Why one per 4 cores: a Groth16 or PLONK solve keeps about one core busy
 // whatever the machine (gnark's solver walks its dependency levels;
 // docs/scale.md), so two workers left 14 of an H200 host's 16 cores idle
-// while its GPU waited. Measured with these counts set by hand: sha256 at
-// 2^20 on one H200, 16 cores, 4 synthesis workers and a cpu_bandwidth of
-// 8 proved 8.23 proofs/s against 4.83 with 2 and 4 (docs/groth16.md);
-// chain at 2^20 on two H200s, 32 cores, 8 and 16 proved 12.69 against
-// 12.16 with 4 and 8 (docs/perf-notes.md); chain at 2^20 on one H200, GPU
-// bound already, 7.00 against 7.34 in the same run, within the noise
-// between runs, at twice the host memory. At 2^24 and 2^26 (4 partitions,
-// 2 workers) the GPU was busy 5-17% of the time, synthesis the long
-// pole. With this rule, chain at 2^22 on one H200 (8 partitions) proved
-// 60.2 proofs/min at its 4 workers against 54.4 with 2 and 56.0 with 8
-// (docs/scale.md). A layout that knows better gives numbers.
+// while its GPU waited. Measured with these counts set by hand
+// (docs/design/scheduling.md): sha256 at 2^20 on one H200, 16 cores, 4
+// synthesis workers and a cpu_bandwidth of 8 proved 8.23 proofs/s against
+// 4.83 with 2 and 4; chain at 2^20 on two H200s, 32 cores, 8 and 16 proved
+// 12.69 against 12.16 with 4 and 8; chain at 2^20 on one H200, GPU bound
+// already, 7.00 against 7.34 in the same run, within the noise between
+// runs, at twice the host memory. At 2^24 and 2^26 (4 partitions, 2
+// workers) the GPU was busy 5-17% of the time, synthesis the long pole.
+// With this rule, chain at 2^22 on one H200 (8 partitions) proved 60.2
+// proofs/min at its 4 workers against 54.4 with 2 and 56.0 with 8. A
+// layout that knows better gives numbers.
 func AutoWorkers(deviceBound bool, devices, cores int) int {
 	if deviceBound {
 		return autoDeviceWorkers

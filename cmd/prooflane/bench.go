@@ -348,8 +348,8 @@ func benchPipeline(ctx context.Context, p *runtime.Pipeline, payload any, verify
 	// pinned staging buffers, the device's stream-ordered allocations) to
 	// what the timed jobs use. With a one-partition warm-up the first
 	// layout of a process ran 0.78-0.86x the same layout run last on the
-	// H200; with one as large as a timed job, 1.03x (docs/groth16.md, "The
-	// sixteenth session").
+	// H200; with one as large as a timed job, 1.03x
+	// (docs/design/groth16-pipeline.md).
 	began := time.Now()
 	if _, err := e.Run(ctx, runtime.Job{ID: "warmup", Partitions: warmup, Payload: payload}); err != nil {
 		return row, fmt.Errorf("warm-up job: %w", err)

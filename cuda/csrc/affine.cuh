@@ -10,7 +10,7 @@ namespace {
 
 // points a thread converts to affine with one inversion (field_inv),
 // sized when that was a^(p-2), ~570 multiplications for Fp (~18 a point);
-// the binary Euclid (v10) costs less, and a smaller batch is untried.
+// the binary Euclid costs less, and a smaller batch is untried.
 constexpr size_t AFFINE_BATCH = 32;
 constexpr unsigned AFFINE_THREADS = 128;
 

@@ -114,8 +114,7 @@ struct XYZZ {
   }
 
   // One call site for the addition: with two (one per sign) the MSM's
-  // accumulation ran 1.5-1.8x slower on the H200 (docs/cuda-perf-notes.md,
-  // v4).
+  // accumulation ran 1.5-1.8x slower on the H200 (docs/design/msm.md).
   PL_HD void add_affine(const Affine<F>& a, bool negate) {
     if (a.is_inf()) return;
     const F y = negate ? a.y.neg() : a.y;

@@ -8,16 +8,17 @@
 #pragma once
 #include <stdint.h>
 
-// The arithmetic the kernels use (v7; docs/cuda-perf-notes.md, "v7"): Fp
+// The arithmetic the kernels use (docs/design/field-arithmetic.md): Fp
 // squarings by mont_sqr, Fp2 multiplications by mul_lazy, and in the MSM
 // kernels each Fp2 multiplication or squaring one call. On the H200, in
-// one A/B run against v6's arithmetic on the same inputs: G2 MSM 2^22
-// 174.7 -> 138.3 ms, over a precomputed table 124.1 -> 98.8 ms; G1 2^24
-// 139.7 -> 137.1 ms, over a table 114.3 -> 112.1 ms. -DPL_V6_ARITHMETIC
-// builds v6's instead (squarings by mont_mul, three calls of the Fp
-// multiplication an Fp2 one), for A/B runs (scripts/kernel-variants.sh);
-// the host check tests both (hostcheck.cpp and variants.cpp).
-#if !defined(PL_V6_ARITHMETIC)
+// one A/B run against the plain arithmetic on the same inputs: G2 MSM
+// 2^22 174.7 -> 138.3 ms, over a precomputed table 124.1 -> 98.8 ms; G1
+// 2^24 139.7 -> 137.1 ms, over a table 114.3 -> 112.1 ms.
+// -DPL_PLAIN_ARITHMETIC builds the plain one instead (squarings by
+// mont_mul, three calls of the Fp multiplication an Fp2 one), for A/B
+// runs (scripts/kernel-variants.sh); the host check tests both
+// (hostcheck.cpp and variants.cpp).
+#if !defined(PL_PLAIN_ARITHMETIC)
 #ifndef PL_SQR_DEDICATED
 #define PL_SQR_DEDICATED 1
 #endif
@@ -189,7 +190,7 @@ struct Chain {
   // x - y - borrow, the borrow of the subtraction before; the flag stays
   // as it was (PTX subc without .cc). Only after a subtraction: one
   // after an addition, reading its carry as the borrow, gave other
-  // results on the device than here (v22 in docs/cuda-perf-notes.md).
+  // results on the device than here (docs/design/field-arithmetic.md).
   PL_HD uint32_t subc_keep(uint32_t x, uint32_t y) {
 #if defined(PL_PTX)
     uint32_t r;
@@ -218,7 +219,7 @@ struct Chain {
 
 // 16-byte alignment (sizes unchanged: 32 and 48 bytes) lets loads and
 // stores of elements use 128-bit instructions instead of 32-bit ones:
-// NTT 2^24 5.80 -> 4.92 ms, G2 MSM 2^20 63 -> 58 ms (v5). Device buffers
+// NTT 2^24 5.80 -> 4.92 ms, G2 MSM 2^20 63 -> 58 ms on the H200. Device buffers
 // come from cudaMalloc (256-byte aligned) at offsets of whole elements.
 template <class P>
 struct alignas(16) Field {
@@ -244,8 +245,8 @@ struct alignas(16) Field {
   // The additions and subtractions run as carry chains (Chain): one
   // IADD3 a limb on sm_90, where the same sums written with 64-bit
   // integers took two or three (IADD3, IADD3.X and a LOP3 for the borrow
-  // bit): NTT 2^24 1.09x, G1 MSM 2^24 1.06x (docs/cuda-perf-notes.md,
-  // v21). The borrow of a subtraction comes back as a mask, 0xffffffff
+  // bit): NTT 2^24 1.09x, G1 MSM 2^24 1.06x on the H200
+  // (docs/design/field-arithmetic.md). The borrow of a subtraction comes back as a mask, 0xffffffff
   // if it borrowed, else 0.
   //
   // Limb i of K p (K = 1 or 2).
@@ -423,8 +424,8 @@ struct alignas(16) Field {
   // IMAD.X and an IMAD.HI.U32.X (two slots of the multiply pipe) instead
   // of one IMAD.WIDE.U32.X; with the constant read from constant memory it
   // cannot see that and keeps them whole: 2^32 Fr multiplications 75.4 ->
-  // 69.4 ms, NTT 2^24 4.88 -> 4.50 ms on the H200 (docs/cuda-perf-notes.md,
-  // v11).
+  // 69.4 ms, NTT 2^24 4.88 -> 4.50 ms on the H200
+  // (docs/design/field-arithmetic.md).
   PL_HD static uint32_t mont_m(uint32_t e0) {
 #if defined(__CUDA_ARCH__)
     if (P::INV == 0xffffffffu) return e0 * pl_fr_inv;

@@ -27,8 +27,8 @@ namespace pl {
 // 2·log2(p) halvings and log2(p) subtractions of N-limb integers instead
 // of the ~570 dependent products of a^(p-2), whose latency the
 // batch-affine MSM pays once a level: with it the G1 2^20 batch-affine
-// MSM (5 levels) went 16.5 -> 15.4 ms on the H200 (docs/cuda-perf-notes.md,
-// v10).
+// MSM (5 levels) went 16.5 -> 15.4 ms on the H200
+// (docs/design/field-arithmetic.md).
 template <class P>
 PL_HD_CALL Field<P> field_inv(const Field<P>& a) {
   constexpr int N = P::N;

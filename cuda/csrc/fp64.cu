@@ -1,6 +1,6 @@
 // fp64.cu: the throughput of fp64.cuh's FP64-pipe multiplication against
 // Fp::mont_mul's, alone and with both kinds of warps on the same SMs
-// (cudabench -fpmul; docs/cuda-perf-notes.md, "v12").
+// (cudabench -fpmul; docs/design/field-arithmetic.md).
 #include "common.cuh"
 #include "fp64.cuh"
 

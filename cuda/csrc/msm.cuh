@@ -46,7 +46,7 @@ PL_HD int msm_windows(int c) { return (256 + c - 1) / c; }
 //     kernels): run = n, wstride = 0, limit = 2^(c-1). Sorting each
 //     window on its own saves a radix pass (c-bit keys), but 16 sorts of
 //     n pairs cost more in launches than that pass at 2^20 to 2^22; the
-//     sort took 0.95x at 2^24 and 0.84x at 2^26 (v9).
+//     sort took 0.95x at 2^24 and 0.84x at 2^26 on the H200.
 //   - Precomputed bases: every window's digits in one set of buckets:
 //     run = n*W, wstride = 0, limit = 2^(c-1).
 constexpr uint64_t MSM_SORT_PER_WINDOW_MIN = 1u << 23;  // the kernels' per_window_min
@@ -104,7 +104,7 @@ PL_HD void msm_recode(const uint32_t s[8], uint32_t index, int c, uint32_t* keys
 // pairs sorted as o says. k holds keys[i..i+4), read by the caller (a
 // 16-byte load on the device); the neighbours keys[i-1] and keys[i+4]
 // are read here. One division a quad instead of two a key, and one
-// load: k_bounds 2.1-2.3x (docs/cuda-perf-notes.md, v32).
+// load: k_bounds 2.1-2.3x on the H100 (docs/design/msm.md).
 PL_HD void msm_bounds4(const uint32_t* keys, uint32_t i, const uint32_t k[4], uint32_t total,
                        MsmSort o, uint32_t half, uint32_t* start, uint32_t* end) {
   const uint32_t run = (uint32_t)o.run, n = total - i < 4 ? total - i : 4;
@@ -143,7 +143,7 @@ PL_HD XYZZ<F> msm_precompute_step(const Affine<F>& p, int c) {
 // buckets into 128 points and a remainder and ran 1.18x slower (G1 and
 // G2). Over a table (table != 0) the fixed cap of 128 measured best
 // (2-8% ahead of the plain rule at 2^20 and 2^22 with c = 18, equal at
-// 2^24), for a reason not yet known (docs/cuda-perf-notes.md, v8).
+// 2^24), for a reason not yet known (docs/design/msm.md).
 inline uint32_t msm_seg_cap(uint64_t total, uint32_t nb, bool table) {  // host
   if (table) return 128;
   const double m = (double)total / (double)nb;
@@ -212,8 +212,8 @@ PL_HD XYZZ<F> msm_accumulate(const Affine<F>* bases, const uint32_t* vals, uint3
 // rounds (msm_plane_step, one addition a thread) sums T = sum t_k,
 // S = sum s_k and every X_b; msm_plane_final multiplies X_b by 2^(b+l)
 // (b+l doublings, the planes in parallel), and the log2(K) + 1 terms
-// are summed. The old reduction multiplied each chunk's sum by its
-// offset instead, ~c doublings a chunk (docs/cuda-perf-notes.md, v19).
+// are summed. Multiplying each chunk's sum by its offset instead, ~c
+// doublings a chunk, was 1.1-1.6x slower (docs/design/msm.md).
 //
 // A window's planes are 3K points (msm_planes_len): T in [0, K), S in
 // [K, 2K), X_b in [2K + 2^b - 1, 2K + 2^(b+1) - 1).
@@ -235,7 +235,7 @@ PL_HD uint32_t msm_plane_terms(uint32_t K) { return msm_log2(K) + 1; }
 // of them (about two thirds of the G1 kernel's wave) took the least time:
 // one window of 2^18 buckets (G1 over a table at 2^20, c = 19) ran 0.2 ms
 // faster at L = 8 than at 16, one of 2^19 (c = 20) and 16 of 2^15 (plain
-// c = 16) 0.1-0.2 ms slower (docs/cuda-perf-notes.md, v19).
+// c = 16) 0.1-0.2 ms slower (docs/design/msm.md).
 // cuda/window.go's windowChunk is the same.
 #ifndef PL_WINDOW_CHUNK
 #define PL_WINDOW_CHUNK 16

@@ -33,7 +33,7 @@
 // path, so long buckets stop early (ba_levels_run). A level's outputs
 // are stored as an x array and a y array (ba_outputs), so that the next
 // first pass reads x's alone. The passes move ~500 bytes a slot for G1
-// (docs/cuda-perf-notes.md, v10, v23 and v26); G1's second pass is a
+// (docs/design/msm.md); G1's second pass is a
 // kernel of its own (msm_impl.cuh, k_ba_pass2_staged).
 //
 // A slot's inputs decide its kind: an addition (x1 != x2, d = x2 - x1), a

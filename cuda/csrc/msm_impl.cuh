@@ -3,9 +3,9 @@
 //
 // The kernels call one copy of the Fp multiplication instead of inlining
 // it (PL_MUL_CALL): an inlined mixed addition is ~10 multiplications of
-// ~350 instructions. On the H200 the calls were faster for G1 in v4 and
-// v5 (2^24: 158 ms against 172 inlined) and, once the operands went by
-// value, for G2 too (2^20: 50.8 ms against 54.4; docs/cuda-perf-notes.md).
+// ~350 instructions. On the H200 the calls were faster for G1 (2^24: 158
+// ms against 172 inlined) and, once the operands went by value, for G2
+// too (2^20: 50.8 ms against 54.4; docs/design/field-arithmetic.md).
 #pragma once
 #define PL_MUL_CALL 1
 #include <cub/cub.cuh>
@@ -28,7 +28,7 @@ namespace {  // internal linkage: each instantiating .cu has its own copy
 #endif
 // k_bounds's blocks at most (a grid-stride loop past them: 8 a
 // multiprocessor of the H200's 132); 0: one thread a quad of keys. The
-// two time the same (v32); the tests ran on the cap.
+// two time the same on the H100; the tests ran on the cap.
 #ifndef PL_BOUNDS_BLOCKS
 #define PL_BOUNDS_BLOCKS 1056
 #endif
@@ -130,8 +130,7 @@ __global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t 
 
 // Blocks per SM the accumulation kernel is built for. G1: 5, i.e. at
 // most 96 registers, 20 warps per SM; G2 (Fp2 values, ~220 registers): 1,
-// as caps of 168 or 128 registers ran slower (docs/cuda-perf-notes.md,
-// v3 to v5).
+// as caps of 168 or 128 registers ran slower (docs/design/msm.md).
 template <class F>
 struct SegBlocks {
   static constexpr int value = 1;
@@ -197,7 +196,7 @@ __global__ void __launch_bounds__(HEAVY, SegBlocks<F>::value)
 // take log2 rounds instead of a serial sum. The host launches the rounds
 // an adversarial input could need; those past the largest count
 // (*maxcnt) return at once: with uniform digits 2-3 rounds work, of 17
-// at 2^24 (v9, docs/cuda-perf-notes.md).
+// at 2^24 (docs/design/msm.md).
 template <class F>
 __global__ void __launch_bounds__(HEAVY) k_seg_tree(XYZZ<F>* partial, const uint32_t* seg_bucket,
                                                     const uint32_t* off, const uint32_t* cnt,
@@ -427,8 +426,8 @@ __global__ void __launch_bounds__(HEAVY) k_ba_pass1(BaLevel<F> L, uint32_t threa
 }
 
 // Blocks per SM the second pass is built for: 3 caps G2's at 168
-// registers (the compiler's choice was 190, 2 blocks), 2-3% faster (v10
-// A/B); G1's takes 92 either way. PL_BA_BLOCKS for A/B builds.
+// registers (the compiler's choice was 190, 2 blocks), 2-3% faster in an
+// A/B run; G1's takes 92 either way. PL_BA_BLOCKS for A/B builds.
 #ifndef PL_BA_BLOCKS
 #define PL_BA_BLOCKS 3
 #endif
@@ -446,7 +445,7 @@ __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
 // copies are issued once slot k's staged values are in registers; the
 // src and vals entries are loaded one and two slots ahead. Measured
 // against ba_pass2 with the products as calls: the level-0 pass 1.09x,
-// level 1's 1.10x at 2^24 over a table (docs/cuda-perf-notes.md, v26).
+// level 1's 1.10x at 2^24 over a table (docs/design/msm.md).
 __device__ __forceinline__ void cp16(uint4* dst, const void* src) {
   const uint32_t d = (uint32_t)__cvta_generic_to_shared(dst);
   asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(d), "l"(src) : "memory");
@@ -725,7 +724,7 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
 }
 
 // The accumulation an MSM takes by default: XYZZ segments for G1,
-// batch-affine levels for G2 (docs/cuda-perf-notes.md, v10).
+// batch-affine levels for G2 (docs/design/msm.md).
 template <class F>
 struct AffineDefault {
   static constexpr bool value = true;

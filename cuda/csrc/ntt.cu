@@ -114,10 +114,10 @@ int get_tables(pl_stream* s, const pl_domain* d, DomainTables** out) {
 
 // The register cap of 3 blocks of 256 threads an SM (at most 85
 // registers): 24 warps instead of 16 at the compiler's 98 registers; NTT
-// 2^24 6.66 -> 5.80 ms (v5). With tiles of 512 elements (PL_NTT_TILE_LOG
-// 9) a block is 128 threads, 6 an SM: a barrier waits for 4 warps, not 8,
-// and an SM's blocks are at more different steps (NTT 2^24 1.02-1.04x
-// against 1024-element tiles, v18 in docs/cuda-perf-notes.md). A cap of
+// 2^24 6.66 -> 5.80 ms on the H200. With tiles of 512 elements
+// (PL_NTT_TILE_LOG 9) a block is 128 threads, 6 an SM: a barrier waits
+// for 4 warps, not 8, and an SM's blocks are at more different steps (NTT
+// 2^24 1.02-1.04x against 1024-element tiles, docs/design/ntt.md). A cap of
 // 64 registers (PL_NTT_MINBLOCKS=4) spills 156-252 bytes and is
 // 1.04-1.11x slower. PL_NTT_LB_THREADS and PL_NTT_MINBLOCKS are A/B
 // knobs (the cap is 65536 / (their product) registers).

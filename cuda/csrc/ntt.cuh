@@ -18,7 +18,7 @@ namespace pl {
 
 // A tile holds 2^PL_NTT_TILE_LOG elements (16 KB at 9): 2^24 points run
 // as 3 passes of 8 stages. 1024-element tiles were 1.02-1.04x slower at
-// 2^20-2^24 (v18, docs/cuda-perf-notes.md); the define is an A/B knob.
+// 2^20-2^24 (docs/design/ntt.md); the define is an A/B knob.
 #ifndef PL_NTT_TILE_LOG
 #define PL_NTT_TILE_LOG 9
 #endif
@@ -135,8 +135,7 @@ PL_HD Fr lazy_mul(const Fr& x, const Fr& w) { return x * w; }
 // What the last pass of an NTT stores: the element reduced and, with
 // div_log = L (an inverse NTT off the coset), divided by n = 2^L on the
 // way (Field::div_pow2, 8 products an element), where a separate pass
-// of multiplications by 1/n took 0.28 ms at 2^24 (docs/cuda-perf-notes.md,
-// v21).
+// of multiplications by 1/n took 0.28 ms at 2^24 (docs/design/ntt.md).
 PL_HD Fr ntt_out(const Fr& a, int div_log) {
   Fr r = a;
   for (int k = div_log; k > 0; k -= 31) r = Fr::div_pow2(r, k < 31 ? k : 31);
@@ -161,8 +160,8 @@ PL_HD void butterfly_dit(Fr& u, Fr& v, const Fr& w) {
 // warp's rows 4 apart and the step of stages 2-3 numbered for the unit
 // twiddles (ntt_units_map) 16 apart, on one bank group either way, which
 // took 32 wavefronts an access instead of 8 (TestNTTLayout). Swizzling
-// the upper passes too, whose stage-0 step takes 16, was slower (v22 in
-// docs/cuda-perf-notes.md). -DPL_NTT_SWIZZLE=0 leaves slots as they are
+// the upper passes too, whose stage-0 step takes 16, was slower
+// (docs/design/ntt.md). -DPL_NTT_SWIZZLE=0 leaves slots as they are
 // (A/B).
 #ifndef PL_NTT_SWIZZLE
 #define PL_NTT_SWIZZLE 1

@@ -250,7 +250,7 @@ extern "C" int pl_event_elapsed(float* ms, void* from, void* to) {
 }
 
 // ---- self test: the multiplication against the plain CIOS reference ----
-// Also the v7 arithmetic (field.cuh), the kernels' default: Fp's dedicated
+// Also the kernels' default arithmetic (field.cuh): Fp's dedicated
 // squaring and Fp2's lazy multiplication against products of the
 // reference.
 

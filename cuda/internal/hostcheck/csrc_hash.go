@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "4f20561f8954ebcbfd8a85a0ab463ba6e98e2c5ad3f79b24480eb17b4db3894f"
+const csrcHash = "d536eaef2c0697f2002ae47163fde48ca5e48c98e5e200a5c2c571ce9e20bbf3"

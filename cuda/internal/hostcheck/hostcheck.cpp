@@ -117,7 +117,7 @@ void hc_fp2_sqr(uint64_t* o, const uint64_t* a) {
   memcpy(o, &r, 96);
 }
 
-// The v7 arithmetic called directly (also what Field::sqr and Fp2's
+// The default arithmetic called directly (also what Field::sqr and Fp2's
 // operator* are by default; field.cuh).
 void hc_fp_sqr(uint64_t* o, const uint64_t* a) {
   Fp x;

@@ -291,8 +291,8 @@ func FixedG2(table []curve.G2Affine, c int, scalars []fr.Element, batch int) []c
 	return out
 }
 
-// The emulation built with v6's arithmetic (variants.cpp:
-// -DPL_V6_ARITHMETIC, the kernels' A/B build), same contracts as MSMG1,
+// The emulation built with the plain arithmetic (variants.cpp:
+// -DPL_PLAIN_ARITHMETIC, the kernels' A/B build), same contracts as MSMG1,
 // MSMG2, PrecomputeG1 and PrecomputeG2 (which have the default).
 
 func VariantsMSMG1(bases []curve.G1Affine, scalars []fr.Element, c, seg, chunk int) curve.G1Jac {

@@ -1,7 +1,7 @@
 //go:build cudahost
 
 // The MSM emulation (emu.h) built with the other arithmetic the kernels
-// can be built with: v6's (PL_V6_ARITHMETIC: squarings by mont_mul, Fp2
+// can be built with: the plain one (PL_PLAIN_ARITHMETIC: squarings by mont_mul, Fp2
 // multiplications by Karatsuba over three Montgomery multiplications) and
 // the point formulas' y3 by two full multiplications (PL_Y3_LAZY=0), while
 // hostcheck.cpp has the default (mont_sqr, mul_lazy, mul_sub_mul). So the tests
@@ -12,7 +12,7 @@
 // functions (Field::sqr, Fp2's operator*); `pl` is renamed so that their
 // symbols differ from hostcheck.cpp's (one definition rule), else the
 // linker could keep either copy.
-#define PL_V6_ARITHMETIC 1
+#define PL_PLAIN_ARITHMETIC 1
 #define PL_Y3_LAZY 0
 #define pl pl_variants
 #include "emu.h"

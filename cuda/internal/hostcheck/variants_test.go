@@ -141,7 +141,7 @@ func TestFp2MulLazyEqualsGnarkMul(t *testing.T) {
 }
 
 // TestMSMWithArithmeticVariants runs the MSM emulation built with the
-// other arithmetic, v6's (-DPL_V6_ARITHMETIC, variants.cpp), against
+// other arithmetic, the plain one (-DPL_PLAIN_ARITHMETIC, variants.cpp), against
 // gnark-crypto (TestMSM* check the default, mont_sqr and mul_lazy):
 // whole MSMs (XYZZ mixed and full additions, doublings, the window
 // reduction) and precomputed tables (doublings and batch inversions,

@@ -16,8 +16,8 @@ func TestDeviceEstimateOfTheH200RunFitsItsMeasurement(t *testing.T) {
 	if e.Total() < measured || e.Total() > measured*11/10 {
 		t.Errorf("estimate %s for a measured %s", HumanBytes(e.Total()), HumanBytes(measured))
 	}
-	// The same prove with c = 20 from 2^23 (eighteenth session, tables
-	// off, the plan prove made: two b_g2_msm workers): nvidia-smi's peak
+	// The same prove with c = 20 from 2^23 (tables off, the plan prove
+	// made: two b_g2_msm workers): nvidia-smi's peak
 	// 38063 MiB. The estimate counts both workers' G2 MSMs at their
 	// wider window's scratch at once, whose peaks did not meet in that
 	// run: an upper bound within 20%.
