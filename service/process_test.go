@@ -322,7 +322,7 @@ func TestServeOverTLSWithATokenServesOnlyTheTokensHolder(t *testing.T) {
 		b, err := cmd.CombinedOutput()
 		return string(b), err
 	}
-	if msg, err := client(tokFile, "submit", "--circuit", testCircuit, "--size", "64", "--partitions", "2", "--seed", "9", "--await", "--out", out); err != nil {
+	if msg, err := client(tokFile, "submit", "--circuit", testCircuit, "--size", "64", "--partitions", "2", "--seed", "9", "--await", "--out", out, "--keys", keysDir); err != nil {
 		t.Fatalf("submit over TLS: %v\n%s", err, msg)
 	}
 	var proofs []*pb.Proof

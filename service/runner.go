@@ -21,9 +21,9 @@ import (
 // jobs; it is safe for concurrent use.
 type Runner interface {
 	// Run proves spec, one proof per partition, each checked by the
-	// family's verifier before it is returned. onEvent (may be nil) sees
-	// the engine's events.
-	Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error)
+	// family's verifier before it is returned, with the key that made
+	// them. onEvent (may be nil) sees the engine's events.
+	Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) (*Output, error)
 	// Estimate is the memory that running spec holds.
 	Estimate(spec Spec) (Estimate, error)
 	// Preload loads (or makes and caches) the key spec names.
@@ -44,6 +44,22 @@ type PartitionProof struct {
 	Partition int    `json:"partition"`
 	Proof     []byte `json:"proof"`
 	Public    []byte `json:"public,omitempty"`
+}
+
+// Output is a job's verified proofs and the key they were made with.
+type Output struct {
+	Proofs []PartitionProof
+	KeyFacts
+}
+
+// KeyFacts identify the key a job's proofs were made with, for a client's
+// manifest: its name (family.Key.Name), constraint count and verifying
+// key file (the family's Layout.VK; nil without one). A client checks
+// the proofs against its own copy of the key, not against VK.
+type KeyFacts struct {
+	Key         string `json:"key,omitempty"`
+	Constraints int    `json:"constraints,omitempty"`
+	VK          []byte `json:"vk,omitempty"`
 }
 
 // Key is a key resident in a runner.
@@ -223,7 +239,7 @@ func (r *EngineRunner) key(ctx context.Context, fp family.Prover, spec Spec) (fa
 		k, err := fp.Setup(ctx, family.KeyRequest{Dir: r.KeysDir, Circuit: spec.Circuit, Size: spec.Size}, log)
 		r.mu.Lock()
 		delete(r.loading, id)
-		if err == nil {
+		if err == nil && r.keys != nil { // nil: closed meanwhile
 			r.keys[id] = k
 		}
 		r.mu.Unlock()
@@ -251,7 +267,7 @@ func specPipeline(spec Spec) (*runtime.Pipeline, family.Prover, error) {
 
 // Run implements Runner: the family's key (kept loaded), its job, the
 // engine's run, and each partition's files checked by the job's verifier.
-func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error) {
+func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) (*Output, error) {
 	p, fp, err := specPipeline(spec)
 	if err != nil {
 		return nil, err
@@ -277,6 +293,7 @@ func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.
 		return nil, err
 	}
 	final := family.FinalProofStages(p, fp)
+	verified := family.StagesVerify(p, fp)
 	out := make([]PartitionProof, n)
 	for _, pr := range res.Partitions {
 		o, ok := pr.Outputs[final[0]]
@@ -287,13 +304,20 @@ func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.
 		if err != nil {
 			return nil, err
 		}
-		// Checked as verify would, before it leaves the worker.
-		if err := job.Verify(pr.Index, files); err != nil {
-			return nil, fmt.Errorf("partition %d: %w", pr.Index, err)
+		// Checked once before it leaves the worker: by the final stage
+		// (its verify option), or else here as verify would.
+		if !verified {
+			if err := job.Verify(pr.Index, files); err != nil {
+				return nil, fmt.Errorf("partition %d: %w", pr.Index, err)
+			}
 		}
 		out[pr.Index] = PartitionProof{Partition: pr.Index, Proof: files.Proof, Public: files.Public}
 	}
-	return out, nil
+	vk, err := job.VK()
+	if err != nil {
+		return nil, err
+	}
+	return &Output{Proofs: out, KeyFacts: KeyFacts{Key: k.Name(), Constraints: k.Constraints(), VK: vk}}, nil
 }
 
 // runObserved runs job on e with onEvent told of its events: the engine's

@@ -290,7 +290,7 @@ func (s *Server) Await(ctx context.Context, req *connect.Request[pb.AwaitRequest
 			if res == nil {
 				return connect.NewError(connect.CodeInternal, fmt.Errorf("job %q: done but no result stored", id))
 			}
-			out := &pb.AwaitResponse{Status: st}
+			out := &pb.AwaitResponse{Status: st, Key: res.Key, Constraints: uint64(max(res.Constraints, 0)), VerifyingKey: res.VK}
 			for _, p := range res.Proofs {
 				out.Proofs = append(out.Proofs, &pb.Proof{Partition: uint32(p.Partition), Proof: p.Proof, PublicWitness: p.Public})
 			}

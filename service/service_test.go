@@ -247,7 +247,7 @@ type gatedRunner struct {
 // gated returns r behind a closed gate.
 func gated(r Runner) *gatedRunner { return &gatedRunner{Runner: r, gate: make(chan struct{})} }
 
-func (g *gatedRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error) {
+func (g *gatedRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) (*Output, error) {
 	select {
 	case <-g.gate:
 	case <-ctx.Done():

@@ -495,7 +495,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	admitting = false
 	w.cfg.Metrics.activeDelta(pb.JobState_JOB_STATE_RUNNING, 1)
 	w.countRunning(+1)
-	proofs, err := w.cfg.Runner.Run(jctx, spec, func(ev runtime.Event) {
+	output, err := w.cfg.Runner.Run(jctx, spec, func(ev runtime.Event) {
 		if ev.Kind == runtime.PartitionDone {
 			done.Add(1)
 		}
@@ -510,7 +510,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		fail(err)
 		return
 	}
-	res, err := w.st.storeResult(bg, id, w.cfg.Name, proofs)
+	res, err := w.st.storeResult(bg, id, w.cfg.Name, output)
 	if err != nil {
 		// Not stored: another worker will run it again.
 		logf("%v; handed back", err)
