@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/prooflane/prooflane/admission"
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
@@ -26,7 +27,11 @@ type Runner interface {
 	Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) (*Output, error)
 	// Estimate is the memory that running spec holds.
 	Estimate(spec Spec) (Estimate, error)
-	// Preload loads (or makes and caches) the key spec names.
+	// EstimateKey is the memory that loading (or making) spec's key
+	// holds, alone: what a Preload is admitted by.
+	EstimateKey(spec Spec) (Estimate, error)
+	// Preload loads (or makes and caches) the key spec names; cancelling
+	// ctx stops a setup between its phases, dropping what it made.
 	Preload(ctx context.Context, spec Spec) error
 	// Evict drops the key spec names from memory; false when it was not
 	// loaded.
@@ -236,7 +241,10 @@ func (r *EngineRunner) key(ctx context.Context, fp family.Prover, spec Spec) (fa
 		if log == nil {
 			log = io.Discard
 		}
-		k, err := fp.Setup(ctx, family.KeyRequest{Dir: r.KeysDir, Circuit: spec.Circuit, Size: spec.Size}, log)
+		// On the backend: a family's own setup checks ctx between its
+		// phases (Groth16's bases a chunk at a time), so a cancelled job
+		// or Preload stops it and frees its memory.
+		k, err := fp.Setup(ctx, family.KeyRequest{Dir: r.KeysDir, Circuit: spec.Circuit, Size: spec.Size, Backend: r.Backend}, log)
 		r.mu.Lock()
 		delete(r.loading, id)
 		if err == nil && r.keys != nil { // nil: closed meanwhile
@@ -378,7 +386,9 @@ const (
 // EstimateHost is the host memory a job holds while it runs, in bytes: the
 // family's estimate (family.MemoryEstimator) for its partitions in flight,
 // or, for the small keys it leaves out, a fixed share plus the partitions
-// in flight.
+// in flight. The key setup is counted when keysDir holds no key of spec;
+// keysDir "" takes the key as cached (the least the job needs, what the
+// server refuses by: a worker's cache may hold it).
 func EstimateHost(spec Spec, keysDir string) (uint64, error) {
 	p, fp, err := specPipeline(spec)
 	if err != nil {
@@ -389,12 +399,32 @@ func EstimateHost(spec Spec, keysDir string) (uint64, error) {
 		n = p.Partitions
 	}
 	inFlight := min(n, p.InFlight(p.Devices))
-	if me, ok := fp.(family.MemoryEstimator); ok {
-		if b, _ := me.HostMemory(family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}, p.Params, inFlight); b > 0 {
-			return b, nil
-		}
+	req := family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}
+	if b, _ := admission.HostEstimate(fp, req, []map[string]string{p.Params}, inFlight); b > 0 {
+		return b, nil
 	}
 	return smallJobBase + uint64(spec.Size)*smallPartPerC*uint64(inFlight), nil
+}
+
+// EstimateKeyHost is the host memory of loading (or making, when keysDir
+// holds no key of spec) spec's key alone; keysDir "" takes it as cached.
+func EstimateKeyHost(spec Spec, keysDir string) (uint64, error) {
+	p, fp, err := specPipeline(spec)
+	if err != nil {
+		return 0, err
+	}
+	req := family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}
+	if b, _ := admission.HostEstimate(fp, req, []map[string]string{p.Params}, 0); b > 0 {
+		return b, nil
+	}
+	return smallJobBase, nil
+}
+
+// EstimateKey implements Runner: EstimateKeyHost against the runner's
+// key cache (a setup is on the host).
+func (r *EngineRunner) EstimateKey(spec Spec) (Estimate, error) {
+	host, err := EstimateKeyHost(spec, r.KeysDir)
+	return Estimate{Host: host}, err
 }
 
 // Preload implements Runner.

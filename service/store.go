@@ -114,9 +114,11 @@ type workerReport struct {
 	Seen           int64  `json:"seen"`
 }
 
-// control is a Preload or Evict sent to every worker.
+// control is a Preload or Evict sent to every worker, or the cancel of a
+// Preload (by its ID) whose caller went away.
 type control struct {
-	Op   string `json:"op"` // "preload" or "evict"
+	Op   string `json:"op"` // "preload", "evict" or "cancel"
+	ID   string `json:"id,omitempty"`
 	Spec Spec   `json:"spec"`
 }
 

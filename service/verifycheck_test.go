@@ -32,7 +32,7 @@ func corruptKeys(t *testing.T, dir string) {
 		t.Fatal(err)
 	}
 	pc := plonk.Cache{Dir: dir}
-	k, _, err := pc.LoadOrSetup(testCircuit, testSize, nil)
+	k, _, err := pc.LoadOrSetup(context.Background(), testCircuit, testSize, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func keyOf(t testing.TB, circuit string, size int) keyed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := plonk.UnsafeSetup(circuit, spr)
+	k, err := plonk.UnsafeSetup(context.Background(), circuit, spr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestTamperedProofAndWrongKeyAreRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := plonk.SetupSRS("chain", kd.key.SPR, srs)
+	other, err := plonk.SetupSRS(context.Background(), "chain", kd.key.SPR, srs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -291,7 +291,7 @@ func TestCircuitWithCommitmentsIsRefusedNamingIt(t *testing.T) {
 func corruptKey(t testing.TB, size int) keyed {
 	t.Helper()
 	kd := keyOf(t, "chain", size)
-	k, err := plonk.UnsafeSetup("chain", kd.key.SPR)
+	k, err := plonk.UnsafeSetup(context.Background(), "chain", kd.key.SPR)
 	if err != nil {
 		t.Fatal(err)
 	}
