@@ -94,7 +94,7 @@ func TestProveReturnsNoProofOfACorruptKey(t *testing.T) {
 					t.Fatal(err)
 				}
 				cache := stagesplonk.Cache{Dir: dir}
-				k, err := cache.LoadOrSetupSystem(name, size, spr, nil)
+				k, err := cache.LoadOrSetupSystem(context.Background(), name, size, spr, nil)
 				if err != nil {
 					t.Fatal(err)
 				}
