@@ -100,9 +100,14 @@ func (b Budget) String() string {
 	return fmt.Sprintf("the %s of %s", HumanBytes(b.Bytes), b.Of)
 }
 
+// ErrUnknown is wrapped by Host when the machine does not say what memory
+// it has (no /proc/meminfo): a check has nothing to compare with then.
+var ErrUnknown = errors.New("cannot tell the machine's memory")
+
 // Host returns the host memory to plan for: PROOFLANE_HOST_MEMORY when
 // set (available is then the same), else the machine's MemTotal and
-// MemAvailable.
+// MemAvailable; an error wrapping ErrUnknown when the machine does not
+// say.
 func Host() (b Budget, available uint64, err error) {
 	limit, ok, err := EnvLimit(HostEnv)
 	if err != nil {
@@ -113,7 +118,7 @@ func Host() (b Budget, available uint64, err error) {
 	}
 	total, avail, err := ReadMeminfo(meminfo)
 	if err != nil {
-		return Budget{}, 0, err
+		return Budget{}, 0, fmt.Errorf("%w: %w", ErrUnknown, err)
 	}
 	return Budget{Bytes: total}, avail, nil
 }

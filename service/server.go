@@ -529,7 +529,7 @@ func (s *Server) admit(ctx context.Context, field string, spec Spec, estimate fu
 		if budget, _, err = admission.Host(); err != nil {
 			return nil // nothing to compare with: the workers check
 		}
-		budget.Of = strings.TrimSpace("the service host's " + cmp.Or(budget.Of, "memory") + " (no worker is running)")
+		budget.Of = "the service host's " + cmp.Or(budget.Of, "memory") + " (no worker is running)"
 	}
 	what := fmt.Sprintf("%s: %s %s/%d", field, spec.Family, spec.Circuit, spec.Size)
 	if field == "spec" {

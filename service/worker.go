@@ -164,11 +164,19 @@ func budgets(cfg WorkerConfig) (host, device admission.Budget, err error) {
 			return host, device, fmt.Errorf("worker %q: budget of %d bytes: above the limit of 2^62 (NoBudget for none)", cfg.Name, b)
 		}
 	}
+	if cfg.DeviceBudget != NoBudget && cfg.DeviceBudget > 0 {
+		device = admission.Budget{Bytes: cfg.DeviceBudget, Of: fmt.Sprintf("worker %q's device budget", cfg.Name)}
+	}
 	switch cfg.Budget {
 	case NoBudget:
 	case 0:
-		if host, _, err = admission.Host(); err != nil {
-			return host, device, fmt.Errorf("worker %q: the machine's memory, its default budget: %w (give a budget, or none)", cfg.Name, err)
+		host, _, err = admission.Host()
+		if errors.Is(err, admission.ErrUnknown) {
+			fmt.Fprintf(cfg.Log, "worker %s: no budget: %v (give one)\n", cfg.Name, err)
+			return admission.Budget{}, device, nil
+		}
+		if err != nil {
+			return host, device, fmt.Errorf("worker %q: its default budget, the machine's memory: %w", cfg.Name, err)
 		}
 		host.Of = fmt.Sprintf("worker %q's host %s", cfg.Name, cmp.Or(host.Of, "memory"))
 		if host.Bytes > 1<<62 {
@@ -176,9 +184,6 @@ func budgets(cfg WorkerConfig) (host, device admission.Budget, err error) {
 		}
 	default:
 		host = admission.Budget{Bytes: cfg.Budget, Of: fmt.Sprintf("worker %q's budget", cfg.Name)}
-	}
-	if cfg.DeviceBudget != NoBudget && cfg.DeviceBudget > 0 {
-		device = admission.Budget{Bytes: cfg.DeviceBudget, Of: fmt.Sprintf("worker %q's device budget", cfg.Name)}
 	}
 	return host, device, nil
 }

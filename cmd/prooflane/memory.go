@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -132,12 +133,12 @@ func checkHostMemory(stderr io.Writer, cmd string, fp family.Prover, req family.
 		return nil
 	}
 	host, avail, err := admission.Host()
-	if err != nil && strings.Contains(err.Error(), admission.HostEnv) {
-		return err
+	if errors.Is(err, admission.ErrUnknown) {
+		fmt.Fprintf(stderr, "prooflane %s: estimated host memory %s; %v\n", cmd, admission.HumanBytes(est), err)
+		return nil
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "prooflane %s: estimated host memory %s; cannot tell what the machine has: %v\n", cmd, admission.HumanBytes(est), err)
-		return nil
+		return err
 	}
 	what := admission.Work(req.Size, setup, inFlight)
 	if err := admission.Check(admission.Refusal{What: what, Memory: "host memory",
