@@ -70,11 +70,14 @@ func (pr *PlonkProver) Prove(ctx context.Context, assignments []frontend.Circuit
 	job.SolverOptions = pr.run.solver
 	public := func(i int) (witness.Witness, error) { return ws[i].Public() }
 	return collect(ctx, pr.run, job, len(ws), "PLONK", public,
-		func(proof *gplonk.Proof, pub witness.Witness) (*PlonkProof, error) {
+		func(proof *gplonk.Proof, pub witness.Witness) error {
 			if err := gnarkplonk.Verify(proof, pr.key.VK, pub); err != nil {
-				return nil, fmt.Errorf("the proof does not verify: %w", err)
+				return fmt.Errorf("the proof does not verify: %w", err)
 			}
-			return &PlonkProof{Proof: proof, Public: pub, VerifyingKey: pr.key.VK}, nil
+			return nil
+		},
+		func(proof *gplonk.Proof, pub witness.Witness) *PlonkProof {
+			return &PlonkProof{Proof: proof, Public: pub, VerifyingKey: pr.key.VK}
 		})
 }
 
@@ -128,5 +131,5 @@ func plonkKey(circuit frontend.Circuit, cache plonk.Cache, log io.Writer) (*plon
 	if err != nil {
 		return nil, err
 	}
-	return cache.LoadOrSetupSystem(name, spr.GetNbConstraints(), spr, log)
+	return cache.LoadOrSetupSystem(context.Background(), name, spr.GetNbConstraints(), spr, log)
 }

@@ -150,11 +150,9 @@ func (pr *Prover) Prove(ctx context.Context, assignments []frontend.Circuit) ([]
 	}
 	job.SolverOptions = pr.run.solver
 	return collect(ctx, pr.run, job, len(ws), "Groth16", job.Public,
-		func(proof *g16.Proof, pub witness.Witness) (*Proof, error) {
-			if err := groth16.VerifyProof(pr.keys.VK, proof, pub); err != nil {
-				return nil, err
-			}
-			return &Proof{Proof: proof, Public: pub, VerifyingKey: pr.keys.VK}, nil
+		func(proof *g16.Proof, pub witness.Witness) error { return groth16.VerifyProof(pr.keys.VK, proof, pub) },
+		func(proof *g16.Proof, pub witness.Witness) *Proof {
+			return &Proof{Proof: proof, Public: pub, VerifyingKey: pr.keys.VK}
 		})
 }
 

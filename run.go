@@ -33,31 +33,31 @@ func newConfig(opts []Option) config {
 // when WithPipeline set none) and checks that it makes want's proofs,
 // which newProver makes; other, the other family's constructor, is named
 // in the refusal.
-func (c config) parse(want, newProver, other string) (*runtime.Pipeline, error) {
+func (c config) parse(want, newProver, other string) (*runtime.Pipeline, family.Family, error) {
 	name := c.pipeline
 	if name == "" {
 		name = want
 	}
 	file, src, err := pipelines.Source(name)
 	if err != nil {
-		return nil, fmt.Errorf("prooflane: %w", err)
+		return nil, nil, fmt.Errorf("prooflane: %w", err)
 	}
 	p, err := runtime.Parse(file, src, builtin.Registry(), c.params)
 	if err != nil {
-		return nil, fmt.Errorf("prooflane: %w", err)
+		return nil, nil, fmt.Errorf("prooflane: %w", err)
 	}
 	f, err := builtin.Families().Of(p)
 	if err != nil {
-		return nil, fmt.Errorf("prooflane: %w", err)
+		return nil, nil, fmt.Errorf("prooflane: %w", err)
 	}
 	if f.Name() != want {
-		return nil, fmt.Errorf("prooflane: %s: pipeline %q makes %s proofs, %s makes %s proofs (%s makes the other)",
+		return nil, nil, fmt.Errorf("prooflane: %s: pipeline %q makes %s proofs, %s makes %s proofs (%s makes the other)",
 			p.File, p.Name, f.Name(), newProver, want, other)
 	}
 	if len(family.FinalProofStages(p, f)) == 0 {
-		return nil, fmt.Errorf("prooflane: %s: pipeline %q has no final stage that outputs the %s proof (%s)", p.File, p.Name, want, f.ProofType())
+		return nil, nil, fmt.Errorf("prooflane: %s: pipeline %q has no final stage that outputs the %s proof (%s)", p.File, p.Name, want, f.ProofType())
 	}
-	return p, nil
+	return p, f, nil
 }
 
 // newRun is what NewProver and NewPlonkProver share: it refuses a nil
@@ -70,7 +70,7 @@ func newRun[K any](circuit frontend.Circuit, opts []Option, want, newProver, oth
 	if circuit == nil {
 		return nil, none, errors.New("prooflane: no circuit")
 	}
-	p, err := c.parse(want, newProver, other)
+	p, f, err := c.parse(want, newProver, other)
 	if err != nil {
 		return nil, none, err
 	}
@@ -82,6 +82,7 @@ func newRun[K any](circuit frontend.Circuit, opts []Option, want, newProver, oth
 	if err != nil {
 		return nil, none, err
 	}
+	r.verified = family.StagesVerify(p, f)
 	return r, k, nil
 }
 
@@ -92,6 +93,9 @@ type run struct {
 	backend    device.Backend
 	ownBackend bool
 	solver     []solver.Option
+	// verified says the pipeline's final stage checks each proof with
+	// the family's verifier (family.StagesVerify); else collect does.
+	verified bool
 }
 
 // start opens the backend (the CPU one with the pipeline's device count
@@ -137,10 +141,12 @@ func (r *run) prove(ctx context.Context, payload any) (*runtime.Result, error) {
 // collect proves payload, a job of n partitions (one an assignment), and
 // returns result i for assignment i: its partition's output of type *P
 // (kind names the proof system when there is none), made into a T by
-// check with the public witness that public gives for the partition. A
-// check that fails names the assignment.
+// result with the public witness that public gives for the partition.
+// Each proof is checked once: by the pipeline's final stage (r.verified),
+// or else here by verify. A proof that does not verify fails the call,
+// naming the assignment.
 func collect[P, T any](ctx context.Context, r *run, payload any, n int, kind string,
-	public func(int) (witness.Witness, error), check func(*P, witness.Witness) (T, error)) ([]T, error) {
+	public func(int) (witness.Witness, error), verify func(*P, witness.Witness) error, result func(*P, witness.Witness) T) ([]T, error) {
 	res, err := r.prove(ctx, payload)
 	if err != nil {
 		return nil, err
@@ -160,9 +166,12 @@ func collect[P, T any](ctx context.Context, r *run, payload any, n int, kind str
 		if err != nil {
 			return nil, fmt.Errorf("prooflane: assignment %d: %w", part.Index, err)
 		}
-		if out[part.Index], err = check(proof, pub); err != nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: %w", part.Index, err)
+		if !r.verified {
+			if err := verify(proof, pub); err != nil {
+				return nil, fmt.Errorf("prooflane: assignment %d: %w", part.Index, err)
+			}
 		}
+		out[part.Index] = result(proof, pub)
 	}
 	return out, nil
 }

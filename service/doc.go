@@ -21,8 +21,11 @@
 //     it with a key-value create; later finishers find it and drop theirs.
 //   - A Runner is all a worker knows of proving: EngineRunner drives every
 //     registered family through family.Prover, keeps keys and engines
-//     loaded, and checks each partition's files with the job's verifier
-//     before they leave the worker.
+//     loaded, and checks each proof once before it leaves the worker:
+//     the pipeline's final stage does (its verify option, the default),
+//     or else the runner with the job's verifier. A result carries the
+//     key's name, constraint count and verifying key for the client's
+//     manifest; a client checks the proofs against its own key.
 //
 // NATS is embedded (StartNATS) for one machine, or external (Connect) for
 // many; the streams, buckets and consumers are created by the first

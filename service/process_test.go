@@ -29,6 +29,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"go.uber.org/goleak"
 
+	"github.com/prooflane/prooflane/admission"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
 )
@@ -322,7 +323,7 @@ func TestServeOverTLSWithATokenServesOnlyTheTokensHolder(t *testing.T) {
 		b, err := cmd.CombinedOutput()
 		return string(b), err
 	}
-	if msg, err := client(tokFile, "submit", "--circuit", testCircuit, "--size", "64", "--partitions", "2", "--seed", "9", "--await", "--out", out); err != nil {
+	if msg, err := client(tokFile, "submit", "--circuit", testCircuit, "--size", "64", "--partitions", "2", "--seed", "9", "--await", "--out", out, "--keys", keysDir); err != nil {
 		t.Fatalf("submit over TLS: %v\n%s", err, msg)
 	}
 	var proofs []*pb.Proof
@@ -408,5 +409,64 @@ func TestWrongNATSTokenIsAnErrorNotAHang(t *testing.T) {
 		if err == nil || !strings.Contains(strings.ToLower(string(out)), "authorization violation") {
 			t.Errorf("%s with a wrong token: %v\n%s", args[0], err, out)
 		}
+	}
+}
+
+// rss is a process's resident memory (VmRSS), in bytes.
+func rss(t *testing.T, pid int) uint64 {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		t.Skipf("no /proc here: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Fatalf("no VmRSS in /proc/%d/status", pid)
+	return 0
+}
+
+// serve with its own worker (its budget the machine's memory, the
+// default) refuses a Submit and a Preload at 2^28 at once, naming the
+// estimate and the budget; neither grows the process nor starts a setup.
+func TestServeRefusesAHugeSubmitAndPreloadWithoutGrowing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	keysDir := t.TempDir()
+	// The machine's memory, as far as serve's worker is told: the
+	// refusals do not depend on this machine's.
+	p := startProcEnv(t, []string{admission.HostEnv + "=16GiB"}, "serve", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--keys", keysDir, "--nats-listen", "none")
+	cl := prooflanev1connect.NewProverServiceClient(http.DefaultClient, p.awaitURL(t, "http"))
+	ctx := context.Background()
+	waitFor(t, "serve's worker", func() bool {
+		h, err := cl.Health(ctx, connect.NewRequest(&pb.HealthRequest{}))
+		return err == nil && h.Msg.Workers == 1
+	})
+	before := rss(t, p.cmd.Process.Pid)
+	refusedAtOnce(t, "submit", func() error {
+		_, err := cl.Submit(ctx, connect.NewRequest(&pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: testCircuit, Size: hugeSize, Partitions: 1}}))
+		return err
+	}, "spec: groth16 chain/268435456 with 1 partitions needs about ", " GiB of host memory, more than the 16.0 GiB of worker ")
+	refusedAtOnce(t, "preload", func() error {
+		_, err := cl.Preload(ctx, connect.NewRequest(&pb.KeyRequest{Pipeline: "groth16", Size: hugeSize}))
+		return err
+	}, "preload: groth16 chain/268435456 needs about ", " GiB of host memory, more than the 16.0 GiB of worker ")
+	if after := rss(t, p.cmd.Process.Pid); after > before+64<<20 {
+		t.Errorf("serve grew from %d to %d bytes refusing them", before, after)
+	}
+	if files, _ := filepath.Glob(filepath.Join(keysDir, "*")); len(files) != 0 {
+		t.Errorf("a refused request left key files: %v", files)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if strings.Contains(p.log.String(), "setup") {
+		t.Errorf("serve started a setup:\n%s", p.log.String())
 	}
 }

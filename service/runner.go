@@ -9,6 +9,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/prooflane/prooflane/admission"
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
@@ -21,12 +22,16 @@ import (
 // jobs; it is safe for concurrent use.
 type Runner interface {
 	// Run proves spec, one proof per partition, each checked by the
-	// family's verifier before it is returned. onEvent (may be nil) sees
-	// the engine's events.
-	Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error)
+	// family's verifier before it is returned, with the key that made
+	// them. onEvent (may be nil) sees the engine's events.
+	Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) (*Output, error)
 	// Estimate is the memory that running spec holds.
 	Estimate(spec Spec) (Estimate, error)
-	// Preload loads (or makes and caches) the key spec names.
+	// EstimateKey is the memory that loading (or making) spec's key
+	// holds, alone: what a Preload is admitted by.
+	EstimateKey(spec Spec) (Estimate, error)
+	// Preload loads (or makes and caches) the key spec names; cancelling
+	// ctx stops a setup between its phases, dropping what it made.
 	Preload(ctx context.Context, spec Spec) error
 	// Evict drops the key spec names from memory; false when it was not
 	// loaded.
@@ -44,6 +49,22 @@ type PartitionProof struct {
 	Partition int    `json:"partition"`
 	Proof     []byte `json:"proof"`
 	Public    []byte `json:"public,omitempty"`
+}
+
+// Output is a job's verified proofs and the key they were made with.
+type Output struct {
+	Proofs []PartitionProof
+	KeyFacts
+}
+
+// KeyFacts identify the key a job's proofs were made with, for a client's
+// manifest: its name (family.Key.Name), constraint count and verifying
+// key file (the family's Layout.VK; nil without one). A client checks
+// the proofs against its own copy of the key, not against VK.
+type KeyFacts struct {
+	Key         string `json:"key,omitempty"`
+	Constraints int    `json:"constraints,omitempty"`
+	VK          []byte `json:"vk,omitempty"`
 }
 
 // Key is a key resident in a runner.
@@ -220,10 +241,13 @@ func (r *EngineRunner) key(ctx context.Context, fp family.Prover, spec Spec) (fa
 		if log == nil {
 			log = io.Discard
 		}
-		k, err := fp.Setup(ctx, family.KeyRequest{Dir: r.KeysDir, Circuit: spec.Circuit, Size: spec.Size}, log)
+		// On the backend: a family's own setup checks ctx between its
+		// phases (Groth16's bases a chunk at a time), so a cancelled job
+		// or Preload stops it and frees its memory.
+		k, err := fp.Setup(ctx, family.KeyRequest{Dir: r.KeysDir, Circuit: spec.Circuit, Size: spec.Size, Backend: r.Backend}, log)
 		r.mu.Lock()
 		delete(r.loading, id)
-		if err == nil {
+		if err == nil && r.keys != nil { // nil: closed meanwhile
 			r.keys[id] = k
 		}
 		r.mu.Unlock()
@@ -251,7 +275,7 @@ func specPipeline(spec Spec) (*runtime.Pipeline, family.Prover, error) {
 
 // Run implements Runner: the family's key (kept loaded), its job, the
 // engine's run, and each partition's files checked by the job's verifier.
-func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error) {
+func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) (*Output, error) {
 	p, fp, err := specPipeline(spec)
 	if err != nil {
 		return nil, err
@@ -277,6 +301,7 @@ func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.
 		return nil, err
 	}
 	final := family.FinalProofStages(p, fp)
+	verified := family.StagesVerify(p, fp)
 	out := make([]PartitionProof, n)
 	for _, pr := range res.Partitions {
 		o, ok := pr.Outputs[final[0]]
@@ -287,13 +312,20 @@ func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.
 		if err != nil {
 			return nil, err
 		}
-		// Checked as verify would, before it leaves the worker.
-		if err := job.Verify(pr.Index, files); err != nil {
-			return nil, fmt.Errorf("partition %d: %w", pr.Index, err)
+		// Checked once before it leaves the worker: by the final stage
+		// (its verify option), or else here as verify would.
+		if !verified {
+			if err := job.Verify(pr.Index, files); err != nil {
+				return nil, fmt.Errorf("partition %d: %w", pr.Index, err)
+			}
 		}
 		out[pr.Index] = PartitionProof{Partition: pr.Index, Proof: files.Proof, Public: files.Public}
 	}
-	return out, nil
+	vk, err := job.VK()
+	if err != nil {
+		return nil, err
+	}
+	return &Output{Proofs: out, KeyFacts: KeyFacts{Key: k.Name(), Constraints: k.Constraints(), VK: vk}}, nil
 }
 
 // runObserved runs job on e with onEvent told of its events: the engine's
@@ -354,7 +386,9 @@ const (
 // EstimateHost is the host memory a job holds while it runs, in bytes: the
 // family's estimate (family.MemoryEstimator) for its partitions in flight,
 // or, for the small keys it leaves out, a fixed share plus the partitions
-// in flight.
+// in flight. The key setup is counted when keysDir holds no key of spec;
+// keysDir "" takes the key as cached (the least the job needs, what the
+// server refuses by: a worker's cache may hold it).
 func EstimateHost(spec Spec, keysDir string) (uint64, error) {
 	p, fp, err := specPipeline(spec)
 	if err != nil {
@@ -365,12 +399,32 @@ func EstimateHost(spec Spec, keysDir string) (uint64, error) {
 		n = p.Partitions
 	}
 	inFlight := min(n, p.InFlight(p.Devices))
-	if me, ok := fp.(family.MemoryEstimator); ok {
-		if b, _ := me.HostMemory(family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}, p.Params, inFlight); b > 0 {
-			return b, nil
-		}
+	req := family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}
+	if b, _ := admission.HostEstimate(fp, req, []map[string]string{p.Params}, inFlight); b > 0 {
+		return b, nil
 	}
 	return smallJobBase + uint64(spec.Size)*smallPartPerC*uint64(inFlight), nil
+}
+
+// EstimateKeyHost is the host memory of loading (or making, when keysDir
+// holds no key of spec) spec's key alone; keysDir "" takes it as cached.
+func EstimateKeyHost(spec Spec, keysDir string) (uint64, error) {
+	p, fp, err := specPipeline(spec)
+	if err != nil {
+		return 0, err
+	}
+	req := family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}
+	if b, _ := admission.HostEstimate(fp, req, []map[string]string{p.Params}, 0); b > 0 {
+		return b, nil
+	}
+	return smallJobBase, nil
+}
+
+// EstimateKey implements Runner: EstimateKeyHost against the runner's
+// key cache (a setup is on the host).
+func (r *EngineRunner) EstimateKey(spec Spec) (Estimate, error) {
+	host, err := EstimateKeyHost(spec, r.KeysDir)
+	return Estimate{Host: host}, err
 }
 
 // Preload implements Runner.

@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -10,12 +11,14 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"connectrpc.com/connect"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/prooflane/prooflane/admission"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
 )
@@ -35,6 +38,10 @@ type ServerConfig struct {
 type Server struct {
 	cfg ServerConfig
 	st  *store
+
+	mu          sync.Mutex
+	lastReports []workerReport
+	reportsAt   time.Time
 }
 
 var _ prooflanev1connect.ProverServiceHandler = (*Server)(nil)
@@ -187,6 +194,9 @@ func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitReque
 	if err != nil {
 		return nil, invalid(err)
 	}
+	if err := s.admit(ctx, "spec", spec, EstimateHost); err != nil {
+		return nil, err
+	}
 	id := newJobID(req.Msg.IdempotencyKey)
 	r := &record{ID: id, State: pb.JobState_JOB_STATE_QUEUED, Priority: prio, Spec: spec, SpecHash: spec.hash() + LaneName(prio),
 		Submitted: now.UnixMilli(), Deadline: req.Msg.DeadlineUnixMs}
@@ -290,7 +300,7 @@ func (s *Server) Await(ctx context.Context, req *connect.Request[pb.AwaitRequest
 			if res == nil {
 				return connect.NewError(connect.CodeInternal, fmt.Errorf("job %q: done but no result stored", id))
 			}
-			out := &pb.AwaitResponse{Status: st}
+			out := &pb.AwaitResponse{Status: st, Key: res.Key, Constraints: uint64(max(res.Constraints, 0)), VerifyingKey: res.VK}
 			for _, p := range res.Proofs {
 				out.Proofs = append(out.Proofs, &pb.Proof{Partition: uint32(p.Partition), Proof: p.Proof, PublicWitness: p.Public})
 			}
@@ -435,6 +445,11 @@ func (s *Server) control(ctx context.Context, op string, req *pb.KeyRequest, wai
 	if err != nil {
 		return nil, invalid(err)
 	}
+	if op == "preload" {
+		if err := s.admit(ctx, "preload", spec, EstimateKeyHost); err != nil {
+			return nil, err
+		}
+	}
 	reps, err := s.st.workerReports(ctx)
 	if len(reps) == 0 {
 		if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
@@ -442,7 +457,8 @@ func (s *Server) control(ctx context.Context, op string, req *pb.KeyRequest, wai
 		}
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("%s: no worker is running", op))
 	}
-	b, _ := json.Marshal(control{Op: op, Spec: spec})
+	c := control{Op: op, ID: newJobID("")[1:], Spec: spec}
+	b, _ := json.Marshal(c)
 	inbox := s.st.nc.NewRespInbox()
 	replies := make(chan *nats.Msg, len(reps)+8)
 	sub, err := s.st.nc.ChanSubscribe(inbox, replies)
@@ -469,11 +485,81 @@ func (s *Server) control(ctx context.Context, op string, req *pb.KeyRequest, wai
 				out.Workers = append(out.Workers, rep.Worker)
 			}
 		case <-wctx.Done():
+			if ctx.Err() != nil {
+				// The caller went away: the workers stop what they do
+				// for it (a key setup), freeing its memory.
+				cb, _ := json.Marshal(control{Op: "cancel", ID: c.ID})
+				_ = s.st.nc.Publish(controlSubject, cb)
+				return nil, connect.NewError(connect.CodeCanceled, fmt.Errorf("%s: %w", op, ctx.Err()))
+			}
 			out.Errors = append(out.Errors, fmt.Sprintf("%d of %d workers did not answer within %s", len(reps)-len(out.Workers)-len(out.Errors), len(reps), wait))
 			return connect.NewResponse(out), nil
 		}
 	}
 	return connect.NewResponse(out), nil
+}
+
+// admit refuses a Submit or Preload (field names it in the error) that no
+// worker could ever admit: estimate's figure for spec with the key taken
+// as cached (the least it needs: a worker's cache may hold the key) above
+// every live worker's budget, or above this host's memory
+// (admission.Host) when no worker reports; a worker with no budget
+// admits anything. A worker checks again with its own cache (a setup
+// counted) before it allocates anything. The answer needs no more than
+// the reports and the family's estimate: nothing is allocated for it.
+func (s *Server) admit(ctx context.Context, field string, spec Spec, estimate func(Spec, string) (uint64, error)) error {
+	est, err := estimate(spec, "")
+	if err != nil {
+		return invalid(fmt.Errorf("%s: %w", field, err))
+	}
+	reps, err := s.reports(ctx)
+	if err != nil {
+		return storeError(err)
+	}
+	var budget admission.Budget
+	for _, w := range reps {
+		if w.Budget == 0 {
+			return nil
+		}
+		if w.Budget > budget.Bytes {
+			budget = admission.Budget{Bytes: w.Budget, Of: fmt.Sprintf("worker %q's budget, the largest of %d live workers'", w.Name, len(reps))}
+		}
+	}
+	if len(reps) == 0 {
+		if budget, _, err = admission.Host(); err != nil {
+			return nil // nothing to compare with: the workers check
+		}
+		budget.Of = "the service host's " + cmp.Or(budget.Of, "memory") + " (no worker is running)"
+	}
+	what := fmt.Sprintf("%s: %s %s/%d", field, spec.Family, spec.Circuit, spec.Size)
+	if field == "spec" {
+		what = fmt.Sprintf("%s: %s %s/%d with %d partitions", field, spec.Family, spec.Circuit, spec.Size, spec.Partitions)
+	}
+	r := admission.Refusal{What: what, Memory: "host memory", Advice: "no worker could ever admit it: a smaller size or fewer partitions, or a worker with more memory"}
+	if err := admission.Check(r, est, budget); err != nil {
+		return connect.NewError(connect.CodeResourceExhausted, err)
+	}
+	return nil
+}
+
+// reportsFor is how long admit reuses the workers' reports (a worker
+// refreshes its report every few seconds).
+const reportsFor = time.Second
+
+// reports returns the live workers' reports, read at most once every
+// reportsFor.
+func (s *Server) reports(ctx context.Context) ([]workerReport, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if time.Since(s.reportsAt) < reportsFor {
+		return s.lastReports, nil
+	}
+	reps, err := s.st.workerReports(ctx)
+	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {
+		return nil, err
+	}
+	s.lastReports, s.reportsAt = reps, time.Now()
+	return reps, nil
 }
 
 // Health implements the API.

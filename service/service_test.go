@@ -247,7 +247,7 @@ type gatedRunner struct {
 // gated returns r behind a closed gate.
 func gated(r Runner) *gatedRunner { return &gatedRunner{Runner: r, gate: make(chan struct{})} }
 
-func (g *gatedRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) ([]PartitionProof, error) {
+func (g *gatedRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) (*Output, error) {
 	select {
 	case <-g.gate:
 	case <-ctx.Done():
@@ -630,7 +630,7 @@ func TestDeviceBudgetHoldsAJobUntilTheDeviceHasRoom(t *testing.T) {
 	h2 := newHarness(t, "")
 	h2.start(WorkerConfig{Name: "w2", DeviceBudget: est.Device / 2})
 	_, err = h2.await(h2.submit(testSpec(3), 0))
-	if connect.CodeOf(err) != connect.CodeAborted || !strings.Contains(err.Error(), "above worker \"w2\"'s device budget") {
+	if connect.CodeOf(err) != connect.CodeAborted || !strings.Contains(err.Error(), "of each device's memory, more than the ") || !strings.Contains(err.Error(), "of worker \"w2\"'s device budget") {
 		t.Errorf("job over the device budget: %v", err)
 	}
 }

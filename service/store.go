@@ -96,6 +96,8 @@ type result struct {
 	Proofs []PartitionProof `json:"proofs,omitempty"`
 	// Object names the object holding Proofs when they were too large.
 	Object string `json:"object,omitempty"`
+	// KeyFacts name the key that made the proofs.
+	KeyFacts
 }
 
 // workerReport is what a worker publishes about itself.
@@ -112,9 +114,11 @@ type workerReport struct {
 	Seen           int64  `json:"seen"`
 }
 
-// control is a Preload or Evict sent to every worker.
+// control is a Preload or Evict sent to every worker, or the cancel of a
+// Preload (by its ID) whose caller went away.
 type control struct {
-	Op   string `json:"op"` // "preload" or "evict"
+	Op   string `json:"op"` // "preload", "evict" or "cancel"
+	ID   string `json:"id,omitempty"`
 	Spec Spec   `json:"spec"`
 }
 
@@ -364,10 +368,10 @@ func (s *store) publish(ctx context.Context, r *record) error {
 
 // storeResult records proofs as the job's result unless another worker
 // did first; it returns the result that stands.
-func (s *store) storeResult(ctx context.Context, id, worker string, proofs []PartitionProof) (*result, error) {
+func (s *store) storeResult(ctx context.Context, id, worker string, out *Output) (*result, error) {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
-	res := &result{Worker: worker, Proofs: proofs}
+	res := &result{Worker: worker, Proofs: out.Proofs, KeyFacts: out.KeyFacts}
 	b, err := json.Marshal(res)
 	if err != nil {
 		return nil, err
@@ -377,7 +381,7 @@ func (s *store) storeResult(ctx context.Context, id, worker string, proofs []Par
 		if _, err := s.objects.PutBytes(ctx, obj, b); err != nil {
 			return nil, fmt.Errorf("job %q: store proofs: %w", id, err)
 		}
-		res = &result{Worker: worker, Object: obj}
+		res = &result{Worker: worker, Object: obj, KeyFacts: out.KeyFacts}
 		if b, err = json.Marshal(res); err != nil {
 			return nil, err
 		}

@@ -1,6 +1,7 @@
 package service
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/prooflane/prooflane/admission"
 	"github.com/prooflane/prooflane/resources"
 	"github.com/prooflane/prooflane/runtime"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
@@ -29,12 +31,17 @@ type WorkerConfig struct {
 	Runner Runner
 	// Slots is the number of jobs run at once (default 1).
 	Slots int
-	// Budget is the host memory in bytes the admitted jobs' estimates may
-	// add up to; 0 is no budget. A job whose estimate is above the whole
-	// budget fails (it could never run); one above what is left waits.
+	// Budget is the host memory in bytes the admitted jobs' and key
+	// setups' estimates may add up to: 0 (the default) is the machine's
+	// memory (admission.Host: MemTotal, or PROOFLANE_HOST_MEMORY);
+	// NoBudget is none. A job or a Preload whose estimate is above the
+	// whole budget fails at once (it could never run), before anything
+	// is allocated; one above what is left waits.
 	Budget uint64
 	// DeviceBudget is the same for each device's memory, against the
-	// jobs' device estimates (jobs are taken to spread over the devices).
+	// jobs' device estimates (jobs are taken to spread over the
+	// devices); 0 or NoBudget is none (the command's default is the
+	// devices' memory).
 	DeviceBudget uint64
 	// MaxDeliveries fails a job handed to workers this many times
 	// without an end (default 5): a job that kills its workers.
@@ -47,10 +54,18 @@ type WorkerConfig struct {
 	Metrics *Metrics
 }
 
+// NoBudget is a WorkerConfig budget that admits any estimate.
+const NoBudget = ^uint64(0)
+
 // Worker takes jobs from the queue, highest lane first, and runs them.
 type Worker struct {
 	cfg WorkerConfig
 	st  *store
+	// budget and deviceBudget are the budgets in force (Bytes 0: none),
+	// named for refusals.
+	budget, deviceBudget admission.Budget
+	// preloads cancel the Preloads running, by their control id.
+	preloads map[string]context.CancelFunc
 	// mem admits jobs against the budget: its one resource is the
 	// budget's bytes, waiters served by lane, then in arrival order.
 	mem   *resources.Set
@@ -60,7 +75,7 @@ type Worker struct {
 	// are all taken (handBack).
 	full chan struct{}
 	// admitting are the jobs waiting for memory, by id.
-	admitting map[string]*admission
+	admitting map[string]*waiting
 
 	mu       sync.Mutex
 	running  map[string]context.CancelFunc
@@ -118,25 +133,59 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Budget > 1<<62 || cfg.DeviceBudget > 1<<62 {
-		return nil, fmt.Errorf("worker: budgets %d and %d bytes: above the limit of 2^62", cfg.Budget, cfg.DeviceBudget)
+	budget, deviceBudget, err := budgets(cfg)
+	if err != nil {
+		return nil, err
 	}
 	w := &Worker{cfg: cfg, st: st, slots: make(chan struct{}, cfg.Slots), wake: make(chan struct{}, 1), full: make(chan struct{}, 1),
-		running: map[string]context.CancelFunc{}, admitting: map[string]*admission{}}
-	// A budget of 0 is none: its resource has room for any estimate.
+		running: map[string]context.CancelFunc{}, admitting: map[string]*waiting{}, preloads: map[string]context.CancelFunc{},
+		budget: budget, deviceBudget: deviceBudget}
+	// No budget: its resource has room for any estimate.
 	decls := []resources.Decl{{Name: "host_memory", Capacity: 1 << 62}, {Name: "device_memory", Capacity: 1 << 62}}
-	if cfg.Budget > 0 {
-		decls[0].Capacity = int64(cfg.Budget)
+	if budget.Bytes > 0 {
+		decls[0].Capacity = int64(budget.Bytes)
 	}
-	if cfg.DeviceBudget > 0 {
-		decls[1].Capacity = int64(cfg.DeviceBudget)
+	if deviceBudget.Bytes > 0 {
+		decls[1].Capacity = int64(deviceBudget.Bytes)
 	}
-	if cfg.Budget > 0 || cfg.DeviceBudget > 0 {
+	if budget.Bytes > 0 || deviceBudget.Bytes > 0 {
 		if w.mem, err = resources.NewSet(decls, 0); err != nil {
 			return nil, err
 		}
 	}
 	return w, nil
+}
+
+// budgets resolves cfg's budgets: the host's default is the machine's
+// memory (admission.Host), NoBudget is none.
+func budgets(cfg WorkerConfig) (host, device admission.Budget, err error) {
+	for _, b := range []uint64{cfg.Budget, cfg.DeviceBudget} {
+		if b > 1<<62 && b != NoBudget {
+			return host, device, fmt.Errorf("worker %q: budget of %d bytes: above the limit of 2^62 (NoBudget for none)", cfg.Name, b)
+		}
+	}
+	if cfg.DeviceBudget != NoBudget && cfg.DeviceBudget > 0 {
+		device = admission.Budget{Bytes: cfg.DeviceBudget, Of: fmt.Sprintf("worker %q's device budget", cfg.Name)}
+	}
+	switch cfg.Budget {
+	case NoBudget:
+	case 0:
+		host, _, err = admission.Host()
+		if errors.Is(err, admission.ErrUnknown) {
+			fmt.Fprintf(cfg.Log, "worker %s: no budget: %v (give one)\n", cfg.Name, err)
+			return admission.Budget{}, device, nil
+		}
+		if err != nil {
+			return host, device, fmt.Errorf("worker %q: its default budget, the machine's memory: %w", cfg.Name, err)
+		}
+		host.Of = fmt.Sprintf("worker %q's host %s", cfg.Name, cmp.Or(host.Of, "memory"))
+		if host.Bytes > 1<<62 {
+			host.Bytes = 1 << 62
+		}
+	default:
+		host = admission.Budget{Bytes: cfg.Budget, Of: fmt.Sprintf("worker %q's budget", cfg.Name)}
+	}
+	return host, device, nil
 }
 
 // Name is the worker's name.
@@ -219,8 +268,8 @@ func (w *Worker) poke() {
 	}
 }
 
-// admission is a job waiting for memory.
-type admission struct {
+// waiting is a job waiting for memory.
+type waiting struct {
 	lane     pb.Priority
 	handBack context.CancelCauseFunc
 }
@@ -253,7 +302,7 @@ func (w *Worker) takeSlot(ctx context.Context) error {
 // has jobs queued.
 func (w *Worker) handBack(ctx context.Context) {
 	w.mu.Lock()
-	var low *admission
+	var low *waiting
 	for _, a := range w.admitting {
 		if low == nil || a.lane < low.lane {
 			low = a
@@ -366,12 +415,8 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		fail(fmt.Errorf("job %q: %w", id, err))
 		return
 	}
-	if w.cfg.Budget > 0 && est.Host > w.cfg.Budget {
-		fail(fmt.Errorf("job %q: needs about %d bytes of host memory, above worker %q's whole budget of %d bytes", id, est.Host, w.cfg.Name, w.cfg.Budget))
-		return
-	}
-	if w.cfg.DeviceBudget > 0 && est.Device > w.cfg.DeviceBudget {
-		fail(fmt.Errorf("job %q: needs about %d bytes of each device's memory, above worker %q's device budget of %d bytes", id, est.Device, w.cfg.Name, w.cfg.DeviceBudget))
+	if err := w.fits(fmt.Sprintf("job %q", id), est); err != nil {
+		fail(err)
 		return
 	}
 
@@ -451,7 +496,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 			w.mu.Lock()
 			w.waits++
 			actx, handBack := context.WithCancelCause(jctx)
-			w.admitting[id] = &admission{lane: r.Priority, handBack: handBack}
+			w.admitting[id] = &waiting{lane: r.Priority, handBack: handBack}
 			w.mu.Unlock()
 			w.poke() // a higher lane's job may be waiting for this slot already
 			g, err = w.mem.Acquire(actx, claim, int(r.Priority), nil)
@@ -495,7 +540,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	admitting = false
 	w.cfg.Metrics.activeDelta(pb.JobState_JOB_STATE_RUNNING, 1)
 	w.countRunning(+1)
-	proofs, err := w.cfg.Runner.Run(jctx, spec, func(ev runtime.Event) {
+	output, err := w.cfg.Runner.Run(jctx, spec, func(ev runtime.Event) {
 		if ev.Kind == runtime.PartitionDone {
 			done.Add(1)
 		}
@@ -510,7 +555,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		fail(err)
 		return
 	}
-	res, err := w.st.storeResult(bg, id, w.cfg.Name, proofs)
+	res, err := w.st.storeResult(bg, id, w.cfg.Name, output)
 	if err != nil {
 		// Not stored: another worker will run it again.
 		logf("%v; handed back", err)
@@ -524,6 +569,15 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		w.cfg.Metrics.jobLatency(r.Submitted)
 	}
 	logf("done, %d proofs", len(res.Proofs))
+}
+
+// fits refuses what (a job, a Preload) when its estimate is above the
+// worker's whole budget of host or device memory: it could never run.
+func (w *Worker) fits(what string, est Estimate) error {
+	if err := admission.Check(admission.Refusal{What: what, Memory: "host memory"}, est.Host, w.budget); err != nil {
+		return err
+	}
+	return admission.Check(admission.Refusal{What: what, Memory: "each device's memory"}, est.Device, w.deviceBudget)
 }
 
 // endCancelled ends a job whose run stopped early: cancelled by the
@@ -595,7 +649,7 @@ func (w *Worker) report(ctx context.Context) {
 	w.mu.Lock()
 	rep := workerReport{
 		Name: w.cfg.Name, Backend: w.cfg.Runner.BackendName(), Running: w.runningN, Slots: w.cfg.Slots,
-		Budget: w.cfg.Budget, Admitted: w.admitted, PeakRunning: w.peak, AdmissionWaits: w.waits,
+		Budget: w.budget.Bytes, Admitted: w.admitted, PeakRunning: w.peak, AdmissionWaits: w.waits,
 		Keys: w.cfg.Runner.Keys(), Seen: time.Now().UnixMilli(),
 	}
 	w.mu.Unlock()
@@ -608,7 +662,8 @@ func (w *Worker) report(ctx context.Context) {
 	_, _ = w.st.workers.Put(rctx, w.cfg.Name, b)
 }
 
-// control answers a Preload or Evict.
+// control answers a Preload or Evict, or cancels a Preload whose caller
+// went away.
 func (w *Worker) control(ctx context.Context, m *nats.Msg) {
 	var c control
 	reply := controlReply{Worker: w.cfg.Name}
@@ -616,8 +671,16 @@ func (w *Worker) control(ctx context.Context, m *nats.Msg) {
 		reply.Error = fmt.Sprintf("bad control message: %v", err)
 	} else {
 		switch c.Op {
+		case "cancel":
+			w.mu.Lock()
+			cancel := w.preloads[c.ID]
+			w.mu.Unlock()
+			if cancel != nil {
+				cancel()
+			}
+			return // nobody waits for an answer
 		case "preload":
-			if err := w.cfg.Runner.Preload(ctx, c.Spec); err != nil {
+			if err := w.preload(ctx, c); err != nil {
 				reply.Error = err.Error()
 			}
 		case "evict":
@@ -631,4 +694,43 @@ func (w *Worker) control(ctx context.Context, m *nats.Msg) {
 	w.report(ctx)
 	b, _ := json.Marshal(reply)
 	_ = m.Respond(b)
+}
+
+// preload loads (or makes) the key c names once its estimate fits the
+// budget: refused at once above the whole budget, waiting while jobs hold
+// the memory, holding it while it runs. A "cancel" for c's id stops it,
+// and a setup with it.
+func (w *Worker) preload(ctx context.Context, c control) error {
+	est, err := w.cfg.Runner.EstimateKey(c.Spec)
+	if err != nil {
+		return err
+	}
+	what := fmt.Sprintf("preload of %s key %s/%d", c.Spec.Family, c.Spec.Circuit, c.Spec.Size)
+	if err := w.fits(what, est); err != nil {
+		return err
+	}
+	pctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	if c.ID != "" {
+		w.mu.Lock()
+		w.preloads[c.ID] = cancel
+		w.mu.Unlock()
+		defer func() {
+			w.mu.Lock()
+			delete(w.preloads, c.ID)
+			w.mu.Unlock()
+		}()
+	}
+	if w.mem != nil {
+		claim := []resources.Claim{{ID: 0, Weight: max(int64(est.Host), 1)}}
+		if est.Device > 0 {
+			claim = append(claim, resources.Claim{ID: 1, Weight: int64(est.Device)})
+		}
+		g, err := w.mem.Acquire(pctx, claim, int(pb.Priority_PRIORITY_CRITICAL), nil)
+		if err != nil {
+			return fmt.Errorf("%s: waiting for memory: %w", what, err)
+		}
+		defer g.Release()
+	}
+	return w.cfg.Runner.Preload(pctx, c.Spec)
 }

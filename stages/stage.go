@@ -47,6 +47,16 @@ type DeviceConfig interface {
 	NeedsDevice() bool
 }
 
+// VerifyConfig is a Config of a stage that outputs a proof and can check
+// it with its family's verifier before returning it (a proof that does not
+// verify fails the partition then). Commands and the service check the
+// proofs themselves only when the final proof stage's config says it did
+// not (family.StagesVerify), so that every proof is checked once.
+type VerifyConfig interface {
+	Config
+	VerifiesOutput() bool
+}
+
 // Stage is one step of a pipeline. Run returns the stage's output (of the
 // factory's Output type, or nil when it declares none) or an error. Errors
 // wrapped with Retryable are retried as the pipeline's retry policy says.

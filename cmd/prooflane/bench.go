@@ -19,6 +19,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/prooflane/prooflane/admission"
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/otel/analyze"
 	"github.com/prooflane/prooflane/otel/tracefile"
@@ -316,16 +317,18 @@ type proofVerifier func(partition int, outputs map[string]any) error
 
 // familyVerifier checks a family's proof the way verify does: the output
 // of p's final proof stage, encoded to the partition's files and checked
-// by Job.Verify.
+// by Job.Verify, unless that stage checked it with the family's verifier
+// already (family.StagesVerify): each proof is checked once.
 func familyVerifier(p *runtime.Pipeline, fp family.Prover, fj family.Job) proofVerifier {
 	final := family.FinalProofStages(p, fp)
+	verified := family.StagesVerify(p, fp)
 	return func(partition int, outputs map[string]any) error {
 		out, ok := outputs[final[0]]
 		if !ok {
 			return fmt.Errorf("pipeline %q produced no %s proof (outputs %v)", p.Name, fp.Name(), keysOf(outputs))
 		}
 		files, err := fj.Files(partition, out)
-		if err != nil {
+		if err != nil || verified {
 			return err
 		}
 		return fj.Verify(partition, files)
@@ -475,7 +478,7 @@ func writeBenchTable(w io.Writer, rows []benchRow) {
 		if !r.isBaseline {
 			busy = fmt.Sprintf("%.0f%%", 100*r.busy)
 			if r.peakVRAM > 0 {
-				vram = humanBytes(r.peakVRAM)
+				vram = admission.HumanBytes(r.peakVRAM)
 			}
 		}
 		waits := "-"
@@ -487,16 +490,9 @@ func writeBenchTable(w io.Writer, rows []benchRow) {
 			waits = strings.Join(parts, ", ")
 		}
 		fmt.Fprintf(tw, "| %s\t| %d\t| %.3f\t| %.2f\t| %s\t| %s\t| %s\t| %s\t| %s\t|\n",
-			r.name, r.proofs, spp, 1/spp, vs, busy, waits, vram, humanBytes(r.peakRSS))
+			r.name, r.proofs, spp, 1/spp, vs, busy, waits, vram, admission.HumanBytes(r.peakRSS))
 	}
 	tw.Flush()
-}
-
-func humanBytes(b uint64) string {
-	if b >= 1<<30 {
-		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
-	}
-	return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(b)/(1<<20)), ".0") + " MiB"
 }
 
 // spanRecorder keeps ended spans for analyze.

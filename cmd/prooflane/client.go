@@ -115,8 +115,9 @@ func runSubmit(args []string, stdout, stderr io.Writer) error {
 	priority := fs.String("priority", "normal", "lane: critical, high, normal or low")
 	idem := fs.String("idempotency-key", "", "names the request: submitting it again returns the same job")
 	deadline := fs.Duration("deadline", 0, "fail the job not finished within this long (0: none)")
-	await := fs.Bool("await", false, "wait for the proofs and write them to --out")
-	out := fs.String("out", "", "with --await: directory for the proofs")
+	await := fs.Bool("await", false, "wait for the proofs, check them and write them to --out (as await does)")
+	var af awaitFlags
+	af.register(fs, "with --await: directory for the proofs, written as prove writes them")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -134,7 +135,7 @@ func runSubmit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageErrorf(fs, "--priority: %w", err)
 	}
-	if *await && *out == "" {
+	if *await && af.out == "" {
 		return usageErrorf(fs, "--await needs --out")
 	}
 	spec := &pb.JobSpec{Circuit: *circuit, Size: uint64(n), Partitions: uint32(*partitions), Seed: *seed}
@@ -169,14 +170,15 @@ func runSubmit(args []string, stdout, stderr io.Writer) error {
 		return nil
 	}
 	fmt.Fprintf(stderr, "prooflane submit: job %s\n", resp.Msg.JobId)
-	return awaitJob(ctx, cl, cf, resp.Msg.JobId, *out, stdout, stderr)
+	return awaitJob(ctx, cl, cf, resp.Msg.JobId, af, stdout, stderr)
 }
 
 func runAwait(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("await", "JOB_ID", stderr)
 	var cf clientFlags
 	cf.register(fs)
-	out := fs.String("out", "", "directory for the proofs (replaced as a whole); empty prints only the state")
+	var af awaitFlags
+	af.register(fs, "directory for the proofs, public inputs, verifying key and manifest, as prove writes them (replaced as a whole) once they verify; empty prints only the state")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -189,11 +191,12 @@ func runAwait(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signalContext()
 	defer stop()
-	return awaitJob(ctx, cl, cf, fs.Arg(0), *out, stdout, stderr)
+	return awaitJob(ctx, cl, cf, fs.Arg(0), af, stdout, stderr)
 }
 
-// awaitJob streams a job's states to stderr and writes its proofs to out.
-func awaitJob(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf clientFlags, id, out string, stdout, stderr io.Writer) error {
+// awaitJob streams a job's states to stderr and, with --out, writes its
+// proofs once they verify (writeAwaited).
+func awaitJob(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf clientFlags, id string, af awaitFlags, stdout, stderr io.Writer) error {
 	stream, err := cl.Await(ctx, connect.NewRequest(&pb.AwaitRequest{JobId: id}))
 	if err != nil {
 		return rpcError("await", err)
@@ -211,33 +214,16 @@ func awaitJob(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 	if last == nil || last.Status.State != pb.JobState_JOB_STATE_DONE {
 		return fmt.Errorf("await: job %q: the stream ended before the job did", id)
 	}
-	if out != "" {
-		od, err := openOut(out, "", stderr)
-		if err != nil {
+	from := ""
+	if af.out != "" {
+		if from, err = writeAwaited(af, awaited{id: id, status: last.Status, resp: last}, stderr); err != nil {
 			return err
-		}
-		defer od.close(stderr)
-		for _, p := range last.Proofs {
-			for name, data := range map[string][]byte{proofFile(int(p.Partition)): p.Proof, publicFile(int(p.Partition)): p.PublicWitness} {
-				if len(data) == 0 {
-					continue
-				}
-				if err := od.writeFile(name, func(w io.Writer) (int64, error) {
-					n, err := w.Write(data)
-					return int64(n), err
-				}); err != nil {
-					return err
-				}
-			}
-		}
-		if err := od.commit(); err != nil {
-			return fmt.Errorf("--out %q: %w", out, err)
 		}
 	}
 	cf.print(stdout, last.Status, func() {
 		fmt.Fprintf(stdout, "job %s done by %s: %d proofs", id, last.Status.Worker, len(last.Proofs))
-		if out != "" {
-			fmt.Fprintf(stdout, " written to %s", out)
+		if af.out != "" {
+			fmt.Fprintf(stdout, ", verified with %s, written to %s", from, af.out)
 		}
 		fmt.Fprintln(stdout)
 	})

@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+
+	"github.com/prooflane/prooflane/admission"
 )
 
 func init() {
@@ -42,7 +44,7 @@ func runDevices(args []string, stdout, stderr io.Writer) error {
 	for _, d := range infos {
 		mem := "memory unknown"
 		if d.MemTotal > 0 {
-			mem = fmt.Sprintf("%s total, %s free", humanBytes(d.MemTotal), humanBytes(d.MemFree))
+			mem = fmt.Sprintf("%s total, %s free", admission.HumanBytes(d.MemTotal), admission.HumanBytes(d.MemFree))
 		}
 		fmt.Fprintf(stdout, "  %d  %s  %s\n", d.Index, d.Name, mem)
 	}

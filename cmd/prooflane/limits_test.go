@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/prooflane/prooflane/admission"
 )
 
 // Counts and sizes beyond what prooflane can hold are refused with an
@@ -71,7 +73,7 @@ func TestPipelineFileAboveTheSizeLimitIsRefused(t *testing.T) {
 // pipeline's max_in_flight bounds (12 for groth16.yaml), not every
 // partition of the job: 200 partitions at 2^28 are refused as 12 at once.
 func TestMemoryEstimateCountsOnlyThePartitionsInFlight(t *testing.T) {
-	if total, _, err := readMeminfo("/proc/meminfo"); err != nil || total >= 768<<30 {
+	if total, _, err := admission.ReadMeminfo("/proc/meminfo"); err != nil || total >= 768<<30 {
 		t.Skip("needs /proc/meminfo and under 768 GiB, so that a 2^28 setup is refused")
 	}
 	rc, _, stderr := prooflane(t, "prove", "--pipeline", "../../pipelines/groth16.yaml", "--size", "2^28",

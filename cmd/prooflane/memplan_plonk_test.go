@@ -1,13 +1,17 @@
 package main
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/prooflane/prooflane/admission"
+)
 
 // A PLONK run above an artificially small PROOFLANE_HOST_MEMORY stops
 // before anything is set up, naming the estimate and the limit: prove
 // and setup alike.
 func TestAPlonkRunAboveTheHostMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	keysDir := t.TempDir()
-	t.Setenv(hostMemEnvVariable, "1GiB")
+	t.Setenv(admission.HostEnv, "1GiB")
 	checkRefused(t, keysDir, "size 262144 with the key setup and 2 partitions at once needs about 3.1 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB",
 		"prove", "--pipeline", "../../pipelines/plonk.yaml", "--circuit", "chain", "--size", "2^18",
 		"--partitions", "2", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off")

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prooflane/prooflane/admission"
 )
 
 // A run whose keys and buffers cannot fit a device (an artificially small
@@ -19,7 +21,7 @@ func TestARunAboveTheDeviceMemoryLimitStopsBeforeItStarts(t *testing.T) {
 		"prooflane prove: size 256 with 1 partition(s) on a device needs about 775.7 MiB of device memory (the proving key's bases 144 KiB, 1 resident partition(s) 160 KiB, context 768 MiB, G2 MSMs' batch-affine scratch 7.4 MiB (PROOFLANE_CUDA_AFFINE_MAX=0 turns it off)), "+
 			"more than the 1 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=1MiB): fewer partitions resident on a device (resident is 2: --set resident=1) or a smaller --size, or PROOFLANE_SKIP_MEMCHECK=1 to try anyway",
 		"prooflane prove: size 256 with 1 partition(s) on a device: about 775.7 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)")
-	t.Setenv(deviceMemEnvVariable, "lots")
+	t.Setenv(admission.DeviceEnv, "lots")
 	if rc, _, stderr := prooflane(t, args...); rc != 1 || !strings.Contains(stderr, `PROOFLANE_DEVICE_MEMORY="lots": want a size in bytes`) {
 		t.Errorf("a bad limit: exit %d, stderr %q", rc, stderr)
 	}
@@ -30,7 +32,7 @@ func TestARunAboveTheDeviceMemoryLimitStopsBeforeItStarts(t *testing.T) {
 // estimate and the limit.
 func TestARunAboveTheHostMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	keysDir := t.TempDir()
-	t.Setenv(hostMemEnvVariable, "1GiB")
+	t.Setenv(admission.HostEnv, "1GiB")
 	checkRefused(t, keysDir, "size 262144 with the key setup and 2 partitions at once needs about 1.1 GiB of host memory, more than the 1.0 GiB of PROOFLANE_HOST_MEMORY=1GiB",
 		"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^18",
 		"--partitions", "2", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off")
@@ -54,9 +56,9 @@ func checkRefused(t *testing.T, keysDir, want string, args ...string) {
 // 2 GiB, under which it must run saying under.
 func checkDeviceLimit(t *testing.T, keysDir string, args []string, refused, under string) {
 	t.Helper()
-	t.Setenv(deviceMemEnvVariable, "1MiB")
+	t.Setenv(admission.DeviceEnv, "1MiB")
 	checkRefused(t, keysDir, refused, args...)
-	t.Setenv(deviceMemEnvVariable, "2GiB")
+	t.Setenv(admission.DeviceEnv, "2GiB")
 	if rc, _, stderr := prooflane(t, args...); rc != 0 || !strings.Contains(stderr, under) {
 		t.Errorf("under the limit: exit %d, stderr %q", rc, stderr)
 	}
@@ -72,7 +74,7 @@ func TestBasesThatDoNotFitTheDeviceStayOnTheHost(t *testing.T) {
 	keysDir, out := t.TempDir(), filepath.Join(t.TempDir(), "p")
 	args := []string{"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^12",
 		"--partitions", "2", "--set", "resident=1", "--set", "g2_on=cpu", "--set", "gpu_workers=1", "--keys", keysDir, "--progress", "off"}
-	t.Setenv(deviceMemEnvVariable, "771MiB")
+	t.Setenv(admission.DeviceEnv, "771MiB")
 	rc, _, stderr := prooflane(t, append(args, "--out", out)...)
 	want := "prooflane prove: the proving key's bases do not fit: size 4096 with 2 partition(s) on a device needs about 772 MiB of device memory " +
 		"(the proving key's bases 1.5 MiB, 1 resident partition(s) 2.5 MiB, context 768 MiB), more than the 771 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=771MiB); " +
@@ -85,14 +87,14 @@ func TestBasesThatDoNotFitTheDeviceStayOnTheHost(t *testing.T) {
 		t.Fatalf("verify: exit %d\n%s%s", rc, stdout, stderr)
 	}
 
-	t.Setenv(deviceMemEnvVariable, "770MiB")
+	t.Setenv(admission.DeviceEnv, "770MiB")
 	rc, _, stderr = prooflane(t, append(args, "--out", t.TempDir()+"/q")...)
 	want = "more than the 770 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=770MiB); with the key's bases kept in host memory (--set bases=host) it still needs about 770.9 MiB"
 	if rc != 1 || !strings.Contains(stderr, want) {
 		t.Errorf("below both estimates: exit %d, stderr\n%s\nwant it to contain\n%s", rc, stderr, want)
 	}
 
-	t.Setenv(deviceMemEnvVariable, "771MiB")
+	t.Setenv(admission.DeviceEnv, "771MiB")
 	rc, _, stderr = prooflane(t, append(args, "--out", t.TempDir()+"/r", "--set", "bases=device")...)
 	if rc != 1 || strings.Contains(stderr, "keeping them in host memory") || !strings.Contains(stderr, "more than the 771 MiB") {
 		t.Errorf("with --set bases=device: exit %d, stderr\n%s", rc, stderr)

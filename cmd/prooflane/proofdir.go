@@ -63,6 +63,9 @@ type manifest struct {
 	VK     string   `json:"vk"`
 	Proofs []string `json:"proofs"`
 	Public []string `json:"public"`
+	// Job is the service job the proofs came from, for a directory
+	// written by await (whose Backend names the worker).
+	Job string `json:"job,omitempty"`
 }
 
 const (
@@ -361,6 +364,41 @@ func (o *outDir) writeFile(name string, write func(io.Writer) (int64, error)) er
 	})
 	if err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
+	}
+	return nil
+}
+
+// writeRun writes a run into o: the verifying key file vk (when fp's
+// layout has one), partition i's proof (and public inputs, when the layout
+// has them) from parts[i], and the manifest m listing them all. The
+// proofs were checked before: writeRun only writes.
+func writeRun(o *outDir, fp family.Prover, m *manifest, vk []byte, parts []family.Files) error {
+	layout := fp.Layout()
+	if layout.VK != "" {
+		if err := o.writeFile(layout.VK, writeBytes(vk)); err != nil {
+			return err
+		}
+		m.VK = layout.VK
+	}
+	m.Proofs, m.Public = nil, nil
+	for i, f := range parts {
+		if err := o.writeFile(proofFile(i), writeBytes(f.Proof)); err != nil {
+			return err
+		}
+		m.Proofs = append(m.Proofs, proofFile(i))
+		if layout.Public {
+			if err := o.writeFile(publicFile(i), writeBytes(f.Public)); err != nil {
+				return err
+			}
+			m.Public = append(m.Public, publicFile(i))
+		}
+	}
+	mb, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := o.writeFile(manifestFile, writeBytes(append(mb, '\n'))); err != nil {
+		return fmt.Errorf("write manifest: %w", err)
 	}
 	return nil
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -279,60 +278,42 @@ func (r *proveRun) write(res *runtime.Result, el time.Duration) (manifest, error
 		Pipeline: r.p.Name, PipelineFile: r.p.File, PipelineSHA256: r.p.Hash, Backend: r.be.Name(), Devices: r.nDev,
 		Seconds: el.Seconds(),
 	}
-	if err := writeProofs(r.od, r.p, r.fp, r.job, res, &m); err != nil {
-		return m, err
-	}
-	mb, err := json.MarshalIndent(m, "", "  ")
+	parts, err := proofFiles(r.p, r.fp, r.job, res)
 	if err != nil {
 		return m, err
 	}
-	if err := r.od.writeFile(manifestFile, writeBytes(append(mb, '\n'))); err != nil {
-		return m, fmt.Errorf("write manifest: %w", err)
+	vk, err := r.job.VK()
+	if err != nil {
+		return m, err
 	}
-	return m, nil
+	return m, writeRun(r.od, r.fp, &m, vk, parts)
 }
 
-// writeProofs writes the job's verifying key file (when its family's
-// layout has one) and each partition's files, from the output of the
-// pipeline's final proof stage, listing them in m.
-func writeProofs(od *outDir, p *runtime.Pipeline, fp family.Prover, job family.Job, res *runtime.Result, m *manifest) error {
-	layout := fp.Layout()
-	if layout.VK != "" {
-		vk, err := job.VK()
-		if err != nil {
-			return err
-		}
-		if err := od.writeFile(layout.VK, writeBytes(vk)); err != nil {
-			return err
-		}
-		m.VK = layout.VK
-	}
+// proofFiles returns each partition's files, from the output of the
+// pipeline's final proof stage, each checked by the job's verifier when
+// that stage did not check its proof (family.StagesVerify): no proof that
+// does not verify is written.
+func proofFiles(p *runtime.Pipeline, fp family.Prover, job family.Job, res *runtime.Result) ([]family.Files, error) {
 	final := family.FinalProofStages(p, fp)
+	verified := family.StagesVerify(p, fp)
+	parts := make([]family.Files, len(res.Partitions))
 	for _, r := range res.Partitions {
 		out, ok := r.Outputs[final[0]]
 		if !ok {
-			return fmt.Errorf("partition %d: pipeline %q produced no %s proof (outputs %v)", r.Index, p.Name, fp.Name(), keysOf(r.Outputs))
+			return nil, fmt.Errorf("partition %d: pipeline %q produced no %s proof (outputs %v)", r.Index, p.Name, fp.Name(), keysOf(r.Outputs))
 		}
 		files, err := job.Files(r.Index, out)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		if err := od.writeFile(proofFile(r.Index), writeBytes(files.Proof)); err != nil {
-			return err
-		}
-		if layout.Public {
-			if err := od.writeFile(publicFile(r.Index), writeBytes(files.Public)); err != nil {
-				return err
+		if !verified {
+			if err := job.Verify(r.Index, files); err != nil {
+				return nil, fmt.Errorf("partition %d: %w: the proof is not written", r.Index, err)
 			}
 		}
+		parts[r.Index] = files
 	}
-	for i := range m.Partitions {
-		m.Proofs = append(m.Proofs, proofFile(i))
-		if layout.Public {
-			m.Public = append(m.Public, publicFile(i))
-		}
-	}
-	return nil
+	return parts, nil
 }
 
 // writeBytes is outDir.writeFile's writer of data.

@@ -18,6 +18,8 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
 
+	"github.com/prooflane/prooflane/admission"
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/service"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
@@ -82,8 +84,8 @@ func (w *workerFlags) register(fs *flag.FlagSet, slotsDefault int, slotsHelp str
 	fs.StringVar(&w.backend, "backend", "cpu", "device backend: cpu, cuda (needs a -tags cuda build and a GPU) or auto")
 	fs.IntVar(&w.devices, "devices", 1, "devices the worker's engines run on")
 	fs.IntVar(&w.slots, "workers", slotsDefault, slotsHelp)
-	fs.StringVar(&w.budget, "mem-budget", "0", "host memory the worker's admitted jobs may hold, in bytes (4096, 2^30, 8GiB); 0 is no budget")
-	fs.StringVar(&w.deviceBudget, "device-mem-budget", "0", "memory of each device the worker's admitted jobs may hold, from the family's device estimate (80GiB); 0 is no budget")
+	fs.StringVar(&w.budget, "mem-budget", "machine", "host memory the worker's admitted jobs and key setups may hold: a size (4096, 2^30, 8GiB), machine (its memory, or $"+admission.HostEnv+") or none (admit anything)")
+	fs.StringVar(&w.deviceBudget, "device-mem-budget", "machine", "memory of each device the worker's admitted jobs may hold, from the family's device estimate: a size (80GiB), machine (the smallest device's, or $"+admission.DeviceEnv+"; none when the devices report none) or none")
 	fs.StringVar(&w.name, "name", "", "the worker's name in job records (default: host and process id)")
 	fs.IntVar(&w.maxDeliveries, "max-deliveries", 5, "fail a job handed to workers this many times without an end")
 	fs.DurationVar(&w.ackWait, "ack-wait", 30*time.Second, "a job whose worker sent no heartbeat for this long goes to another worker (when this process creates the queue)")
@@ -133,15 +135,50 @@ func (w *workerFlags) check(fs *flag.FlagSet, min int) error {
 	if w.ackWait < time.Second || w.ackWait > time.Hour {
 		return usageErrorf(fs, "--ack-wait %s: want 1s to 1h", w.ackWait)
 	}
-	b, err := parseBytes(w.budget)
-	if err != nil {
+	var err error
+	if w.budgetBytes, err = parseBudget(w.budget); err != nil {
 		return usageErrorf(fs, "--mem-budget: %w", err)
 	}
-	w.budgetBytes = b
-	if w.deviceBytes, err = parseBytes(w.deviceBudget); err != nil {
+	if w.deviceBytes, err = parseBudget(w.deviceBudget); err != nil {
 		return usageErrorf(fs, "--device-mem-budget: %w", err)
 	}
 	return nil
+}
+
+// parseBudget reads a budget flag: a size, "machine" (0: the worker takes
+// the machine's) or "none" (service.NoBudget).
+func parseBudget(s string) (uint64, error) {
+	switch s {
+	case "machine":
+		return 0, nil
+	case "none":
+		return service.NoBudget, nil
+	}
+	b, err := parseBytes(s)
+	if err == nil && b == 0 {
+		err = errors.New("0: want a size, machine or none (admit anything)")
+	}
+	return b, err
+}
+
+// deviceBudget is the smallest device's memory of be's first n devices
+// (or PROOFLANE_DEVICE_MEMORY), the default device budget; 0 (none) when
+// they report none.
+func deviceBudget(be device.Backend, n int) (uint64, error) {
+	var least uint64
+	for i, d := range be.Devices() {
+		if i == n {
+			break
+		}
+		b, err := admission.Device(d.Index, d.Name, d.MemTotal)
+		if err != nil {
+			return 0, err
+		}
+		if b.Bytes > 0 && (least == 0 || b.Bytes < least) {
+			least = b.Bytes
+		}
+	}
+	return least, nil
 }
 
 func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, m *service.Metrics, connect func() (service.WorkerConfig, error), stderr io.Writer) (*service.Worker, func(), error) {
@@ -149,6 +186,13 @@ func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, m
 	be, err := openBackend(cmd, w.backend, w.devices, stderr)
 	if err != nil {
 		return nil, nil, err
+	}
+	deviceBytes := w.deviceBytes
+	if deviceBytes == 0 {
+		if deviceBytes, err = deviceBudget(be, w.devices); err != nil {
+			be.Close()
+			return nil, nil, err
+		}
 	}
 	runner := &service.EngineRunner{KeysDir: w.keys, Backend: be, Devices: w.devices, Log: stderr, Metrics: m}
 	m.ObserveResident(runner.ResidentBytes)
@@ -161,7 +205,7 @@ func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, m
 		return nil, nil, err
 	}
 	cfg.Runner, cfg.Slots, cfg.Budget, cfg.MaxDeliveries, cfg.Log, cfg.Metrics = runner, w.slots, budget, w.maxDeliveries, stderr, m
-	cfg.DeviceBudget = w.deviceBytes
+	cfg.DeviceBudget = deviceBytes
 	cfg.Name = w.name
 	if cfg.Name == "" {
 		host, _ := os.Hostname()

@@ -4,6 +4,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/prooflane/prooflane/service"
 )
 
 // The service commands check their flags before they start anything: a
@@ -21,6 +23,8 @@ func TestServiceCommandsRefuseBadFlagsBeforeStarting(t *testing.T) {
 		{[]string{"serve", "--tls-cert", "c.pem", "--data", dir}, "--tls-cert and --tls-key go together"},
 		{[]string{"serve", "--workers", "-1", "--data", dir}, "--workers -1: want 0 to 256"},
 		{[]string{"serve", "--mem-budget", "lots", "--data", dir}, "--mem-budget: "},
+		{[]string{"serve", "--mem-budget", "0", "--data", dir}, "--mem-budget: 0: want a size, machine or none"},
+		{[]string{"worker", "--device-mem-budget", "0"}, "--device-mem-budget: 0: want a size, machine or none"},
 		{[]string{"serve", "--backend", "tpu", "--data", dir}, `--backend "tpu": want cpu, cuda or auto`},
 		{[]string{"serve", "--ack-wait", "10ms", "--data", dir}, "--ack-wait 10ms: want 1s to 1h"},
 		{[]string{"serve", "--data", filepath.Join(dir, "d"), "--nats-listen", "0.0.0.0:4250"}, `--nats-listen "0.0.0.0:4250" is not loopback: a token is required`},
@@ -60,5 +64,15 @@ func TestClientCommandsSayWhatWentWrong(t *testing.T) {
 	rc, _, stderr = prooflane(t, "status", "--token-file", filepath.Join(t.TempDir(), "missing"))
 	if rc != exitFailure || !strings.Contains(stderr, "--token-file: open ") {
 		t.Errorf("missing token file: exit %d, %q", rc, stderr)
+	}
+}
+
+// A budget flag is a size, machine (the worker takes the machine's
+// memory) or none.
+func TestParseBudget(t *testing.T) {
+	for in, want := range map[string]uint64{"machine": 0, "none": service.NoBudget, "8GiB": 8 << 30, "2^20": 1 << 20} {
+		if got, err := parseBudget(in); err != nil || got != want {
+			t.Errorf("%q: %d, %v; want %d", in, got, err, want)
+		}
 	}
 }

@@ -142,3 +142,29 @@ func FinalProofStages(p *runtime.Pipeline, f Family) []string {
 	}
 	return names
 }
+
+// StagesVerify reports whether every one of p's final proof stages (there
+// is at least one) checks its proof with the family's verifier before
+// returning it (its config is a stages.VerifyConfig that says so): then a
+// path that hands the proofs on (prove, bench, the service, the library)
+// need not check them again; else it checks each one itself, with
+// Job.Verify, before any leaves.
+func StagesVerify(p *runtime.Pipeline, f Family) bool {
+	final := FinalProofStages(p, f)
+	if len(final) == 0 {
+		return false
+	}
+	for _, name := range final {
+		var cfg stages.Config
+		for _, s := range p.Stages {
+			if s.Name == name {
+				cfg = s.Config
+			}
+		}
+		vc, ok := cfg.(stages.VerifyConfig)
+		if !ok || !vc.VerifiesOutput() {
+			return false
+		}
+	}
+	return true
+}

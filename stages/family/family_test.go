@@ -34,6 +34,7 @@ func parse(t *testing.T, src string) *runtime.Pipeline {
 		{Type: "a.feed", Inputs: []stages.DataType{"a.proof"}},
 		{Type: "b.make", Output: "b.proof"},
 		{Type: "c.make", Output: "c.proof"},
+		{Type: "a.check", Output: "a.proof", NewConfig: func() stages.Config { return &checkConfig{Verify: true} }},
 	} {
 		f.Doc = "test"
 		f.New = func(stages.Config) (stages.Stage, error) { return nop{}, nil }
@@ -44,6 +45,34 @@ func parse(t *testing.T, src string) *runtime.Pipeline {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// checkConfig is a proof stage's config that says whether it verifies.
+type checkConfig struct {
+	Verify bool `yaml:"verify"`
+}
+
+func (*checkConfig) Validate() error        { return nil }
+func (c *checkConfig) VerifiesOutput() bool { return c.Verify }
+
+// StagesVerify holds when every final proof stage checks its proof (its
+// config says so), and only then.
+func TestStagesVerifyWhenEveryFinalProofStageChecks(t *testing.T) {
+	f := fakeFamily{"a", "a.proof"}
+	for _, c := range []struct {
+		src  string
+		want bool
+	}{
+		{"pipeline: p\nstages:\n  c: {type: a.check}\n", true},
+		{"pipeline: p\nstages:\n  c: {type: a.check, config: {verify: false}}\n", false},
+		{"pipeline: p\nstages:\n  m: {type: a.make}\n", false},
+		{"pipeline: p\nstages:\n  c: {type: a.check}\n  m: {type: a.make}\n", false},
+		{"pipeline: p\nstages:\n  c: {type: a.check}\n  f: {type: a.feed, needs: [c]}\n", false},
+	} {
+		if got := StagesVerify(parse(t, c.src), f); got != c.want {
+			t.Errorf("%q: %v, want %v", c.src, got, c.want)
+		}
+	}
 }
 
 func registry() *Registry {

@@ -177,8 +177,9 @@ type MemoryEstimator interface {
 	// HostMemory estimates the peak host memory of a job of req's key
 	// with inFlight partitions at once under the pipeline's effective
 	// params (nil: a setup alone, or the family's defaults), and says
-	// whether the key setup runs first (req.Force, or no key cached).
-	// Zero bytes: no estimate.
+	// whether the key setup runs first (req.Force, or no key cached in
+	// req.Dir; with no Dir the key is taken as cached, the least a run
+	// needs). Zero bytes: no estimate.
 	HostMemory(req KeyRequest, params map[string]string, inFlight int) (bytes uint64, setup bool)
 }
 

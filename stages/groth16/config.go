@@ -118,6 +118,9 @@ type EpilogueConfig struct {
 // Validate accepts every value.
 func (c *EpilogueConfig) Validate() error { return nil }
 
+// VerifiesOutput is Verify (stages.VerifyConfig).
+func (c *EpilogueConfig) VerifiesOutput() bool { return c.Verify }
+
 // Values of VRAMConfig.OnOOM.
 const (
 	OnOOMRetry           = "retry"

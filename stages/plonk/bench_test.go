@@ -27,7 +27,7 @@ func chainOfDomain(b *testing.B, k int) (*plonk.Key, circuits.Instance) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	key, err := plonk.UnsafeSetup("chain", spr)
+	key, err := plonk.UnsafeSetup(context.Background(), "chain", spr)
 	if err != nil {
 		b.Fatal(err)
 	}

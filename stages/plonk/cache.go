@@ -2,6 +2,7 @@ package plonk
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"fmt"
 	"io"
@@ -73,13 +74,17 @@ func (c Cache) load(circuit string, size int, spr *cs.SparseR1CS) (*Key, error) 
 }
 
 // LoadOrSetup loads the key of circuit at size, or makes one with
-// UnsafeSetup and saves it, saying so on log.
-func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Key, circuits.Instance, error) {
+// UnsafeSetup and saves it, saying so on log. Cancelling ctx stops the
+// setup between its phases, writing nothing.
+func (c Cache) LoadOrSetup(ctx context.Context, circuit string, size int, log io.Writer) (*Key, circuits.Instance, error) {
 	spr, inst, err := Compile(circuit, size)
 	if err != nil {
 		return nil, nil, err
 	}
-	k, err := c.LoadOrSetupSystem(circuit, size, spr, log)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	k, err := c.LoadOrSetupSystem(ctx, circuit, size, spr, log)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -91,8 +96,9 @@ func (c Cache) LoadOrSetup(circuit string, size int, log io.Writer) (*Key, circu
 // circuit, or a library user's own under a name derived from it), or
 // makes one with UnsafeSetup and saves it, saying so on log. The setup
 // runs under the key file's exclusive lock, after loading again: another
-// process may have made the key while this one waited.
-func (c Cache) LoadOrSetupSystem(circuit string, size int, spr *cs.SparseR1CS, log io.Writer) (*Key, error) {
+// process may have made the key while this one waited. Cancelling ctx
+// stops the setup between its phases, writing nothing.
+func (c Cache) LoadOrSetupSystem(ctx context.Context, circuit string, size int, spr *cs.SparseR1CS, log io.Writer) (*Key, error) {
 	if log == nil {
 		log = io.Discard
 	}
@@ -100,7 +106,7 @@ func (c Cache) LoadOrSetupSystem(circuit string, size int, spr *cs.SparseR1CS, l
 		func() (*Key, error) { return c.load(circuit, size, spr) },
 		func(error) (*Key, error) {
 			fmt.Fprintf(log, "plonk setup: circuit %s, size %d, an unsafe kzg srs (for tests and benchmarks) into %s\n", circuit, size, c.Path(circuit, size))
-			k, err := UnsafeSetup(circuit, spr)
+			k, err := UnsafeSetup(ctx, circuit, spr)
 			if err != nil {
 				return nil, err
 			}

@@ -1,6 +1,7 @@
 package plonk_test
 
 import (
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -21,7 +22,7 @@ func TestKeyCacheSavesLoadsAndRefusesCorruptFiles(t *testing.T) {
 	if _, _, err := c.Load("chain", 100); !errors.Is(err, plonk.ErrNotCached) {
 		t.Fatalf("empty cache: %v, want ErrNotCached", err)
 	}
-	made, _, err := c.LoadOrSetup("chain", 100, io.Discard)
+	made, _, err := c.LoadOrSetup(context.Background(), "chain", 100, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +60,7 @@ func TestKeyCacheSavesLoadsAndRefusesCorruptFiles(t *testing.T) {
 	}
 	// Another size's key under this name: its lengths are refused before
 	// decoding.
-	other, _, err := plonk.Cache{Dir: t.TempDir()}.LoadOrSetup("chain", 600, io.Discard)
+	other, _, err := plonk.Cache{Dir: t.TempDir()}.LoadOrSetup(context.Background(), "chain", 600, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +93,7 @@ func TestReadSRSReadsGnarkSerializationAndBoundsItsCount(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := plonk.SetupSRS("chain", kd.key.SPR, read)
+	k, err := plonk.SetupSRS(context.Background(), "chain", kd.key.SPR, read)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -121,7 +122,7 @@ func TestReadSRSReadsGnarkSerializationAndBoundsItsCount(t *testing.T) {
 		t.Errorf("a count beyond the file: %v", err)
 	}
 	small, _ := kzg.NewSRS(20, big.NewInt(5))
-	if _, err := plonk.SetupSRS("chain", kd.key.SPR, small); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("needs %d", kd.key.DomainSize()+3)) {
+	if _, err := plonk.SetupSRS(context.Background(), "chain", kd.key.SPR, small); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("needs %d", kd.key.DomainSize()+3)) {
 		t.Errorf("an srs too small for the circuit: %v", err)
 	}
 }
@@ -138,7 +139,7 @@ func TestKeyCacheSetupRemovesWhatAKilledSetupLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	k, _, err := c.LoadOrSetup("chain", 100, io.Discard)
+	k, _, err := c.LoadOrSetup(context.Background(), "chain", 100, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}

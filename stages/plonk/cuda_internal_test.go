@@ -42,7 +42,7 @@ func TestCUDAQuotientEqualsTheCPUReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		k, err := UnsafeSetup("chain", spr)
+		k, err := UnsafeSetup(context.Background(), "chain", spr)
 		if err != nil {
 			t.Fatal(err)
 		}

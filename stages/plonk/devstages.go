@@ -6,6 +6,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
 
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages"
@@ -450,8 +451,12 @@ func (s *open) Run(ctx context.Context, in *stages.Input) (any, error) {
 }
 
 // batchOpen is plonk.batch_open: the commitment to the folded quotient,
-// which completes the proof.
-type batchOpen struct{ onDevice }
+// which completes the proof, and (verify) the proof checked with the
+// job's verifying key.
+type batchOpen struct {
+	onDevice
+	verify bool
+}
 
 func (s *batchOpen) Run(ctx context.Context, in *stages.Input) (any, error) {
 	st, err := s.commitStage(in, TypeFolded, false, func(w *work, st *State, canon device.G1Bases) error {
@@ -461,6 +466,12 @@ func (s *batchOpen) Run(ctx context.Context, in *stages.Input) (any, error) {
 	})
 	if err != nil {
 		return nil, err
+	}
+	if s.verify {
+		// What gnark's plonk.Verify runs for BLS12-381.
+		if err := gplonk.Verify(st.proof, st.key.VK, st.public); err != nil {
+			return nil, fmt.Errorf("stage %q partition %d: proof does not verify: %w: the proving key or a stage's output is wrong, so the proof is not returned", in.Stage, in.Partition, err)
+		}
 	}
 	return st.proof, nil
 }

@@ -1,6 +1,8 @@
 package plonk
 
 import (
+	"fmt"
+
 	"github.com/prooflane/prooflane/stages"
 )
 
@@ -52,9 +54,24 @@ func Factories() []stages.Factory {
 			TypeLinearized, TypeOpened, func(d onDevice) stages.Stage { return &open{d} }),
 		host(TypeNameFold, "Fold the polynomials opened at zeta and divide by X-zeta on the host.",
 			TypeOpened, TypeFolded, fold{}),
-		dev(TypeNameBatchOpen, "Commit to the folded quotient on the device: the batched opening, the proof's last part.",
-			TypeFolded, TypeProof, func(d onDevice) stages.Stage { return &batchOpen{d} }),
+		batchOpenFactory(),
 	}
+}
+
+// batchOpenFactory is plonk.batch_open's factory: a device stage with a
+// config (BatchOpenConfig).
+func batchOpenFactory() stages.Factory {
+	return stages.Factory{Type: TypeNameBatchOpen,
+		Doc:    "Commit to the folded quotient on the device: the batched opening, the proof's last part; check the proof with the verifying key (verify: false to skip).",
+		Inputs: []stages.DataType{TypeFolded}, Output: TypeProof, Payload: jobPayload, Device: true, Busy: true,
+		NewConfig: func() stages.Config { return &BatchOpenConfig{Verify: true} },
+		New: func(c stages.Config) (stages.Stage, error) {
+			cfg, ok := c.(*BatchOpenConfig)
+			if !ok {
+				return nil, fmt.Errorf("%s: config %T, want *plonk.BatchOpenConfig", TypeNameBatchOpen, c)
+			}
+			return &batchOpen{onDevice: onDevice{typ: TypeNameBatchOpen}, verify: cfg.Verify}, nil
+		}}
 }
 
 // Family is PLONK as stages/family sees it.

@@ -53,7 +53,8 @@ func (f Family) SizeRange(circuit string) (int, int, error) {
 func (Family) Layout() family.Layout { return family.Layout{Public: true, VK: "vk.bin"} }
 
 // Setup loads the key of req from the cache, or makes it with an unsafe
-// SRS (always with req.Force) and saves it.
+// SRS (always with req.Force) and saves it; cancelling ctx stops the
+// setup between its phases (UnsafeSetup), writing nothing.
 func (f Family) Setup(ctx context.Context, req family.KeyRequest, log io.Writer) (family.Key, error) {
 	circuit, err := family.CheckCircuit(f, req)
 	if err != nil {
@@ -61,7 +62,7 @@ func (f Family) Setup(ctx context.Context, req family.KeyRequest, log io.Writer)
 	}
 	c := Cache{Dir: req.Dir}
 	if !req.Force {
-		k, inst, err := c.LoadOrSetup(circuit, req.Size, log)
+		k, inst, err := c.LoadOrSetup(ctx, circuit, req.Size, log)
 		if err != nil {
 			return nil, err
 		}
@@ -75,7 +76,7 @@ func (f Family) Setup(ctx context.Context, req family.KeyRequest, log io.Writer)
 	if err != nil {
 		return nil, err
 	}
-	k, err := UnsafeSetup(circuit, spr)
+	k, err := UnsafeSetup(ctx, circuit, spr)
 	if err != nil {
 		return nil, err
 	}

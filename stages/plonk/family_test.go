@@ -92,3 +92,20 @@ func TestFamilyFilesVerifyAndBaseline(t *testing.T) {
 		t.Errorf("gnark's plonk.Prove: %v", err)
 	}
 }
+
+// A setup whose context is cancelled stops between its phases, returning
+// the context's error and writing no key, forced or not.
+func TestSetupCancelledWritesNoKey(t *testing.T) {
+	dir := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, force := range []bool{false, true} {
+		_, err := plonk.Family{}.Setup(ctx, family.KeyRequest{Dir: dir, Size: 100, Force: force}, io.Discard)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("force %v: %v, want context.Canceled", force, err)
+		}
+	}
+	if _, err := os.Stat(plonk.Cache{Dir: dir}.Path("chain", 100)); !os.IsNotExist(err) {
+		t.Errorf("a cancelled setup wrote its key: %v", err)
+	}
+}

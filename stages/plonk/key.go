@@ -1,6 +1,7 @@
 package plonk
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math/big"
@@ -94,25 +95,34 @@ func domainSize(spr *cs.SparseR1CS) uint64 {
 // test/unsafekzg makes, drawn here rather than there because unsafekzg
 // keeps every SRS it makes in a process-wide map (one per toxic value, or
 // one per size reused by every setup of the process).
-func UnsafeSetup(circuit string, spr *cs.SparseR1CS) (*Key, error) {
+//
+// Cancelling ctx stops it between its phases (the SRS, its Lagrange form,
+// gnark's setup), returning ctx's error and dropping what it made.
+func UnsafeSetup(ctx context.Context, circuit string, spr *cs.SparseR1CS) (*Key, error) {
 	if err := checkDomain(circuit, spr); err != nil {
 		return nil, err
 	}
-	canonical, lagrange, err := unsafeSRS(domainSize(spr))
+	canonical, lagrange, err := unsafeSRS(ctx, domainSize(spr))
 	if err != nil {
 		return nil, fmt.Errorf("circuit %q: kzg srs: %w", circuit, err)
 	}
-	return setup(circuit, spr, canonical, lagrange)
+	return setup(ctx, circuit, spr, canonical, lagrange)
 }
 
 // unsafeSRS returns an SRS of n+3 points of a random τ and its Lagrange
 // form on the domain of n: [Lᵢ(τ)]₁ with Lᵢ(τ) = (τⁿ-1)/n · ωⁱ/(τ-ωⁱ).
-func unsafeSRS(n uint64) (canonical, lagrange *kzg.SRS, err error) {
+func unsafeSRS(ctx context.Context, n uint64) (canonical, lagrange *kzg.SRS, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	var tau fr.Element
 	if _, err := tau.SetRandom(); err != nil {
 		return nil, nil, err
 	}
 	if canonical, err = kzg.NewSRS(n+3, tau.BigInt(new(big.Int))); err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
 	d := fft.NewDomain(n, fft.WithoutPrecompute())
@@ -136,8 +146,8 @@ func unsafeSRS(n uint64) (canonical, lagrange *kzg.SRS, err error) {
 
 // SetupSRS runs gnark's PLONK setup on a canonical SRS (a ceremony's,
 // read with ReadSRS), computing its Lagrange form for the circuit's
-// domain.
-func SetupSRS(circuit string, spr *cs.SparseR1CS, srs *kzg.SRS) (*Key, error) {
+// domain. Cancelling ctx stops it between its phases, as UnsafeSetup.
+func SetupSRS(ctx context.Context, circuit string, spr *cs.SparseR1CS, srs *kzg.SRS) (*Key, error) {
 	if err := checkDomain(circuit, spr); err != nil {
 		return nil, err
 	}
@@ -150,7 +160,7 @@ func SetupSRS(circuit string, spr *cs.SparseR1CS, srs *kzg.SRS) (*Key, error) {
 		return nil, fmt.Errorf("circuit %q: lagrange form of the srs: %w", circuit, err)
 	}
 	canonical := &kzg.SRS{Pk: kzg.ProvingKey{G1: srs.Pk.G1[:n+3]}, Vk: srs.Vk}
-	return setup(circuit, spr, canonical, &kzg.SRS{Pk: kzg.ProvingKey{G1: lag}, Vk: srs.Vk})
+	return setup(ctx, circuit, spr, canonical, &kzg.SRS{Pk: kzg.ProvingKey{G1: lag}, Vk: srs.Vk})
 }
 
 func checkDomain(circuit string, spr *cs.SparseR1CS) error {
@@ -163,10 +173,16 @@ func checkDomain(circuit string, spr *cs.SparseR1CS) error {
 	return nil
 }
 
-func setup(circuit string, spr *cs.SparseR1CS, canonical, lagrange *kzg.SRS) (*Key, error) {
+func setup(ctx context.Context, circuit string, spr *cs.SparseR1CS, canonical, lagrange *kzg.SRS) (*Key, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("plonk setup of circuit %q stopped: %w", circuit, err)
+	}
 	pk, vk, err := gplonk.Setup(spr, *canonical, *lagrange)
 	if err != nil {
 		return nil, fmt.Errorf("plonk setup of circuit %q: %w", circuit, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("plonk setup of circuit %q stopped: %w", circuit, err)
 	}
 	return NewKey(circuit, spr, pk, vk)
 }

@@ -71,7 +71,8 @@ func domainBound(circuit string, size int) uint64 {
 
 // HostMemory estimates the peak host memory of proving req's key with
 // inFlight partitions at once, including the setup when it has to run
-// (req.Force, or no key cached); 0 below a size of 2^18.
+// (req.Force, or no key cached in req.Dir; no Dir: taken as cached); 0
+// below a size of 2^18.
 func (f Family) HostMemory(req family.KeyRequest, _ map[string]string, inFlight int) (uint64, bool) {
 	if req.Size < memCheckFromSize {
 		return 0, false
@@ -81,7 +82,7 @@ func (f Family) HostMemory(req family.KeyRequest, _ map[string]string, inFlight 
 		circuit = f.Circuits()[0]
 	}
 	setup := req.Force
-	if !setup {
+	if !setup && req.Dir != "" {
 		_, err := os.Stat(Cache{Dir: req.Dir}.Path(circuit, req.Size))
 		setup = err != nil
 	}

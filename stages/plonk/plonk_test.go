@@ -47,7 +47,7 @@ func keyOf(t testing.TB, circuit string, size int) keyed {
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := plonk.UnsafeSetup(circuit, spr)
+	k, err := plonk.UnsafeSetup(context.Background(), circuit, spr)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -213,7 +213,7 @@ func TestTamperedProofAndWrongKeyAreRejected(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, err := plonk.SetupSRS("chain", kd.key.SPR, srs)
+	other, err := plonk.SetupSRS(context.Background(), "chain", kd.key.SPR, srs)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -281,5 +281,89 @@ func TestCircuitWithCommitmentsIsRefusedNamingIt(t *testing.T) {
 	_, err := plonk.CompileCircuit("mine", &commitCircuit{})
 	if !errors.Is(err, plonk.ErrCommitments) || !strings.Contains(err.Error(), `circuit "mine"`) {
 		t.Fatalf("error %v: want ErrCommitments naming circuit \"mine\"", err)
+	}
+}
+
+// corruptKey is a fresh key of chain at size whose proving key's
+// canonical SRS has its second point moved (a valid point, the wrong
+// one): every commitment of a polynomial of degree 1 or more is then
+// wrong, and no proof of it verifies.
+func corruptKey(t testing.TB, size int) keyed {
+	t.Helper()
+	kd := keyOf(t, "chain", size)
+	k, err := plonk.UnsafeSetup(context.Background(), "chain", kd.key.SPR)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := k.PK.Kzg.G1[0]
+	k.PK.Kzg.G1[1].Add(&k.PK.Kzg.G1[1], &g)
+	return keyed{k, kd.inst}
+}
+
+// batch_open checks each proof with gnark's verifier (verify: true, the
+// default): a key whose content is wrong fails the partition, naming it,
+// instead of returning a proof that does not verify; with verify: false
+// the same proofs come out, and gnark's verifier refuses them.
+func TestBatchOpenRefusesAProofThatDoesNotVerify(t *testing.T) {
+	kd := corruptKey(t, 200)
+	ws := witnesses(t, kd.inst, 2, 3, -1)
+	job, err := plonk.NewJob(kd.key, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = prove(t, "plonk", job)
+	if err == nil || !strings.Contains(err.Error(), `stage "batch_open" partition `) || !strings.Contains(err.Error(), "proof does not verify") {
+		t.Fatalf("proving with a corrupt key: %v, want batch_open's refusal naming the partition", err)
+	}
+
+	file, src, err := pipelines.Open("plonk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := strings.Replace(string(src), "type: plonk.batch_open\n", "type: plonk.batch_open\n    config: {verify: false}\n", 1)
+	p, err := runtime.Parse(file, []byte(off), builtin.Registry(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	be, err := cpu.New(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	e, err := runtime.NewEngine(p, runtime.Options{Devices: 1, Backend: be})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close(context.Background())
+	res, err := e.Run(context.Background(), runtime.Job{ID: "unchecked", Partitions: 2, Payload: job})
+	if err != nil {
+		t.Fatalf("verify: false: %v", err)
+	}
+	for _, r := range res.Partitions {
+		if err := verify(t, kd.key, ws[r.Index], r.Outputs["batch_open"].(*gplonk.Proof)); err == nil {
+			t.Errorf("partition %d: the corrupt key's proof verified", r.Index)
+		}
+	}
+}
+
+// BenchmarkVerify is what batch_open's verify adds to each proof: gnark's
+// PLONK verifier on one proof of chain at each size.
+func BenchmarkVerify(b *testing.B) {
+	for _, size := range []int{1 << 10, 1 << 16} {
+		b.Run(fmt.Sprintf("chain-%d", size), func(b *testing.B) {
+			kd := keyOf(b, "chain", size)
+			ws := witnesses(b, kd.inst, 1, 1, -1)
+			proofs := proveJob(b, kd.key, ws)
+			pub, err := ws[0].Public()
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for range b.N {
+				if err := gnarkplonk.Verify(proofs[0], kd.key.VK, pub); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -637,9 +637,19 @@ func (x *AwaitRequest) GetJobId() string {
 // AwaitResponse is sent on every change of the job's state; the last one
 // (state DONE) carries the proofs.
 type AwaitResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Status        *JobStatus             `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
-	Proofs        []*Proof               `protobuf:"bytes,2,rep,name=proofs,proto3" json:"proofs,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Status *JobStatus             `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	Proofs []*Proof               `protobuf:"bytes,2,rep,name=proofs,proto3" json:"proofs,omitempty"`
+	// With the proofs: key names the key they were made with (as prove's
+	// manifest does), constraints is its constraint count, and
+	// verifying_key is its verifying key file (the family's vk.bin, empty
+	// for a family without one), all as the worker had them. A client
+	// checks the proofs against its own copy of the key (await --vk, or its
+	// key cache), which a result cannot bring along; these fill the
+	// manifest, and serve a client that chooses to trust the service.
+	Key           string `protobuf:"bytes,3,opt,name=key,proto3" json:"key,omitempty"`
+	Constraints   uint64 `protobuf:"varint,4,opt,name=constraints,proto3" json:"constraints,omitempty"`
+	VerifyingKey  []byte `protobuf:"bytes,5,opt,name=verifying_key,json=verifyingKey,proto3" json:"verifying_key,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -684,6 +694,27 @@ func (x *AwaitResponse) GetStatus() *JobStatus {
 func (x *AwaitResponse) GetProofs() []*Proof {
 	if x != nil {
 		return x.Proofs
+	}
+	return nil
+}
+
+func (x *AwaitResponse) GetKey() string {
+	if x != nil {
+		return x.Key
+	}
+	return ""
+}
+
+func (x *AwaitResponse) GetConstraints() uint64 {
+	if x != nil {
+		return x.Constraints
+	}
+	return 0
+}
+
+func (x *AwaitResponse) GetVerifyingKey() []byte {
+	if x != nil {
+		return x.VerifyingKey
 	}
 	return nil
 }
@@ -1464,10 +1495,13 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\x05proof\x18\x02 \x01(\fR\x05proof\x12%\n" +
 	"\x0epublic_witness\x18\x03 \x01(\fR\rpublicWitness\"%\n" +
 	"\fAwaitRequest\x12\x15\n" +
-	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"}\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"\xd6\x01\n" +
 	"\rAwaitResponse\x127\n" +
 	"\x06status\x18\x01 \x01(\v2\x1f.prooflane.service.v1.JobStatusR\x06status\x123\n" +
-	"\x06proofs\x18\x02 \x03(\v2\x1b.prooflane.service.v1.ProofR\x06proofs\"&\n" +
+	"\x06proofs\x18\x02 \x03(\v2\x1b.prooflane.service.v1.ProofR\x06proofs\x12\x10\n" +
+	"\x03key\x18\x03 \x01(\tR\x03key\x12 \n" +
+	"\vconstraints\x18\x04 \x01(\x04R\vconstraints\x12#\n" +
+	"\rverifying_key\x18\x05 \x01(\fR\fverifyingKey\"&\n" +
 	"\rCancelRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"I\n" +
 	"\x0eCancelResponse\x127\n" +

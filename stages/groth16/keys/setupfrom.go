@@ -41,6 +41,9 @@ type Phases struct {
 // files are byte for byte the same), with the base points computed by mul:
 // a device stream's FixedBase capability, or nil for gnark-crypto on the
 // host. Systems with commitments are refused (as CheckSupported does).
+// Cancelling ctx stops it between its phases (the QAP's columns, K, Z)
+// and between chunks of the bases (mul checks ctx), returning ctx's error
+// and dropping what it made.
 func NewKeys(ctx context.Context, sys *cs.R1CS, sec Secrets, mul device.FixedBase) (*g16.ProvingKey, *g16.VerifyingKey, Phases, error) {
 	var ph Phases
 	if mul == nil {
@@ -65,7 +68,13 @@ func NewKeys(ctx context.Context, sys *cs.R1CS, sec Secrets, mul device.FixedBas
 	deltaInv.Inverse(&sec.Delta)
 
 	start := time.Now()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, ph, err
+	}
 	A, B, C := columns(sys, lagrangeAt(domain, sec.Tau, nbCons), nbWires)
+	if err := ctx.Err(); err != nil {
+		return nil, nil, ph, err
+	}
 	// K: (β·A + α·B + C)/γ for the public wires (the verifying key's),
 	// /δ for the others (the proving key's); computed into C.
 	parallel(nbWires, func(lo, hi int) {
@@ -82,6 +91,9 @@ func NewKeys(ctx context.Context, sys *cs.R1CS, sec Secrets, mul device.FixedBas
 			}
 		}
 	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, ph, err
+	}
 	// Z: (τⁿ - 1)/δ · τⁱ, in bit-reversed order, the last one dropped
 	// (deg H = n - 2).
 	var zdt, one fr.Element

@@ -100,7 +100,8 @@ const hostG2PerC = 64
 
 // HostMemory estimates the peak host memory of proving req's key with
 // inFlight partitions at once, including the setup when it has to run
-// (req.Force, or no proving key cached), per circuit and for the backend
+// (req.Force, or no proving key cached in req.Dir; no Dir: taken as
+// cached), per circuit and for the backend
 // req.OnDevice says, with params' g2_on: cpu adding the host's G2 MSMs
 // (g2_workers of them at most) on a device; 0 below 2^18 constraints.
 func (Family) HostMemory(req family.KeyRequest, params map[string]string, inFlight int) (uint64, bool) {
@@ -112,7 +113,7 @@ func (Family) HostMemory(req family.KeyRequest, params map[string]string, inFlig
 		circuit = DefaultCircuit
 	}
 	setup := req.Force
-	if !setup {
+	if !setup && req.Dir != "" {
 		_, pk, _ := keys.Cache{Dir: req.Dir}.Paths(circuit, req.Size)
 		_, err := os.Stat(pk)
 		setup = err != nil
