@@ -306,14 +306,25 @@ func readVK(path string, inCache bool) (*g16.VerifyingKey, error) {
 // checksum could tell. The layout: the domain, α₁ β₁ δ₁, the G1 vectors
 // A B Z K (a 4-byte count, then 96 bytes a point), β₂ δ₂, G2 B (192 bytes
 // a point), the wire count and the two infinity counts (8 bytes each), one
-// byte per wire for each infinity vector, then the commitment count.
+// byte per wire for each infinity vector, then the commitment count. The
+// domain's size, a power of two, is one more than the Z points.
 func checkPKLengths(r io.ReaderAt, size int64) error {
 	const (
 		domain = 8 + 5*fr.Bytes + 1
 		g1, g2 = 96, 192 // uncompressed, as WriteRawTo writes them
 	)
-	at := int64(domain + 3*g1)
 	var buf [8]byte
+	if size < domain {
+		return fmt.Errorf("truncated in the domain (%d bytes)", size)
+	}
+	if _, err := r.ReadAt(buf[:], 0); err != nil {
+		return err
+	}
+	// The domain is precomputed as it is read, on goroutines of gnark's
+	// that a cardinality of zero makes panic: it must be the size the
+	// file holds the Z points of.
+	card := binary.BigEndian.Uint64(buf[:])
+	at := int64(domain + 3*g1)
 	read := func(n int, what string) ([]byte, error) {
 		if size-at < int64(n) {
 			return nil, fmt.Errorf("truncated before %s (%d bytes)", what, size)
@@ -337,6 +348,16 @@ func checkPKLengths(r io.ReaderAt, size int64) error {
 		return nil
 	}
 	for _, what := range []string{"g1.a", "g1.b", "g1.z", "g1.k"} {
+		if what == "g1.z" {
+			b, err := read(4, what)
+			if err != nil {
+				return err
+			}
+			if z := uint64(binary.BigEndian.Uint32(b)); card == 0 || card&(card-1) != 0 || z != card-1 {
+				return fmt.Errorf("a domain of %d points with %d Z points, want a power of two and one fewer", card, z)
+			}
+			at -= 4
+		}
 		if err := vector(what, g1); err != nil {
 			return err
 		}
@@ -357,27 +378,18 @@ func checkPKLengths(r io.ReaderAt, size int64) error {
 	return nil
 }
 
-// r1csDecoder reads a constraint system into sys, hashing the file first:
-// gnark's decoder panics in goroutines of its own on some corrupt input.
+// r1csDecoder reads a constraint system into sys, hashing the file
+// first, checking its lengths and streams before gnark decodes it and
+// what the solver will index after (r1csfile.go): gnark decodes it, and
+// solves it, in goroutines of its own, where a panic is no error.
 func r1csDecoder(sys *cs.R1CS) decoder {
-	return decoder{check: checkR1CSLength, read: sys.ReadFrom, hashFirst: true}
-}
-
-// checkR1CSLength checks the length an R1CS file declares (8 bytes, little
-// endian, then the gnark version in 24 bytes and the encoded system):
-// gnark's decoder allocates it before reading.
-func checkR1CSLength(r io.ReaderAt, size int64) error {
-	var b [8]byte
-	if size < 32 {
-		return fmt.Errorf("%d bytes, shorter than the header (32)", size)
-	}
-	if _, err := r.ReadAt(b[:], 0); err != nil {
-		return err
-	}
-	if n := binary.LittleEndian.Uint64(b[:]); n != uint64(size-32) {
-		return fmt.Errorf("declares %d bytes of constraint system, the file has %d after the header", n, size-32)
-	}
-	return nil
+	return decoder{check: checkR1CS, hashFirst: true, read: func(r io.Reader) (int64, error) {
+		n, err := sys.ReadFrom(r)
+		if err == nil {
+			err = checkSolvable(sys)
+		}
+		return n, err
+	}}
 }
 
 // maxVKFile bounds a verifying key file: 48 bytes per public input.
