@@ -206,12 +206,17 @@ func checkPKLengths(r io.ReaderAt, size int64, n uint64) error {
 		}
 		return uint64(binary.BigEndian.Uint32(b[:])), nil
 	}
-	if qcp, err := u32(qcpOffset(), "verifying key"); err != nil {
-		return err
-	} else if qcp != 0 {
-		return fmt.Errorf("the verifying key declares %d commitments; the plonk stages support none", qcp)
-	}
+	// The verifying key's count of commitment digests and its last
+	// field, the count of commitment constraint indexes (which gnark's
+	// decoder allocates as it is).
 	off := vkRawSize()
+	for _, at := range []int64{qcpOffset(), off - 4} {
+		if n, err := u32(at, "verifying key"); err != nil {
+			return err
+		} else if n != 0 {
+			return fmt.Errorf("the verifying key declares %d commitments; the plonk stages support none", n)
+		}
+	}
 	for _, want := range []struct {
 		n    uint64
 		what string

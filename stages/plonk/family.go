@@ -166,7 +166,9 @@ func readVK(path string) (*gplonk.VerifyingKey, error) {
 	if int64(len(data)) < off+4 {
 		return nil, fmt.Errorf("verifying key %q: %d bytes, too short", path, len(data))
 	}
-	if !bytes.Equal(data[off:off+4], []byte{0, 0, 0, 0}) {
+	// So is the count of commitment constraint indexes, the key's last
+	// four bytes (a count of 2^32 is 32 GiB to gnark's decoder).
+	if !bytes.Equal(data[off:off+4], []byte{0, 0, 0, 0}) || !bytes.Equal(data[len(data)-4:], []byte{0, 0, 0, 0}) {
 		return nil, fmt.Errorf("verifying key %q: declares commitments, which the plonk stages do not make", path)
 	}
 	vk := &gplonk.VerifyingKey{}
