@@ -128,5 +128,5 @@ func plonkKey(circuit frontend.Circuit, cache plonk.Cache, log io.Writer) (*plon
 	if err != nil {
 		return nil, err
 	}
-	return cache.LoadOrSetupSystem(name, spr.GetNbConstraints(), spr, log)
+	return cache.LoadOrSetupSystem(context.Background(), name, spr.GetNbConstraints(), spr, log)
 }

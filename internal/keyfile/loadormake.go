@@ -10,7 +10,7 @@ import "errors"
 // while this one waited), and only when that still fails with notCached,
 // make the entry (make gets that error, and writes the entry before it
 // returns). waiting is called when another process holds the lock. Any
-// other error of load or prepare is returned as it is.
+// other error of load, prepare or Lock is returned as it is.
 func LoadOrMake[T any](lock string, waiting func(), notCached error, prepare func() error,
 	load func() (T, error), make func(notCachedErr error) (T, error)) (T, error) {
 	v, err := sharedLoad(lock, waiting, load)
@@ -21,7 +21,12 @@ func LoadOrMake[T any](lock string, waiting func(), notCached error, prepare fun
 		var none T
 		return none, err
 	}
-	defer Lock(lock, true, waiting)()
+	release, err := Lock(lock, true, waiting)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	defer release()
 	if v, err = load(); !errors.Is(err, notCached) {
 		return v, err
 	}
@@ -30,6 +35,11 @@ func LoadOrMake[T any](lock string, waiting func(), notCached error, prepare fun
 
 // sharedLoad is load under lock's shared lock.
 func sharedLoad[T any](lock string, waiting func(), load func() (T, error)) (T, error) {
-	defer Lock(lock, false, waiting)()
+	release, err := Lock(lock, false, waiting)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	defer release()
 	return load()
 }

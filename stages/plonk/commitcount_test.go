@@ -24,7 +24,7 @@ import (
 func TestACountOfCommitmentIndexesIsRefusedBeforeDecoding(t *testing.T) {
 	dir := t.TempDir()
 	c := plonk.Cache{Dir: dir}
-	k, _, err := c.LoadOrSetup("mimc", 50, io.Discard)
+	k, _, err := c.LoadOrSetup(t.Context(), "mimc", 50, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +42,7 @@ func TestACountOfCommitmentIndexesIsRefusedBeforeDecoding(t *testing.T) {
 	if err := os.WriteFile(path, append(b, keyfile.Trailer(b)...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Load("mimc", 50); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "declares 4294967295 commitments") {
+	if _, _, err := c.Load(t.Context(), "mimc", 50); err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "declares 4294967295 commitments") {
 		t.Errorf("key file: %v, want the count refused naming %s", err, path)
 	}
 	if err := os.WriteFile(path, orig, 0o644); err != nil {

@@ -201,16 +201,15 @@ func (c Cache) lockPath(circuit string, size int) string {
 	return filepath.Join(c.Dir, fmt.Sprintf("%s-%d.lock", circuit, size))
 }
 
-// Load reads circuit's keys at size from the cache.
-func (c Cache) Load(circuit string, size int) (*Set, error) {
-	return c.loadLogged(circuit, size, io.Discard)
-}
-
-// loadLogged is Load, saying on log when it waits for another process that
-// is setting the keys up.
-func (c Cache) loadLogged(circuit string, size int, log io.Writer) (*Set, error) {
-	defer lockFile(c.lockPath(circuit, size), false, c.waiting(circuit, size, log))()
-	return c.load(circuit, size)
+// Load reads circuit's keys at size from the cache, stopping (with an
+// error wrapping ctx's cause) when ctx is done.
+func (c Cache) Load(ctx context.Context, circuit string, size int) (*Set, error) {
+	release, err := lockFile(c.lockPath(circuit, size), false, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return c.load(ctx, circuit, size)
 }
 
 // waiting returns the message lockFile gives when another process holds
@@ -221,7 +220,7 @@ func (c Cache) waiting(circuit string, size int, log io.Writer) func() {
 	}
 }
 
-func (c Cache) load(circuit string, size int) (*Set, error) {
+func (c Cache) load(ctx context.Context, circuit string, size int) (*Set, error) {
 	rp, pp, vp := c.Paths(circuit, size)
 	// A file missing or cut short is named before any is decoded: the
 	// setup that follows reads the constraint system again (Setup), and
@@ -233,10 +232,10 @@ func (c Cache) load(circuit string, size int) (*Set, error) {
 	}
 	s := &Set{Circuit: circuit, Size: size, R1CS: new(cs.R1CS), PK: new(g16.ProvingKey)}
 	var err error
-	if err := readKeyFile(rp, true, r1csDecoder(s.R1CS)); err != nil {
+	if err := readKeyFile(ctx, rp, true, r1csDecoder(s.R1CS)); err != nil {
 		return nil, err
 	}
-	if err := readKeyFile(pp, true, decoder{check: checkPKLengths, read: func(r io.Reader) (int64, error) { return readProvingKey(r, s.PK) }}); err != nil {
+	if err := readKeyFile(ctx, pp, true, decoder{check: checkPKLengths, read: func(r io.Reader) (int64, error) { return readProvingKey(r, s.PK) }}); err != nil {
 		return nil, err
 	}
 	if s.VK, err = readVK(vp, true); err != nil {
@@ -251,11 +250,12 @@ func (c Cache) load(circuit string, size int) (*Set, error) {
 	return s, nil
 }
 
-// LoadR1CS reads only the constraint system of circuit at size.
-func (c Cache) LoadR1CS(circuit string, size int) (*cs.R1CS, error) {
+// LoadR1CS reads only the constraint system of circuit at size, stopping
+// when ctx is done.
+func (c Cache) LoadR1CS(ctx context.Context, circuit string, size int) (*cs.R1CS, error) {
 	rp, _, _ := c.Paths(circuit, size)
 	sys := new(cs.R1CS)
-	if err := readKeyFile(rp, true, r1csDecoder(sys)); err != nil {
+	if err := readKeyFile(ctx, rp, true, r1csDecoder(sys)); err != nil {
 		return nil, err
 	}
 	return sys, nil
@@ -279,7 +279,8 @@ func readVK(path string, inCache bool) (*g16.VerifyingKey, error) {
 	vk := new(g16.VerifyingKey)
 	// Hashed first: the key is small, and its decoder checks points in
 	// goroutines of its own.
-	if err := readKeyFile(path, inCache, decoder{hashFirst: true, read: func(r io.Reader) (int64, error) {
+	// Not cancelled: a verifying key is at most maxVKFile.
+	if err := readKeyFile(context.Background(), path, inCache, decoder{hashFirst: true, read: func(r io.Reader) (int64, error) {
 		data, err := io.ReadAll(io.LimitReader(r, maxVKFile+1))
 		if err != nil {
 			return 0, err
@@ -442,7 +443,11 @@ func (c Cache) Save(s *Set) error {
 	if err := c.mkdir(); err != nil {
 		return err
 	}
-	defer lockFile(c.lockPath(s.Circuit, s.Size), true, nil)()
+	release, err := lockFile(c.lockPath(s.Circuit, s.Size), true, nil)
+	if err != nil {
+		return err
+	}
+	defer release()
 	return c.save(s)
 }
 
@@ -502,7 +507,7 @@ func (c Cache) LoadOrSetup(ctx context.Context, circuit string, size int, log io
 // LoadOrSetupOn is LoadOrSetup with the setup made by SetupOn on be (nil:
 // gnark's setup).
 func (c Cache) LoadOrSetupOn(ctx context.Context, circuit string, size int, be device.Backend, log io.Writer) (*Set, error) {
-	return c.LoadOrMake(circuit, size, log, func() (*Set, error) { return SetupOn(ctx, circuit, size, be, log) })
+	return c.LoadOrMake(ctx, circuit, size, log, func() (*Set, error) { return SetupOn(ctx, circuit, size, be, log) })
 }
 
 // LoadOrMake loads circuit's keys at size, or when none are cached makes
@@ -511,12 +516,12 @@ func (c Cache) LoadOrSetupOn(ctx context.Context, circuit string, size int, be d
 // holds some of the files and not others is refused, not overwritten
 // (unless the .r1cs is the one missing: a save cut short); so setup only
 // runs with no .r1cs cached, and compiles (Setup is the one that reuses
-// a .r1cs).
-func (c Cache) LoadOrMake(circuit string, size int, log io.Writer, setup func() (*Set, error)) (*Set, error) {
+// a .r1cs). Reading the files stops when ctx is done.
+func (c Cache) LoadOrMake(ctx context.Context, circuit string, size int, log io.Writer, setup func() (*Set, error)) (*Set, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	load := func() (*Set, error) { return c.load(circuit, size) }
+	load := func() (*Set, error) { return c.load(ctx, circuit, size) }
 	return keyfile.LoadOrMake(c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir, load,
 		func(notCached error) (*Set, error) {
 			rp, _, _ := c.Paths(circuit, size)

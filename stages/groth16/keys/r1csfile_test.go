@@ -38,7 +38,7 @@ func TestShippedConstraintSystemsPassTheChecks(t *testing.T) {
 	for _, circuit := range circuits.Names() {
 		for _, size := range []int{64, 1000, 1 << 12} {
 			c, _ := r1csInCache(t, circuit, size)
-			sys, err := c.LoadR1CS(circuit, size)
+			sys, err := c.LoadR1CS(t.Context(), circuit, size)
 			if err != nil {
 				t.Fatalf("%s size %d: %v", circuit, size, err)
 			}
@@ -90,7 +90,7 @@ func TestAConstraintSystemCorruptUnderItsChecksumIsAnErrorNotAPanic(t *testing.T
 		loaded := 0
 		for i, edit := range edits {
 			restore := rewrite(t, rp, edit)
-			sys, err := c.LoadR1CS(circuit, size)
+			sys, err := c.LoadR1CS(t.Context(), circuit, size)
 			if err != nil {
 				if want := `key file "` + rp + `" is corrupt`; !strings.Contains(err.Error(), want) {
 					t.Fatalf("%s edit %d: error %v, want it to start %q", circuit, i, err, want)
@@ -114,13 +114,13 @@ func TestAProvingKeyWithABadDomainSizeIsCorruptNotAPanic(t *testing.T) {
 	_, pk, _ := c.Paths("chain", 64)
 	for _, card := range []uint64{0, 3, 1 << 40, 32} {
 		restore := rewrite(t, pk, func(b []byte) { binary.BigEndian.PutUint64(b, card) })
-		_, err := c.Load("chain", 64)
+		_, err := c.Load(t.Context(), "chain", 64)
 		if want := `key file "` + pk + `" is corrupt`; err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), "Z points") {
 			t.Errorf("domain of %d: error %v, want %q about the Z points", card, err, want)
 		}
 		restore()
 	}
-	if _, err := c.Load("chain", 64); err != nil {
+	if _, err := c.Load(t.Context(), "chain", 64); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -138,7 +138,7 @@ func TestAConstraintSystemOfHeadersOnlyIsRefused(t *testing.T) {
 		if err := os.WriteFile(rp, append(b, keyfile.Trailer(b)...), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := c.LoadR1CS("chain", 64); err == nil || !strings.Contains(err.Error(), "is corrupt") {
+		if _, err := c.LoadR1CS(t.Context(), "chain", 64); err == nil || !strings.Contains(err.Error(), "is corrupt") {
 			t.Errorf("%d bytes: error %v, want corrupt", n, err)
 		}
 	}
