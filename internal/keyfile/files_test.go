@@ -53,10 +53,10 @@ func TestALinkPlantedAtALockFileIsRefusedAndNoTargetCreated(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "key cache lock: open " + lock + ": a symbolic link, not a regular file"
-	if _, err := Lock(lock, true, nil); err == nil || err.Error() != want {
+	if _, err := Lock(t.Context(), lock, true, nil); err == nil || err.Error() != want {
 		t.Errorf("Lock: %v, want %q", err, want)
 	}
-	_, err := LoadOrMake(lock, nil, errMissing, func() error { return nil }, e.load, e.make)
+	_, err := LoadOrMake(t.Context(), lock, nil, errMissing, func() error { return nil }, e.load, e.make)
 	if err == nil || err.Error() != want || e.makes.Load() != 0 {
 		t.Errorf("LoadOrMake: %v (%d makes), want %q and none", err, e.makes.Load(), want)
 	}
@@ -91,5 +91,24 @@ func TestReadStopsWhenItsContextIsDone(t *testing.T) {
 		if !errors.Is(err, stop) || strings.Contains(err.Error(), "corrupt") || !strings.Contains(err.Error(), path) {
 			t.Errorf("hash first %v: %v, want the cause, naming the file", hashFirst, err)
 		}
+	}
+}
+
+// Waiting for a lock another holder has stops when the context is done,
+// the lock not taken: a prove waiting on another process's setup ends
+// on SIGTERM instead of blocking in flock.
+func TestLockWaitStopsWhenItsContextIsDone(t *testing.T) {
+	lock := filepath.Join(t.TempDir(), "k.lock")
+	release, err := Lock(t.Context(), lock, true, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	stop := errors.New("stopped")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	waited := false
+	_, err = Lock(ctx, lock, false, func() { waited = true; cancel(stop) })
+	if !waited || !errors.Is(err, stop) || !strings.Contains(err.Error(), lock) {
+		t.Errorf("waited %v, error %v: want the cause, naming the lock", waited, err)
 	}
 }

@@ -99,7 +99,7 @@ func (c Cache) LoadOrSetupSystem(ctx context.Context, circuit string, size int, 
 	if log == nil {
 		log = io.Discard
 	}
-	return keyfile.LoadOrMake(c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir,
+	return keyfile.LoadOrMake(ctx, c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir,
 		func() (*Key, error) { return c.load(ctx, circuit, size, spr) },
 		func(error) (*Key, error) {
 			fmt.Fprintf(log, "plonk setup: circuit %s, size %d, an unsafe kzg srs (for tests and benchmarks) into %s\n", circuit, size, c.Path(circuit, size))
@@ -125,7 +125,7 @@ func (c Cache) Save(k *Key, size int) error {
 	if err := c.mkdir(); err != nil {
 		return err
 	}
-	release, err := keyfile.Lock(c.lockPath(k.Circuit, size), true, nil)
+	release, err := keyfile.Lock(context.Background(), c.lockPath(k.Circuit, size), true, nil)
 	if err != nil {
 		return err
 	}

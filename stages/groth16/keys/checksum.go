@@ -44,7 +44,8 @@ func writeFile(path string, write func(io.Writer) (int64, error)) error {
 // (keyfile.RemoveTemporaries).
 func removeTemporaries(paths ...string) error { return keyfile.RemoveTemporaries(paths...) }
 
-// lockFile takes the advisory lock of a cache entry (keyfile.Lock).
-func lockFile(path string, exclusive bool, waiting func()) (func(), error) {
-	return keyfile.Lock(path, exclusive, waiting)
+// lockFile takes the advisory lock of a cache entry (keyfile.Lock),
+// waiting for another process's until ctx is done.
+func lockFile(ctx context.Context, path string, exclusive bool, waiting func()) (func(), error) {
+	return keyfile.Lock(ctx, path, exclusive, waiting)
 }

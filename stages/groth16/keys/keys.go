@@ -204,7 +204,7 @@ func (c Cache) lockPath(circuit string, size int) string {
 // Load reads circuit's keys at size from the cache, stopping (with an
 // error wrapping ctx's cause) when ctx is done.
 func (c Cache) Load(ctx context.Context, circuit string, size int) (*Set, error) {
-	release, err := lockFile(c.lockPath(circuit, size), false, nil)
+	release, err := lockFile(ctx, c.lockPath(circuit, size), false, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -443,7 +443,7 @@ func (c Cache) Save(s *Set) error {
 	if err := c.mkdir(); err != nil {
 		return err
 	}
-	release, err := lockFile(c.lockPath(s.Circuit, s.Size), true, nil)
+	release, err := lockFile(context.Background(), c.lockPath(s.Circuit, s.Size), true, nil)
 	if err != nil {
 		return err
 	}
@@ -522,7 +522,7 @@ func (c Cache) LoadOrMake(ctx context.Context, circuit string, size int, log io.
 		log = io.Discard
 	}
 	load := func() (*Set, error) { return c.load(ctx, circuit, size) }
-	return keyfile.LoadOrMake(c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir, load,
+	return keyfile.LoadOrMake(ctx, c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir, load,
 		func(notCached error) (*Set, error) {
 			rp, _, _ := c.Paths(circuit, size)
 			if _, statErr := os.Stat(rp); statErr == nil {

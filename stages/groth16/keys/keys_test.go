@@ -260,7 +260,7 @@ func TestProvingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
 // lock is free it goes on.
 func TestLoadOrSetupSaysWhenItWaitsForAnotherProcess(t *testing.T) {
 	c := Cache{Dir: t.TempDir()}
-	release, err := lockFile(c.lockPath("chain", 64), true, func() { t.Error("the test's own lock had to wait") })
+	release, err := lockFile(t.Context(), c.lockPath("chain", 64), true, func() { t.Error("the test's own lock had to wait") })
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,7 +84,7 @@ func (c Cache) readCached(ctx context.Context, circuit string, size int, log io.
 	rp, _, _ := c.Paths(circuit, size)
 	r := &cachedR1CS{sys: new(cs.R1CS)}
 	err := func() error {
-		release, err := lockFile(c.lockPath(circuit, size), false, c.waiting(circuit, size, log))
+		release, err := lockFile(ctx, c.lockPath(circuit, size), false, c.waiting(circuit, size, log))
 		if err != nil {
 			return err
 		}
