@@ -112,3 +112,16 @@ func TestLockWaitStopsWhenItsContextIsDone(t *testing.T) {
 		t.Errorf("waited %v, error %v: want the cause, naming the lock", waited, err)
 	}
 }
+
+// A decoder that panics (in the caller's goroutine) makes the file
+// corrupt, named, not the process dead.
+func TestADecoderPanicIsACorruptFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "k")
+	if err := Write(path, func(w io.Writer) (int64, error) { n, err := w.Write([]byte("garbage")); return int64(n), err }); err != nil {
+		t.Fatal(err)
+	}
+	err := Read(t.Context(), path, true, errMissing, Decoder{Read: func(io.Reader) (int64, error) { panic("index out of range") }})
+	if want := `key file "` + path + `" is corrupt (` + SetupAgain + `): decoder panicked: index out of range`; err == nil || err.Error() != want {
+		t.Errorf("error %v, want %q", err, want)
+	}
+}

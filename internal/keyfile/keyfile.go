@@ -166,7 +166,7 @@ func Read(ctx context.Context, path string, inCache bool, notCached error, d Dec
 		err = d.Check(f, size)
 	}
 	if err == nil {
-		_, err = readSafely(d.Read, r)
+		_, err = ReadSafely(d.Read, r)
 	}
 	if err == nil {
 		if n, cerr := io.Copy(io.Discard, r); cerr != nil {
@@ -248,8 +248,10 @@ func mismatch(got, want uint32) error {
 	return fmt.Errorf("checksum mismatch (crc32c of the content %08x, the trailer says %08x)", got, want)
 }
 
-// readSafely turns a decoder panic on garbage input into an error.
-func readSafely(read func(io.Reader) (int64, error), r io.Reader) (n int64, err error) {
+// ReadSafely runs read on r, turning a panic of the decoder on garbage
+// input (in this goroutine: one it starts is beyond any recover) into an
+// error.
+func ReadSafely(read func(io.Reader) (int64, error), r io.Reader) (n int64, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("decoder panicked: %v", p)
