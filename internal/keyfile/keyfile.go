@@ -122,9 +122,9 @@ type Decoder struct {
 	// Read decodes the content.
 	Read func(io.Reader) (int64, error)
 	// HashFirst checks the checksum in a pass of its own before read
-	// runs, for a decoder that can crash on corrupt bytes in a way no
-	// recover catches (gnark's R1CS decoder panics in goroutines of its
-	// own); otherwise the bytes are hashed as Read decodes them.
+	// runs, for a decoder whose trust in the bytes Check cannot bound
+	// cheaply in one pass (gnark's R1CS decoder works on goroutines of
+	// its own); otherwise the bytes are hashed as Read decodes them.
 	HashFirst bool
 }
 

@@ -27,7 +27,12 @@
 // allocate what a length prefix says). A file without a trailer (a cache
 // written before it existed) is refused with the same advice. A checksum
 // guards against corruption, not forgery: someone who can write the cache
-// can write a matching checksum.
+// can write a matching checksum. So a file whose checksum matches is
+// still checked for what gnark's decoders and solver trust on goroutines
+// of their own, where a panic is beyond any recover: a constraint
+// system's sections, compressed streams and, once decoded, what its
+// solver indexes (r1csfile.go), and a proving key's domain size. Such a
+// file is corrupt, named, like any other.
 //
 // Point checks: decoding the proving key with gnark's checks that every
 // point is on the curve and in its subgroup (ReadFrom) takes 2.75 s at
