@@ -418,8 +418,10 @@ const (
 	blueprintHint
 )
 
-// instructions checks every instruction on its own, in order, and bounds
-// the wires by what the instructions can solve.
+// instructions checks every instruction's blueprint and calldata, in
+// order, and bounds the wires by what the instructions can solve (a
+// constraint's terms are checked as levels runs it: every instruction is
+// in a level).
 func (c *solvable) instructions() error {
 	sys := c.sys
 	c.kinds = make([]int, len(sys.Blueprints))
@@ -441,7 +443,7 @@ func (c *solvable) instructions() error {
 				err = fmt.Errorf("numbered %d, want %d", pi.ConstraintOffset, constraints)
 			}
 			constraints++
-			err = errors.Join(err, c.r1cTerms(cd, func(constraint.Term) {}))
+			err = errors.Join(err, r1cLength(cd))
 		} else if err == nil {
 			var out [2]uint32
 			if out, err = c.hintTerms(cd, func(constraint.Term) {}); err == nil {
@@ -478,12 +480,21 @@ func (c *solvable) calldata(pi constraint.PackedInstruction) ([]uint32, int, err
 	return all[pi.StartCallData : pi.StartCallData+n], c.kinds[pi.BlueprintID], nil
 }
 
-// r1cTerms checks a constraint's calldata (its length, the lengths of L,
-// R and O, then a coefficient and a wire a term) and calls f on each
+// r1cLength checks a constraint's calldata holds what it declares: its
+// length, the lengths of L, R and O, then a coefficient and a wire a
 // term.
-func (c *solvable) r1cTerms(cd []uint32, f func(constraint.Term)) error {
+func r1cLength(cd []uint32) error {
 	if len(cd) < 4 || 4+2*(uint64(cd[1])+uint64(cd[2])+uint64(cd[3])) != uint64(len(cd)) {
 		return fmt.Errorf("a constraint's calldata of %d words does not hold its terms", len(cd))
+	}
+	return nil
+}
+
+// r1cTerms checks a constraint's calldata (r1cLength) and its terms, and
+// calls f on each term.
+func (c *solvable) r1cTerms(cd []uint32, f func(constraint.Term)) error {
+	if err := r1cLength(cd); err != nil {
+		return err
 	}
 	for j := 4; j < len(cd); j += 2 {
 		t := constraint.Term{CID: cd[j], VID: cd[j+1]}
@@ -595,21 +606,24 @@ func (c *solvable) solves(pi constraint.PackedInstruction, solves []uint32) ([]u
 		return nil, err
 	}
 	if kind == blueprintR1C {
-		var open []constraint.Term
+		open, first := 0, constraint.Term{}
 		err := c.r1cTerms(cd, func(t constraint.Term) {
 			if !c.solved.has(uint64(t.VID)) {
-				open = append(open, t)
+				if open == 0 {
+					first = t
+				}
+				open++
 			}
 		})
 		switch {
 		case err != nil:
 			return nil, err
-		case len(open) > 1:
-			return nil, fmt.Errorf("a constraint with %d wires not yet solved, want at most one", len(open))
-		case len(open) == 1 && open[0].CID == constraint.CoeffIdZero:
-			return nil, fmt.Errorf("a constraint solving wire %d by a zero coefficient", open[0].VID)
-		case len(open) == 1:
-			solves = append(solves, open[0].VID)
+		case open > 1:
+			return nil, fmt.Errorf("a constraint with %d terms of wires not yet solved, want at most one", open)
+		case open == 1 && first.CID == constraint.CoeffIdZero:
+			return nil, fmt.Errorf("a constraint solving wire %d by a zero coefficient", first.VID)
+		case open == 1:
+			solves = append(solves, first.VID)
 		}
 		return solves, nil
 	}
