@@ -18,8 +18,8 @@ import (
 	"github.com/prooflane/prooflane/internal/keyfile"
 )
 
-// Files a user or the key cache hands prooflane that are wrong in ways a
-// hostile test found: a constraint system whose bytes changed under a
+// Files a user or the key cache hands prooflane that are wrong on
+// purpose or by accident: a constraint system whose bytes changed under a
 // valid checksum, a FIFO where a key or pipeline should be, a symbolic
 // link planted at a lock file. Each is refused by name with exit 1,
 // never a panic or a hang; and a prove stuck waiting still ends on
