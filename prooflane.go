@@ -186,7 +186,7 @@ func circuitKeys(circuit frontend.Circuit, cache keys.Cache, log io.Writer) (*ke
 	size := sys.GetNbConstraints()
 	// Under the cache's lock: two processes proving the same circuit run
 	// one setup and never mix the files of two.
-	return cache.LoadOrMake(name, size, log, func() (*keys.Set, error) {
+	return cache.LoadOrMake(context.Background(), name, size, log, func() (*keys.Set, error) {
 		var pk g16.ProvingKey
 		var vk g16.VerifyingKey
 		if err := g16.Setup(sys, &pk, &vk); err != nil {

@@ -71,7 +71,7 @@ func TestProveReturnsNoProofOfACorruptKey(t *testing.T) {
 			func(t *testing.T, dir string) {
 				name, size := cachedKey(t, dir, "")
 				cache := keys.Cache{Dir: dir}
-				s, err := cache.Load(name, size)
+				s, err := cache.Load(t.Context(), name, size)
 				if err != nil {
 					t.Fatal(err)
 				}

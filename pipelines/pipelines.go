@@ -13,7 +13,6 @@ import (
 	"embed"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -21,6 +20,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	"github.com/prooflane/prooflane/internal/regfile"
 )
 
 //go:embed *.yaml
@@ -129,20 +130,13 @@ func Source(arg string) (file string, src []byte, err error) {
 		arg, strings.Join(Names(), ", "))
 }
 
-// readBounded reads a pipeline file, refusing one over MaxFileSize (the
-// size from Stat can change before the read).
+// readBounded reads a pipeline file when it is a regular file (a FIFO
+// is refused, not waited on), refusing one over MaxFileSize (the size
+// from Stat can change before the read).
 func readBounded(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	src, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(src) > MaxFileSize {
+	src, err := regfile.ReadFile(name, MaxFileSize)
+	if errors.Is(err, regfile.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: over the limit of %d bytes for a pipeline file", name, MaxFileSize)
 	}
-	return src, nil
+	return src, err
 }

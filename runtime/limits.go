@@ -1,11 +1,12 @@
 package runtime
 
 import (
+	"errors"
 	"fmt"
-	"io"
 	"math"
 	"math/big"
-	"os"
+
+	"github.com/prooflane/prooflane/internal/regfile"
 )
 
 // Limits on what a pipeline file, a job or an engine may ask for. Each is
@@ -30,23 +31,15 @@ const (
 	MaxPipelineBytes = 1 << 20
 )
 
-// readCapped reads a whole file of at most limit bytes, without reading
-// (or allocating for) more than limit+1 bytes of one that is larger, such
-// as /dev/zero.
+// readCapped reads a whole regular file of at most limit bytes, without
+// reading (or allocating for) more than limit+1 bytes of one that is
+// larger; a FIFO or a device (/dev/zero) is refused, not read.
 func readCapped(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(b)) > limit {
+	b, err := regfile.ReadFile(path, limit)
+	if errors.Is(err, regfile.ErrTooLarge) {
 		return nil, fmt.Errorf("%s: larger than the limit of %s for a pipeline file", path, byteSize(limit))
 	}
-	return b, nil
+	return b, err
 }
 
 func byteSize(n int64) string {

@@ -63,25 +63,25 @@ func (l *loader) params(root *yaml.Node, overrides map[string]string) {
 			if s := suggest.Closest(k, sortedKeys(p.Params)); s != "" {
 				msg += fmt.Sprintf(" (did you mean %q?)", s)
 			}
-			ps.at(nil, "%s", msg)
+			ps.override("%s", msg)
 			continue
 		}
 		if strings.Contains(v, "${") {
-			ps.at(nil, "--set %s=%s: a value cannot refer to a parameter; give the value itself", k, v)
+			ps.override("--set %s=%s: a value cannot refer to a parameter; give the value itself", k, v)
 		}
 		p.Params[k] = v
 		if k == "partitions" {
 			partitionsNode = nil
 		}
 	}
-	what := "parameter partitions"
+	what, report := "parameter partitions", func(format string, args ...any) { ps.at(partitionsNode, format, args...) }
 	if _, set := overrides["partitions"]; set {
-		what = "--set partitions"
+		what, report = "--set partitions", ps.override
 	}
 	if n, err := strconv.Atoi(p.Params["partitions"]); err != nil && !errors.Is(err, strconv.ErrRange) || err == nil && n < 1 {
-		ps.at(partitionsNode, "%s: want a whole number of at least 1, got %q", what, p.Params["partitions"])
+		report("%s: want a whole number of at least 1, got %q", what, p.Params["partitions"])
 	} else if err != nil || n > MaxPartitions {
-		ps.at(partitionsNode, "%s: %s is above %d, the limit on partitions per job", what, p.Params["partitions"], MaxPartitions)
+		report("%s: %s is above %d, the limit on partitions per job", what, p.Params["partitions"], MaxPartitions)
 	} else {
 		p.Partitions = n
 	}

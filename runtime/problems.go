@@ -14,6 +14,10 @@ type Problem struct {
 	Line int // 1-based; 0 when the problem has no position
 	Col  int
 	Msg  string
+	// Override says the problem is in the caller's parameter overrides
+	// (LoadOptions.Params: the CLI's --set), not in the file: an unknown
+	// parameter, or a value no parameter can take.
+	Override bool
 }
 
 func (p Problem) String() string {
@@ -37,6 +41,17 @@ func (e *ValidationError) Error() string {
 	return strings.Join(lines, "\n")
 }
 
+// InOverrides reports whether any problem is in the caller's parameter
+// overrides (Problem.Override).
+func (e *ValidationError) InOverrides() bool {
+	for _, p := range e.Problems {
+		if p.Override {
+			return true
+		}
+	}
+	return false
+}
+
 // problems collects Problems for one file.
 type problems struct {
 	file string
@@ -49,6 +64,12 @@ func (ps *problems) at(n *yaml.Node, format string, args ...any) {
 		p.Line, p.Col = n.Line, n.Column
 	}
 	ps.list = append(ps.list, p)
+}
+
+// override records a problem of the caller's overrides (no position).
+func (ps *problems) override(format string, args ...any) {
+	ps.at(nil, format, args...)
+	ps.list[len(ps.list)-1].Override = true
 }
 
 func (ps *problems) err() error {

@@ -210,22 +210,25 @@ func TestSetPartitionsAboveTheLimitIsAProblem(t *testing.T) {
 	}
 }
 
-// Load reads at most MaxPipelineBytes: a pipeline named /dev/zero (or any
-// endless file) is refused, naming the limit, instead of read until memory
-// runs out.
+// Load reads at most MaxPipelineBytes of a regular file, naming the
+// limit; a pipeline named /dev/zero (or any endless device) is refused
+// as not a regular file, instead of read until memory runs out.
 func TestLoadRefusesAFileAboveTheSizeLimit(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "big.yaml")
 	big := append([]byte("pipeline: big\n# "), make([]byte, MaxPipelineBytes)...)
 	if err := os.WriteFile(path, big, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []string{path, "/dev/zero"} {
+	for f, want := range map[string]string{
+		path:        path + ": larger than the limit of 1 MiB for a pipeline file",
+		"/dev/zero": "/dev/zero: a device, not a regular file",
+	} {
 		if _, err := os.Stat(f); err != nil {
 			continue
 		}
 		_, err := Load(f, testRegistry(t), nil)
-		if err == nil || !strings.Contains(err.Error(), f+": larger than the limit of 1 MiB for a pipeline file") {
-			t.Errorf("Load(%s) = %v, want the 1 MiB limit named", f, err)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(%s) = %v, want %q", f, err, want)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/service"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
@@ -31,6 +32,9 @@ func init() {
 
 // maxProofResponse bounds an Await message read by the client.
 const maxProofResponse = 64 << 20
+
+// maxCAFile bounds a --ca file: a few certificates in PEM.
+const maxCAFile = 1 << 20
 
 // clientFlags are the flags of every client command.
 type clientFlags struct {
@@ -67,7 +71,7 @@ func (c *clientFlags) client() (prooflanev1connect.ProverServiceClient, error) {
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	if c.caFile != "" {
-		pem, err := os.ReadFile(c.caFile)
+		pem, err := regfile.ReadFile(c.caFile, maxCAFile)
 		if err != nil {
 			return nil, fmt.Errorf("--ca: %w", err)
 		}
@@ -143,7 +147,7 @@ func runSubmit(args []string, stdout, stderr io.Writer) error {
 		if st.Size() > 1<<20 {
 			return fmt.Errorf("--pipeline %q: %d bytes, over the limit of 1 MiB", *pipeline, st.Size())
 		}
-		b, err := os.ReadFile(*pipeline)
+		b, err := regfile.ReadFile(*pipeline, 1<<20)
 		if err != nil {
 			return fmt.Errorf("--pipeline: %w", err)
 		}

@@ -23,7 +23,7 @@ func corruptKey(t *testing.T, fam, keysDir string, size int) {
 	switch fam {
 	case "groth16":
 		c := keys.Cache{Dir: keysDir}
-		s, err := c.Load("chain", size)
+		s, err := c.Load(t.Context(), "chain", size)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +35,7 @@ func corruptKey(t *testing.T, fam, keysDir string, size int) {
 		}
 	case "plonk":
 		c := plonk.Cache{Dir: keysDir}
-		k, _, err := c.Load("chain", size)
+		k, _, err := c.Load(t.Context(), "chain", size)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,13 +52,19 @@ func loadPipeline(arg string, params map[string]string) (*runtime.Pipeline, erro
 }
 
 // loadPipelineWith is loadPipeline with the loader's options: the devices
-// and cores auto counts are sized for.
+// and cores auto counts are sized for. A problem of the --set overrides
+// (an unknown parameter, a value no parameter takes) makes the error a
+// usage mistake (exit 2); the problems still say which.
 func loadPipelineWith(arg string, opts runtime.LoadOptions) (*runtime.Pipeline, error) {
 	file, src, err := pipelines.Source(arg)
 	if err != nil {
 		return nil, err
 	}
-	return runtime.ParseWith(file, src, shipped.stages(), opts)
+	p, err := runtime.ParseWith(file, src, shipped.stages(), opts)
+	if ve := (*runtime.ValidationError)(nil); errors.As(err, &ve) && ve.InOverrides() {
+		return nil, usageError{err: err}
+	}
+	return p, err
 }
 
 // Upper limits of the count flags that are not the runtime's own.

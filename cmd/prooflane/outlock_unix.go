@@ -5,15 +5,17 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"syscall"
+
+	"github.com/prooflane/prooflane/internal/regfile"
 )
 
 // lockOut takes the exclusive lock of an --out directory (flock on path,
-// created if need be) without waiting, and returns its release; a lock
-// held by another process is an error naming it.
+// created if need be, never through a symbolic link planted there)
+// without waiting, and returns its release; a lock held by another
+// process is an error naming it.
 func lockOut(path string) (unlock func(), err error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := regfile.OpenLock(path)
 	if err != nil {
 		return nil, fmt.Errorf("lock: %w", err)
 	}

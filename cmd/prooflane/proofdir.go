@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,6 +36,7 @@ import (
 	"strings"
 
 	"github.com/prooflane/prooflane/internal/durable"
+	"github.com/prooflane/prooflane/internal/regfile"
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/stages/family"
 )
@@ -214,25 +216,20 @@ func (m manifest) checkFiles(layout family.Layout) error {
 }
 
 // readRegular reads the file at path when it is a regular file (a
-// symbolic link is not followed) of at most limit bytes.
+// symbolic link is not followed, a FIFO is not waited on) of at most
+// limit bytes.
 func readRegular(path string, limit int64) ([]byte, error) {
-	st, err := os.Lstat(path)
-	if err != nil {
-		return nil, err
+	f, st, err := regfile.OpenNoFollow(path)
+	var pe *fs.PathError
+	if errors.Is(err, regfile.ErrNotRegular) && errors.As(err, &pe) {
+		return nil, fmt.Errorf("%s: %w; verify reads no links or devices from a proof directory", path, pe.Err)
 	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file (%s); verify reads no links or devices from a proof directory", path, st.Mode().Type())
-	}
-	if st.Size() > limit {
-		return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB verify reads", path, st.Size(), limit>>20)
-	}
-	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	if st2, err := f.Stat(); err != nil || !os.SameFile(st, st2) {
-		return nil, fmt.Errorf("%s: replaced while being opened", path)
+	if st.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB verify reads", path, st.Size(), limit>>20)
 	}
 	data, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {

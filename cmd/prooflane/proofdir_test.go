@@ -129,7 +129,7 @@ func TestVerifyRefusesWhatTheDirectoryClaims(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			stderr: `: not a regular file (L---------); verify reads no links or devices from a proof directory`,
+			stderr: `: a symbolic link, not a regular file; verify reads no links or devices from a proof directory`,
 		},
 		{
 			name: "a manifest over the cap",
@@ -152,7 +152,7 @@ func TestVerifyRefusesWhatTheDirectoryClaims(t *testing.T) {
 					t.Fatal(err)
 				}
 			},
-			stdout: `proof-2.bin: DIR/proof-2.bin: not a regular file (L---------)`,
+			stdout: `proof-2.bin: DIR/proof-2.bin: a symbolic link, not a regular file`,
 		},
 	} {
 		t.Run(c.name, func(t *testing.T) {

@@ -20,6 +20,7 @@ import (
 
 	"github.com/prooflane/prooflane/admission"
 	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/service"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
@@ -41,17 +42,12 @@ func readToken(file string) (string, error) {
 	if file == "" {
 		return strings.TrimSpace(os.Getenv(tokenEnv)), nil
 	}
-	f, err := os.Open(file)
+	b, err := regfile.ReadFile(file, maxTokenFile)
+	if errors.Is(err, regfile.ErrTooLarge) {
+		return "", fmt.Errorf("--token-file %q: more than %d bytes", file, maxTokenFile)
+	}
 	if err != nil {
 		return "", fmt.Errorf("--token-file: %w", err)
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, maxTokenFile+1))
-	if err != nil {
-		return "", fmt.Errorf("--token-file %q: %w", file, err)
-	}
-	if len(b) > maxTokenFile {
-		return "", fmt.Errorf("--token-file %q: more than %d bytes", file, maxTokenFile)
 	}
 	tok := strings.TrimSpace(string(b))
 	if tok == "" {

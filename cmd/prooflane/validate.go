@@ -28,11 +28,14 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return usageErrorf(fs, "no pipeline given (a file or an embedded name)")
 	}
-	bad := 0
+	bad, badSet := 0, 0
 	var results []validateResult
 	for _, f := range fs.Args() {
 		p, err := loadPipelineWith(f, sizing.options(set))
 		r := validateResult{Arg: f, File: f, OK: err == nil}
+		if errors.As(err, new(usageError)) {
+			badSet++
+		}
 		var ve *runtime.ValidationError
 		switch {
 		case errors.As(err, &ve):
@@ -71,6 +74,9 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		if err := writeJSON(stdout, validateOutput{Files: results, Invalid: bad}); err != nil {
 			return err
 		}
+	}
+	if badSet > 0 {
+		return usageErrorf(fs, "--set %s: %d of %d files refuse it (their problems are listed)", set, badSet, fs.NArg())
 	}
 	if bad > 0 {
 		return fmt.Errorf("%d of %d files invalid: %w", bad, fs.NArg(), errSilent)

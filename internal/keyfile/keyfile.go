@@ -8,12 +8,17 @@
 // before it (8 bytes, big endian) and their CRC-32C (Castagnoli, 4 bytes,
 // big endian): TrailerLen bytes.
 //
+// Key files are opened only when they are regular files (a FIFO in a
+// key's place is refused at once, not waited on: internal/regfile), and
+// Read stops at the first chunk after its context is done.
+//
 // Lock orders a cache's processes by an advisory lock file an entry, and
 // LoadOrMake is the load-or-setup both caches run under it.
 package keyfile
 
 import (
 	"bufio"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -25,6 +30,7 @@ import (
 	"strings"
 
 	"github.com/prooflane/prooflane/internal/durable"
+	"github.com/prooflane/prooflane/internal/regfile"
 )
 
 // The checksum trailer every file of a key cache ends with: the magic,
@@ -116,9 +122,9 @@ type Decoder struct {
 	// Read decodes the content.
 	Read func(io.Reader) (int64, error)
 	// HashFirst checks the checksum in a pass of its own before read
-	// runs, for a decoder that can crash on corrupt bytes in a way no
-	// recover catches (gnark's R1CS decoder panics in goroutines of its
-	// own); otherwise the bytes are hashed as Read decodes them.
+	// runs, for a decoder whose trust in the bytes Check cannot bound
+	// cheaply in one pass (gnark's R1CS decoder works on goroutines of
+	// its own); otherwise the bytes are hashed as Read decodes them.
 	HashFirst bool
 }
 
@@ -131,8 +137,9 @@ type Decoder struct {
 // set the keys up again. Any other file (--vk: plain gnark serialization
 // such as a proof directory's copy, or a file of a cache) is checked the
 // same way when it ends with a trailer, and named in errors without the
-// advice.
-func Read(path string, inCache bool, notCached error, d Decoder) error {
+// advice. Reading stops, with an error wrapping ctx's cause, at the first
+// chunk read after ctx is done.
+func Read(ctx context.Context, path string, inCache bool, notCached error, d Decoder) error {
 	f, size, want, checked, err := open(path, inCache, notCached)
 	if err != nil {
 		return err
@@ -140,8 +147,9 @@ func Read(path string, inCache bool, notCached error, d Decoder) error {
 	defer f.Close()
 	corrupt := corruptFile(path, inCache)
 	crc := crc32.New(castagnoli)
+	content := func() io.Reader { return regfile.Reader(ctx, io.NewSectionReader(f, 0, size)) }
 	if checked && d.HashFirst {
-		if _, err := io.Copy(crc, bufio.NewReaderSize(io.NewSectionReader(f, 0, size), 1<<20)); err != nil {
+		if _, err := io.Copy(crc, bufio.NewReaderSize(content(), 1<<20)); err != nil {
 			return fmt.Errorf("key file %q: %w", path, err)
 		}
 		if got := crc.Sum32(); got != want {
@@ -149,7 +157,7 @@ func Read(path string, inCache bool, notCached error, d Decoder) error {
 		}
 		checked = false
 	}
-	var body io.Reader = io.NewSectionReader(f, 0, size)
+	body := content()
 	if checked {
 		body = io.TeeReader(body, crc)
 	}
@@ -158,7 +166,7 @@ func Read(path string, inCache bool, notCached error, d Decoder) error {
 		err = d.Check(f, size)
 	}
 	if err == nil {
-		_, err = readSafely(d.Read, r)
+		_, err = ReadSafely(d.Read, r)
 	}
 	if err == nil {
 		if n, cerr := io.Copy(io.Discard, r); cerr != nil {
@@ -166,6 +174,9 @@ func Read(path string, inCache bool, notCached error, d Decoder) error {
 		} else if n != 0 {
 			err = fmt.Errorf("%d bytes of trailing data", n)
 		}
+	}
+	if ctx.Err() != nil {
+		return fmt.Errorf("key file %q: %w", path, context.Cause(ctx))
 	}
 	if checked {
 		// Hash what the decoder left (all of it when check refused the
@@ -202,7 +213,7 @@ func Check(path string, inCache bool, notCached error) error {
 // content, the checksum the trailer records and whether there was one
 // to check.
 func open(path string, inCache bool, notCached error) (f *os.File, size int64, want uint32, checked bool, err error) {
-	f, err = os.Open(path)
+	f, st, err := regfile.Open(path)
 	if inCache && errors.Is(err, os.ErrNotExist) {
 		return nil, 0, 0, false, fmt.Errorf("key file %q: %w (run prooflane setup)", path, notCached)
 	}
@@ -212,13 +223,6 @@ func open(path string, inCache bool, notCached error) (f *os.File, size int64, w
 	fail := func(err error) (*os.File, int64, uint32, bool, error) {
 		f.Close()
 		return nil, 0, 0, false, err
-	}
-	st, err := f.Stat()
-	if err != nil {
-		return fail(fmt.Errorf("key file %q: %w", path, err))
-	}
-	if !st.Mode().IsRegular() {
-		return fail(fmt.Errorf("key file %q: not a regular file (%s)", path, st.Mode().Type()))
 	}
 	size = st.Size()
 	checked = inCache || hasTrailer(f, size)
@@ -244,8 +248,10 @@ func mismatch(got, want uint32) error {
 	return fmt.Errorf("checksum mismatch (crc32c of the content %08x, the trailer says %08x)", got, want)
 }
 
-// readSafely turns a decoder panic on garbage input into an error.
-func readSafely(read func(io.Reader) (int64, error), r io.Reader) (n int64, err error) {
+// ReadSafely runs read on r, turning a panic of the decoder on garbage
+// input (in this goroutine: one it starts is beyond any recover) into an
+// error.
+func ReadSafely(read func(io.Reader) (int64, error), r io.Reader) (n int64, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("decoder panicked: %v", p)

@@ -1,6 +1,9 @@
 package keyfile
 
-import "errors"
+import (
+	"context"
+	"errors"
+)
 
 // LoadOrMake is a key cache's load-or-setup of one entry, ordered by the
 // entry's lock file so that concurrent processes run one setup: load
@@ -9,11 +12,12 @@ import "errors"
 // exclusive and load again (another process may have made the entry
 // while this one waited), and only when that still fails with notCached,
 // make the entry (make gets that error, and writes the entry before it
-// returns). waiting is called when another process holds the lock. Any
-// other error of load or prepare is returned as it is.
-func LoadOrMake[T any](lock string, waiting func(), notCached error, prepare func() error,
+// returns). waiting is called when another process holds the lock, which
+// is waited for until ctx is done (Lock). Any other error of load,
+// prepare or Lock is returned as it is.
+func LoadOrMake[T any](ctx context.Context, lock string, waiting func(), notCached error, prepare func() error,
 	load func() (T, error), make func(notCachedErr error) (T, error)) (T, error) {
-	v, err := sharedLoad(lock, waiting, load)
+	v, err := sharedLoad(ctx, lock, waiting, load)
 	if !errors.Is(err, notCached) {
 		return v, err
 	}
@@ -21,7 +25,12 @@ func LoadOrMake[T any](lock string, waiting func(), notCached error, prepare fun
 		var none T
 		return none, err
 	}
-	defer Lock(lock, true, waiting)()
+	release, err := Lock(ctx, lock, true, waiting)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	defer release()
 	if v, err = load(); !errors.Is(err, notCached) {
 		return v, err
 	}
@@ -29,7 +38,12 @@ func LoadOrMake[T any](lock string, waiting func(), notCached error, prepare fun
 }
 
 // sharedLoad is load under lock's shared lock.
-func sharedLoad[T any](lock string, waiting func(), load func() (T, error)) (T, error) {
-	defer Lock(lock, false, waiting)()
+func sharedLoad[T any](ctx context.Context, lock string, waiting func(), load func() (T, error)) (T, error) {
+	release, err := Lock(ctx, lock, false, waiting)
+	if err != nil {
+		var none T
+		return none, err
+	}
+	defer release()
 	return load()
 }

@@ -3,6 +3,7 @@
 package keyfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -46,7 +47,7 @@ func (e *entry) make(notCached error) (string, error) {
 func (e *entry) prepare() error { return os.MkdirAll(e.dir, 0o755) }
 
 func (e *entry) get() (string, error) {
-	return LoadOrMake(e.path+".lock", nil, errMissing, e.prepare, e.load, e.make)
+	return LoadOrMake(context.Background(), e.path+".lock", nil, errMissing, e.prepare, e.load, e.make)
 }
 
 // Callers at once on an empty cache, every one of them past its first
@@ -73,7 +74,7 @@ func TestLoadOrMakeMakesAnEntryOnceForConcurrentCallers(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			got[i], errs[i] = LoadOrMake(e.path+".lock", nil, errMissing, e.prepare, load, e.make)
+			got[i], errs[i] = LoadOrMake(context.Background(), e.path+".lock", nil, errMissing, e.prepare, load, e.make)
 		}()
 	}
 	wg.Wait()
@@ -100,13 +101,13 @@ func TestLoadOrMakeMakesAnEntryOnceForConcurrentCallers(t *testing.T) {
 func TestLoadOrMakeReturnsOtherErrorsWithoutMaking(t *testing.T) {
 	e := newEntry(t)
 	corrupt := errors.New("corrupt")
-	_, err := LoadOrMake(e.path+".lock", nil, errMissing, func() error { t.Error("prepare called"); return nil },
+	_, err := LoadOrMake(context.Background(), e.path+".lock", nil, errMissing, func() error { t.Error("prepare called"); return nil },
 		func() (string, error) { return "", corrupt }, e.make)
 	if err != corrupt {
 		t.Errorf("load's error: got %v", err)
 	}
 	noDir := errors.New("no directory")
-	_, err = LoadOrMake(e.path+".lock", nil, errMissing, func() error { return noDir }, e.load, e.make)
+	_, err = LoadOrMake(context.Background(), e.path+".lock", nil, errMissing, func() error { return noDir }, e.load, e.make)
 	if err != noDir {
 		t.Errorf("prepare's error: got %v", err)
 	}

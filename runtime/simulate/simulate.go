@@ -3,7 +3,6 @@ package simulate
 import (
 	"context"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/internal/suggest"
 	"github.com/prooflane/prooflane/otel/analyze"
 	pl "github.com/prooflane/prooflane/otel/semconv"
@@ -89,7 +89,7 @@ func Predict(ctx context.Context, trace []tracefile.Span, path string, opts Opti
 	src := opts.Source
 	if src == nil {
 		var err error
-		if src, err = os.ReadFile(path); err != nil {
+		if src, err = regfile.ReadFile(path, runtime.MaxPipelineBytes); err != nil {
 			return nil, fmt.Errorf("load pipeline: %w", err)
 		}
 	}

@@ -51,18 +51,18 @@ func Compile(circuit string, size int) (*cs.SparseR1CS, circuits.Instance, error
 }
 
 // Load compiles the circuit and reads its key from the cache; ErrNotCached
-// when the file is missing.
-func (c Cache) Load(circuit string, size int) (*Key, circuits.Instance, error) {
+// when the file is missing. Reading stops when ctx is done.
+func (c Cache) Load(ctx context.Context, circuit string, size int) (*Key, circuits.Instance, error) {
 	spr, inst, err := Compile(circuit, size)
 	if err != nil {
 		return nil, nil, err
 	}
-	k, err := c.load(circuit, size, spr)
+	k, err := c.load(ctx, circuit, size, spr)
 	return k, inst, err
 }
 
-func (c Cache) load(circuit string, size int, spr *cs.SparseR1CS) (*Key, error) {
-	pk, err := readPK(c.Path(circuit, size), domainSize(spr))
+func (c Cache) load(ctx context.Context, circuit string, size int, spr *cs.SparseR1CS) (*Key, error) {
+	pk, err := readPK(ctx, c.Path(circuit, size), domainSize(spr))
 	if err != nil {
 		return nil, err
 	}
@@ -74,7 +74,7 @@ func (c Cache) load(circuit string, size int, spr *cs.SparseR1CS) (*Key, error) 
 }
 
 // LoadOrSetup loads the key of circuit at size, or makes one with
-// UnsafeSetup and saves it, saying so on log. Cancelling ctx stops the
+// UnsafeSetup and saves it, saying so on log. Cancelling ctx stops reading and the
 // setup between its phases, writing nothing.
 func (c Cache) LoadOrSetup(ctx context.Context, circuit string, size int, log io.Writer) (*Key, circuits.Instance, error) {
 	spr, inst, err := Compile(circuit, size)
@@ -102,8 +102,8 @@ func (c Cache) LoadOrSetupSystem(ctx context.Context, circuit string, size int, 
 	if log == nil {
 		log = io.Discard
 	}
-	return keyfile.LoadOrMake(c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir,
-		func() (*Key, error) { return c.load(circuit, size, spr) },
+	return keyfile.LoadOrMake(ctx, c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir,
+		func() (*Key, error) { return c.load(ctx, circuit, size, spr) },
 		func(error) (*Key, error) {
 			fmt.Fprintf(log, "plonk setup: circuit %s, size %d, an unsafe kzg srs (for tests and benchmarks) into %s\n", circuit, size, c.Path(circuit, size))
 			k, err := UnsafeSetup(ctx, circuit, spr)
@@ -128,7 +128,11 @@ func (c Cache) Save(k *Key, size int) error {
 	if err := c.mkdir(); err != nil {
 		return err
 	}
-	defer keyfile.Lock(c.lockPath(k.Circuit, size), true, nil)()
+	release, err := keyfile.Lock(context.Background(), c.lockPath(k.Circuit, size), true, nil)
+	if err != nil {
+		return err
+	}
+	defer release()
 	return c.save(k, size)
 }
 
@@ -184,10 +188,10 @@ var qcpOffset = sync.OnceValue(func() int64 {
 // readPK reads a key file of the cache for a domain of n: the lengths it
 // declares are checked against n and against the file's size before
 // gnark's decoder allocates them, and the checksum before anything is
-// decoded.
-func readPK(path string, n uint64) (*gplonk.ProvingKey, error) {
+// decoded; reading stops when ctx is done.
+func readPK(ctx context.Context, path string, n uint64) (*gplonk.ProvingKey, error) {
 	pk := &gplonk.ProvingKey{}
-	err := keyfile.Read(path, true, ErrNotCached, keyfile.Decoder{
+	err := keyfile.Read(ctx, path, true, ErrNotCached, keyfile.Decoder{
 		HashFirst: true,
 		Check:     func(r io.ReaderAt, size int64) error { return checkPKLengths(r, size, n) },
 		Read:      pk.UnsafeReadFrom,
@@ -212,12 +216,17 @@ func checkPKLengths(r io.ReaderAt, size int64, n uint64) error {
 		}
 		return uint64(binary.BigEndian.Uint32(b[:])), nil
 	}
-	if qcp, err := u32(qcpOffset(), "verifying key"); err != nil {
-		return err
-	} else if qcp != 0 {
-		return fmt.Errorf("the verifying key declares %d commitments; the plonk stages support none", qcp)
-	}
+	// The verifying key's count of commitment digests and its last
+	// field, the count of commitment constraint indexes (which gnark's
+	// decoder allocates as it is).
 	off := vkRawSize()
+	for _, at := range []int64{qcpOffset(), off - 4} {
+		if n, err := u32(at, "verifying key"); err != nil {
+			return err
+		} else if n != 0 {
+			return fmt.Errorf("the verifying key declares %d commitments; the plonk stages support none", n)
+		}
+	}
 	for _, want := range []struct {
 		n    uint64
 		what string
@@ -246,9 +255,10 @@ const MaxSRSPoints = MaxSize + 3
 // every point is on the curve and in its subgroup. The point count is
 // bounded by MaxSRSPoints and checked against the file's size before
 // anything is allocated. (A file with a checksum trailer is checked too.)
-func ReadSRS(path string) (*kzg.SRS, error) {
+// Reading stops when ctx is done.
+func ReadSRS(ctx context.Context, path string) (*kzg.SRS, error) {
 	srs := &kzg.SRS{}
-	err := keyfile.Read(path, false, ErrNotCached, keyfile.Decoder{
+	err := keyfile.Read(ctx, path, false, ErrNotCached, keyfile.Decoder{
 		Check: func(r io.ReaderAt, size int64) error {
 			var b [4]byte
 			if size < 4 {

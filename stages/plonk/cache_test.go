@@ -19,14 +19,14 @@ import (
 
 func TestKeyCacheSavesLoadsAndRefusesCorruptFiles(t *testing.T) {
 	c := plonk.Cache{Dir: t.TempDir()}
-	if _, _, err := c.Load("chain", 100); !errors.Is(err, plonk.ErrNotCached) {
+	if _, _, err := c.Load(t.Context(), "chain", 100); !errors.Is(err, plonk.ErrNotCached) {
 		t.Fatalf("empty cache: %v, want ErrNotCached", err)
 	}
-	made, _, err := c.LoadOrSetup(context.Background(), "chain", 100, io.Discard)
+	made, _, err := c.LoadOrSetup(t.Context(), "chain", 100, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, inst, err := c.Load("chain", 100)
+	k, inst, err := c.Load(t.Context(), "chain", 100)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,25 +49,25 @@ func TestKeyCacheSavesLoadsAndRefusesCorruptFiles(t *testing.T) {
 	if err := os.WriteFile(path, flipped, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Load("chain", 100); err == nil || !strings.Contains(err.Error(), "checksum mismatch") || !strings.Contains(err.Error(), path) {
+	if _, _, err := c.Load(t.Context(), "chain", 100); err == nil || !strings.Contains(err.Error(), "checksum mismatch") || !strings.Contains(err.Error(), path) {
 		t.Errorf("flipped byte: %v, want a checksum mismatch naming %s", err, path)
 	}
 	if err := os.WriteFile(path, orig[:len(orig)-100], 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Load("chain", 100); err == nil || !strings.Contains(err.Error(), "corrupt") {
+	if _, _, err := c.Load(t.Context(), "chain", 100); err == nil || !strings.Contains(err.Error(), "corrupt") {
 		t.Errorf("truncated: %v, want corrupt", err)
 	}
 	// Another size's key under this name: its lengths are refused before
 	// decoding.
-	other, _, err := plonk.Cache{Dir: t.TempDir()}.LoadOrSetup(context.Background(), "chain", 600, io.Discard)
+	other, _, err := plonk.Cache{Dir: t.TempDir()}.LoadOrSetup(t.Context(), "chain", 600, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := (plonk.Cache{Dir: filepath.Dir(path)}).Save(other, 100); err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := c.Load("chain", 100); err == nil || !strings.Contains(err.Error(), "canonical srs declares 2051 points, the circuit's domain of 256 needs 259") {
+	if _, _, err := c.Load(t.Context(), "chain", 100); err == nil || !strings.Contains(err.Error(), "canonical srs declares 2051 points, the circuit's domain of 256 needs 259") {
 		t.Errorf("a key of another domain: %v", err)
 	}
 }
@@ -89,7 +89,7 @@ func TestReadSRSReadsGnarkSerializationAndBoundsItsCount(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	read, err := plonk.ReadSRS(path)
+	read, err := plonk.ReadSRS(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,14 +111,14 @@ func TestReadSRSReadsGnarkSerializationAndBoundsItsCount(t *testing.T) {
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := plonk.ReadSRS(path); err == nil || !strings.Contains(err.Error(), "above the limit of") {
+	if _, err := plonk.ReadSRS(t.Context(), path); err == nil || !strings.Contains(err.Error(), "above the limit of") {
 		t.Errorf("a count of 2^30: %v, want refused naming the limit", err)
 	}
 	binary.BigEndian.PutUint32(b, 100000)
 	if err := os.WriteFile(path, b, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := plonk.ReadSRS(path); err == nil || !strings.Contains(err.Error(), "more than its") {
+	if _, err := plonk.ReadSRS(t.Context(), path); err == nil || !strings.Contains(err.Error(), "more than its") {
 		t.Errorf("a count beyond the file: %v", err)
 	}
 	small, _ := kzg.NewSRS(20, big.NewInt(5))
@@ -139,7 +139,7 @@ func TestKeyCacheSetupRemovesWhatAKilledSetupLeft(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	k, _, err := c.LoadOrSetup(context.Background(), "chain", 100, io.Discard)
+	k, _, err := c.LoadOrSetup(t.Context(), "chain", 100, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +158,7 @@ func TestKeyCacheSetupRemovesWhatAKilledSetupLeft(t *testing.T) {
 	if _, err := os.Stat(left); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("%s is still there after Save: %v", left, err)
 	}
-	if _, _, err := c.Load("chain", 100); err != nil {
+	if _, _, err := c.Load(t.Context(), "chain", 100); err != nil {
 		t.Errorf("the saved key: %v", err)
 	}
 }

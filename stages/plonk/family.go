@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -16,6 +15,7 @@ import (
 	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
 
+	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 )
@@ -88,13 +88,13 @@ func (f Family) Setup(ctx context.Context, req family.KeyRequest, log io.Writer)
 
 // Load loads the key of req from the cache; ErrNotCached (which wraps
 // family.ErrNotCached) when it is not there.
-func (f Family) Load(_ context.Context, req family.KeyRequest) (family.Key, error) {
+func (f Family) Load(ctx context.Context, req family.KeyRequest) (family.Key, error) {
 	circuit, err := family.CheckCircuit(f, req)
 	if err != nil {
 		return nil, err
 	}
 	c := Cache{Dir: req.Dir}
-	k, inst, err := c.Load(circuit, req.Size)
+	k, inst, err := c.Load(ctx, circuit, req.Size)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ const maxVKFile = 1 << 20
 // Verifier checks proofs with the verifying key of the cache's key (which
 // must be the one the manifest names) or of req.VKFile, and the public
 // inputs against the ones the manifest's seed gives each partition.
-func (f Family) Verifier(_ context.Context, req family.VerifyRequest) (family.Verifier, error) {
+func (f Family) Verifier(ctx context.Context, req family.VerifyRequest) (family.Verifier, error) {
 	circuit, err := family.CheckCircuit(f, req.KeyRequest)
 	if err != nil {
 		return nil, err
@@ -127,7 +127,7 @@ func (f Family) Verifier(_ context.Context, req family.VerifyRequest) (family.Ve
 		}
 		v.from = req.VKFile
 	} else {
-		k, _, err := Cache{Dir: req.Dir}.Load(circuit, req.Size)
+		k, _, err := Cache{Dir: req.Dir}.Load(ctx, circuit, req.Size)
 		if err != nil {
 			if errors.Is(err, family.ErrNotCached) && req.DirVK != "" {
 				return nil, fmt.Errorf("%w; or check the proofs with the directory's verifying key: verify --vk %s", err, req.DirVK)
@@ -147,19 +147,12 @@ func (f Family) Verifier(_ context.Context, req family.VerifyRequest) (family.Ve
 }
 
 func readVK(path string) (*gplonk.VerifyingKey, error) {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, fmt.Errorf("verifying key %q: %w", path, err)
-	}
-	if !fi.Mode().IsRegular() || fi.Size() > maxVKFile {
-		return nil, fmt.Errorf("verifying key %q: not a regular file of at most %d bytes", path, maxVKFile)
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("verifying key %q: %w", path, err)
-	}
-	if len(data) > maxVKFile {
+	data, err := regfile.ReadFile(path, maxVKFile)
+	if errors.Is(err, regfile.ErrTooLarge) {
 		return nil, fmt.Errorf("verifying key %q: over the limit of %d bytes", path, maxVKFile)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("verifying key %q: %w", path, err)
 	}
 	// A key without commitments: its count of digests is zero, checked
 	// before gnark's decoder allocates what a count says.
@@ -167,7 +160,9 @@ func readVK(path string) (*gplonk.VerifyingKey, error) {
 	if int64(len(data)) < off+4 {
 		return nil, fmt.Errorf("verifying key %q: %d bytes, too short", path, len(data))
 	}
-	if !bytes.Equal(data[off:off+4], []byte{0, 0, 0, 0}) {
+	// So is the count of commitment constraint indexes, the key's last
+	// four bytes (a count of 2^32 is 32 GiB to gnark's decoder).
+	if !bytes.Equal(data[off:off+4], []byte{0, 0, 0, 0}) || !bytes.Equal(data[len(data)-4:], []byte{0, 0, 0, 0}) {
 		return nil, fmt.Errorf("verifying key %q: declares commitments, which the plonk stages do not make", path)
 	}
 	vk := &gplonk.VerifyingKey{}

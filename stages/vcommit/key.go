@@ -14,6 +14,7 @@ import (
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
 	"github.com/prooflane/prooflane/internal/durable"
+	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/stages/family"
 )
 
@@ -124,18 +125,11 @@ func writeKey(w io.Writer, k *Key) error {
 // must match the file's size before the file is read, the checksum must
 // match, and every base must be a point of the group.
 func readKey(path string) (*Key, error) {
-	f, err := os.Open(path)
+	f, fi, err := regfile.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	}
 	var hdr [keyHeader]byte
 	if _, err := f.ReadAt(hdr[:], 0); err != nil {
 		return nil, fmt.Errorf("%s: corrupt: short header: %w", path, err)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"fmt"
+	"math/big"
 	"reflect"
 	"strings"
 	"testing"
@@ -311,5 +312,18 @@ func BenchmarkCompile(b *testing.B) {
 				}
 			})
 		}
+	}
+}
+
+// The sha256 bits hint of a count of inputs other than one (a constraint
+// system read from a corrupt file) is an error, not a panic on the
+// solver's goroutine.
+func TestSHA256BitsHintOfNoInputIsAnError(t *testing.T) {
+	out := []*big.Int{new(big.Int)}
+	if err := sha256Bits(nil, nil, out); err == nil {
+		t.Error("no input: no error")
+	}
+	if err := sha256Bits(nil, []*big.Int{big.NewInt(5)}, out); err != nil || out[0].Int64() != 1 {
+		t.Errorf("bit 0 of 5: %v, %v", out[0], err)
 	}
 }

@@ -218,8 +218,14 @@ type sha256Gadget struct {
 
 // sha256Bits is the hint giving the low len(out) bits of in[0], least
 // significant first. It is registered with gnark's solver, which finds
-// it by name when solving the compiled system.
+// it by name when solving the compiled system. Any other count of
+// inputs (a constraint system read from a corrupt file) is an error:
+// the solver calls hints on goroutines of its own, where a panic would
+// end the process.
 func sha256Bits(_ *big.Int, in, out []*big.Int) error {
+	if len(in) != 1 {
+		return fmt.Errorf("sha256 bits hint: %d inputs, want 1", len(in))
+	}
 	for i := range out {
 		out[i].SetUint64(uint64(in[0].Bit(i)))
 	}

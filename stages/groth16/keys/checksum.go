@@ -1,6 +1,7 @@
 package keys
 
 import (
+	"context"
 	"io"
 
 	"github.com/prooflane/prooflane/internal/keyfile"
@@ -23,10 +24,10 @@ type decoder struct {
 	hashFirst bool
 }
 
-// readKeyFile reads a key file with d (keyfile.Read); a missing file of
-// the cache wraps ErrNotCached.
-func readKeyFile(path string, inCache bool, d decoder) error {
-	return keyfile.Read(path, inCache, ErrNotCached, keyfile.Decoder{Check: d.check, Read: d.read, HashFirst: d.hashFirst})
+// readKeyFile reads a key file with d (keyfile.Read), stopping when ctx
+// is done; a missing file of the cache wraps ErrNotCached.
+func readKeyFile(ctx context.Context, path string, inCache bool, d decoder) error {
+	return keyfile.Read(ctx, path, inCache, ErrNotCached, keyfile.Decoder{Check: d.check, Read: d.read, HashFirst: d.hashFirst})
 }
 
 // checkKeyFile looks at a file of the cache without decoding it
@@ -43,7 +44,8 @@ func writeFile(path string, write func(io.Writer) (int64, error)) error {
 // (keyfile.RemoveTemporaries).
 func removeTemporaries(paths ...string) error { return keyfile.RemoveTemporaries(paths...) }
 
-// lockFile takes the advisory lock of a cache entry (keyfile.Lock).
-func lockFile(path string, exclusive bool, waiting func()) func() {
-	return keyfile.Lock(path, exclusive, waiting)
+// lockFile takes the advisory lock of a cache entry (keyfile.Lock),
+// waiting for another process's until ctx is done.
+func lockFile(ctx context.Context, path string, exclusive bool, waiting func()) (func(), error) {
+	return keyfile.Lock(ctx, path, exclusive, waiting)
 }

@@ -27,7 +27,12 @@
 // allocate what a length prefix says). A file without a trailer (a cache
 // written before it existed) is refused with the same advice. A checksum
 // guards against corruption, not forgery: someone who can write the cache
-// can write a matching checksum.
+// can write a matching checksum. So a file whose checksum matches is
+// still checked for what gnark's decoders and solver trust on goroutines
+// of their own, where a panic is beyond any recover: a constraint
+// system's sections, compressed streams and, once decoded, what its
+// solver indexes (r1csfile.go), and a proving key's domain size. Such a
+// file is corrupt, named, like any other.
 //
 // Point checks: decoding the proving key with gnark's checks that every
 // point is on the curve and in its subgroup (ReadFrom) takes 2.75 s at
@@ -201,16 +206,15 @@ func (c Cache) lockPath(circuit string, size int) string {
 	return filepath.Join(c.Dir, fmt.Sprintf("%s-%d.lock", circuit, size))
 }
 
-// Load reads circuit's keys at size from the cache.
-func (c Cache) Load(circuit string, size int) (*Set, error) {
-	return c.loadLogged(circuit, size, io.Discard)
-}
-
-// loadLogged is Load, saying on log when it waits for another process that
-// is setting the keys up.
-func (c Cache) loadLogged(circuit string, size int, log io.Writer) (*Set, error) {
-	defer lockFile(c.lockPath(circuit, size), false, c.waiting(circuit, size, log))()
-	return c.load(circuit, size)
+// Load reads circuit's keys at size from the cache, stopping (with an
+// error wrapping ctx's cause) when ctx is done.
+func (c Cache) Load(ctx context.Context, circuit string, size int) (*Set, error) {
+	release, err := lockFile(ctx, c.lockPath(circuit, size), false, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return c.load(ctx, circuit, size)
 }
 
 // waiting returns the message lockFile gives when another process holds
@@ -221,7 +225,7 @@ func (c Cache) waiting(circuit string, size int, log io.Writer) func() {
 	}
 }
 
-func (c Cache) load(circuit string, size int) (*Set, error) {
+func (c Cache) load(ctx context.Context, circuit string, size int) (*Set, error) {
 	rp, pp, vp := c.Paths(circuit, size)
 	// A file missing or cut short is named before any is decoded: the
 	// setup that follows reads the constraint system again (Setup), and
@@ -233,10 +237,10 @@ func (c Cache) load(circuit string, size int) (*Set, error) {
 	}
 	s := &Set{Circuit: circuit, Size: size, R1CS: new(cs.R1CS), PK: new(g16.ProvingKey)}
 	var err error
-	if err := readKeyFile(rp, true, r1csDecoder(s.R1CS)); err != nil {
+	if err := readKeyFile(ctx, rp, true, r1csDecoder(s.R1CS)); err != nil {
 		return nil, err
 	}
-	if err := readKeyFile(pp, true, decoder{check: checkPKLengths, read: func(r io.Reader) (int64, error) { return readProvingKey(r, s.PK) }}); err != nil {
+	if err := readKeyFile(ctx, pp, true, decoder{check: checkPKLengths, read: func(r io.Reader) (int64, error) { return readProvingKey(r, s.PK) }}); err != nil {
 		return nil, err
 	}
 	if s.VK, err = readVK(vp, true); err != nil {
@@ -251,11 +255,12 @@ func (c Cache) load(circuit string, size int) (*Set, error) {
 	return s, nil
 }
 
-// LoadR1CS reads only the constraint system of circuit at size.
-func (c Cache) LoadR1CS(circuit string, size int) (*cs.R1CS, error) {
+// LoadR1CS reads only the constraint system of circuit at size, stopping
+// when ctx is done.
+func (c Cache) LoadR1CS(ctx context.Context, circuit string, size int) (*cs.R1CS, error) {
 	rp, _, _ := c.Paths(circuit, size)
 	sys := new(cs.R1CS)
-	if err := readKeyFile(rp, true, r1csDecoder(sys)); err != nil {
+	if err := readKeyFile(ctx, rp, true, r1csDecoder(sys)); err != nil {
 		return nil, err
 	}
 	return sys, nil
@@ -279,7 +284,8 @@ func readVK(path string, inCache bool) (*g16.VerifyingKey, error) {
 	vk := new(g16.VerifyingKey)
 	// Hashed first: the key is small, and its decoder checks points in
 	// goroutines of its own.
-	if err := readKeyFile(path, inCache, decoder{hashFirst: true, read: func(r io.Reader) (int64, error) {
+	// Not cancelled: a verifying key is at most maxVKFile.
+	if err := readKeyFile(context.Background(), path, inCache, decoder{hashFirst: true, read: func(r io.Reader) (int64, error) {
 		data, err := io.ReadAll(io.LimitReader(r, maxVKFile+1))
 		if err != nil {
 			return 0, err
@@ -306,14 +312,25 @@ func readVK(path string, inCache bool) (*g16.VerifyingKey, error) {
 // checksum could tell. The layout: the domain, α₁ β₁ δ₁, the G1 vectors
 // A B Z K (a 4-byte count, then 96 bytes a point), β₂ δ₂, G2 B (192 bytes
 // a point), the wire count and the two infinity counts (8 bytes each), one
-// byte per wire for each infinity vector, then the commitment count.
+// byte per wire for each infinity vector, then the commitment count. The
+// domain's size, a power of two, is one more than the Z points.
 func checkPKLengths(r io.ReaderAt, size int64) error {
 	const (
 		domain = 8 + 5*fr.Bytes + 1
 		g1, g2 = 96, 192 // uncompressed, as WriteRawTo writes them
 	)
-	at := int64(domain + 3*g1)
 	var buf [8]byte
+	if size < domain {
+		return fmt.Errorf("truncated in the domain (%d bytes)", size)
+	}
+	if _, err := r.ReadAt(buf[:], 0); err != nil {
+		return err
+	}
+	// The domain is precomputed as it is read, on goroutines of gnark's
+	// that a cardinality of zero makes panic: it must be the size the
+	// file holds the Z points of.
+	card := binary.BigEndian.Uint64(buf[:])
+	at := int64(domain + 3*g1)
 	read := func(n int, what string) ([]byte, error) {
 		if size-at < int64(n) {
 			return nil, fmt.Errorf("truncated before %s (%d bytes)", what, size)
@@ -337,6 +354,16 @@ func checkPKLengths(r io.ReaderAt, size int64) error {
 		return nil
 	}
 	for _, what := range []string{"g1.a", "g1.b", "g1.z", "g1.k"} {
+		if what == "g1.z" {
+			b, err := read(4, what)
+			if err != nil {
+				return err
+			}
+			if z := uint64(binary.BigEndian.Uint32(b)); card == 0 || card&(card-1) != 0 || z != card-1 {
+				return fmt.Errorf("a domain of %d points with %d Z points, want a power of two and one fewer", card, z)
+			}
+			at -= 4
+		}
 		if err := vector(what, g1); err != nil {
 			return err
 		}
@@ -357,27 +384,18 @@ func checkPKLengths(r io.ReaderAt, size int64) error {
 	return nil
 }
 
-// r1csDecoder reads a constraint system into sys, hashing the file first:
-// gnark's decoder panics in goroutines of its own on some corrupt input.
+// r1csDecoder reads a constraint system into sys, hashing the file
+// first, checking its lengths and streams before gnark decodes it and
+// what the solver will index after (r1csfile.go): gnark decodes it, and
+// solves it, in goroutines of its own, where a panic is no error.
 func r1csDecoder(sys *cs.R1CS) decoder {
-	return decoder{check: checkR1CSLength, read: sys.ReadFrom, hashFirst: true}
-}
-
-// checkR1CSLength checks the length an R1CS file declares (8 bytes, little
-// endian, then the gnark version in 24 bytes and the encoded system):
-// gnark's decoder allocates it before reading.
-func checkR1CSLength(r io.ReaderAt, size int64) error {
-	var b [8]byte
-	if size < 32 {
-		return fmt.Errorf("%d bytes, shorter than the header (32)", size)
-	}
-	if _, err := r.ReadAt(b[:], 0); err != nil {
-		return err
-	}
-	if n := binary.LittleEndian.Uint64(b[:]); n != uint64(size-32) {
-		return fmt.Errorf("declares %d bytes of constraint system, the file has %d after the header", n, size-32)
-	}
-	return nil
+	return decoder{check: checkR1CS, hashFirst: true, read: func(r io.Reader) (int64, error) {
+		n, err := sys.ReadFrom(r)
+		if err == nil {
+			err = checkSolvable(sys)
+		}
+		return n, err
+	}}
 }
 
 // maxVKFile bounds a verifying key file: 48 bytes per public input.
@@ -430,7 +448,11 @@ func (c Cache) Save(s *Set) error {
 	if err := c.mkdir(); err != nil {
 		return err
 	}
-	defer lockFile(c.lockPath(s.Circuit, s.Size), true, nil)()
+	release, err := lockFile(context.Background(), c.lockPath(s.Circuit, s.Size), true, nil)
+	if err != nil {
+		return err
+	}
+	defer release()
 	return c.save(s)
 }
 
@@ -490,7 +512,7 @@ func (c Cache) LoadOrSetup(ctx context.Context, circuit string, size int, log io
 // LoadOrSetupOn is LoadOrSetup with the setup made by SetupOn on be (nil:
 // gnark's setup).
 func (c Cache) LoadOrSetupOn(ctx context.Context, circuit string, size int, be device.Backend, log io.Writer) (*Set, error) {
-	return c.LoadOrMake(circuit, size, log, func() (*Set, error) { return SetupOn(ctx, circuit, size, be, log) })
+	return c.LoadOrMake(ctx, circuit, size, log, func() (*Set, error) { return SetupOn(ctx, circuit, size, be, log) })
 }
 
 // LoadOrMake loads circuit's keys at size, or when none are cached makes
@@ -499,13 +521,13 @@ func (c Cache) LoadOrSetupOn(ctx context.Context, circuit string, size int, be d
 // holds some of the files and not others is refused, not overwritten
 // (unless the .r1cs is the one missing: a save cut short); so setup only
 // runs with no .r1cs cached, and compiles (Setup is the one that reuses
-// a .r1cs).
-func (c Cache) LoadOrMake(circuit string, size int, log io.Writer, setup func() (*Set, error)) (*Set, error) {
+// a .r1cs). Reading the files stops when ctx is done.
+func (c Cache) LoadOrMake(ctx context.Context, circuit string, size int, log io.Writer, setup func() (*Set, error)) (*Set, error) {
 	if log == nil {
 		log = io.Discard
 	}
-	load := func() (*Set, error) { return c.load(circuit, size) }
-	return keyfile.LoadOrMake(c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir, load,
+	load := func() (*Set, error) { return c.load(ctx, circuit, size) }
+	return keyfile.LoadOrMake(ctx, c.lockPath(circuit, size), c.waiting(circuit, size, log), ErrNotCached, c.mkdir, load,
 		func(notCached error) (*Set, error) {
 			rp, _, _ := c.Paths(circuit, size)
 			if _, statErr := os.Stat(rp); statErr == nil {

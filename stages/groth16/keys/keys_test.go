@@ -34,7 +34,7 @@ func savedChain(t *testing.T) (*Set, Cache) {
 
 func TestSavedKeysLoadBackAndProve(t *testing.T) {
 	s, c := savedChain(t)
-	got, err := c.Load("chain", 64)
+	got, err := c.Load(t.Context(), "chain", 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func TestKeysOfAnotherCircuitAreRefused(t *testing.T) {
 	if err := os.Rename(pkB, pkA); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Load("chain", 64)
+	_, err = c.Load(t.Context(), "chain", 64)
 	if err == nil || !strings.Contains(err.Error(), "do not belong together") {
 		t.Errorf("error %v, want keys that do not belong together", err)
 	}
@@ -88,7 +88,7 @@ func TestTrailingBytesMakeAKeyFileCorrupt(t *testing.T) {
 	}
 	f.Write([]byte{1, 2, 3})
 	f.Close()
-	_, err = c.Load("chain", 64)
+	_, err = c.Load(t.Context(), "chain", 64)
 	if err == nil || !strings.Contains(err.Error(), `key file "`+vk+`" is corrupt`) {
 		t.Errorf("error %v", err)
 	}
@@ -129,7 +129,7 @@ func TestProvingAndVerifyingKeysOfDifferentSetupsAreRefused(t *testing.T) {
 	if err := os.Rename(vkB, vkA); err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Load("chain", 64)
+	_, err = c.Load(t.Context(), "chain", 64)
 	if !errors.Is(err, groth16.ErrKeysFromDifferentSetups) || !strings.Contains(err.Error(), "do not belong together") {
 		t.Errorf("Load: error %v, want keys from different setups", err)
 	}
@@ -161,7 +161,7 @@ func TestVerifyingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
 		t.Errorf("ReadVK: error %v, want %q", err, want)
 	}
 	want = `key file "` + vk + `" is corrupt (run prooflane setup --force to set the keys up again): declares 2147483648 public bases`
-	if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := c.Load(t.Context(), "chain", 64); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("Load: error %v, want %q", err, want)
 	}
 }
@@ -211,7 +211,7 @@ func TestConcurrentLoadOrSetupRunsOneSetupAndEveryoneGetsItsKeys(t *testing.T) {
 	if n := strings.Count(log.String(), "running setup"); n != 1 {
 		t.Errorf("%d setups ran, want 1:\n%s", n, log.String())
 	}
-	cached, err := c.Load("chain", 64)
+	cached, err := c.Load(t.Context(), "chain", 64)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -245,12 +245,12 @@ func TestProvingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
 	} {
 		restore := rewrite(t, pk, func(b []byte) { copy(b[c2.at:], c2.bytes) })
 		want := `key file "` + pk + `" is corrupt (run prooflane setup --force to set the keys up again): ` + c2.want
-		if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := c.Load(t.Context(), "chain", 64); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Load: error %v, want %q", err, want)
 		}
 		restore()
 	}
-	if _, err := c.Load("chain", 64); err != nil {
+	if _, err := c.Load(t.Context(), "chain", 64); err != nil {
 		t.Errorf("intact key: %v", err)
 	}
 }
@@ -260,7 +260,10 @@ func TestProvingKeyWithACorruptLengthIsCorruptNotACrash(t *testing.T) {
 // lock is free it goes on.
 func TestLoadOrSetupSaysWhenItWaitsForAnotherProcess(t *testing.T) {
 	c := Cache{Dir: t.TempDir()}
-	release := lockFile(c.lockPath("chain", 64), true, func() { t.Error("the test's own lock had to wait") })
+	release, err := lockFile(t.Context(), c.lockPath("chain", 64), true, func() { t.Error("the test's own lock had to wait") })
+	if err != nil {
+		t.Fatal(err)
+	}
 	var log syncBuffer
 	done := make(chan error, 1)
 	go func() {
@@ -354,7 +357,7 @@ func TestAnyFlippedByteOfAKeyFileIsCaughtAtLoad(t *testing.T) {
 			if err := os.WriteFile(path, b, 0o644); err != nil {
 				t.Fatal(err)
 			}
-			_, err := c.Load("chain", 64)
+			_, err := c.Load(t.Context(), "chain", 64)
 			want := `key file "` + path + `" is corrupt (run prooflane setup --force to set the keys up again): `
 			if err == nil || !strings.Contains(err.Error(), want) || errors.Is(err, ErrNotCached) {
 				t.Errorf("%s byte %d of %d flipped: error %v, want %q", filepath.Base(path), at, len(b), err, want)
@@ -364,7 +367,7 @@ func TestAnyFlippedByteOfAKeyFileIsCaughtAtLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := c.Load("chain", 64); err != nil {
+	if _, err := c.Load(t.Context(), "chain", 64); err != nil {
 		t.Errorf("intact keys: %v", err)
 	}
 }
@@ -392,7 +395,7 @@ func TestIssueReproductionByte600OfChain4096PK(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `key file "` + pk + `" is corrupt (run prooflane setup --force to set the keys up again): checksum mismatch`
-	if _, err := c.Load("chain", 4096); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := c.Load(t.Context(), "chain", 4096); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
@@ -410,7 +413,7 @@ func TestAKeyFileWithoutAChecksumIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `key file "` + pk + `" is corrupt (run prooflane setup --force to set the keys up again): no checksum trailer (written by a prooflane from before key files had one`
-	if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := c.Load(t.Context(), "chain", 64); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 }
@@ -501,7 +504,7 @@ func TestLoadOrMakeRedoesAnUnfinishedSaveAndRefusesAMissingKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	var log strings.Builder
-	if _, err := c.LoadOrMake("chain", 64, &log, setup); err != nil {
+	if _, err := c.LoadOrMake(t.Context(), "chain", 64, &log, setup); err != nil {
 		t.Fatalf("keys without their constraint system: %v", err)
 	}
 	if !strings.Contains(log.String(), "running setup (once)") {
@@ -512,7 +515,7 @@ func TestLoadOrMakeRedoesAnUnfinishedSaveAndRefusesAMissingKey(t *testing.T) {
 		t.Fatal(err)
 	}
 	log.Reset()
-	_, err := c.LoadOrMake("chain", 64, &log, setup)
+	_, err := c.LoadOrMake(t.Context(), "chain", 64, &log, setup)
 	if !errors.Is(err, ErrNotCached) || !strings.Contains(err.Error(), pp) {
 		t.Fatalf("a constraint system without its proving key: %v, want %s not cached", err, pp)
 	}
@@ -540,13 +543,13 @@ func TestLoadNamesAFileCutShortBeforeDecodingAny(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `key file "` + pp + `" is corrupt (run prooflane setup --force to set the keys up again): no checksum trailer`
-	if _, err := c.Load("chain", 64); err == nil || !strings.Contains(err.Error(), want) {
+	if _, err := c.Load(t.Context(), "chain", 64); err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %v, want %q", err, want)
 	}
 	if err := os.Remove(pp); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Load("chain", 64); !errors.Is(err, ErrNotCached) || !strings.Contains(err.Error(), pp) {
+	if _, err := c.Load(t.Context(), "chain", 64); !errors.Is(err, ErrNotCached) || !strings.Contains(err.Error(), pp) {
 		t.Errorf("error %v, want %s not cached", err, pp)
 	}
 }

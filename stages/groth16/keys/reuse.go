@@ -31,7 +31,7 @@ func (c Cache) Setup(ctx context.Context, circuit string, size int, be device.Ba
 	if log == nil {
 		log = io.Discard
 	}
-	cached := c.reusable(circuit, size, log)
+	cached := c.reusable(ctx, circuit, size, log)
 	s, ph, err := setupOn(ctx, circuit, size, be, log, cached)
 	if err != nil {
 		return nil, ph, err
@@ -60,10 +60,10 @@ type cachedR1CS struct {
 // (circuits.Instance.Constraints): a file of another circuit or size is
 // not used. It says on log that it is used, or why not; nil, saying
 // nothing, when the cache holds none.
-func (c Cache) reusable(circuit string, size int, log io.Writer) *cachedR1CS {
+func (c Cache) reusable(ctx context.Context, circuit string, size int, log io.Writer) *cachedR1CS {
 	rp, _, _ := c.Paths(circuit, size)
 	start := time.Now()
-	r, err := c.readCached(circuit, size, log)
+	r, err := c.readCached(ctx, circuit, size, log)
 	if errors.Is(err, ErrNotCached) {
 		return nil
 	}
@@ -80,15 +80,18 @@ func (c Cache) reusable(circuit string, size int, log io.Writer) *cachedR1CS {
 
 // readCached reads and checks the cache's constraint system of circuit
 // at size for reusable.
-func (c Cache) readCached(circuit string, size int, log io.Writer) (*cachedR1CS, error) {
+func (c Cache) readCached(ctx context.Context, circuit string, size int, log io.Writer) (*cachedR1CS, error) {
 	rp, _, _ := c.Paths(circuit, size)
 	r := &cachedR1CS{sys: new(cs.R1CS)}
 	err := func() error {
-		defer lockFile(c.lockPath(circuit, size), false, c.waiting(circuit, size, log))()
-		if err := readKeyFile(rp, true, r1csDecoder(r.sys)); err != nil {
+		release, err := lockFile(ctx, c.lockPath(circuit, size), false, c.waiting(circuit, size, log))
+		if err != nil {
 			return err
 		}
-		var err error
+		defer release()
+		if err := readKeyFile(ctx, rp, true, r1csDecoder(r.sys)); err != nil {
+			return err
+		}
 		r.info, err = os.Stat(rp)
 		return err
 	}()

@@ -109,7 +109,7 @@ func TestASetupOverAWholeR1CSUsesItInsteadOfCompiling(t *testing.T) {
 				if err != nil || !bytes.Equal(got, r1cs) || !os.SameFile(st, after) {
 					t.Errorf("the .r1cs was written again or changed (%v)", err)
 				}
-				loaded, err := c.Load("chain", size)
+				loaded, err := c.Load(t.Context(), "chain", size)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -184,7 +184,7 @@ func TestACorruptOrForeignR1CSIsNotUsedAndIsReplaced(t *testing.T) {
 				if got, err := os.ReadFile(rp); err != nil || !bytes.Equal(got, want) {
 					t.Fatalf("the .r1cs was not replaced by the circuit's (%v)", err)
 				}
-				s, err := c.Load("chain", size)
+				s, err := c.Load(t.Context(), "chain", size)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -219,7 +219,7 @@ func TestKeysForTheCachedR1CSAreTheKeysOfAFreshCompile(t *testing.T) {
 				t.Fatal(err)
 			}
 			var log strings.Builder
-			cached := c.reusable(cc.circuit, cc.size, &log)
+			cached := c.reusable(t.Context(), cc.circuit, cc.size, &log)
 			if cached == nil {
 				t.Fatalf("the saved r1cs is not used: %q", log.String())
 			}
@@ -248,7 +248,7 @@ func TestASaveRewritesTheR1CSOnlyWhenTheFileReadWasReplaced(t *testing.T) {
 	c := Cache{Dir: t.TempDir()}
 	freshSetup(t, c, "chain", size, be)
 	rp, _, _ := c.Paths("chain", size)
-	cached := c.reusable("chain", size, io.Discard)
+	cached := c.reusable(t.Context(), "chain", size, io.Discard)
 	if cached == nil {
 		t.Fatal("the saved r1cs is not used")
 	}
@@ -264,7 +264,7 @@ func TestASaveRewritesTheR1CSOnlyWhenTheFileReadWasReplaced(t *testing.T) {
 	if err := c.Save(s); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Load("chain", size); err != nil {
+	if _, err := c.Load(t.Context(), "chain", size); err != nil {
 		t.Fatalf("after a save over a replaced r1cs: %v", err)
 	}
 	st, err := os.Stat(rp)

@@ -89,7 +89,7 @@ func TestLoadAtScale(t *testing.T) {
 				read = func(r io.Reader) (int64, error) { return readProvingKey(r, pk) }
 			}
 			start := time.Now()
-			if err := readKeyFile(pp, true, decoder{check: checkPKLengths, read: read}); err != nil {
+			if err := readKeyFile(t.Context(), pp, true, decoder{check: checkPKLengths, read: read}); err != nil {
 				t.Fatal(err)
 			}
 			line := fmt.Sprintf("load %s 2^%d proving key with %s's decoder: %v", circuit, e, way, time.Since(start).Round(time.Millisecond))

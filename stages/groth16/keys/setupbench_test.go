@@ -88,7 +88,7 @@ func BenchmarkSetupCompileAndWrite(b *testing.B) {
 			}
 			b.SetBytes(st.Size())
 			for b.Loop() {
-				if c.reusable("chain", size, io.Discard) == nil {
+				if c.reusable(b.Context(), "chain", size, io.Discard) == nil {
 					b.Fatal("the .r1cs is not reusable")
 				}
 			}

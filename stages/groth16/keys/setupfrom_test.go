@@ -322,7 +322,7 @@ func TestTheR1CSEncodedDuringTheSetupIsTheFileWritten(t *testing.T) {
 	if s.r1csFile != nil {
 		t.Error("the saved set still holds a second copy of its system")
 	}
-	loaded, err := c.Load("sha256", 1<<10)
+	loaded, err := c.Load(t.Context(), "sha256", 1<<10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,14 +34,14 @@ func TestATruncatedKeyFileIsCaughtAndTheNextSaveReplacesIt(t *testing.T) {
 			if err := os.Truncate(path, int64(cut)); err != nil {
 				t.Fatal(err)
 			}
-			_, err := c.Load("chain", 64)
+			_, err := c.Load(t.Context(), "chain", 64)
 			if err == nil || !strings.Contains(err.Error(), path) || !strings.Contains(err.Error(), "is corrupt") || errors.Is(err, ErrNotCached) {
 				t.Fatalf("%s cut at %d of %d bytes: error %v, want it corrupt, named", filepath.Base(path), cut, len(orig), err)
 			}
 			if err := c.Save(s); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Load("chain", 64); err != nil {
+			if _, err := c.Load(t.Context(), "chain", 64); err != nil {
 				t.Fatalf("%s cut at %d, saved again: %v", filepath.Base(path), cut, err)
 			}
 			got, err := os.ReadFile(path)
@@ -134,18 +134,18 @@ func TestASetupKilledMidWriteIsNeverTakenForWholeKeys(t *testing.T) {
 		c := Cache{Dir: t.TempDir()}
 		tmp := killSetup(t, c)
 		rp, _, _ := c.Paths("chain", 1<<12)
-		_, err := c.Load("chain", 1<<12)
+		_, err := c.Load(t.Context(), "chain", 1<<12)
 		if !errors.Is(err, ErrNotCached) || !strings.Contains(err.Error(), rp) {
 			t.Fatalf("load after a killed setup: %v, want %s not cached", err, rp)
 		}
 		var log strings.Builder
-		if _, err := c.LoadOrMake("chain", 1<<12, &log, func() (*Set, error) { return s, nil }); err != nil {
+		if _, err := c.LoadOrMake(t.Context(), "chain", 1<<12, &log, func() (*Set, error) { return s, nil }); err != nil {
 			t.Fatalf("the setup after a killed one: %v", err)
 		}
 		if !strings.Contains(log.String(), "running setup (once)") {
 			t.Fatalf("no setup after a killed one: %q", log.String())
 		}
-		if _, err := c.Load("chain", 1<<12); err != nil {
+		if _, err := c.Load(t.Context(), "chain", 1<<12); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := os.Stat(tmp); !os.IsNotExist(err) {
@@ -167,7 +167,7 @@ func TestASetupKilledMidWriteIsNeverTakenForWholeKeys(t *testing.T) {
 		if err != nil || !bytes.Equal(after, before) {
 			t.Fatalf("the cached proving key changed under a killed setup (%v)", err)
 		}
-		if _, err := c.Load("chain", 1<<12); err != nil {
+		if _, err := c.Load(t.Context(), "chain", 1<<12); err != nil {
 			t.Fatalf("the keys cached before the killed setup: %v", err)
 		}
 	})

@@ -103,13 +103,13 @@ func (f Family) Setup(ctx context.Context, req family.KeyRequest, log io.Writer)
 
 // Load reads the keys of req from its cache: an error wrapping
 // family.ErrNotCached (and keys.ErrNotCached) when a file is missing.
-func (f Family) Load(_ context.Context, req family.KeyRequest) (family.Key, error) {
+func (f Family) Load(ctx context.Context, req family.KeyRequest) (family.Key, error) {
 	circuit, err := family.CheckCircuit(f, req)
 	if err != nil {
 		return nil, err
 	}
 	cache := keys.Cache{Dir: req.Dir}
-	s, err := cache.Load(circuit, req.Size)
+	s, err := cache.Load(ctx, circuit, req.Size)
 	if err != nil {
 		return nil, notCached(err)
 	}

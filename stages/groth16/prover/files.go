@@ -10,6 +10,7 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
 
+	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 )
@@ -80,7 +81,7 @@ func DecodePublic(data []byte) (witness.Witness, error) {
 // size, and only then decodes it. gnark's decoders allocate whatever a
 // length prefix says before reading the elements: a corrupt file claiming
 // 2^32 elements would kill the process with an out-of-memory error that
-// no recover can catch.
+// no recover can catch. A decoder's panic is an error.
 func decodeChecked(data []byte, check func([]byte) error, read func(io.Reader) (int64, error)) error {
 	if len(data) > MaxFileBytes {
 		return fmt.Errorf("corrupt: larger than %d MiB", MaxFileBytes>>20)
@@ -89,7 +90,7 @@ func decodeChecked(data []byte, check func([]byte) error, read func(io.Reader) (
 		return fmt.Errorf("corrupt: %w", err)
 	}
 	r := bytes.NewReader(data)
-	if _, err := read(r); err != nil {
+	if _, err := keyfile.ReadSafely(read, r); err != nil {
 		return err
 	}
 	if r.Len() != 0 {

@@ -171,6 +171,15 @@ func TestDecodingChecksDeclaredLengths(t *testing.T) {
 	}
 }
 
+// A decoder that panics on a file's bytes (in this goroutine) is an
+// error of that file, not the end of the process.
+func TestADecoderPanicIsAnError(t *testing.T) {
+	err := decodeChecked([]byte{1}, func([]byte) error { return nil }, func(io.Reader) (int64, error) { panic("index out of range") })
+	if err == nil || !strings.Contains(err.Error(), "decoder panicked: index out of range") {
+		t.Errorf("error %v, want the panic as an error", err)
+	}
+}
+
 // A proof or public-input file is user input: whatever bytes it holds,
 // the length checks and gnark's decoders return an error or a value,
 // without a panic or an allocation the file's size does not justify.

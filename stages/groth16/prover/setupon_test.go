@@ -30,7 +30,7 @@ func TestSetupOnTheRequestsBackendMakesKeysThatProve(t *testing.T) {
 	if !strings.Contains(log.String(), "the bases on cpu device 0") {
 		t.Errorf("log %q does not say where the bases were made", log.String())
 	}
-	s, err := keys.Cache{Dir: dir}.Load("chain", 256)
+	s, err := keys.Cache{Dir: dir}.Load(t.Context(), "chain", 256)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,7 +16,7 @@ import (
 // size: with req.VKFile, against that verifying key; else against the key
 // cache's, whose constraint system must have the manifest's constraint
 // count. The directory's own vk.bin is never used unless named.
-func (f Family) Verifier(_ context.Context, req family.VerifyRequest) (family.Verifier, error) {
+func (f Family) Verifier(ctx context.Context, req family.VerifyRequest) (family.Verifier, error) {
 	circuit, err := family.CheckCircuit(f, req.KeyRequest)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", req.Manifest, err)
@@ -27,7 +27,7 @@ func (f Family) Verifier(_ context.Context, req family.VerifyRequest) (family.Ve
 			return nil, err
 		}
 		v.from = req.VKFile
-	} else if err := v.fromCache(keys.Cache{Dir: req.Dir}, req); err != nil {
+	} else if err := v.fromCache(ctx, keys.Cache{Dir: req.Dir}, req); err != nil {
 		return nil, err
 	}
 	if v.inst, err = circuits.New(circuit, req.Size); err != nil {
@@ -41,7 +41,7 @@ func (f Family) Verifier(_ context.Context, req family.VerifyRequest) (family.Ve
 
 // fromCache takes the cache's verifying key, and checks the manifest's
 // constraint count against the cache's constraint system.
-func (v *verifier) fromCache(cache keys.Cache, req family.VerifyRequest) error {
+func (v *verifier) fromCache(ctx context.Context, cache keys.Cache, req family.VerifyRequest) error {
 	vk, err := cache.LoadVK(v.circuit, v.size)
 	if errors.Is(err, keys.ErrNotCached) {
 		advice := ""
@@ -54,7 +54,7 @@ func (v *verifier) fromCache(cache keys.Cache, req family.VerifyRequest) error {
 	if err != nil {
 		return err
 	}
-	r1cs, err := cache.LoadR1CS(v.circuit, v.size)
+	r1cs, err := cache.LoadR1CS(ctx, v.circuit, v.size)
 	if err != nil {
 		return err
 	}
