@@ -139,3 +139,46 @@ stages:
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0 and a warning %q", rc, out, stderr, want)
 	}
 }
+
+// The command prints, for a recorded run, the report the analyze package's
+// golden files hold, in text and JSON, and writes the HTML and Perfetto
+// files they hold.
+func TestAnalyzeCommandOutputMatchesGolden(t *testing.T) {
+	const trace = "../../otel/analyze/testdata/sim-groth16-run.jsonl"
+	golden := func(ext string) string {
+		b, err := os.ReadFile("../../otel/analyze/testdata/golden/file-sim-groth16-run." + ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	dir := t.TempDir()
+	html, perfetto := filepath.Join(dir, "r.html"), filepath.Join(dir, "p.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"analyze", trace}, golden("txt")},
+		{[]string{"analyze", "--json", trace}, golden("json")},
+	} {
+		if rc, out, stderr := prooflane(t, tc.args...); rc != 0 || out != tc.want {
+			t.Errorf("%q: exit %d, stderr %q, stdout differs from the golden file:\n%s", tc.args, rc, stderr, out)
+		}
+	}
+	if rc, _, stderr := prooflane(t, "analyze", "-q", "--html", html, "--perfetto", perfetto, trace); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, stderr)
+	}
+	for path, ext := range map[string]string{html: "html", perfetto: "perfetto.json"} {
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := golden(ext)
+		if ext == "html" { // the golden page's title names the golden case
+			want = strings.Replace(want, "golden file-sim-groth16-run", "prooflane trace sim-groth16-run.jsonl", -1)
+		}
+		if string(got) != want {
+			t.Errorf("%s differs from the golden file", ext)
+		}
+	}
+}
