@@ -38,6 +38,13 @@
 // become the status, logs become events and the process becomes the
 // resource.
 //
+// # Reading
+//
+// Load returns a file's spans sorted by start time. Scan hands them to a
+// function one at a time, in the file's order, decoding one line at a
+// time, so that reading a trace of any length takes the memory of one
+// line (`prooflane analyze` reads this way).
+//
 // # Limits
 //
 // A read takes at most MaxFileSize bytes (1 GiB) and lines of at most
