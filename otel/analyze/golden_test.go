@@ -19,15 +19,10 @@ var update = flag.Bool("update", false, "rewrite testdata/golden from the curren
 // reportOfFile is the report `prooflane analyze` prints of a trace file.
 func reportOfFile(t testing.TB, path string, opts Options) *Report {
 	t.Helper()
-	tr, err := tracefile.Load(path)
+	r, err := AnalyzeFile(path, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	r, err := Analyze(tr.Spans, opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	r.Warnings = append(tr.Warnings, r.Warnings...)
 	return r
 }
 
