@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/tracegen"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
 )
@@ -180,5 +181,31 @@ func TestAnalyzeCommandOutputMatchesGolden(t *testing.T) {
 		if string(got) != want {
 			t.Errorf("%s differs from the golden file", ext)
 		}
+	}
+}
+
+// --timeline-spans bounds what --html and --perfetto draw, and the
+// command says when the timeline leaves spans out.
+func TestAnalyzeTimelineSpansFlag(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "gen.jsonl")
+	var buf bytes.Buffer
+	if _, err := tracegen.Write(&buf, tracegen.Config{Spans: 1000, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trace, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "r.html")
+	rc, _, stderr := prooflane(t, "analyze", "-q", "--html", html, "--timeline-spans", "100", trace)
+	if rc != 0 || !strings.Contains(stderr, "prooflane analyze: the timeline draws the first ") || !strings.Contains(stderr, "--timeline-spans 1") {
+		t.Errorf("exit %d, stderr %q; want a note that the timeline is partial", rc, stderr)
+	}
+	rc, _, stderr = prooflane(t, "analyze", "-q", "--html", html, trace)
+	if rc != 0 || strings.Contains(stderr, "the timeline draws") {
+		t.Errorf("exit %d, stderr %q; want no note under the default bound", rc, stderr)
+	}
+	if rc, _, stderr := prooflane(t, "analyze", "--timeline-spans", "0", trace); rc != 2 || !strings.Contains(stderr, "--timeline-spans 0: want at least 1") {
+		t.Errorf("exit %d, stderr %q; want 2 and the flag named", rc, stderr)
 	}
 }

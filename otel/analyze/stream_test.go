@@ -2,12 +2,17 @@ package analyze
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
+	"html/template"
 	"maps"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -108,5 +113,77 @@ func TestAnalyzeFileReportsWhatAnalyzeDoesOfLoadsSpans(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// Past Options.TimelineSpans the timeline keeps the spans that start
+// first: the HTML page and the Perfetto file draw the trace's first
+// stretch, every span that starts in it and nothing after, and say so;
+// the tables still cover every span.
+func TestPartialTimelineDrawsTheTraceStartWhole(t *testing.T) {
+	path, truth := generated(t, 2000)
+	spans, err := tracefile.Read(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := AnalyzeFile(path, Options{TimelineSpans: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tl := r.Timeline()
+	end := r.Start.Add(tl.Window)
+	in := 0
+	for i := range spans {
+		if spans[i].Start.Before(end) {
+			in++
+		}
+	}
+	if !tl.Partial() || tl.Total != truth.Spans || tl.Shown != in || tl.Shown > 300 || tl.Shown < 200 || r.Spans != truth.Spans {
+		t.Fatalf("timeline %+v: want at most 300 of %d spans, the %d that start in its window", tl, truth.Spans, in)
+	}
+	k := &r.t.timeline
+	if kept := len(k.jobs) + len(k.parts) + len(k.stages) + len(k.kerns) + len(k.waits) + len(k.holds); kept != tl.Shown {
+		t.Errorf("the timeline keeps %d spans, says %d", kept, tl.Shown)
+	}
+	for _, tr := range tracks(r.t) {
+		for _, lane := range tr.Lanes {
+			for _, s := range lane {
+				if !s.Start.Before(end) {
+					t.Fatalf("track %q draws %q at +%v, after the window", tr.Name, s.Name, s.Start.Sub(r.Start))
+				}
+			}
+		}
+	}
+	out := outputs(t, r)
+	note := r.timelineNote()
+	if !strings.Contains(note, fmt.Sprintf("the %d spans that start in it, of %d", tl.Shown, tl.Total)) ||
+		!strings.Contains(out["html"], template.HTMLEscapeString(note)) || !strings.Contains(out["perfetto"], `"otherData":{"note":`) {
+		t.Errorf("note %q missing from the HTML page or the Perfetto file", note)
+	}
+	var doc struct {
+		TraceEvents []chromeEvent `json:"traceEvents"`
+	}
+	if err := json.Unmarshal([]byte(out["perfetto"]), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range doc.TraceEvents {
+		if e.Ts*1e3 >= float64(tl.Window) {
+			t.Fatalf("perfetto event %+v after the window's end, +%v", e, tl.Window)
+		}
+	}
+	// Bars stay inside the plot: the axis is the window, not the makespan.
+	for _, m := range regexp.MustCompile(`<rect class="[^"]*" x="([0-9.]+)" y="[0-9.]+" width="([0-9.]+)"`).FindAllStringSubmatch(out["html"], -1) {
+		x, _ := strconv.ParseFloat(m[1], 64)
+		w, _ := strconv.ParseFloat(m[2], 64)
+		if x+w > labelW+plotW+0.5 {
+			t.Fatalf("bar at x %v, width %v, past the plot's end %v", x, w, labelW+plotW)
+		}
+	}
+	full, err := AnalyzeFile(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := outputs(t, full); f["json"] != out["json"] || f["txt"] != out["txt"] || full.Timeline().Partial() || strings.Contains(f["html"], "the timeline shows") {
+		t.Error("the bound on the timeline changed the figures, or a whole timeline says it is partial")
 	}
 }
