@@ -14,14 +14,17 @@ import (
 
 // Limits on what a trace read takes in, checked before the bytes are
 // kept: a file (or stream) above MaxFileSize, or a line above MaxLineSize,
-// is an error naming the limit.
+// is an error naming the limit. Scan, which keeps one line, reads JSON
+// lines up to MaxScanSize; a Jaeger export, read whole, up to MaxFileSize.
 const (
 	MaxFileSize = 1 << 30  // 1 GiB
+	MaxScanSize = 16 << 30 // 16 GiB
 	MaxLineSize = 64 << 20 // 64 MiB
 )
 
-// maxFileSize is MaxFileSize; tests lower it.
-var maxFileSize int64 = MaxFileSize
+// maxFileSize and maxScanSize are MaxFileSize and MaxScanSize; tests lower
+// them.
+var maxFileSize, maxScanSize int64 = MaxFileSize, MaxScanSize
 
 // Trace is what a trace file holds: its spans, sorted by start time, and
 // what was wrong with it short of an error (a torn last line).
@@ -46,7 +49,7 @@ func Read(path string) ([]Span, error) {
 
 // Load reads a trace file in any of the formats of the package doc.
 func Load(path string) (*Trace, error) {
-	f, err := open(path)
+	f, err := open(path, maxFileSize)
 	if err != nil {
 		return nil, err
 	}
@@ -73,27 +76,27 @@ func Parse(name string, data []byte) ([]Span, error) {
 // Resource map. Scan returns what Load puts in Trace.Warnings (a torn last
 // line); an error from fn stops the read and is returned as it is.
 func Scan(path string, fn func(*Span) error) ([]string, error) {
-	f, err := open(path)
+	f, err := open(path, maxScanSize)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	rd := &reader{name: path, span: fn}
+	rd := &reader{name: path, span: fn, limit: maxScanSize}
 	if err := rd.read(f); err != nil {
 		return nil, err
 	}
 	return rd.warnings, nil
 }
 
-// open opens a trace file, refusing a regular file above the size limit.
-func open(path string) (*os.File, error) {
+// open opens a trace file, refusing a regular file above limit.
+func open(path string, limit int64) (*os.File, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("trace: %w", err)
 	}
-	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > maxFileSize {
+	if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
 		f.Close()
-		return nil, fmt.Errorf("%s: %d bytes, above the %s limit on a trace file", path, st.Size(), sizeName(maxFileSize))
+		return nil, fmt.Errorf("%s: %d bytes, above the %s limit on a trace file", path, st.Size(), sizeName(limit))
 	}
 	return f, nil
 }
@@ -108,19 +111,20 @@ func sizeName(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
-// capped counts what is read through it and fails past MaxFileSize, so a
+// capped counts what is read through it and fails past its limit, so a
 // stream (/dev/zero, a pipe) is bounded as a regular file is.
 type capped struct {
-	r    io.Reader
-	n    int64
-	name string
+	r     io.Reader
+	n     int64
+	limit int64
+	name  string
 }
 
 var errTooLarge = errors.New("trace above the file size limit")
 
 func (c *capped) Read(p []byte) (int, error) {
-	if c.n > maxFileSize {
-		return 0, fmt.Errorf("%s: more than %s, the limit on a trace file: %w", c.name, sizeName(maxFileSize), errTooLarge)
+	if c.n > c.limit {
+		return 0, fmt.Errorf("%s: more than %s, the limit on a trace file: %w", c.name, sizeName(c.limit), errTooLarge)
 	}
 	n, err := c.r.Read(p)
 	c.n += int64(n)
@@ -129,7 +133,7 @@ func (c *capped) Read(p []byte) (int, error) {
 
 func load(name string, r io.Reader) (*Trace, error) {
 	t := &Trace{}
-	rd := &reader{name: name,
+	rd := &reader{name: name, limit: maxFileSize,
 		span: func(s *Span) error {
 			t.Spans = append(t.Spans, *s)
 			return nil
@@ -153,8 +157,9 @@ func load(name string, r io.Reader) (*Trace, error) {
 
 // reader reads a trace, handing each span to span as its line is decoded.
 type reader struct {
-	name string
-	span func(*Span) error
+	name  string
+	limit int64 // on the bytes read
+	span  func(*Span) error
 	// otlp, when set, is also given each OTLP line that decoded.
 	otlp     func(n int, line []byte) error
 	warnings []string
@@ -162,7 +167,7 @@ type reader struct {
 
 func (rd *reader) read(r io.Reader) error {
 	name := rd.name
-	br := bufio.NewReaderSize(&capped{r: r, name: name}, 64<<10)
+	br := bufio.NewReaderSize(&capped{r: r, limit: rd.limit, name: name}, 64<<10)
 	// Sniff: a trace starts with '{' after any whitespace.
 	for {
 		b, err := br.ReadByte()
@@ -191,12 +196,15 @@ func (rd *reader) read(r io.Reader) error {
 	case isOldLine(first):
 		return rd.lines(first, br, false)
 	}
-	// One JSON document over several lines: Jaeger's export.
+	// One JSON document over several lines: Jaeger's export, read whole.
 	var rest bytes.Buffer
 	rest.Write(first)
 	rest.WriteByte('\n')
-	if _, err := io.Copy(&rest, br); err != nil {
+	if _, err := io.Copy(&rest, io.LimitReader(br, maxFileSize+1-int64(rest.Len()))); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	if int64(rest.Len()) > maxFileSize {
+		return fmt.Errorf("%s: more than %s, the limit on a trace that is one JSON document (a Jaeger export)", name, sizeName(maxFileSize))
 	}
 	data := rest.Bytes()
 	if !isJaeger(data) {

@@ -269,3 +269,38 @@ func TestOldJSONLinesFormatStillReads(t *testing.T) {
 		t.Errorf("%d spans by kind %v, warnings %q; want 11 with 1 job, 2 partitions, 6 stages", len(tr.Spans), kinds, tr.Warnings)
 	}
 }
+
+// Scan, which keeps one line, reads JSON lines past Load's limit, up to
+// its own; a Jaeger export, read whole, stays under Load's.
+func TestScanReadsPastLoadsLimit(t *testing.T) {
+	defer func(file, scan int64) { maxFileSize, maxScanSize = file, scan }(maxFileSize, maxScanSize)
+	maxFileSize, maxScanSize = 1<<20, 3<<20
+	line := `{"trace_id":"a","span_id":"1","name":"x","start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:01Z"}` + "\n"
+	dir := t.TempDir()
+	write := func(name string, size int) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(strings.Repeat(line, size/len(line))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	mid, big := write("mid.jsonl", 2<<20), write("big.jsonl", 4<<20)
+	n := 0
+	if _, err := Scan(mid, func(*Span) error { n++; return nil }); err != nil || n != 2<<20/len(line) {
+		t.Errorf("Scan of 2 MiB: %d spans, %v", n, err)
+	}
+	if _, err := Load(mid); err == nil || !strings.Contains(err.Error(), "above the 1 MiB limit on a trace file") {
+		t.Errorf("Load of 2 MiB: %v", err)
+	}
+	if _, err := Scan(big, func(*Span) error { return nil }); err == nil || !strings.Contains(err.Error(), "above the 3 MiB limit on a trace file") {
+		t.Errorf("Scan of 4 MiB: %v", err)
+	}
+	jaeger := filepath.Join(dir, "jaeger.json")
+	doc := `{"data": [{"traceID": "t", "spans": [], "processes": {}, "pad": "` + strings.Repeat("x", 2<<20) + `"}]}`
+	if err := os.WriteFile(jaeger, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Scan(jaeger, func(*Span) error { return nil }); err == nil || !strings.Contains(err.Error(), "more than 1 MiB, the limit on a trace that is one JSON document") {
+		t.Errorf("Scan of a 2 MiB Jaeger export: %v", err)
+	}
+}
