@@ -1,8 +1,10 @@
 package analyze
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -31,12 +33,17 @@ func reportOfFile(t testing.TB, path string, opts Options) *Report {
 func generated(t testing.TB, n int) (string, *tracegen.Truth) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), fmt.Sprintf("gen-%d.jsonl", n))
-	var buf bytes.Buffer
-	truth, err := tracegen.Write(&buf, tracegen.Config{Spans: n, Devices: 3, Seed: 1})
+	f, err := os.Create(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+	defer f.Close()
+	w := bufio.NewWriter(f)
+	truth, err := tracegen.Write(w, tracegen.Config{Spans: n, Devices: 3, Seed: 1})
+	if err == nil {
+		err = errors.Join(w.Flush(), f.Close())
+	}
+	if err != nil {
 		t.Fatal(err)
 	}
 	return path, truth

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -223,12 +225,7 @@ func resourceLine(t *trace) string {
 		}
 	}
 	bookkeeping := map[string]bool{string(pl.KeyKind): true, string(pl.KeyJob): true, string(pl.KeyPartitions): true, string(pl.KeyPipeline): true}
-	keys := make([]string, 0, len(t.jobAttrs))
-	for k := range t.jobAttrs {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(t.jobAttrs)) {
 		if !bookkeeping[k] && !shown[k] {
 			parts = append(parts, k+" "+t.jobAttrs[k])
 		}
