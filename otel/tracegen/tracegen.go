@@ -65,6 +65,10 @@ const (
 	MaxPartitions = 100_000
 )
 
+// Validate reports the first field out of range.
+func (c Config) Validate() error { return c.defaults() }
+
+// defaults fills in the zero fields and checks the config.
 func (c *Config) defaults() error {
 	if c.Spans <= 0 || c.Spans > MaxSpans {
 		return fmt.Errorf("spans %d: want 1 to %d", c.Spans, MaxSpans)

@@ -38,9 +38,13 @@ func run(args []string, stdout, stderr io.Writer) int {
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
-	if *out == "" || cfg.Spans <= 0 || fs.NArg() > 0 {
-		fmt.Fprintln(stderr, "tracegen: want -spans N (above 0) and -o FILE, and no arguments")
+	if *out == "" || fs.NArg() > 0 {
+		fmt.Fprintln(stderr, "tracegen: want -spans N and -o FILE, and no arguments")
 		fs.Usage()
+		return 2
+	}
+	if err := cfg.Validate(); err != nil {
+		fmt.Fprintf(stderr, "tracegen: %v\n", err)
 		return 2
 	}
 	truth, err := writeFile(*out, cfg)
