@@ -82,10 +82,9 @@ func failedTrace() []tracefile.Span {
 }
 
 // TestReportsMatchGolden pins every output (text, JSON, HTML, Perfetto)
-// of traces of every format and shape: the files in testdata/golden are
-// the reports as they were before span-by-span reading, and must stay
-// byte for byte. Outputs too large to keep are pinned by their SHA-256.
-// go test -run TestReportsMatchGolden -update rewrites them.
+// of traces of every format and shape, byte for byte, against the files in
+// testdata/golden; outputs too large to keep are pinned by their SHA-256.
+// go test ./otel/analyze -run TestReportsMatchGolden -update rewrites them.
 func TestReportsMatchGolden(t *testing.T) {
 	slice := func(spans func() []tracefile.Span, opts Options) func(testing.TB) *Report {
 		return func(t testing.TB) *Report {
