@@ -40,7 +40,12 @@ type Trace struct {
 // returns its spans sorted by start time. Warnings are dropped; use Load
 // to see them.
 func Read(path string) ([]Span, error) {
-	t, err := Load(path)
+	f, err := open(path, maxFileSize)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := load(path, f, false)
 	if err != nil {
 		return nil, err
 	}
@@ -54,13 +59,13 @@ func Load(path string) (*Trace, error) {
 		return nil, err
 	}
 	defer f.Close()
-	return load(path, f)
+	return load(path, f, true)
 }
 
 // Parse is Load's reading of bytes already in memory, returning the spans;
 // name is used in errors.
 func Parse(name string, data []byte) ([]Span, error) {
-	t, err := load(name, bytes.NewReader(data))
+	t, err := load(name, bytes.NewReader(data), false)
 	if err != nil {
 		return nil, err
 	}
@@ -131,21 +136,25 @@ func (c *capped) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func load(name string, r io.Reader) (*Trace, error) {
+// load reads a trace; requests keeps an OTLP file's requests too (decoded
+// a second time, by protojson), for Trace.Requests.
+func load(name string, r io.Reader, requests bool) (*Trace, error) {
 	t := &Trace{}
 	rd := &reader{name: name, limit: maxFileSize,
 		span: func(s *Span) error {
 			t.Spans = append(t.Spans, *s)
 			return nil
 		},
-		otlp: func(n int, b []byte) error {
+	}
+	if requests {
+		rd.otlp = func(n int, b []byte) error {
 			req, err := UnmarshalRequest(b)
 			if err != nil {
 				return fmt.Errorf("%s:%d: otlp json: %w", name, n, err)
 			}
 			t.Requests = append(t.Requests, req)
 			return nil
-		},
+		}
 	}
 	if err := rd.read(r); err != nil {
 		return nil, err
