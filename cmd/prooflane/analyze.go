@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/prooflane/prooflane/otel/analyze"
-	"github.com/prooflane/prooflane/otel/tracefile"
+	"github.com/prooflane/prooflane/otel/lockstats"
 )
 
 func init() {
@@ -25,6 +25,7 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	busy := fs.String("busy-stage", "", "count the runs of this stage name or type suffix as device busy, instead of the stages the trace declares busy (prooflane.device_busy)")
 	gap := fs.Duration("gap", 10*time.Millisecond, "list device idle gaps longer than this")
 	quiet := fs.Bool("q", false, "print no text report (with --html or --perfetto)")
+	timeline := fs.Int("timeline-spans", analyze.DefaultTimelineSpans, "draw at most this many spans in --html and --perfetto: the trace's start, every span in it (the tables cover the whole trace)")
 	asJSON := fs.Bool("json", false, "print the report as JSON (schema "+analyze.JSONSchema+", docs/observability.md) instead of text")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -32,16 +33,17 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() != 1 {
 		return usageErrorf(fs, "want one trace file, got %d arguments", fs.NArg())
 	}
+	if *timeline < 1 {
+		return usageErrorf(fs, "--timeline-spans %d: want at least 1", *timeline)
+	}
+	if *html == "" && *perfetto == "" {
+		*timeline = -1 // nothing draws the timeline: keep none of its spans
+	}
 	path := fs.Arg(0)
-	tr, err := tracefile.Load(path)
+	rep, err := analyze.AnalyzeFile(path, analyze.Options{BusyStage: *busy, MinGap: *gap, TimelineSpans: *timeline})
 	if err != nil {
 		return err
 	}
-	rep, err := analyze.Analyze(tr.Spans, analyze.Options{BusyStage: *busy, MinGap: *gap})
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	rep.Warnings = append(tr.Warnings, rep.Warnings...) // a torn last line first
 	switch {
 	case *asJSON:
 		if err := rep.WriteJSON(stdout); err != nil {
@@ -64,6 +66,10 @@ func runAnalyze(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		fmt.Fprintf(stderr, "wrote %s (open it in ui.perfetto.dev or chrome://tracing)\n", *perfetto)
+	}
+	if tl := rep.Timeline(); tl.Partial() && (*html != "" || *perfetto != "") {
+		fmt.Fprintf(stderr, "prooflane analyze: the timeline draws the first %s of the trace, %d of its %d spans; --timeline-spans %d draws them all\n",
+			lockstats.Dur(tl.Window), tl.Shown, tl.Total, tl.Total)
 	}
 	return nil
 }

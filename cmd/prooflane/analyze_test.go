@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/prooflane/prooflane/otel"
+	"github.com/prooflane/prooflane/otel/tracegen"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
 )
@@ -137,5 +138,74 @@ stages:
 	want := fmt.Sprintf("%s:%d: last line is incomplete", trace, len(lines)+1)
 	if rc != 0 || !strings.Contains(out, want) {
 		t.Errorf("exit %d, stdout %q, stderr %q; want 0 and a warning %q", rc, out, stderr, want)
+	}
+}
+
+// The command prints, for a recorded run, the report the analyze package's
+// golden files hold, in text and JSON, and writes the HTML and Perfetto
+// files they hold.
+func TestAnalyzeCommandOutputMatchesGolden(t *testing.T) {
+	const trace = "../../otel/analyze/testdata/sim-groth16-run.jsonl"
+	golden := func(ext string) string {
+		b, err := os.ReadFile("../../otel/analyze/testdata/golden/file-sim-groth16-run." + ext)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(b)
+	}
+	dir := t.TempDir()
+	html, perfetto := filepath.Join(dir, "r.html"), filepath.Join(dir, "p.json")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"analyze", trace}, golden("txt")},
+		{[]string{"analyze", "--json", trace}, golden("json")},
+	} {
+		if rc, out, stderr := prooflane(t, tc.args...); rc != 0 || out != tc.want {
+			t.Errorf("%q: exit %d, stderr %q, stdout differs from the golden file:\n%s", tc.args, rc, stderr, out)
+		}
+	}
+	if rc, _, stderr := prooflane(t, "analyze", "-q", "--html", html, "--perfetto", perfetto, trace); rc != 0 {
+		t.Fatalf("exit %d: %s", rc, stderr)
+	}
+	for path, ext := range map[string]string{html: "html", perfetto: "perfetto.json"} {
+		got, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := golden(ext)
+		if ext == "html" { // the golden page's title names the golden case
+			want = strings.Replace(want, "golden file-sim-groth16-run", "prooflane trace sim-groth16-run.jsonl", -1)
+		}
+		if string(got) != want {
+			t.Errorf("%s differs from the golden file", ext)
+		}
+	}
+}
+
+// --timeline-spans bounds what --html and --perfetto draw, and the
+// command says when the timeline leaves spans out.
+func TestAnalyzeTimelineSpansFlag(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "gen.jsonl")
+	var buf bytes.Buffer
+	if _, err := tracegen.Write(&buf, tracegen.Config{Spans: 1000, Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(trace, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	html := filepath.Join(dir, "r.html")
+	rc, _, stderr := prooflane(t, "analyze", "-q", "--html", html, "--timeline-spans", "100", trace)
+	if rc != 0 || !strings.Contains(stderr, "prooflane analyze: the timeline draws the first ") || !strings.Contains(stderr, "--timeline-spans 1") {
+		t.Errorf("exit %d, stderr %q; want a note that the timeline is partial", rc, stderr)
+	}
+	rc, _, stderr = prooflane(t, "analyze", "-q", "--html", html, trace)
+	if rc != 0 || strings.Contains(stderr, "the timeline draws") {
+		t.Errorf("exit %d, stderr %q; want no note under the default bound", rc, stderr)
+	}
+	if rc, _, stderr := prooflane(t, "analyze", "--timeline-spans", "0", trace); rc != 2 || !strings.Contains(stderr, "--timeline-spans 0: want at least 1") {
+		t.Errorf("exit %d, stderr %q; want 2 and the flag named", rc, stderr)
 	}
 }

@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"io"
+	"os"
 	"testing"
 
 	"github.com/prooflane/prooflane/otel/tracefile"
@@ -54,6 +55,26 @@ func BenchmarkWriteHTML(b *testing.B) {
 		b.Run(fmt.Sprintf("jobs=%d", jobs), func(b *testing.B) {
 			for b.Loop() {
 				if err := r.WriteHTML(io.Discard, "bench"); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkAnalyzeFile reads generated traces span by span, as `prooflane
+// analyze` does.
+func BenchmarkAnalyzeFile(b *testing.B) {
+	for _, n := range []int{2_000, 20_000} {
+		path, truth := generated(b, n)
+		b.Run(fmt.Sprintf("spans=%d", truth.Spans), func(b *testing.B) {
+			st, err := os.Stat(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.SetBytes(st.Size())
+			for b.Loop() {
+				if _, err := AnalyzeFile(path, Options{TimelineSpans: -1}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -3,11 +3,10 @@ package analyze
 import (
 	"slices"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/prooflane/prooflane/otel/lockstats"
-	pl "github.com/prooflane/prooflane/otel/semconv"
-	"github.com/prooflane/prooflane/otel/tracefile"
 )
 
 // CriticalPath is the chain of stage runs that ended the slowest job: from
@@ -43,34 +42,34 @@ type Step struct {
 const slack = time.Millisecond
 
 func criticalPath(t *trace) *CriticalPath {
-	var slowest *tracefile.Span
-	for _, j := range t.jobs {
-		if slowest == nil || j.Duration() > slowest.Duration() {
+	var slowest *jobRun
+	for i := range t.jobs {
+		if j := &t.jobs[i]; slowest == nil || j.duration() > slowest.duration() {
 			slowest = j
 		}
 	}
 	if slowest == nil {
 		return nil
 	}
-	job := jobOf(slowest)
-	var runs []*tracefile.Span
-	for _, s := range t.stages {
-		if jobOf(s) == job && !s.Start.Before(slowest.Start) && !s.End.After(slowest.End.Add(slack)) {
+	job := slowest.job
+	var runs []*stageRun
+	for i := range t.stages {
+		if s := &t.stages[i]; s.job == job && !s.Start.Before(slowest.Start) && !s.End.After(slowest.End.Add(slack)) {
 			runs = append(runs, s)
 		}
 	}
-	name := slowest.Str(string(pl.KeyJob))
+	name := slowest.id
 	if name == "" {
-		name = "trace " + slowest.TraceID
+		name = "trace " + strings.TrimSuffix(job, "/") // jobOf of a span without prooflane.job
 	}
-	cp := &CriticalPath{Job: name, Duration: slowest.Duration()}
+	cp := &CriticalPath{Job: name, Duration: slowest.duration()}
 	if len(runs) == 0 {
 		return cp
 	}
-	waits := map[partKey][]*tracefile.Span{}
-	for _, w := range t.waits {
-		if jobOf(w) == job {
-			waits[partOf(w)] = append(waits[partOf(w)], w)
+	waits := map[partKey][]*lockWait{}
+	for i := range t.waits {
+		if w := &t.waits[i]; w.job == job {
+			waits[w.partOf()] = append(waits[w.partOf()], w)
 		}
 	}
 	cur := runs[0]
@@ -81,16 +80,15 @@ func criticalPath(t *trace) *CriticalPath {
 	}
 	var steps []Step
 	for seen := 0; cur != nil && seen <= len(runs); seen++ {
-		ready := cur.Start.Add(-waitOf(cur))
+		ready := cur.Start.Add(-cur.wait)
 		steps = append(steps, Step{
-			Stage: stageName(cur), Partition: int(cur.IntOr(string(pl.KeyPartition), -1)),
-			Device: int(cur.IntOr(string(pl.KeyDevice), -1)), Attempt: int(cur.IntOr(string(pl.KeyAttempt), 1)),
-			Offset: cur.Start.Sub(slowest.Start), Wait: waitOf(cur), Run: cur.Duration(),
-			WaitedOn: waitedOn(waits[partOf(cur)], cur, ready), Failed: cur.Status == tracefile.StatusError,
+			Stage: cur.stage, Partition: int(cur.part), Device: int(cur.device), Attempt: int(cur.attempt),
+			Offset: cur.Start.Sub(slowest.Start), Wait: cur.wait, Run: cur.dur(),
+			WaitedOn: waitedOn(waits[cur.partOf()], cur, ready), Failed: cur.failed,
 		})
-		var pred *tracefile.Span
+		var pred *stageRun
 		for _, s := range runs {
-			if s == cur || partOf(s) != partOf(cur) || s.End.After(ready.Add(slack)) || !s.Start.Before(cur.Start) {
+			if s == cur || s.partOf() != cur.partOf() || s.End.After(ready.Add(slack)) || !s.Start.Before(cur.Start) {
 				continue
 			}
 			if pred == nil || s.End.After(pred.End) {
@@ -113,17 +111,17 @@ func criticalPath(t *trace) *CriticalPath {
 
 // waitedOn names the resources a stage run queued for: lock_wait spans of
 // its partition and stage inside [ready, run start].
-func waitedOn(ws []*tracefile.Span, run *tracefile.Span, ready time.Time) []string {
+func waitedOn(ws []*lockWait, run *stageRun, ready time.Time) []string {
 	type w struct {
 		name string
 		d    time.Duration
 	}
 	var got []w
 	for _, s := range ws {
-		if stageName(s) != stageName(run) || s.Start.Before(ready.Add(-slack)) || s.End.After(run.Start.Add(slack)) {
+		if s.stageName() != run.stage || s.Start.Before(ready.Add(-slack)) || s.End.After(run.Start.Add(slack)) {
 			continue
 		}
-		got = append(got, w{s.Str(string(pl.KeyResource)), s.Duration()})
+		got = append(got, w{s.res, s.dur()})
 	}
 	sort.SliceStable(got, func(i, j int) bool { return got[i].d > got[j].d })
 	var out []string

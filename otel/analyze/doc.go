@@ -29,6 +29,17 @@
 // never infers them from stage or lock names, except for traces written
 // before those attributes, with a warning.
 //
+// AnalyzeFile reads a trace file span by span (tracefile.Scan) and folds
+// each span into the report: it keeps a record of the fields the figures
+// read, about 110 bytes a span on a trace of `prooflane run` (176 for a
+// stage run, 120 for a lock wait, 88 for a lock hold, 80 for a kernel, 88
+// for a job; a partition span only counts), with names interned, and no
+// span. The exceptions are the timeline's spans, kept whole for the
+// tooltips and the Perfetto args, at most Options.TimelineSpans of them:
+// past that bound WriteHTML and WritePerfetto draw the start of the trace,
+// every span in it, and say so (Report.Timeline). Its report is the one
+// Analyze makes of the spans tracefile.Load returns.
+//
 // Percentiles use the nearest-rank method: p95 of n sorted values is the
 // value at rank ceil(0.95·n). The makespan runs from the first span's start
 // to the last span's end.

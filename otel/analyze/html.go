@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -71,6 +73,7 @@ type legendItem struct{ Name, Color string }
 type htmlPage struct {
 	Title    string
 	Subtitle string
+	Note     string // what a partial timeline leaves out
 	R        *Report
 	W, H     float64
 	PlotX    float64
@@ -89,7 +92,8 @@ type htmlPage struct {
 // WriteHTML writes a self-contained page: the timeline (a row per device,
 // resource, resource waiters and stage worker; stage runs coloured by
 // stage, lock waits hatched, hover for attributes) and the report's
-// tables. title heads the page.
+// tables. title heads the page. A partial timeline (Report.Timeline) draws
+// the stretch it holds whole, and the page says so.
 func (r *Report) WriteHTML(w io.Writer, title string) error {
 	stageColor := r.stageColors()
 	pg := &htmlPage{Title: title, R: r, PlotX: labelW, PlotW: plotW, W: labelW + plotW + 20, LockLegend: lockstats.Legend}
@@ -101,7 +105,11 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 	}
 	pg.Data = template.JS(data)
 	pg.Subtitle = resourceLine(r.t)
-	origin, span := r.Start, r.Makespan
+	pg.Note = r.timelineNote()
+	// A partial timeline draws its window: what starts in it, cut at its
+	// end.
+	end, partial := r.window()
+	origin, span := r.Start, end.Sub(r.Start)
 	if span <= 0 {
 		span = time.Millisecond
 	}
@@ -121,12 +129,18 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 		shade = !shade
 		top := addRow(fmt.Sprintf("gpu %d busy %.0f%%", d.Device, d.BusyPct), "devices", 1, shade)
 		for _, iv := range r.busy[d.Device] {
-			pg.Bars = append(pg.Bars, svgBar{X: x(iv.Start), Y: top, W: width(iv.Start, iv.End), H: laneH, Fill: "#2e7d32", Class: "busy",
+			if partial && !iv.Start.Before(end) {
+				break
+			}
+			pg.Bars = append(pg.Bars, svgBar{X: x(iv.Start), Y: top, W: width(iv.Start, minTime(iv.End, end)), H: laneH, Fill: "#2e7d32", Class: "busy",
 				Tip: fmt.Sprintf("gpu %d busy\n+%s for %s", d.Device, lockstats.Dur(iv.Start.Sub(origin)), lockstats.Dur(iv.dur()))})
 		}
 		for _, g := range d.Gaps {
 			s := origin.Add(g.Offset)
-			pg.Bars = append(pg.Bars, svgBar{X: x(s), Y: top, W: width(s, s.Add(g.Duration)), H: laneH, Fill: "#ffcdd2", Class: "idle",
+			if partial && !s.Before(end) {
+				break
+			}
+			pg.Bars = append(pg.Bars, svgBar{X: x(s), Y: top, W: width(s, minTime(s.Add(g.Duration), end)), H: laneH, Fill: "#ffcdd2", Class: "idle",
 				Tip: fmt.Sprintf("gpu %d idle %s at +%s\nrunning meanwhile: %s", d.Device, lockstats.Dur(g.Duration), lockstats.Dur(g.Offset), orNone(g.Running))})
 		}
 	}
@@ -145,7 +159,7 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 		for li, lane := range tr.Lanes {
 			ly := top + float64(li)*(laneH+laneGap)
 			for _, s := range lane {
-				b := svgBar{X: x(s.Start), Y: ly, W: width(s.Start, s.End), H: laneH, Tip: tooltip(s, origin), Class: "run"}
+				b := svgBar{X: x(s.Start), Y: ly, W: width(s.Start, minTime(s.End, end)), H: laneH, Tip: tooltip(s, origin), Class: "run"}
 				switch tr.Group {
 				case "waits":
 					b.Class, b.Fill = "wait", "url(#hatch)"
@@ -194,10 +208,10 @@ func (r *Report) WriteHTML(w io.Writer, title string) error {
 // host.name. The runtime's own bookkeeping on job spans (kind, job id,
 // partitions, pipeline) is left out.
 func resourceLine(t *trace) string {
-	if len(t.all) == 0 {
+	if t.spans == 0 {
 		return ""
 	}
-	res := t.all[0].Resource
+	res := t.resource
 	var parts []string
 	add := func(k string, v any) { parts = append(parts, fmt.Sprintf("%s %s", k, attrText(v))) }
 	if v, ok := res["service.name"]; ok {
@@ -211,22 +225,9 @@ func resourceLine(t *trace) string {
 		}
 	}
 	bookkeeping := map[string]bool{string(pl.KeyKind): true, string(pl.KeyJob): true, string(pl.KeyPartitions): true, string(pl.KeyPipeline): true}
-	if len(t.jobs) > 0 {
-		for _, k := range sortedKeys(t.jobs[0].Attrs) {
-			if bookkeeping[k] || shown[k] {
-				continue
-			}
-			v := attrText(t.jobs[0].Attrs[k])
-			same := true
-			for _, j := range t.jobs[1:] {
-				if w, ok := j.Attrs[k]; !ok || attrText(w) != v {
-					same = false
-					break
-				}
-			}
-			if same {
-				add(k, t.jobs[0].Attrs[k])
-			}
+	for _, k := range slices.Sorted(maps.Keys(t.jobAttrs)) {
+		if !bookkeeping[k] && !shown[k] {
+			parts = append(parts, k+" "+t.jobAttrs[k])
 		}
 	}
 	if v, ok := res["host.name"]; ok {

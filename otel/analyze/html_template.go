@@ -35,7 +35,7 @@ th{background:#f4f4f4}td:first-child,th:first-child{text-align:left}
 {{range .R.Devices}}<div>gpu {{.Device}} busy<b>{{pct100 .BusyPct}}</b></div>{{end}}
 </div>
 {{range .R.Warnings}}<div class="warn">⚠ {{.}}</div>{{end}}
-<div class="legend">{{range .Legend}}<span><i style="background:{{.Color}}"></i>{{.Name}}</span>{{end}}<span><i style="background:#fff;border:1px solid #c62828"></i>lock wait</span><span><i style="background:#2e7d32"></i>gpu busy</span><span><i style="background:#ffcdd2"></i>gpu idle gap</span></div>
+{{with .Note}}<div class="warn">ⓘ {{.}}</div>{{end}}<div class="legend">{{range .Legend}}<span><i style="background:{{.Color}}"></i>{{.Name}}</span>{{end}}<span><i style="background:#fff;border:1px solid #c62828"></i>lock wait</span><span><i style="background:#2e7d32"></i>gpu busy</span><span><i style="background:#ffcdd2"></i>gpu idle gap</span></div>
 <div class="tl">
 <svg xmlns="http://www.w3.org/2000/svg" width="{{f .W}}" height="{{f .H}}" viewBox="0 0 {{f .W}} {{f .H}}">
 <defs><pattern id="hatch" width="5" height="5" patternUnits="userSpaceOnUse" patternTransform="rotate(45)"><rect width="5" height="5" fill="#ffebee"/><line x1="0" y1="0" x2="0" y2="5" stroke="#e53935" stroke-width="2"/></pattern></defs>

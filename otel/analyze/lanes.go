@@ -41,21 +41,22 @@ func pack(spans []*tracefile.Span) [][]*tracefile.Span {
 	return lanes
 }
 
-// tracks lays out a trace for the timeline and the Perfetto export: one
-// track per resource (its holds, then its waiters), one per stage
-// worker slot and device, and one for jobs and partitions.
+// tracks lays out the timeline's spans for the HTML page and the Perfetto
+// export: one track per resource (its holds, then its waiters), one per
+// stage worker slot and device, and one for jobs and partitions.
 func tracks(t *trace) []track {
 	held := map[string][]*tracefile.Span{}
 	waited := map[string][]*tracefile.Span{}
 	workers := map[string][]*tracefile.Span{}
 	// Holders: the lock_hold spans (worker pools show on the worker
 	// tracks); in a trace without them, the stage runs listing the lock.
-	for _, h := range t.holds {
+	tl := &t.timeline
+	for _, h := range tl.holds {
 		if r := h.Str(string(pl.KeyResource)); !strings.HasPrefix(r, "workers.") {
 			held[r] = append(held[r], h)
 		}
 	}
-	for _, s := range t.stages {
+	for _, s := range tl.stages {
 		if len(t.holds) == 0 {
 			for _, l := range s.Strings(string(pl.KeyLocks)) {
 				held[l] = append(held[l], s)
@@ -68,7 +69,7 @@ func tracks(t *trace) []track {
 		key += fmt.Sprintf(" · w%d", s.IntOr(string(pl.KeyWorker), 0))
 		workers[key] = append(workers[key], s)
 	}
-	for _, w := range t.waits {
+	for _, w := range tl.waits {
 		r := w.Str(string(pl.KeyResource))
 		if strings.HasPrefix(r, "workers.") {
 			continue // worker queues show as gaps on the worker tracks
@@ -100,7 +101,7 @@ func tracks(t *trace) []track {
 		out = append(out, track{Group: "workers", Name: n, Lanes: pack(workers[n])})
 	}
 	kernels := map[int][]*tracefile.Span{}
-	for _, k := range t.kerns {
+	for _, k := range tl.kerns {
 		d := int(k.IntOr(string(pl.KeyDevice), -1))
 		kernels[d] = append(kernels[d], k)
 	}
@@ -112,11 +113,11 @@ func tracks(t *trace) []track {
 	for _, d := range devs {
 		out = append(out, track{Group: "kernels", Name: fmt.Sprintf("gpu %d kernels", d), Lanes: pack(kernels[d])})
 	}
-	if len(t.jobs) > 0 {
-		out = append(out, track{Group: "jobs", Name: "jobs", Lanes: pack(t.jobs)})
+	if len(tl.jobs) > 0 {
+		out = append(out, track{Group: "jobs", Name: "jobs", Lanes: pack(tl.jobs)})
 	}
-	if len(t.parts) > 0 {
-		out = append(out, track{Group: "jobs", Name: "partitions", Lanes: pack(t.parts)})
+	if len(tl.parts) > 0 {
+		out = append(out, track{Group: "jobs", Name: "partitions", Lanes: pack(tl.parts)})
 	}
 	return out
 }

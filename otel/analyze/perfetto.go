@@ -28,9 +28,13 @@ type chromeEvent struct {
 // track group (devices' busy time, locks with their holders, lock waits,
 // stage workers, jobs), a thread per lane of each track, complete ("X")
 // events for spans with their attributes as args, and a counter ("C") per
-// resource with its holders over time.
+// resource with its holders over time. A partial timeline
+// (Report.Timeline) writes the stretch it holds whole, and says so in the
+// file's otherData.
 func (r *Report) WritePerfetto(w io.Writer) error {
 	var evs []chromeEvent
+	end, partial := r.window()
+	in := func(t time.Time) bool { return !partial || t.Before(end) }
 	us := func(t time.Time) float64 { return float64(t.Sub(r.Start).Nanoseconds()) / 1e3 }
 	pids := map[string]int{}
 	pidOf := func(group string) int {
@@ -57,10 +61,16 @@ func (r *Report) WritePerfetto(w io.Writer) error {
 		pid := pidOf("devices")
 		tid := thread(pid, fmt.Sprintf("gpu %d busy", d.Device))
 		for _, iv := range r.busy[d.Device] {
+			if !in(iv.Start) {
+				break
+			}
 			evs = append(evs, chromeEvent{Name: "busy", Cat: "device", Ph: "X", Ts: us(iv.Start), Dur: float64(iv.dur().Nanoseconds()) / 1e3, Pid: pid, Tid: tid})
 		}
 		for _, g := range d.Gaps {
 			s := r.Start.Add(g.Offset)
+			if !in(s) {
+				break
+			}
 			evs = append(evs, chromeEvent{Name: "idle", Cat: "device", Ph: "X", Ts: us(s), Dur: float64(g.Duration.Nanoseconds()) / 1e3, Pid: pid, Tid: tid,
 				Args: map[string]any{"running": strings.Join(g.Running, ", ")}})
 		}
@@ -102,6 +112,9 @@ func (r *Report) WritePerfetto(w io.Writer) error {
 			})
 			n := 0
 			for i, e := range edges {
+				if !in(e.at) {
+					break
+				}
 				n += e.delta
 				if i+1 < len(edges) && edges[i+1].at.Equal(e.at) {
 					continue // one sample per instant
@@ -110,8 +123,11 @@ func (r *Report) WritePerfetto(w io.Writer) error {
 			}
 		}
 	}
-	enc := json.NewEncoder(w)
-	return enc.Encode(map[string]any{"traceEvents": evs, "displayTimeUnit": "ms"})
+	doc := map[string]any{"traceEvents": evs, "displayTimeUnit": "ms"}
+	if note := r.timelineNote(); note != "" {
+		doc["otherData"] = map[string]any{"note": note}
+	}
+	return json.NewEncoder(w).Encode(doc)
 }
 
 func eventName(group string, s *tracefile.Span) string {

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/prooflane/prooflane/otel/lockstats"
-	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/otel/tracefile"
 )
 
@@ -28,6 +27,11 @@ type Options struct {
 	// MinGap is the shortest idle gap of a device that is listed; default
 	// 10ms.
 	MinGap time.Duration
+	// TimelineSpans bounds the spans kept for WriteHTML and WritePerfetto
+	// (see Report.Timeline); 0 means DefaultTimelineSpans, and a negative
+	// number keeps none, for a report read as text or JSON only. The
+	// figures always cover every span.
+	TimelineSpans int
 }
 
 // legacyBusyStage is the stage name old traces' busy time is guessed from.
@@ -36,6 +40,9 @@ const legacyBusyStage = "gpu_compute"
 func (o *Options) defaults() {
 	if o.MinGap == 0 {
 		o.MinGap = 10 * time.Millisecond
+	}
+	if o.TimelineSpans == 0 {
+		o.TimelineSpans = DefaultTimelineSpans
 	}
 }
 
@@ -125,15 +132,45 @@ type Gap struct {
 	Running []string
 }
 
-// Analyze computes the report of a trace. It fails only when the trace
+// Analyze computes the report of a trace's spans, taken in the order
+// given (Load sorts a file's by start time). It fails only when the trace
 // has no prooflane spans.
 func Analyze(spans []tracefile.Span, opts Options) (*Report, error) {
-	opts.defaults()
-	t := index(spans)
+	f := newFolder(opts, false)
+	for i := range spans {
+		f.add(&spans[i])
+	}
+	return f.report()
+}
+
+// AnalyzeFile computes the report of the trace file at path, as Analyze
+// does of the spans tracefile.Load returns, with Load's warnings (a torn
+// last line) first. It reads the file span by span (tracefile.Scan) and
+// keeps a record of some 100 to 200 bytes per span, not the span, plus the
+// spans of the timeline (Options.TimelineSpans).
+func AnalyzeFile(path string, opts Options) (*Report, error) {
+	f := newFolder(opts, true)
+	warnings, err := tracefile.Scan(path, func(s *tracefile.Span) error {
+		f.add(s)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	r, err := f.report()
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r.Warnings = append(warnings, r.Warnings...)
+	return r, nil
+}
+
+func (f *folder) report() (*Report, error) {
+	t, opts := f.finish(), f.opts
 	if len(t.stages) == 0 && len(t.jobs) == 0 {
 		return nil, errors.New("trace has no prooflane job or stage spans (no prooflane.kind attribute)")
 	}
-	r := &Report{Start: t.start, End: t.end, Makespan: t.end.Sub(t.start), Spans: len(t.all), Partitions: len(t.parts), t: t, opts: opts}
+	r := &Report{Start: t.start, End: t.end, Makespan: t.end.Sub(t.start), Spans: t.spans, Partitions: t.parts, t: t, opts: opts}
 	r.jobs(t)
 	r.stageStats(t)
 	r.kernelStats(t)
@@ -151,13 +188,14 @@ func (r *Report) jobs(t *trace) {
 	var first, last time.Time
 	ok, proofs := 0, 0
 	okJob := map[string]bool{}
-	for _, j := range t.jobs {
-		if j.Status == tracefile.StatusError {
+	for i := range t.jobs {
+		j := &t.jobs[i]
+		if j.failed {
 			r.JobsFailed++
 			continue
 		}
 		ok++
-		okJob[jobOf(j)] = true
+		okJob[j.job] = true
 		if first.IsZero() || j.Start.Before(first) {
 			first = j.Start
 		}
@@ -165,10 +203,8 @@ func (r *Report) jobs(t *trace) {
 			last = j.End
 		}
 	}
-	for _, p := range t.parts {
-		if okJob[jobOf(p)] && p.Status != tracefile.StatusError {
-			proofs++
-		}
+	for job := range okJob {
+		proofs += t.okParts[job]
 	}
 	if ok > 0 && last.After(first) {
 		r.JobsPerMinute = float64(ok) / last.Sub(first).Minutes()
@@ -181,20 +217,21 @@ func (r *Report) stageStats(t *trace) {
 	durs := map[string][]time.Duration{}
 	waits := map[string]time.Duration{}
 	var order []string
-	for _, s := range t.stages {
-		n := stageName(s)
+	for i := range t.stages {
+		s := &t.stages[i]
+		n := s.stage
 		st := byName[n]
 		if st == nil {
-			st = &StageStats{Name: n, Type: s.Str(string(pl.KeyStageType))}
+			st = &StageStats{Name: n, Type: s.typ}
 			byName[n] = st
 			order = append(order, n)
 		}
 		st.Count++
-		if s.Status == tracefile.StatusError {
+		if s.failed {
 			st.Errors++
 		}
-		durs[n] = append(durs[n], s.Duration())
-		waits[n] += waitOf(s)
+		durs[n] = append(durs[n], s.dur())
+		waits[n] += s.wait
 	}
 	for _, n := range order { // first start order: roughly the pipeline's order
 		st := byName[n]
@@ -224,18 +261,13 @@ func (r *Report) kernelStats(t *trace) {
 	durs := map[string][]time.Duration{}
 	gpu := map[string]time.Duration{}
 	var order []string
-	for _, s := range t.kerns {
-		n := s.Str(string(pl.KeyKernel))
-		if n == "" {
-			n = s.Name
+	for i := range t.kerns {
+		k := &t.kerns[i]
+		if durs[k.name] == nil {
+			order = append(order, k.name)
 		}
-		if durs[n] == nil {
-			order = append(order, n)
-		}
-		durs[n] = append(durs[n], s.Duration())
-		if f, ok := s.Float(string(pl.KeyGPUTimeMS)); ok {
-			gpu[n] += time.Duration(f * float64(time.Millisecond))
-		}
+		durs[k.name] = append(durs[k.name], k.End.Sub(k.Start))
+		gpu[k.name] += k.gpu
 	}
 	for _, n := range order {
 		d := durs[n]
@@ -252,9 +284,9 @@ func (r *Report) kernelStats(t *trace) {
 // kernelsOn returns the intervals of device d's kernel spans.
 func kernelsOn(t *trace, d int) []interval {
 	var out []interval
-	for _, s := range t.kerns {
-		if int(s.IntOr(string(pl.KeyDevice), -1)) == d {
-			out = append(out, span(s))
+	for i := range t.kerns {
+		if k := &t.kerns[i]; int(k.device) == d {
+			out = append(out, k.iv())
 		}
 	}
 	return out
@@ -272,9 +304,7 @@ func percentile(sorted []time.Duration, p float64) time.Duration {
 func (r *Report) resourceStats(t *trace) error {
 	var holds []lockstats.Hold
 	if len(t.holds) > 0 {
-		for _, s := range t.holds {
-			holds = append(holds, holdOf(s))
-		}
+		holds = t.holds
 	} else if len(t.stages) > 0 {
 		holds = stageHolds(t)
 		r.Warnings = append(r.Warnings, "the trace has no lock_hold spans (written before prooflane recorded lock grants and releases): "+
@@ -295,16 +325,6 @@ func (r *Report) resourceStats(t *trace) error {
 	return nil
 }
 
-// holdOf reads a lock_hold span.
-func holdOf(s *tracefile.Span) lockstats.Hold {
-	h := lockstats.Hold{Resource: s.Str(string(pl.KeyResource)), Granted: s.Start, Released: s.End,
-		Weight: s.IntOr(string(pl.KeyWeight), 1), Capacity: s.IntOr(string(pl.KeyCapacity), 0), Wait: waitOf(s)}
-	if h.Resource == "" {
-		h.Resource = strings.TrimPrefix(s.Name, "hold ")
-	}
-	return h
-}
-
 // stageHolds approximates holds in a trace without lock_hold spans: each
 // stage run holds the locks it lists for its run, and a worker pool that
 // was waited for is held by its stage's runs. A lock_wait span is the wait
@@ -315,35 +335,34 @@ func stageHolds(t *trace) []lockstats.Hold {
 		stage string
 		res   string
 	}
-	waits := map[key][]*tracefile.Span{}
+	waits := map[key][]*lockWait{}
 	pools := map[string]bool{}
-	for _, w := range t.waits {
-		name := w.Str(string(pl.KeyResource))
-		if name == "" {
-			name = strings.TrimPrefix(w.Name, "wait ")
-		}
+	for i := range t.waits {
+		w := &t.waits[i]
+		name := w.resource()
 		if strings.HasPrefix(name, "workers.") {
 			pools[name] = true
 		}
-		k := key{partOf(w), w.Str(string(pl.KeyStage)), name}
+		k := key{w.partOf(), w.stage, name}
 		waits[k] = append(waits[k], w) // t.waits is in start order
 	}
 	var holds []lockstats.Hold
-	add := func(s *tracefile.Span, res string) {
+	add := func(s *stageRun, res string) {
 		h := lockstats.Hold{Resource: res, Weight: 1, Granted: s.Start, Released: s.End}
-		k := key{partOf(s), stageName(s), res}
+		k := key{s.partOf(), s.stage, res}
 		if ws := waits[k]; len(ws) > 0 && !ws[0].End.After(s.Start.Add(slack)) {
-			h.Wait = ws[0].Duration()
+			h.Wait = ws[0].dur()
 			waits[k] = ws[1:]
 		}
 		holds = append(holds, h)
 	}
-	for _, s := range t.stages {
-		for _, l := range s.Strings(string(pl.KeyLocks)) {
+	for i := range t.stages {
+		s := &t.stages[i]
+		for _, l := range s.locks {
 			add(s, l)
 		}
-		n := "workers." + stageName(s)
-		if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 && pools[fmt.Sprintf("%s.%d", n, d)] {
+		n := "workers." + s.stage
+		if d := s.device; d >= 0 && pools[fmt.Sprintf("%s.%d", n, d)] {
 			n = fmt.Sprintf("%s.%d", n, d)
 		}
 		if pools[n] {
@@ -356,18 +375,17 @@ func stageHolds(t *trace) []lockstats.Hold {
 // busySpans returns the intervals that kept each device busy, the rule
 // that chose them, and a warning when the rule is a guess or found none.
 func busySpans(t *trace, opts Options) (map[int][]interval, string, string) {
-	byStage := func(name string) func(s *tracefile.Span) bool {
-		return func(s *tracefile.Span) bool {
-			typ := s.Str(string(pl.KeyStageType))
-			return stageName(s) == name || typ == name || strings.HasSuffix(typ, "."+name)
+	byStage := func(name string) func(s *stageRun) bool {
+		return func(s *stageRun) bool {
+			return s.stage == name || s.typ == name || strings.HasSuffix(s.typ, "."+name)
 		}
 	}
-	collect := func(match func(s *tracefile.Span) bool) map[int][]interval {
+	collect := func(match func(s *stageRun) bool) map[int][]interval {
 		out := map[int][]interval{}
-		for _, s := range t.stages {
-			if match(s) {
+		for i := range t.stages {
+			if s := &t.stages[i]; match(s) {
 				for _, d := range devicesOf(s) {
-					out[d] = append(out[d], span(s))
+					out[d] = append(out[d], s.iv())
 				}
 			}
 		}
@@ -384,11 +402,9 @@ func busySpans(t *trace, opts Options) (map[int][]interval, string, string) {
 	if declaresBusy(t) {
 		const rule = "stage runs declared to keep their device busy (prooflane.device_busy)"
 		out := map[int][]interval{}
-		for _, s := range t.stages {
-			if busy, _ := s.Attrs[string(pl.KeyDeviceBusy)].(bool); busy {
-				if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 {
-					out[int(d)] = append(out[int(d)], span(s))
-				}
+		for i := range t.stages {
+			if s := &t.stages[i]; s.busy == 1 && s.device >= 0 {
+				out[int(s.device)] = append(out[int(s.device)], s.iv())
 			}
 		}
 		if len(out) == 0 && onDevices(t) {
@@ -398,14 +414,12 @@ func busySpans(t *trace, opts Options) (map[int][]interval, string, string) {
 		return out, rule, ""
 	}
 	// A trace from before prooflane.device_busy: guess from names.
-	holds := func(pred func(string) bool) func(s *tracefile.Span) bool {
-		return func(s *tracefile.Span) bool {
-			return slices.ContainsFunc(s.Strings(string(pl.KeyLocks)), pred)
-		}
+	holds := func(pred func(string) bool) func(s *stageRun) bool {
+		return func(s *stageRun) bool { return slices.ContainsFunc(s.locks, pred) }
 	}
 	rules := []struct {
 		desc  string
-		match func(s *tracefile.Span) bool
+		match func(s *stageRun) bool
 	}{
 		{fmt.Sprintf("stage or stage type %q", legacyBusyStage), byStage(legacyBusyStage)},
 		{"stages holding gpu.<N>.compute", holds(func(l string) bool {
@@ -430,32 +444,22 @@ func busySpans(t *trace, opts Options) (map[int][]interval, string, string) {
 // declaresBusy reports whether the trace's stage spans carry
 // prooflane.device_busy (a trace from a runtime that records it).
 func declaresBusy(t *trace) bool {
-	for _, s := range t.stages {
-		if _, ok := s.Attrs[string(pl.KeyDeviceBusy)]; ok {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.stages, func(s stageRun) bool { return s.busy >= 0 })
 }
 
 // onDevices reports whether any stage ran on a device.
 func onDevices(t *trace) bool {
-	for _, s := range t.stages {
-		if s.IntOr(string(pl.KeyDevice), -1) >= 0 {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(t.stages, func(s stageRun) bool { return s.device >= 0 })
 }
 
-// devicesOf is the span's prooflane.device, or the devices of the gpu
+// devicesOf is the run's prooflane.device, or the devices of the gpu
 // locks it holds.
-func devicesOf(s *tracefile.Span) []int {
-	if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 {
-		return []int{int(d)}
+func devicesOf(s *stageRun) []int {
+	if s.device >= 0 {
+		return []int{int(s.device)}
 	}
 	var out []int
-	for _, l := range s.Strings(string(pl.KeyLocks)) {
+	for _, l := range s.locks {
 		if d := deviceOfResource(l); d >= 0 && !slices.Contains(out, d) {
 			out = append(out, d)
 		}
@@ -474,8 +478,8 @@ func (r *Report) deviceStats(t *trace, opts Options) {
 	for d := range busy {
 		devs[d] = true
 	}
-	for _, s := range t.stages {
-		if d := s.IntOr(string(pl.KeyDevice), -1); d >= 0 {
+	for i := range t.stages {
+		if d := t.stages[i].device; d >= 0 {
 			devs[int(d)] = true
 		}
 	}
@@ -484,6 +488,7 @@ func (r *Report) deviceStats(t *trace, opts Options) {
 		ids = append(ids, d)
 	}
 	slices.Sort(ids)
+	runs := byStart(t.stages)
 	for _, d := range ids {
 		u := union(busy[d])
 		r.busy[d] = u
@@ -495,23 +500,25 @@ func (r *Report) deviceStats(t *trace, opts Options) {
 		if r.Makespan > 0 {
 			ds.BusyPct = 100 * float64(ds.Busy) / float64(r.Makespan)
 		}
+		during := &overlaps{runs: runs}
 		for _, g := range complement(u, t.start, t.end) {
 			if g.dur() > opts.MinGap {
-				ds.Gaps = append(ds.Gaps, Gap{Offset: g.Start.Sub(t.start), Duration: g.dur(), Running: running(t, g, d)})
+				ds.Gaps = append(ds.Gaps, Gap{Offset: g.Start.Sub(t.start), Duration: g.dur(), Running: running(during.during(g), g, d)})
 			}
 		}
 		r.Devices = append(r.Devices, ds)
 	}
 }
 
-// running names the stages active during device dev's idle gap g, with
-// their share of it; runs on another device are marked with it.
-func running(t *trace, g interval, dev int) []string {
+// running names the stage runs active during device dev's idle gap g
+// (runs holds every run that may overlap it), with their share of it;
+// runs on another device are marked with it.
+func running(runs []*stageRun, g interval, dev int) []string {
 	cover := map[string][]interval{}
-	for _, s := range t.stages {
-		if iv := intersect([]interval{span(s)}, []interval{g}); len(iv) > 0 {
-			n := stageName(s)
-			if d := int(s.IntOr(string(pl.KeyDevice), -1)); d >= 0 && d != dev {
+	for _, s := range runs {
+		if iv := intersect([]interval{s.iv()}, []interval{g}); len(iv) > 0 {
+			n := s.stage
+			if d := int(s.device); d >= 0 && d != dev {
 				n += fmt.Sprintf(" (gpu %d)", d)
 			}
 			cover[n] = append(cover[n], iv[0])
@@ -545,7 +552,7 @@ func running(t *trace, g interval, dev int) []string {
 func (r *Report) warnings(t *trace) {
 	if len(t.jobs) == 0 {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("the trace has no job span (was the run cut off before its job ended?): "+
-			"%d partition(s) and %d stage run(s) are analysed, but there is no job count, throughput or critical path", len(t.parts), len(t.stages)))
+			"%d partition(s) and %d stage run(s) are analysed, but there is no job count, throughput or critical path", t.parts, len(t.stages)))
 	}
 	// Hidden serialization: two resources of one device, both waited
 	// for, never held at the same time.
@@ -566,15 +573,15 @@ func (r *Report) warnings(t *trace) {
 				a.Device, a.Name, b.Name, lockstats.Dur(a.WaitTotal), lockstats.Dur(b.WaitTotal)))
 		}
 	}
-	var failed []*tracefile.Span
-	for _, s := range t.stages {
-		if s.Status == tracefile.StatusError {
+	var failed []*stageRun
+	for i := range t.stages {
+		if s := &t.stages[i]; s.failed {
 			failed = append(failed, s)
 		}
 	}
 	if len(failed) > 0 {
 		f := failed[0]
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%d stage run(s) failed; first: stage %q partition %d attempt %d: %s",
-			len(failed), stageName(f), f.IntOr(string(pl.KeyPartition), -1), f.IntOr(string(pl.KeyAttempt), 1), f.StatusMessage))
+			len(failed), f.stage, f.part, f.attempt, f.msg))
 	}
 }

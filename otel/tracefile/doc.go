@@ -38,10 +38,18 @@
 // become the status, logs become events and the process becomes the
 // resource.
 //
+// # Reading
+//
+// Load returns a file's spans sorted by start time. Scan hands them to a
+// function one at a time, in the file's order, decoding one line at a
+// time, so that reading a trace of any length takes the memory of one
+// line (`prooflane analyze` reads this way).
+//
 // # Limits
 //
-// A read takes at most MaxFileSize bytes (1 GiB) and lines of at most
-// MaxLineSize (64 MiB), and says so naming the limit. A last line that is
-// cut short (a run killed while writing) is left out with a warning, not
-// an error.
+// Load takes at most MaxFileSize bytes (1 GiB), Scan at most MaxScanSize
+// (16 GiB) of JSON lines and MaxFileSize of a Jaeger export (one document,
+// read whole); lines are at most MaxLineSize (64 MiB). A read past a limit
+// says so, naming it. A last line that is cut short (a run killed while
+// writing) is left out with a warning, not an error.
 package tracefile

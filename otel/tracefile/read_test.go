@@ -196,7 +196,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, syscall.ENOSPC }
 func TestTornLastLineIsReadUpToItWithAWarning(t *testing.T) {
 	good := `{"trace_id":"a","span_id":"1","name":"x","start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:01Z"}`
 	for _, src := range []string{good + "\n" + good + "\n" + `{"trace_id":"a","spa`, good + "\n" + good + "\n" + `{"trace_id":"a","spa` + "\n\n"} {
-		tr, err := load("t.jsonl", strings.NewReader(src))
+		tr, err := load("t.jsonl", strings.NewReader(src), true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -204,7 +204,7 @@ func TestTornLastLineIsReadUpToItWithAWarning(t *testing.T) {
 			t.Errorf("%d spans, warnings %q; want 2 and one naming line 3", len(tr.Spans), tr.Warnings)
 		}
 	}
-	if _, err := load("t.jsonl", strings.NewReader(good+"\n"+`{"trace_id":"a","spa`+"\n"+good+"\n")); err == nil || !strings.HasPrefix(err.Error(), "t.jsonl:2: ") {
+	if _, err := load("t.jsonl", strings.NewReader(good+"\n"+`{"trace_id":"a","spa`+"\n"+good+"\n"), true); err == nil || !strings.HasPrefix(err.Error(), "t.jsonl:2: ") {
 		t.Errorf("a torn line in the middle: err = %v, want one at t.jsonl:2", err)
 	}
 }
@@ -212,12 +212,12 @@ func TestTornLastLineIsReadUpToItWithAWarning(t *testing.T) {
 // Reads are capped: a stream of zeros fails at once, a line above the line
 // limit names the limit, and so does a file above the size limit.
 func TestTraceReadsAreCapped(t *testing.T) {
-	_, err := load("/dev/zero", io.LimitReader(zeros{}, 1<<30))
+	_, err := load("/dev/zero", io.LimitReader(zeros{}, 1<<30), true)
 	if err == nil || !strings.Contains(err.Error(), "not a trace file") {
 		t.Errorf("zeros: err = %v", err)
 	}
 	long := io.MultiReader(strings.NewReader(`{"span_id":"`), io.LimitReader(repeat('a'), MaxLineSize+10))
-	_, err = load("long.jsonl", long)
+	_, err = load("long.jsonl", long, true)
 	if err == nil || !strings.Contains(err.Error(), "long.jsonl:1: line longer than 64 MiB, the limit on a trace line") {
 		t.Errorf("long line: err = %v", err)
 	}
@@ -227,7 +227,7 @@ func TestTraceReadsAreCapped(t *testing.T) {
 	defer func(old int64) { maxFileSize = old }(maxFileSize)
 	maxFileSize = 2 << 20
 	line := `{"trace_id":"a","span_id":"1","name":"x","start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:01Z"}` + "\n"
-	_, err = load("big.jsonl", strings.NewReader(strings.Repeat(line, 3<<20/len(line))))
+	_, err = load("big.jsonl", strings.NewReader(strings.Repeat(line, 3<<20/len(line))), true)
 	if err == nil || !strings.Contains(err.Error(), "big.jsonl: more than 2 MiB, the limit on a trace file") {
 		t.Errorf("big file: err = %v", err)
 	}
@@ -267,5 +267,40 @@ func TestOldJSONLinesFormatStillReads(t *testing.T) {
 	}
 	if len(tr.Spans) != 11 || kinds["job"] != 1 || kinds["partition"] != 2 || kinds["stage"] != 6 || len(tr.Warnings) != 0 {
 		t.Errorf("%d spans by kind %v, warnings %q; want 11 with 1 job, 2 partitions, 6 stages", len(tr.Spans), kinds, tr.Warnings)
+	}
+}
+
+// Scan, which keeps one line, reads JSON lines past Load's limit, up to
+// its own; a Jaeger export, read whole, stays under Load's.
+func TestScanReadsPastLoadsLimit(t *testing.T) {
+	defer func(file, scan int64) { maxFileSize, maxScanSize = file, scan }(maxFileSize, maxScanSize)
+	maxFileSize, maxScanSize = 1<<20, 3<<20
+	line := `{"trace_id":"a","span_id":"1","name":"x","start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:01Z"}` + "\n"
+	dir := t.TempDir()
+	write := func(name string, size int) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(strings.Repeat(line, size/len(line))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	mid, big := write("mid.jsonl", 2<<20), write("big.jsonl", 4<<20)
+	n := 0
+	if _, err := Scan(mid, func(*Span) error { n++; return nil }); err != nil || n != 2<<20/len(line) {
+		t.Errorf("Scan of 2 MiB: %d spans, %v", n, err)
+	}
+	if _, err := Load(mid); err == nil || !strings.Contains(err.Error(), "above the 1 MiB limit on a trace file") {
+		t.Errorf("Load of 2 MiB: %v", err)
+	}
+	if _, err := Scan(big, func(*Span) error { return nil }); err == nil || !strings.Contains(err.Error(), "above the 3 MiB limit on a trace file") {
+		t.Errorf("Scan of 4 MiB: %v", err)
+	}
+	jaeger := filepath.Join(dir, "jaeger.json")
+	doc := `{"data": [{"traceID": "t", "spans": [], "processes": {}, "pad": "` + strings.Repeat("x", 2<<20) + `"}]}`
+	if err := os.WriteFile(jaeger, []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Scan(jaeger, func(*Span) error { return nil }); err == nil || !strings.Contains(err.Error(), "more than 1 MiB, the limit on a trace that is one JSON document") {
+		t.Errorf("Scan of a 2 MiB Jaeger export: %v", err)
 	}
 }
