@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -217,13 +218,13 @@ func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitReque
 		// queue: publish again (the queue drops a duplicate, and a
 		// worker ends a job already ended without running it).
 		if old.State == pb.JobState_JOB_STATE_QUEUED {
-			if err := s.st.publish(ctx, old); err != nil {
+			if err := s.enqueue(ctx, old); err != nil {
 				return nil, storeError(err)
 			}
 		}
 		return connect.NewResponse(&pb.SubmitResponse{JobId: id, Duplicate: true}), nil
 	}
-	if err := s.st.publish(ctx, r); err != nil {
+	if err := s.enqueue(ctx, r); err != nil {
 		_, _ = s.st.update(context.Background(), id, func(r *record) bool {
 			r.State, r.Error = pb.JobState_JOB_STATE_FAILED, "not queued: "+err.Error()
 			return true
@@ -232,6 +233,14 @@ func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitReque
 	}
 	s.cfg.Metrics.job(pb.JobState_JOB_STATE_QUEUED)
 	return connect.NewResponse(&pb.SubmitResponse{JobId: id}), nil
+}
+
+// enqueue lists a job among the submissions and puts it on its lane.
+func (s *Server) enqueue(ctx context.Context, r *record) error {
+	if err := s.st.indexSubmit(ctx, r.ID); err != nil {
+		return err
+	}
+	return s.st.publish(ctx, r)
 }
 
 func isKeyExists(err error) bool {
@@ -314,8 +323,10 @@ func (s *Server) Cancel(ctx context.Context, req *connect.Request[pb.CancelReque
 	if err := checkJobID(id); err != nil {
 		return nil, err
 	}
+	ended := false
 	r, err := s.st.update(ctx, id, func(r *record) bool {
-		if r.terminal() {
+		ended = r.terminal()
+		if ended {
 			return false
 		}
 		r.State, r.Finished = pb.JobState_JOB_STATE_CANCELLED, time.Now().UnixMilli()
@@ -324,7 +335,7 @@ func (s *Server) Cancel(ctx context.Context, req *connect.Request[pb.CancelReque
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if r.State != pb.JobState_JOB_STATE_CANCELLED {
+	if ended {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("job %q already ended: %s", id, LaneState(r.State)))
 	}
 	_ = s.st.nc.Publish(cancelSubject, []byte(id))
@@ -349,8 +360,8 @@ func (s *Server) Status(ctx context.Context, req *connect.Request[pb.StatusReque
 	return connect.NewResponse(&pb.StatusResponse{Status: r.status()}), nil
 }
 
-// List implements the API: jobs (up to limit), the lanes' depths and the
-// live workers.
+// List implements the API: jobs (up to limit, newest submitted first,
+// from page_token on), the lanes' depths and the live workers.
 func (s *Server) List(ctx context.Context, req *connect.Request[pb.ListRequest]) (*connect.Response[pb.ListResponse], error) {
 	limit := int(req.Msg.Limit)
 	if limit == 0 {
@@ -359,27 +370,29 @@ func (s *Server) List(ctx context.Context, req *connect.Request[pb.ListRequest])
 	if limit > MaxListJobs {
 		return nil, invalid(fmt.Errorf("limit %d: above the limit of %d", limit, MaxListJobs))
 	}
+	var below uint64
+	if tok := req.Msg.PageToken; tok != "" {
+		n, err := strconv.ParseUint(tok, 10, 64)
+		if err != nil || n == 0 {
+			return nil, invalid(fmt.Errorf("page_token %q: not a next_page_token of a List answer", tok))
+		}
+		below = n
+	}
 	out := &pb.ListResponse{}
 	lanes, err := s.laneDepths(ctx)
 	if err != nil {
 		return nil, storeError(err)
 	}
 	out.Lanes = lanes
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	lister, err := s.st.jobs.ListKeys(lctx)
-	if err == nil {
-		for k := range lister.Keys() {
-			if len(out.Jobs) == limit {
-				break
-			}
-			if r, _, err := s.st.get(ctx, k); err == nil {
-				out.Jobs = append(out.Jobs, r.status())
-			}
-		}
-		_ = lister.Stop()
-	} else if !errors.Is(err, jetstream.ErrNoKeysFound) {
+	jobs, next, err := s.st.listJobs(ctx, below, limit)
+	if err != nil {
 		return nil, storeError(err)
+	}
+	for _, r := range jobs {
+		out.Jobs = append(out.Jobs, r.status())
+	}
+	if next != 0 {
+		out.NextPageToken = strconv.FormatUint(next, 10)
 	}
 	reps, err := s.st.workerReports(ctx)
 	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {

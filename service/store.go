@@ -17,12 +17,15 @@ import (
 )
 
 // Names in JetStream. One stream holds every lane (a subject each, a
-// work-queue consumer each); key-value buckets hold the jobs' records,
-// their results and the workers' reports; an object store holds what is
-// too large for a message.
+// work-queue consumer each); another the job ids in the order they were
+// submitted (what List pages through, newest first); key-value buckets
+// hold the jobs' records, their results and the workers' reports; an
+// object store holds what is too large for a message.
 const (
 	queueStream    = "PROOFLANE_QUEUE"
 	queueSubject   = "prooflane.queue."
+	submitsStream  = "PROOFLANE_SUBMITS"
+	submitsSubject = "prooflane.submitted"
 	jobsBucket     = "prooflane_jobs"
 	resultsBucket  = "prooflane_results"
 	workersBucket  = "prooflane_workers"
@@ -145,6 +148,7 @@ type store struct {
 	results jetstream.KeyValue
 	workers jetstream.KeyValue
 	objects jetstream.ObjectStore
+	submits jetstream.Stream
 	lanes   map[pb.Priority]jetstream.Consumer
 	ackWait time.Duration
 }
@@ -186,16 +190,25 @@ func openStoreCtx(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, 
 	for _, l := range Lanes {
 		subjects = append(subjects, queueSubject+LaneName(l))
 	}
-	if _, err := js.Stream(ctx, queueStream); errors.Is(err, jetstream.ErrStreamNotFound) {
-		_, err = js.CreateStream(ctx, jetstream.StreamConfig{
-			Name: queueStream, Subjects: subjects, Retention: jetstream.WorkQueuePolicy,
-			Storage: storage, Replicas: replicas, Duplicates: dedupWindow,
-		})
-		if err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			return nil, fmt.Errorf("create stream %s: %w", queueStream, err)
+	stream := func(cfg jetstream.StreamConfig) (jetstream.Stream, error) {
+		str, err := js.Stream(ctx, cfg.Name)
+		if errors.Is(err, jetstream.ErrStreamNotFound) {
+			cfg.Storage, cfg.Replicas, cfg.Duplicates = storage, replicas, dedupWindow
+			str, err = js.CreateStream(ctx, cfg)
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				str, err = js.Stream(ctx, cfg.Name)
+			}
 		}
-	} else if err != nil {
-		return nil, fmt.Errorf("stream %s: %w", queueStream, err)
+		if err != nil {
+			return nil, fmt.Errorf("stream %s: %w", cfg.Name, err)
+		}
+		return str, nil
+	}
+	if _, err := stream(jetstream.StreamConfig{Name: queueStream, Subjects: subjects, Retention: jetstream.WorkQueuePolicy}); err != nil {
+		return nil, err
+	}
+	if s.submits, err = stream(jetstream.StreamConfig{Name: submitsStream, Subjects: []string{submitsSubject}, MaxAge: cfg.Retain}); err != nil {
+		return nil, err
 	}
 	for _, l := range Lanes {
 		name := "lane-" + LaneName(l)
@@ -360,6 +373,57 @@ func (s *store) publish(ctx context.Context, r *record) error {
 	}
 	_ = s.nc.Publish(notifySubject, nil)
 	return nil
+}
+
+// indexSubmit appends a job to the submissions List reads (a second
+// append of the same id within the dedup window is dropped).
+func (s *store) indexSubmit(ctx context.Context, id string) error {
+	ctx, cancel := opContext(ctx)
+	defer cancel()
+	if _, err := s.js.Publish(ctx, submitsSubject, []byte(id), jetstream.WithMsgID(id)); err != nil {
+		return fmt.Errorf("job %q: index: %w", id, err)
+	}
+	return nil
+}
+
+// listJobs returns up to limit jobs, newest submitted first, from those
+// submitted before the submission numbered below (0: from the newest);
+// next is the number of the last one returned when older ones remain
+// (the next page's below), else 0. A job whose record has expired is
+// skipped.
+func (s *store) listJobs(ctx context.Context, below uint64, limit int) (jobs []*record, next uint64, err error) {
+	info, err := s.submits.Info(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	first, seq := info.State.FirstSeq, info.State.LastSeq
+	if info.State.Msgs == 0 {
+		return nil, 0, nil
+	}
+	if below != 0 {
+		seq = min(seq, below-1)
+	}
+	for ; seq >= first && seq > 0; seq-- {
+		if len(jobs) == limit {
+			return jobs, seq + 1, nil
+		}
+		m, err := s.submits.GetMsg(ctx, seq)
+		if errors.Is(err, jetstream.ErrMsgNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		r, _, err := s.get(ctx, string(m.Data))
+		if errors.Is(err, errNoJob) {
+			continue
+		}
+		if err != nil {
+			return nil, 0, err
+		}
+		jobs = append(jobs, r)
+	}
+	return jobs, 0, nil
 }
 
 // storeResult records proofs as the job's result unless another worker
