@@ -9,7 +9,9 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -27,6 +29,7 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/nats-io/nats-server/v2/server"
+	natsgo "github.com/nats-io/nats.go"
 	"go.uber.org/goleak"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
@@ -214,7 +217,7 @@ func TestFiftyJobsCompleteWhenAWorkerIsKilledMidJob(t *testing.T) {
 	_, cl := serveProc(t, dir, natsPort)
 	nats := "nats://127.0.0.1:" + strconv.Itoa(natsPort)
 	worker := func(name string) *proc {
-		return startProc(t, "worker", "--nats", nats, "--keys", keysDir, "--workers", "2", "--name", name, "--ack-wait", "2s")
+		return startProc(t, "worker", "--nats", nats, "--data", dir, "--keys", keysDir, "--workers", "2", "--name", name, "--ack-wait", "2s")
 	}
 	ids, specs := submitJobs(t, cl, 1000, 50)
 	victim := worker("victim")
@@ -260,7 +263,7 @@ func TestServeKilledAndRestartedLosesNoAcceptedJob(t *testing.T) {
 	_, specs := submitJobs(t, cl, 2000, 10)
 	serve.kill(t)
 	_, cl = serveProc(t, dir, natsPort)
-	startProc(t, "worker", "--nats", "nats://127.0.0.1:"+strconv.Itoa(natsPort), "--keys", keysDir, "--workers", "2")
+	startProc(t, "worker", "--nats", "nats://127.0.0.1:"+strconv.Itoa(natsPort), "--data", dir, "--keys", keysDir, "--workers", "2")
 	for id, spec := range specs {
 		res := awaitJobOf(t, cl, id)
 		verifyProofs(t, keysDir, spec, res.Proofs)
@@ -350,15 +353,17 @@ func TestServeOverTLSWithATokenServesOnlyTheTokensHolder(t *testing.T) {
 }
 
 // serve --nats joins a NATS server it does not own (here one this test
-// runs): the queue's streams are made there, and its worker proves.
+// runs, its one user the secret's nkey): the queue's streams are made
+// there, and its worker proves.
 func TestServeOnAnExternalNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	ns := natsWithToken(t, "nats-secret")
+	secret, secretFile := secretFileOf(t)
+	ns := natsWithSecret(t, secret)
 	keysDir := t.TempDir()
-	p := startProcEnv(t, []string{"PROOFLANE_TOKEN=nats-secret"}, "serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--keys", keysDir, "--data", t.TempDir())
-	cl := prooflanev1connect.NewProverServiceClient(&http.Client{Transport: bearer("nats-secret")}, p.awaitURL(t, "http"))
+	p := startProc(t, "serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--nats-secret", secretFile, "--keys", keysDir, "--data", t.TempDir())
+	cl := prooflanev1connect.NewProverServiceClient(http.DefaultClient, p.awaitURL(t, "http"))
 	spec := testSpec(77)
 	resp, err := cl.Submit(context.Background(), connect.NewRequest(&pb.SubmitRequest{Spec: spec}))
 	if err != nil {
@@ -366,12 +371,12 @@ func TestServeOnAnExternalNATS(t *testing.T) {
 	}
 	verifyProofs(t, keysDir, spec, awaitJobOf(t, cl, resp.Msg.JobId).Proofs)
 	// The streams are the external server's.
-	nc, err := Connect(ns.ClientURL(), nil, "nats-secret", "test")
+	nc, err := Connect(ns.ClientURL(), nil, secret, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	st, err := openStore(context.Background(), nc, QueueConfig{})
+	st, err := openStore(context.Background(), nc, QueueConfig{}, secret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -380,11 +385,23 @@ func TestServeOnAnExternalNATS(t *testing.T) {
 	}
 }
 
-// natsWithToken starts a NATS server of the test's own, on loopback,
-// that wants token; it is shut down when the test ends.
-func natsWithToken(t *testing.T, token string) *server.Server {
+// secretFileOf makes a secret and its file (mode 0600) in a directory of
+// the test's.
+func secretFileOf(t *testing.T) (Secret, string) {
 	t.Helper()
-	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Host: "127.0.0.1", Port: 0, Token: token})
+	dir := t.TempDir()
+	secret, path, err := LoadOrCreateSecret(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret, path
+}
+
+// natsWithSecret starts a NATS server of the test's own, on loopback,
+// that wants secret's nkey user; it is shut down when the test ends.
+func natsWithSecret(t *testing.T, secret Secret) *server.Server {
+	t.Helper()
+	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Host: "127.0.0.1", Port: 0, Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -392,21 +409,117 @@ func natsWithToken(t *testing.T, token string) *server.Server {
 	return ns
 }
 
-// A NATS server that refuses the token is an error at once, not a hang.
-func TestWrongNATSTokenIsAnErrorNotAHang(t *testing.T) {
+// A NATS server that refuses the secret is an error at once, not a hang,
+// naming the flag the secret came from.
+func TestWrongQueueSecretIsAnErrorNotAHang(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	ns := natsWithToken(t, "nats-secret")
-	for _, args := range [][]string{
-		{"serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--data", t.TempDir()},
-		{"worker", "--nats", ns.ClientURL()},
+	secret, _ := secretFileOf(t)
+	_, wrong := secretFileOf(t)
+	ns := natsWithSecret(t, secret)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--nats-secret", wrong, "--data", t.TempDir()}, "the server refused the queue's secret, --nats-secret"},
+		{[]string{"worker", "--nats", ns.ClientURL(), "--nats-secret", wrong}, "the queue refused the secret from --nats-secret (" + wrong + "); give serve's with --nats-secret FILE"},
+		{[]string{"worker", "--nats", ns.ClientURL(), "--data", filepath.Dir(wrong)}, "the queue refused the secret from --data (" + wrong + ")"},
 	} {
-		cmd := exec.Command(binary, args...)
-		cmd.Env = append(os.Environ(), "PROOFLANE_TOKEN=wrong")
-		out, err := cmd.CombinedOutput()
-		if err == nil || !strings.Contains(strings.ToLower(string(out)), "authorization violation") {
-			t.Errorf("%s with a wrong token: %v\n%s", args[0], err, out)
+		out, err := exec.Command(binary, c.args...).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(strings.ToLower(string(out)), "authorization violation") || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s with a wrong secret: %v\n%s\nwant exit 1, authorization violation and %q", c.args[0], err, out, c.want)
+		}
+	}
+}
+
+// serve's NATS takes no client without the secret serve made in its
+// --data; a worker without it is told which flag to give.
+func TestServesQueueRefusesClientsWithoutItsSecret(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	natsPort := freePort(t)
+	serveProc(t, dir, natsPort)
+	url := "nats://127.0.0.1:" + strconv.Itoa(natsPort)
+	if nc, err := natsgo.Connect(url); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
+		if nc != nil {
+			nc.Close()
+		}
+		t.Errorf("a client without credentials: %v, want an authorization violation", err)
+	}
+	secret, err := ReadSecret(filepath.Join(dir, SecretFile))
+	if err != nil {
+		t.Fatalf("serve's secret: %v", err)
+	}
+	nc, err := Connect(url, nil, secret, "test")
+	if err != nil {
+		t.Fatalf("a client with serve's secret: %v", err)
+	}
+	nc.Close()
+	out, err := exec.Command(binary, "worker", "--nats", url).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "the queue's secret is needed: --nats-secret FILE") {
+		t.Errorf("a worker without the secret: %v\n%s", err, out)
+	}
+}
+
+// A result in the queue that no worker of it stored (its MAC missing or
+// wrong) is refused: `prooflane await --out` exits 1 naming the job, and
+// writes nothing.
+func TestAwaitOutRefusesAForgedResultAndWritesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	natsPort := freePort(t)
+	p := startProc(t, "serve", "--workers", "0", "--addr", "127.0.0.1:0", "--data", dir, "--nats-listen", "127.0.0.1:"+strconv.Itoa(natsPort))
+	api := p.awaitURL(t, "http")
+	cl := prooflanev1connect.NewProverServiceClient(http.DefaultClient, api)
+	secret, err := ReadSecret(filepath.Join(dir, SecretFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := Connect("nats://127.0.0.1:"+strconv.Itoa(natsPort), nil, secret, "intruder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	st, err := openStore(context.Background(), nc, QueueConfig{}, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := NewSecret()
+	for name, mac := range map[string]func(id, specHash string) []byte{
+		"missing": func(string, string) []byte { return nil },
+		"wrong": func(id, specHash string) []byte {
+			return other.resultMAC(id, "intruder", specHash, zeroProofs())
+		},
+	} {
+		ids, _ := submitJobs(t, cl, 1, 1)
+		id := ids[0]
+		r, err := st.update(context.Background(), id, func(r *record) bool {
+			r.State, r.Worker = pb.JobState_JOB_STATE_DONE, "intruder"
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(result{Worker: "intruder", Proofs: zeroProofs(), MAC: mac(id, r.SpecHash)})
+		if _, err := st.results.Put(context.Background(), id, b); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "proofs")
+		cmd := exec.Command(binary, "await", "--addr", api, "--out", out, id)
+		msg, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(msg), `job "`+id+`": the result stored by "intruder" fails its integrity check`) {
+			t.Errorf("%s MAC: await %v\n%s\nwant exit 1 naming the job", name, err, msg)
+		}
+		if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s MAC: --out %s: %v, want nothing written", name, out, err)
 		}
 	}
 }

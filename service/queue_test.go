@@ -2,6 +2,7 @@ package service
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
 	"regexp"
@@ -93,4 +94,100 @@ func TestCancellingAnEndedJobIsRefusedAndCountedOnce(t *testing.T) {
 	if n := h.metricValue(`prooflane_service_jobs_total{state="cancelled"}`); n != 1 {
 		t.Errorf("jobs_total{state=cancelled} = %v after two cancels of one job, want 1", n)
 	}
+}
+
+// forge writes res as job id's result, as a process on the queue's NATS
+// could, and (when done) marks the job done.
+func (h *harness) forge(id string, res result, done bool) {
+	h.t.Helper()
+	ctx := context.Background()
+	b, err := json.Marshal(res)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	if _, err := h.srv.st.results.Put(ctx, id, b); err != nil {
+		h.t.Fatal(err)
+	}
+	if !done {
+		return
+	}
+	if _, err := h.srv.st.update(ctx, id, func(r *record) bool {
+		r.State, r.Worker = pb.JobState_JOB_STATE_DONE, res.Worker
+		return true
+	}); err != nil {
+		h.t.Fatal(err)
+	}
+}
+
+// zeroProofs is an all-zero "result" of one partition.
+func zeroProofs() []PartitionProof {
+	return []PartitionProof{{Partition: 0, Proof: make([]byte, 384), Public: make([]byte, 12)}}
+}
+
+// A result written by something other than a worker of the queue, before
+// the worker finished, does not stand: the worker's own replaces it and
+// await returns that.
+func TestAResultWithoutTheQueuesMACIsReplacedByTheWorkers(t *testing.T) {
+	h := newHarness(t, "")
+	id := h.submit(testSpec(3), 0)
+	h.forge(id, result{Worker: "intruder", Proofs: zeroProofs()}, false)
+	h.start(WorkerConfig{Name: "w1"})
+	res, err := h.await(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Status.Worker != "w1" {
+		t.Errorf("job done by %q, want w1", res.Status.Worker)
+	}
+	verifyProofs(t, h.keys, testSpec(3), res.Proofs)
+}
+
+// Await refuses a result whose MAC is missing, made with another secret,
+// or made for another job: the stream ends with data_loss naming the
+// job, and no proof is sent.
+func TestAwaitRefusesAResultWhoseMACIsMissingOrWrong(t *testing.T) {
+	h := newHarness(t, "")
+	stop := h.startStoppable(WorkerConfig{Name: "w1"})
+	real := h.submit(testSpec(1), 0)
+	good, err := h.await(real)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stop() // no worker runs the jobs forged below
+	stored, _, err := h.srv.st.result(context.Background(), &record{ID: real, SpecHash: testSpecHash(t, h, real)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := NewSecret()
+	for name, forge := range map[string]func(id, specHash string) result{
+		"missing": func(string, string) result { return result{Worker: "w1", Proofs: zeroProofs()} },
+		"another secret's": func(id, specHash string) result {
+			return result{Worker: "w1", Proofs: zeroProofs(), MAC: other.resultMAC(id, "w1", specHash, zeroProofs())}
+		},
+		"another job's": func(string, string) result { return *stored },
+	} {
+		// A job of the same spec: another job's proofs would verify.
+		id := h.submit(testSpec(1), 0)
+		h.forge(id, forge(id, testSpecHash(t, h, id)), true)
+		res, err := h.await(id)
+		if connect.CodeOf(err) != connect.CodeDataLoss || !strings.Contains(err.Error(), `job "`+id+`": the result stored by "w1" fails its integrity check`) {
+			t.Errorf("%s MAC: %v, want data_loss naming the job", name, err)
+		}
+		if res != nil && len(res.Proofs) > 0 {
+			t.Errorf("%s MAC: %d proofs sent", name, len(res.Proofs))
+		}
+	}
+	if len(good.Proofs) != 1 {
+		t.Fatalf("the real job: %d proofs", len(good.Proofs))
+	}
+}
+
+// testSpecHash is the spec hash in job id's record.
+func testSpecHash(t *testing.T, h *harness, id string) string {
+	t.Helper()
+	r, _, err := h.srv.st.get(context.Background(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r.SpecHash
 }

@@ -25,6 +25,9 @@ import (
 type ServerConfig struct {
 	// Token, when set, is the bearer token every request must carry.
 	Token string
+	// Secret is the queue's secret: a result is returned only when its
+	// MAC under it is right.
+	Secret Secret
 	// Queue configures the queue when the server is the first to use it.
 	Queue QueueConfig
 	// Metrics, when set, count jobs and read the lanes' depths; served on
@@ -42,7 +45,7 @@ var _ prooflanev1connect.ProverServiceHandler = (*Server)(nil)
 
 // NewServer binds a server to the queue on nc.
 func NewServer(ctx context.Context, nc *nats.Conn, cfg ServerConfig) (*Server, error) {
-	st, err := openStore(ctx, nc, cfg.Queue)
+	st, err := openStore(ctx, nc, cfg.Queue, cfg.Secret)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +295,10 @@ func (s *Server) Await(ctx context.Context, req *connect.Request[pb.AwaitRequest
 		last = sb
 		switch r.State {
 		case pb.JobState_JOB_STATE_DONE:
-			res, err := s.st.result(ctx, id)
+			res, _, err := s.st.result(ctx, &r)
+			if errors.Is(err, errIntegrity) {
+				return connect.NewError(connect.CodeDataLoss, err)
+			}
 			if err != nil {
 				return storeError(err)
 			}

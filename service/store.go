@@ -2,12 +2,14 @@ package service
 
 import (
 	"context"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -99,7 +101,13 @@ type result struct {
 	Proofs []PartitionProof `json:"proofs,omitempty"`
 	// Object names the object holding Proofs when they were too large.
 	Object string `json:"object,omitempty"`
+	// MAC authenticates the result (Secret.resultMAC): a result without
+	// the right one was not stored by a worker of this queue.
+	MAC []byte `json:"mac,omitempty"`
 }
+
+// errIntegrity is a result whose MAC is missing or wrong.
+var errIntegrity = errors.New("fails its integrity check")
 
 // workerReport is what a worker publishes about itself.
 type workerReport struct {
@@ -133,7 +141,11 @@ type QueueConfig struct {
 	AckWait time.Duration
 	// Memory keeps the queue in memory (tests); the default is files.
 	Memory bool
-	// Replicas of each stream in a NATS cluster (default 1).
+	// Replicas is the number of copies of each stream, bucket and object
+	// store, 1 to MaxReplicas: each on another server of a NATS cluster,
+	// so that the queue survives the loss of Replicas/2 of them. 0 is 3
+	// on a cluster of three or more servers (counted from the servers
+	// the cluster tells its clients of), else 1.
 	Replicas int
 	// Retain is how long a job's record, result and objects are kept
 	// (default 24h): an await after that finds no job.
@@ -151,6 +163,7 @@ type store struct {
 	submits jetstream.Stream
 	lanes   map[pb.Priority]jetstream.Consumer
 	ackWait time.Duration
+	secret  Secret
 }
 
 // openTimeout bounds the opening of the queue: a NATS server without
@@ -158,15 +171,22 @@ type store struct {
 const openTimeout = 30 * time.Second
 
 // openStore creates (or binds to) the queue's streams, buckets and lane
-// consumers on nc.
-func openStore(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, error) {
+// consumers on nc; secret authenticates the results.
+func openStore(ctx context.Context, nc *nats.Conn, cfg QueueConfig, secret Secret) (*store, error) {
+	if err := secret.check(); err != nil {
+		return nil, err
+	}
 	ctx, cancel := context.WithTimeout(ctx, openTimeout)
 	defer cancel()
 	s, err := openStoreCtx(ctx, nc, cfg)
 	if err != nil && ctx.Err() != nil {
 		return nil, fmt.Errorf("nats %s: the queue did not open within %s (is JetStream enabled?): %w", nc.ConnectedUrlRedacted(), openTimeout, err)
 	}
-	return s, err
+	if err != nil {
+		return nil, err
+	}
+	s.secret = secret
+	return s, nil
 }
 
 func openStoreCtx(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, error) {
@@ -181,7 +201,18 @@ func openStoreCtx(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, 
 	if cfg.Memory {
 		storage = jetstream.MemoryStorage
 	}
-	replicas := max(cfg.Replicas, 1)
+	replicas, err := queueReplicas(nc, cfg.Replicas)
+	if err != nil {
+		return nil, err
+	}
+	// placed says why a cluster refused to make a store of replicas.
+	placed := func(err error) error {
+		var apiErr *jetstream.APIError
+		if replicas > 1 && errors.As(err, &apiErr) && (apiErr.ErrorCode == jsErrClusterNoPeers || apiErr.ErrorCode == jsErrInsufficientResources) {
+			return fmt.Errorf("%d replicas: more than NATS cluster %q can place (a cluster of N servers, all up, holds up to N): %w", replicas, nc.ConnectedClusterName(), err)
+		}
+		return err
+	}
 	if cfg.Retain <= 0 {
 		cfg.Retain = 24 * time.Hour
 	}
@@ -198,6 +229,7 @@ func openStoreCtx(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, 
 			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 				str, err = js.Stream(ctx, cfg.Name)
 			}
+			err = placed(err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("stream %s: %w", cfg.Name, err)
@@ -235,6 +267,7 @@ func openStoreCtx(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, 
 			if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 				b, err = js.KeyValue(ctx, bucket)
 			}
+			err = placed(err)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("bucket %s: %w", bucket, err)
@@ -256,11 +289,57 @@ func openStoreCtx(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, 
 		if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 			s.objects, err = js.ObjectStore(ctx, objectsBucket)
 		}
+		err = placed(err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", objectsBucket, err)
 	}
 	return s, nil
+}
+
+// MaxReplicas bounds QueueConfig.Replicas (JetStream's own limit).
+const MaxReplicas = 5
+
+// JetStream's errors for a stream it cannot place on enough servers.
+const (
+	jsErrClusterNoPeers        jetstream.ErrorCode = 10005
+	jsErrInsufficientResources jetstream.ErrorCode = 10023
+)
+
+// queueReplicas is the number of copies of the stores this process
+// creates: want (1 to MaxReplicas; more than 1 only on a cluster), or for
+// 0, 3 on a cluster of three or more servers and 1 elsewhere.
+func queueReplicas(nc *nats.Conn, want int) (int, error) {
+	if want < 0 || want > MaxReplicas {
+		return 0, fmt.Errorf("replicas %d: want 1 to %d", want, MaxReplicas)
+	}
+	cluster := nc.ConnectedClusterName()
+	if cluster == "" {
+		if want > 1 {
+			return 0, fmt.Errorf("replicas %d: the NATS server %s is not in a cluster; it holds one copy (want 1, or a cluster of %d servers)", want, nc.ConnectedUrlRedacted(), want)
+		}
+		return 1, nil
+	}
+	if want > 0 {
+		return want, nil
+	}
+	if clusterServers(nc) >= 3 {
+		return 3, nil
+	}
+	return 1, nil
+}
+
+// clusterServers counts the servers of nc's cluster that it knows of:
+// those it was given and those the cluster told it of (the client URLs
+// each server advertises, unless the cluster is set not to).
+func clusterServers(nc *nats.Conn) int {
+	seen := map[string]bool{}
+	for _, u := range nc.Servers() {
+		if p, err := url.Parse(u); err == nil {
+			seen[p.Host] = true
+		}
+	}
+	return len(seen)
 }
 
 // newJobID returns a fresh job id, or the one an idempotency key names.
@@ -426,65 +505,98 @@ func (s *store) listJobs(ctx context.Context, below uint64, limit int) (jobs []*
 	return jobs, 0, nil
 }
 
-// storeResult records proofs as the job's result unless another worker
-// did first; it returns the result that stands.
-func (s *store) storeResult(ctx context.Context, id, worker string, proofs []PartitionProof) (*result, error) {
+// storeResult records proofs as the job's result, authenticated, unless
+// another worker did first; it returns the result that stands. A result
+// there that fails its integrity check was not stored by a worker of
+// this queue: it is replaced.
+func (s *store) storeResult(ctx context.Context, r *record, worker string, proofs []PartitionProof) (*result, error) {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
-	res := &result{Worker: worker, Proofs: proofs}
+	id := r.ID
+	res := &result{Worker: worker, Proofs: proofs, MAC: s.secret.resultMAC(id, worker, r.SpecHash, proofs)}
 	b, err := json.Marshal(res)
 	if err != nil {
 		return nil, err
 	}
 	if len(b) > inlineLimit {
-		obj := id + "." + worker
+		// A name of its own: a second run of the job on a worker of the
+		// same name must not overwrite the first's proofs.
+		obj := id + "." + worker + "." + newJobID("")[1:9]
 		if _, err := s.objects.PutBytes(ctx, obj, b); err != nil {
 			return nil, fmt.Errorf("job %q: store proofs: %w", id, err)
 		}
-		res = &result{Worker: worker, Object: obj}
-		if b, err = json.Marshal(res); err != nil {
+		if b, err = json.Marshal(&result{Worker: worker, Object: obj, MAC: res.MAC}); err != nil {
 			return nil, err
 		}
+		res.Object = obj
 	}
-	if _, err := s.results.Create(ctx, id, b); err != nil {
-		if errors.Is(err, jetstream.ErrKeyExists) {
+	for {
+		_, err := s.results.Create(ctx, id, b)
+		if err == nil {
+			return res, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			return nil, fmt.Errorf("job %q: store result: %w", id, err)
+		}
+		old, rev, err := s.result(ctx, r)
+		if err == nil && old != nil {
 			if res.Object != "" {
 				_ = s.objects.Delete(ctx, res.Object)
 			}
-			return s.result(ctx, id)
+			return old, nil
 		}
-		return nil, fmt.Errorf("job %q: store result: %w", id, err)
+		if !errors.Is(err, errIntegrity) {
+			if err == nil { // deleted meanwhile
+				continue
+			}
+			return nil, err
+		}
+		if _, err := s.results.Update(ctx, id, b, rev); err == nil {
+			return res, nil
+		} else if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
+			return nil, fmt.Errorf("job %q: replace a result that %v: %w", id, errIntegrity, err)
+		}
 	}
-	return res, nil
 }
 
-// result reads a job's result, nil when it has none.
-func (s *store) result(ctx context.Context, id string) (*result, error) {
+// result reads the result of r's job, nil when it has none, and its
+// revision. A result whose MAC is missing or wrong is an errIntegrity
+// error naming the job: it was not stored by a worker of this queue.
+func (s *store) result(ctx context.Context, r *record) (*result, uint64, error) {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
+	id := r.ID
 	e, err := s.results.Get(ctx, id)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return nil, nil
+		return nil, 0, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("job %q: result: %w", id, err)
+		return nil, 0, fmt.Errorf("job %q: result: %w", id, err)
 	}
 	var res result
 	if err := json.Unmarshal(e.Value(), &res); err != nil {
-		return nil, fmt.Errorf("job %q: corrupt result: %w", id, err)
+		return nil, e.Revision(), fmt.Errorf("job %q: result %w: %v", id, errIntegrity, err)
 	}
 	if res.Object != "" {
 		b, err := s.objects.GetBytes(ctx, res.Object)
 		if err != nil {
-			return nil, fmt.Errorf("job %q: proofs object %q: %w", id, res.Object, err)
+			return nil, e.Revision(), fmt.Errorf("job %q: proofs object %q: %w", id, res.Object, err)
 		}
 		var full result
 		if err := json.Unmarshal(b, &full); err != nil {
-			return nil, fmt.Errorf("job %q: corrupt proofs object: %w", id, err)
+			return nil, e.Revision(), fmt.Errorf("job %q: proofs object %q %w: %v", id, res.Object, errIntegrity, err)
 		}
 		res.Proofs = full.Proofs
 	}
-	return &res, nil
+	want := s.secret.resultMAC(id, res.Worker, r.SpecHash, res.Proofs)
+	if !hmac.Equal(res.MAC, want) {
+		what := "its MAC is wrong"
+		if len(res.MAC) == 0 {
+			what = "it has no MAC"
+		}
+		return nil, e.Revision(), fmt.Errorf("job %q: the result stored by %q %w (%s): refused", id, res.Worker, errIntegrity, what)
+	}
+	return &res, e.Revision(), nil
 }
 
 // workerReports lists the workers' live reports.

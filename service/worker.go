@@ -41,6 +41,9 @@ type WorkerConfig struct {
 	MaxDeliveries int
 	// Queue configures the queue when the worker is the first to use it.
 	Queue QueueConfig
+	// Secret is the queue's secret: the worker authenticates each result
+	// it stores with it.
+	Secret Secret
 	// Log receives one line per job and the key setup messages.
 	Log io.Writer
 	// Metrics, when set, count the worker's jobs.
@@ -114,7 +117,7 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	st, err := openStore(ctx, nc, cfg.Queue)
+	st, err := openStore(ctx, nc, cfg.Queue, cfg.Secret)
 	if err != nil {
 		return nil, err
 	}
@@ -341,8 +344,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		w.cfg.Metrics.job(pb.JobState_JOB_STATE_FAILED)
 		_ = msg.Ack()
 	}
-	// A worker that stored the result and died before acknowledging.
-	if res, err := w.st.result(bg, id); err == nil && res != nil {
+	// A worker that stored the result and died before acknowledging. (A
+	// result that fails its integrity check is not one: the job runs,
+	// and its result replaces it.)
+	if res, _, err := w.st.result(bg, r); err == nil && res != nil {
 		w.finish(bg, id, res)
 		_ = msg.Ack()
 		return
@@ -510,7 +515,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		fail(err)
 		return
 	}
-	res, err := w.st.storeResult(bg, id, w.cfg.Name, proofs)
+	res, err := w.st.storeResult(bg, r, w.cfg.Name, proofs)
 	if err != nil {
 		// Not stored: another worker will run it again.
 		logf("%v; handed back", err)
