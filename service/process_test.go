@@ -54,6 +54,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if clusterReport != "" {
+		fmt.Println(clusterReport)
+	}
 	if code == 0 {
 		// Every server, worker and watch a test started is gone with it.
 		http.DefaultClient.CloseIdleConnections()

@@ -5,14 +5,20 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"connectrpc.com/connect"
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
 )
 
 // metricValue reads one series from the harness's /metrics.
@@ -190,4 +196,121 @@ func testSpecHash(t *testing.T, h *harness, id string) string {
 		t.Fatal(err)
 	}
 	return r.SpecHash
+}
+
+// flakyKV fails its first Gets and Updates with a timeout, as a NATS
+// cluster electing a stream's leader does.
+type flakyKV struct {
+	jetstream.KeyValue
+	gets, updates atomic.Int32
+}
+
+func (f *flakyKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
+	if f.gets.Add(-1) >= 0 {
+		return nil, nats.ErrTimeout
+	}
+	return f.KeyValue.Get(ctx, key)
+}
+
+func (f *flakyKV) Update(ctx context.Context, key string, value []byte, rev uint64) (uint64, error) {
+	if f.updates.Add(-1) >= 0 {
+		return 0, nats.ErrTimeout
+	}
+	return f.KeyValue.Update(ctx, key, value, rev)
+}
+
+// A worker whose reads and writes of the jobs' records time out a few
+// times (a leader election) tries them again: the job is neither dropped
+// nor acknowledged unended, and completes.
+func TestAWorkerRidesOutRecordsUnreachableForAWhile(t *testing.T) {
+	h := newHarness(t, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	nc, err := Connect("", h.ns, h.secret, "flaky-worker")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := NewWorker(ctx, WorkerConfig{Conn: nc, Name: "w1", Runner: h.engineRunner(), Secret: h.secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	flaky := &flakyKV{KeyValue: w.st.jobs}
+	flaky.gets.Store(3)
+	flaky.updates.Store(3)
+	w.st.jobs = flaky
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := w.Run(ctx); err != nil {
+			t.Error(err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done; nc.Close() })
+	id := h.submit(testSpec(6), 0)
+	actx, acancel := context.WithTimeout(ctx, 2*time.Minute)
+	defer acancel()
+	res, err := awaitCtx(actx, h.client, id)
+	if err != nil {
+		t.Fatalf("job %s: %v", id, err)
+	}
+	verifyProofs(t, h.keys, testSpec(6), res.Proofs)
+	if flaky.gets.Load() >= 0 || flaky.updates.Load() >= 0 {
+		t.Errorf("the faults were not all met: %d gets, %d updates left", flaky.gets.Load(), flaky.updates.Load())
+	}
+}
+
+// awaitCtx is awaitJob within ctx.
+func awaitCtx(ctx context.Context, cl prooflanev1connect.ProverServiceClient, id string) (*pb.AwaitResponse, error) {
+	stream, err := cl.Await(ctx, connect.NewRequest(&pb.AwaitRequest{JobId: id}))
+	if err != nil {
+		return nil, err
+	}
+	defer stream.Close()
+	var last *pb.AwaitResponse
+	for stream.Receive() {
+		last = stream.Msg()
+	}
+	return last, stream.Err()
+}
+
+// deadWatchKV's watches never deliver: a watch whose consumer went away
+// with its server.
+type deadWatchKV struct{ jetstream.KeyValue }
+
+type deadWatch struct{ c chan jetstream.KeyValueEntry }
+
+func (d deadWatch) Updates() <-chan jetstream.KeyValueEntry { return d.c }
+func (d deadWatch) Stop() error                             { return nil }
+
+func (deadWatchKV) Watch(context.Context, string, ...jetstream.WatchOpt) (jetstream.KeyWatcher, error) {
+	return deadWatch{make(chan jetstream.KeyValueEntry)}, nil
+}
+
+// Await does not depend on its watch alone: with a watch that never
+// delivers, it still ends with the job's proofs.
+func TestAwaitEndsWhenItsWatchFallsSilent(t *testing.T) {
+	defer func(old time.Duration) { awaitPoll = old }(awaitPoll)
+	awaitPoll = 100 * time.Millisecond
+	h := newHarness(t, "")
+	nc, err := Connect("", h.ns, h.secret, "silent-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	srv, err := NewServer(context.Background(), nc, ServerConfig{Secret: h.secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.st.jobs = deadWatchKV{srv.st.jobs}
+	hs := httptest.NewServer(srv.Handler())
+	defer hs.Close()
+	cl := prooflanev1connect.NewProverServiceClient(hs.Client(), hs.URL)
+	h.start(WorkerConfig{Name: "w1"})
+	id := h.submit(testSpec(8), 0)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	res, err := awaitCtx(ctx, cl, id)
+	if err != nil {
+		t.Fatalf("job %s: %v", id, err)
+	}
+	verifyProofs(t, h.keys, testSpec(8), res.Proofs)
 }

@@ -250,6 +250,10 @@ func isKeyExists(err error) bool {
 	return isWrongSequence(err) || strings.Contains(err.Error(), "key exists")
 }
 
+// awaitPoll is how often Await reads the record besides watching it. A
+// variable for the tests.
+var awaitPoll = 5 * time.Second
+
 // Await implements the API: a message on every change of the job's
 // record, the last with the proofs; a failed or cancelled job ends the
 // stream with an error saying so.
@@ -268,9 +272,11 @@ func (s *Server) Await(ctx context.Context, req *connect.Request[pb.AwaitRequest
 		return storeError(err)
 	}
 	defer watch.Stop()
+	poll := time.NewTicker(awaitPoll)
+	defer poll.Stop()
 	var last []byte
 	for {
-		var e interface{ Value() []byte }
+		var value []byte
 		select {
 		case <-ctx.Done():
 			return connect.NewError(connect.CodeCanceled, ctx.Err())
@@ -281,10 +287,18 @@ func (s *Server) Await(ctx context.Context, req *connect.Request[pb.AwaitRequest
 			if u == nil {
 				continue // the end of the current values
 			}
-			e = u
+			value = u.Value()
+		case <-poll.C:
+			// A watch whose consumer went with its server (a NATS cluster's)
+			// may stay silent: the record is read again now and then.
+			r, _, err := s.st.get(ctx, id)
+			if err != nil {
+				continue
+			}
+			value, _ = json.Marshal(r)
 		}
 		var r record
-		if err := json.Unmarshal(e.Value(), &r); err != nil {
+		if err := json.Unmarshal(value, &r); err != nil {
 			return connect.NewError(connect.CodeInternal, fmt.Errorf("job %q: corrupt record: %w", id, err))
 		}
 		st := r.status()

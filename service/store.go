@@ -1,6 +1,7 @@
 package service
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/rand"
@@ -376,11 +377,54 @@ func opContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(ctx, opTimeout)
 }
 
-// get reads a job's record and its revision.
-func (s *store) get(ctx context.Context, id string) (*record, uint64, error) {
+// attemptTimeout bounds one attempt of an operation that retry repeats.
+const attemptTimeout = 5 * time.Second
+
+// retry runs op until it succeeds or fails otherwise than by the queue
+// being unreachable for a while (a NATS cluster electing a stream's
+// leader, the connection moving to another server), each attempt within
+// attemptTimeout, all within ctx (opTimeout when it has no deadline).
+func retry(ctx context.Context, op func(ctx context.Context) error) error {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
-	e, err := s.jobs.Get(ctx, id)
+	for {
+		actx, acancel := context.WithTimeout(ctx, attemptTimeout)
+		err := op(actx)
+		acancel()
+		if err == nil || !unreachable(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}
+
+// unreachable reports an error of the queue's servers not answering now,
+// as opposed to one about the request.
+func unreachable(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		return apiErr.Code == 503 || apiErr.Code == 408
+	}
+	for _, e := range []error{context.DeadlineExceeded, nats.ErrTimeout, nats.ErrNoResponders, jetstream.ErrNoStreamResponse,
+		nats.ErrConnectionReconnecting, nats.ErrDisconnected, nats.ErrConnectionDraining} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// get reads a job's record and its revision.
+func (s *store) get(ctx context.Context, id string) (*record, uint64, error) {
+	var e jetstream.KeyValueEntry
+	err := retry(ctx, func(ctx context.Context) (err error) {
+		e, err = s.jobs.Get(ctx, id)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, fmt.Errorf("job %q: %w", id, errNoJob)
 	}
@@ -396,11 +440,19 @@ func (s *store) get(ctx context.Context, id string) (*record, uint64, error) {
 
 // update changes a job's record with f, retrying on a concurrent change;
 // f returns false to leave it as it is. It returns the record as it is.
+// A write whose answer was lost (a NATS cluster changing leaders) and
+// that landed is not made twice: the record read back is the one written.
 func (s *store) update(ctx context.Context, id string, f func(r *record) bool) (*record, error) {
+	var tried []byte
 	for {
 		r, rev, err := s.get(ctx, id)
 		if err != nil {
 			return nil, err
+		}
+		if tried != nil {
+			if now, err := json.Marshal(r); err == nil && bytes.Equal(now, tried) {
+				return r, nil
+			}
 		}
 		if !f(r) {
 			return r, nil
@@ -409,15 +461,17 @@ func (s *store) update(ctx context.Context, id string, f func(r *record) bool) (
 		if err != nil {
 			return nil, err
 		}
-		uctx, cancel := opContext(ctx)
-		_, err = s.jobs.Update(uctx, id, b, rev)
-		cancel()
+		err = retry(ctx, func(ctx context.Context) error {
+			_, err := s.jobs.Update(ctx, id, b, rev)
+			return err
+		})
 		if err == nil {
 			return r, nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) && !isWrongSequence(err) {
 			return nil, fmt.Errorf("job %q: update: %w", id, err)
 		}
+		tried = b
 	}
 }
 
@@ -445,9 +499,11 @@ func (s *store) spec(ctx context.Context, r *record) (Spec, error) {
 // publish puts a job on its lane; a second publish of the same id within
 // the dedup window is dropped by the stream.
 func (s *store) publish(ctx context.Context, r *record) error {
-	ctx, cancel := opContext(ctx)
-	defer cancel()
-	if _, err := s.js.Publish(ctx, queueSubject+LaneName(r.Priority), []byte(r.ID), jetstream.WithMsgID(r.ID)); err != nil {
+	err := retry(ctx, func(ctx context.Context) error {
+		_, err := s.js.Publish(ctx, queueSubject+LaneName(r.Priority), []byte(r.ID), jetstream.WithMsgID(r.ID))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("job %q: queue: %w", r.ID, err)
 	}
 	_ = s.nc.Publish(notifySubject, nil)
@@ -457,9 +513,11 @@ func (s *store) publish(ctx context.Context, r *record) error {
 // indexSubmit appends a job to the submissions List reads (a second
 // append of the same id within the dedup window is dropped).
 func (s *store) indexSubmit(ctx context.Context, id string) error {
-	ctx, cancel := opContext(ctx)
-	defer cancel()
-	if _, err := s.js.Publish(ctx, submitsSubject, []byte(id), jetstream.WithMsgID(id)); err != nil {
+	err := retry(ctx, func(ctx context.Context) error {
+		_, err := s.js.Publish(ctx, submitsSubject, []byte(id), jetstream.WithMsgID(id))
+		return err
+	})
+	if err != nil {
 		return fmt.Errorf("job %q: index: %w", id, err)
 	}
 	return nil
@@ -531,7 +589,10 @@ func (s *store) storeResult(ctx context.Context, r *record, worker string, proof
 		res.Object = obj
 	}
 	for {
-		_, err := s.results.Create(ctx, id, b)
+		err := retry(ctx, func(ctx context.Context) error {
+			_, err := s.results.Create(ctx, id, b)
+			return err
+		})
 		if err == nil {
 			return res, nil
 		}
@@ -540,7 +601,7 @@ func (s *store) storeResult(ctx context.Context, r *record, worker string, proof
 		}
 		old, rev, err := s.result(ctx, r)
 		if err == nil && old != nil {
-			if res.Object != "" {
+			if res.Object != "" && old.Object != res.Object {
 				_ = s.objects.Delete(ctx, res.Object)
 			}
 			return old, nil
@@ -566,7 +627,11 @@ func (s *store) result(ctx context.Context, r *record) (*result, uint64, error) 
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	id := r.ID
-	e, err := s.results.Get(ctx, id)
+	var e jetstream.KeyValueEntry
+	err := retry(ctx, func(ctx context.Context) (err error) {
+		e, err = s.results.Get(ctx, id)
+		return err
+	})
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
 		return nil, 0, nil
 	}

@@ -322,10 +322,21 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	if md, err := msg.Metadata(); err == nil {
 		deliveries = int(md.NumDelivered)
 	}
+	// Whatever could not be written to the queue's state (it stayed
+	// unreachable through retry's attempts) leaves the job to a later
+	// delivery: never acknowledged, so never lost.
+	retryLater := func(err error) {
+		logf("%v; handed back", err)
+		_ = msg.NakWithDelay(time.Second)
+	}
 	r, _, err := w.st.get(bg, id)
-	if err != nil {
+	if errors.Is(err, errNoJob) {
 		logf("%v; dropped", err)
 		_ = msg.Term()
+		return
+	}
+	if err != nil {
+		retryLater(err)
 		return
 	}
 	if r.terminal() {
@@ -334,13 +345,17 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	fail := func(cause error) {
 		logf("failed: %v", cause)
-		_, _ = w.st.update(bg, id, func(r *record) bool {
+		_, err := w.st.update(bg, id, func(r *record) bool {
 			if r.terminal() {
 				return false
 			}
 			r.State, r.Error, r.Finished = pb.JobState_JOB_STATE_FAILED, cause.Error(), time.Now().UnixMilli()
 			return true
 		})
+		if err != nil {
+			retryLater(err)
+			return
+		}
 		w.cfg.Metrics.job(pb.JobState_JOB_STATE_FAILED)
 		_ = msg.Ack()
 	}
@@ -348,7 +363,10 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	// result that fails its integrity check is not one: the job runs,
 	// and its result replaces it.)
 	if res, _, err := w.st.result(bg, r); err == nil && res != nil {
-		w.finish(bg, id, res)
+		if err := w.finish(bg, id, res); err != nil {
+			retryLater(err)
+			return
+		}
 		_ = msg.Ack()
 		return
 	}
@@ -435,7 +453,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		r.State, r.Worker, r.Deliveries, r.Estimate, r.DeviceEstimate, r.Error = pb.JobState_JOB_STATE_ADMITTING, w.cfg.Name, deliveries, est.Host, est.Device, ""
 		return true
 	})
-	if err != nil || r.terminal() {
+	if err != nil {
+		retryLater(err)
+		return
+	}
+	if r.terminal() {
 		_ = msg.Ack()
 		return
 	}
@@ -492,7 +514,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		r.State, r.Started, r.StartSeq = pb.JobState_JOB_STATE_RUNNING, time.Now().UnixMilli(), seq
 		return true
 	})
-	if err != nil || r.terminal() {
+	if err != nil {
+		retryLater(err)
+		return
+	}
+	if r.terminal() {
 		_ = msg.Ack()
 		return
 	}
@@ -518,11 +544,14 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	res, err := w.st.storeResult(bg, r, w.cfg.Name, proofs)
 	if err != nil {
 		// Not stored: another worker will run it again.
-		logf("%v; handed back", err)
-		_ = msg.Nak()
+		retryLater(err)
 		return
 	}
-	w.finish(bg, id, res)
+	if err := w.finish(bg, id, res); err != nil {
+		// Stored, not marked done: the next delivery finds the result.
+		retryLater(err)
+		return
+	}
 	_ = msg.Ack()
 	if res.Worker == w.cfg.Name {
 		w.cfg.Metrics.job(pb.JobState_JOB_STATE_DONE)
@@ -575,8 +604,8 @@ func (w *Worker) handBackJob(bg context.Context, msg jetstream.Msg, id string) {
 }
 
 // finish marks a job done with the result that stands.
-func (w *Worker) finish(ctx context.Context, id string, res *result) {
-	_, _ = w.st.update(ctx, id, func(r *record) bool {
+func (w *Worker) finish(ctx context.Context, id string, res *result) error {
+	_, err := w.st.update(ctx, id, func(r *record) bool {
 		if r.terminal() {
 			return false
 		}
@@ -586,6 +615,7 @@ func (w *Worker) finish(ctx context.Context, id string, res *result) {
 		}
 		return true
 	})
+	return err
 }
 
 func (w *Worker) countRunning(d int) {
