@@ -301,10 +301,13 @@ func openStoreCtx(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, 
 // MaxReplicas bounds QueueConfig.Replicas (JetStream's own limit).
 const MaxReplicas = 5
 
-// JetStream's errors for a stream it cannot place on enough servers.
+// JetStream's error codes: a stream it cannot place on enough servers
+// (no peers, insufficient resources), and its system being unavailable
+// for now (a cluster without a leader).
 const (
 	jsErrClusterNoPeers        jetstream.ErrorCode = 10005
 	jsErrInsufficientResources jetstream.ErrorCode = 10023
+	jsErrClusterNotAvailable   jetstream.ErrorCode = 10008
 )
 
 // queueReplicas is the number of copies of the stores this process
@@ -407,7 +410,7 @@ func retry(ctx context.Context, op func(ctx context.Context) error) error {
 func unreachable(err error) bool {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
-		return apiErr.Code == 503 || apiErr.Code == 408
+		return apiErr.ErrorCode == jsErrClusterNotAvailable || apiErr.Code == 408
 	}
 	for _, e := range []error{context.DeadlineExceeded, nats.ErrTimeout, nats.ErrNoResponders, jetstream.ErrNoStreamResponse,
 		nats.ErrConnectionReconnecting, nats.ErrDisconnected, nats.ErrConnectionDraining} {

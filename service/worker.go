@@ -577,13 +577,17 @@ func (w *Worker) endCancelled(bg context.Context, msg jetstream.Msg, id string, 
 		})
 		_ = msg.Nak()
 	default:
-		_, _ = w.st.update(bg, id, func(r *record) bool {
+		_, err := w.st.update(bg, id, func(r *record) bool {
 			if r.terminal() {
 				return false
 			}
 			r.State, r.Error, r.Finished = pb.JobState_JOB_STATE_FAILED, fmt.Sprintf("job %q: %v", id, cause), time.Now().UnixMilli()
 			return true
 		})
+		if err != nil { // not recorded: a later delivery ends it
+			_ = msg.NakWithDelay(time.Second)
+			return
+		}
 		_ = msg.Ack()
 	}
 }
