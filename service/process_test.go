@@ -526,3 +526,38 @@ func TestAwaitOutRefusesAForgedResultAndWritesNothing(t *testing.T) {
 		}
 	}
 }
+
+// `prooflane status` lists the newest jobs first and prints the token of
+// the older ones' page.
+func TestStatusListsTheNewestJobsFirstAndPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	p := startProc(t, "serve", "--workers", "0", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--nats-listen", "none")
+	api := p.awaitURL(t, "http")
+	ids, _ := submitJobs(t, prooflanev1connect.NewProverServiceClient(http.DefaultClient, api), 1, 3)
+	status := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(binary, append([]string{"status", "--addr", api, "--limit", "2"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("status %v: %v", args, err)
+		}
+		return string(out)
+	}
+	jobLines := regexp.MustCompile(`(?m)^job (\S+) `)
+	listed := func(out string) (got []string) {
+		for _, m := range jobLines.FindAllStringSubmatch(out, -1) {
+			got = append(got, m[1])
+		}
+		return got
+	}
+	first := status()
+	m := regexp.MustCompile(`(?m)^older jobs: --page-token (\d+)$`).FindStringSubmatch(first)
+	if got := listed(first); len(got) != 2 || got[0] != ids[2] || got[1] != ids[1] || m == nil {
+		t.Fatalf("status --limit 2:\n%s\nwant %s and %s, then a page token", first, ids[2], ids[1])
+	}
+	second := status("--page-token", m[1])
+	if got := listed(second); len(got) != 1 || got[0] != ids[0] || strings.Contains(second, "older jobs") {
+		t.Errorf("status --page-token %s:\n%s\nwant %s alone", m[1], second, ids[0])
+	}
+}
