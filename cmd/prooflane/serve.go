@@ -354,17 +354,17 @@ type queue struct {
 func (q *queueFlags) open(stderr io.Writer) (*queue, error) {
 	out := &queue{url: q.natsURL}
 	var err error
+	if q.natsURL == "" || q.secretFile == "" {
+		if err := os.MkdirAll(q.data, 0o700); err != nil {
+			return nil, fmt.Errorf("--data: %w", err)
+		}
+	}
 	if q.secretFile != "" {
 		if out.secret, err = service.ReadSecret(q.secretFile); err != nil {
 			return nil, fmt.Errorf("--nats-secret: %w", err)
 		}
-	} else {
-		if err := os.MkdirAll(q.data, 0o700); err != nil {
-			return nil, fmt.Errorf("--data: %w", err)
-		}
-		if out.secret, _, err = service.LoadOrCreateSecret(q.data); err != nil {
-			return nil, fmt.Errorf("--data: %w", err)
-		}
+	} else if out.secret, _, err = service.LoadOrCreateSecret(q.data); err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
 	}
 	if q.natsURL == "" {
 		if out.embedded, err = startEmbedded(q.natsListen, q.data, out.secret, q.syncAlways); err != nil {
