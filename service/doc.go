@@ -19,6 +19,11 @@
 //     has ended, and a worker that stops heartbeating loses it to another.
 //     A job id has exactly one result: the first worker to finish stores
 //     it with a key-value create; later finishers find it and drop theirs.
+//   - Serve and its workers share the queue's Secret (API clients need
+//     only the token): it is their NATS credential (an nkey user derived
+//     from it) and the key of each result's HMAC, which a worker writes
+//     with the result and Await checks; a result without the right one
+//     is refused (data_loss), and a worker replaces it with its own.
 //   - A Runner is all a worker knows of proving: EngineRunner drives every
 //     registered family through family.Prover, keeps keys and engines
 //     loaded, and checks each proof once before it leaves the worker:
@@ -29,5 +34,7 @@
 //
 // NATS is embedded (StartNATS) for one machine, or external (Connect) for
 // many; the streams, buckets and consumers are created by the first
-// process that finds them missing.
+// process that finds them missing, with QueueConfig.Replicas copies on a
+// cluster. Operations on the queue's state are tried again while its
+// servers do not answer (a cluster electing a leader), within a bound.
 package service

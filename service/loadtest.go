@@ -53,7 +53,11 @@ type LocalConfig struct {
 
 // StartLocal starts a Local service.
 func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
-	ns, err := StartNATS(NATSConfig{DataDir: cfg.DataDir, Port: -1})
+	secret, err := NewSecret()
+	if err != nil {
+		return nil, err
+	}
+	ns, err := StartNATS(NATSConfig{DataDir: cfg.DataDir, Port: -1, Secret: secret})
 	if err != nil {
 		return nil, err
 	}
@@ -62,12 +66,12 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 		l.Close()
 		return nil, err
 	}
-	nc, err := Connect("", ns, "", "local-server")
+	nc, err := Connect("", ns, secret, "local-server")
 	if err != nil {
 		return fail(err)
 	}
 	l.conns = append(l.conns, nc)
-	srv, err := NewServer(ctx, nc, ServerConfig{Metrics: cfg.Metrics})
+	srv, err := NewServer(ctx, nc, ServerConfig{Metrics: cfg.Metrics, Secret: secret})
 	if err != nil {
 		return fail(err)
 	}
@@ -78,12 +82,12 @@ func StartLocal(ctx context.Context, cfg LocalConfig) (*Local, error) {
 	l.be = be
 	l.runner = &EngineRunner{KeysDir: cfg.KeysDir, Backend: be, Log: cfg.Log, Metrics: cfg.Metrics}
 	cfg.Metrics.ObserveResident(l.runner.ResidentBytes)
-	wnc, err := Connect("", ns, "", "local-worker")
+	wnc, err := Connect("", ns, secret, "local-worker")
 	if err != nil {
 		return fail(err)
 	}
 	l.conns = append(l.conns, wnc)
-	w, err := NewWorker(ctx, WorkerConfig{Conn: wnc, Runner: l.runner, Slots: cfg.Slots, Log: cfg.Log, Metrics: cfg.Metrics, Name: "local"})
+	w, err := NewWorker(ctx, WorkerConfig{Conn: wnc, Runner: l.runner, Slots: cfg.Slots, Log: cfg.Log, Metrics: cfg.Metrics, Name: "local", Secret: secret})
 	if err != nil {
 		return fail(err)
 	}

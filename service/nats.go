@@ -18,8 +18,9 @@ type NATSConfig struct {
 	Port int
 	// DataDir holds the JetStream store (DataDir/jetstream).
 	DataDir string
-	// Token, when set, is required of every NATS client.
-	Token string
+	// Secret is the queue's secret: every NATS client must prove it
+	// (Connect with the same secret), on loopback too.
+	Secret Secret
 	// SyncAlways writes every message to disk before it is acknowledged
 	// (survives a power cut, not only a killed process; slower).
 	SyncAlways bool
@@ -30,10 +31,14 @@ func StartNATS(cfg NATSConfig) (*server.Server, error) {
 	if cfg.DataDir == "" {
 		return nil, errors.New("nats: a data directory is required")
 	}
+	user, err := cfg.Secret.NATSUser()
+	if err != nil {
+		return nil, fmt.Errorf("nats: %w", err)
+	}
 	opts := &server.Options{
 		ServerName: "prooflane", Host: cfg.Host, Port: cfg.Port, JetStream: true,
 		StoreDir: filepath.Join(cfg.DataDir, "jetstream"), NoSigs: true, NoLog: true,
-		Authorization: cfg.Token, SyncAlways: cfg.SyncAlways, MaxPayload: 1 << 20,
+		Nkeys: []*server.NkeyUser{{Nkey: user}}, SyncAlways: cfg.SyncAlways, MaxPayload: 1 << 20,
 	}
 	if cfg.Port == 0 {
 		opts.Port = server.RANDOM_PORT
@@ -53,15 +58,19 @@ func StartNATS(cfg NATSConfig) (*server.Server, error) {
 	return ns, nil
 }
 
-// Connect connects to NATS at url (or to ns in process when ns is set);
-// once connected it reconnects for ever, so a restarted server is picked
-// up again. A server that cannot be reached or refuses the token is an
-// error at once.
-func Connect(url string, ns *server.Server, token, name string) (*nats.Conn, error) {
-	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
-	if token != "" {
-		opts = append(opts, nats.Token(token))
+// Connect connects to NATS at url (a comma-separated list for a cluster;
+// or to ns in process when ns is set) as the secret's nkey user; once
+// connected it reconnects for ever, so a restarted server (or another of
+// the cluster) is picked up again. A server that cannot be reached or
+// refuses the secret is an error at once.
+func Connect(url string, ns *server.Server, secret Secret, name string) (*nats.Conn, error) {
+	kp, err := secret.natsUser()
+	if err != nil {
+		return nil, err
 	}
+	user, _ := kp.PublicKey()
+	opts := []nats.Option{nats.Name(name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond),
+		nats.Nkey(user, kp.Sign)}
 	if ns != nil {
 		opts = append(opts, nats.InProcessServer(ns))
 		url = ""

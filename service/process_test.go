@@ -9,7 +9,9 @@ import (
 	"crypto/rand"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
+	"errors"
 	"fmt"
 	"math/big"
 	"net"
@@ -27,6 +29,7 @@ import (
 
 	"connectrpc.com/connect"
 	"github.com/nats-io/nats-server/v2/server"
+	natsgo "github.com/nats-io/nats.go"
 	"go.uber.org/goleak"
 
 	"github.com/prooflane/prooflane/admission"
@@ -52,6 +55,9 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
+	if clusterReport != "" {
+		fmt.Println(clusterReport)
+	}
 	if code == 0 {
 		// Every server, worker and watch a test started is gone with it.
 		http.DefaultClient.CloseIdleConnections()
@@ -215,7 +221,7 @@ func TestFiftyJobsCompleteWhenAWorkerIsKilledMidJob(t *testing.T) {
 	_, cl := serveProc(t, dir, natsPort)
 	nats := "nats://127.0.0.1:" + strconv.Itoa(natsPort)
 	worker := func(name string) *proc {
-		return startProc(t, "worker", "--nats", nats, "--keys", keysDir, "--workers", "2", "--name", name, "--ack-wait", "2s")
+		return startProc(t, "worker", "--nats", nats, "--data", dir, "--keys", keysDir, "--workers", "2", "--name", name, "--ack-wait", "2s")
 	}
 	ids, specs := submitJobs(t, cl, 1000, 50)
 	victim := worker("victim")
@@ -261,7 +267,7 @@ func TestServeKilledAndRestartedLosesNoAcceptedJob(t *testing.T) {
 	_, specs := submitJobs(t, cl, 2000, 10)
 	serve.kill(t)
 	_, cl = serveProc(t, dir, natsPort)
-	startProc(t, "worker", "--nats", "nats://127.0.0.1:"+strconv.Itoa(natsPort), "--keys", keysDir, "--workers", "2")
+	startProc(t, "worker", "--nats", "nats://127.0.0.1:"+strconv.Itoa(natsPort), "--data", dir, "--keys", keysDir, "--workers", "2")
 	for id, spec := range specs {
 		res := awaitJobOf(t, cl, id)
 		verifyProofs(t, keysDir, spec, res.Proofs)
@@ -351,15 +357,17 @@ func TestServeOverTLSWithATokenServesOnlyTheTokensHolder(t *testing.T) {
 }
 
 // serve --nats joins a NATS server it does not own (here one this test
-// runs): the queue's streams are made there, and its worker proves.
+// runs, its one user the secret's nkey): the queue's streams are made
+// there, and its worker proves.
 func TestServeOnAnExternalNATS(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	ns := natsWithToken(t, "nats-secret")
+	secret, secretFile := secretFileOf(t)
+	ns := natsWithSecret(t, secret)
 	keysDir := t.TempDir()
-	p := startProcEnv(t, []string{"PROOFLANE_TOKEN=nats-secret"}, "serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--keys", keysDir, "--data", t.TempDir())
-	cl := prooflanev1connect.NewProverServiceClient(&http.Client{Transport: bearer("nats-secret")}, p.awaitURL(t, "http"))
+	p := startProc(t, "serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--nats-secret", secretFile, "--keys", keysDir, "--data", t.TempDir())
+	cl := prooflanev1connect.NewProverServiceClient(http.DefaultClient, p.awaitURL(t, "http"))
 	spec := testSpec(77)
 	resp, err := cl.Submit(context.Background(), connect.NewRequest(&pb.SubmitRequest{Spec: spec}))
 	if err != nil {
@@ -367,12 +375,12 @@ func TestServeOnAnExternalNATS(t *testing.T) {
 	}
 	verifyProofs(t, keysDir, spec, awaitJobOf(t, cl, resp.Msg.JobId).Proofs)
 	// The streams are the external server's.
-	nc, err := Connect(ns.ClientURL(), nil, "nats-secret", "test")
+	nc, err := Connect(ns.ClientURL(), nil, secret, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer nc.Close()
-	st, err := openStore(context.Background(), nc, QueueConfig{})
+	st, err := openStore(context.Background(), nc, QueueConfig{}, secret)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -381,11 +389,23 @@ func TestServeOnAnExternalNATS(t *testing.T) {
 	}
 }
 
-// natsWithToken starts a NATS server of the test's own, on loopback,
-// that wants token; it is shut down when the test ends.
-func natsWithToken(t *testing.T, token string) *server.Server {
+// secretFileOf makes a secret and its file (mode 0600) in a directory of
+// the test's.
+func secretFileOf(t *testing.T) (Secret, string) {
 	t.Helper()
-	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Host: "127.0.0.1", Port: 0, Token: token})
+	dir := t.TempDir()
+	secret, path, err := LoadOrCreateSecret(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return secret, path
+}
+
+// natsWithSecret starts a NATS server of the test's own, on loopback,
+// that wants secret's nkey user; it is shut down when the test ends.
+func natsWithSecret(t *testing.T, secret Secret) *server.Server {
+	t.Helper()
+	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Host: "127.0.0.1", Port: 0, Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,21 +413,27 @@ func natsWithToken(t *testing.T, token string) *server.Server {
 	return ns
 }
 
-// A NATS server that refuses the token is an error at once, not a hang.
-func TestWrongNATSTokenIsAnErrorNotAHang(t *testing.T) {
+// A NATS server that refuses the secret is an error at once, not a hang,
+// naming the flag the secret came from.
+func TestWrongQueueSecretIsAnErrorNotAHang(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts processes")
 	}
-	ns := natsWithToken(t, "nats-secret")
-	for _, args := range [][]string{
-		{"serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--data", t.TempDir()},
-		{"worker", "--nats", ns.ClientURL()},
+	secret, _ := secretFileOf(t)
+	_, wrong := secretFileOf(t)
+	ns := natsWithSecret(t, secret)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"serve", "--addr", "127.0.0.1:0", "--nats", ns.ClientURL(), "--nats-secret", wrong, "--data", t.TempDir()}, "the server refused the queue's secret, --nats-secret"},
+		{[]string{"worker", "--nats", ns.ClientURL(), "--nats-secret", wrong}, "the queue refused the secret from --nats-secret (" + wrong + "); give serve's with --nats-secret FILE"},
+		{[]string{"worker", "--nats", ns.ClientURL(), "--data", filepath.Dir(wrong)}, "the queue refused the secret from --data (" + wrong + ")"},
 	} {
-		cmd := exec.Command(binary, args...)
-		cmd.Env = append(os.Environ(), "PROOFLANE_TOKEN=wrong")
-		out, err := cmd.CombinedOutput()
-		if err == nil || !strings.Contains(strings.ToLower(string(out)), "authorization violation") {
-			t.Errorf("%s with a wrong token: %v\n%s", args[0], err, out)
+		out, err := exec.Command(binary, c.args...).CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(strings.ToLower(string(out)), "authorization violation") || !strings.Contains(string(out), c.want) {
+			t.Errorf("%s with a wrong secret: %v\n%s\nwant exit 1, authorization violation and %q", c.args[0], err, out, c.want)
 		}
 	}
 }
@@ -468,5 +494,130 @@ func TestServeRefusesAHugeSubmitAndPreloadWithoutGrowing(t *testing.T) {
 	defer p.mu.Unlock()
 	if strings.Contains(p.log.String(), "setup") {
 		t.Errorf("serve started a setup:\n%s", p.log.String())
+	}
+}
+
+// serve's NATS takes no client without the secret serve made in its
+// --data; a worker without it is told which flag to give.
+func TestServesQueueRefusesClientsWithoutItsSecret(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	natsPort := freePort(t)
+	serveProc(t, dir, natsPort)
+	url := "nats://127.0.0.1:" + strconv.Itoa(natsPort)
+	if nc, err := natsgo.Connect(url); err == nil || !strings.Contains(strings.ToLower(err.Error()), "authorization violation") {
+		if nc != nil {
+			nc.Close()
+		}
+		t.Errorf("a client without credentials: %v, want an authorization violation", err)
+	}
+	secret, err := ReadSecret(filepath.Join(dir, SecretFile))
+	if err != nil {
+		t.Fatalf("serve's secret: %v", err)
+	}
+	nc, err := Connect(url, nil, secret, "test")
+	if err != nil {
+		t.Fatalf("a client with serve's secret: %v", err)
+	}
+	nc.Close()
+	out, err := exec.Command(binary, "worker", "--nats", url).CombinedOutput()
+	var ee *exec.ExitError
+	if !errors.As(err, &ee) || ee.ExitCode() != 2 || !strings.Contains(string(out), "the queue's secret is needed: --nats-secret FILE") {
+		t.Errorf("a worker without the secret: %v\n%s", err, out)
+	}
+}
+
+// A result in the queue that no worker of it stored (its MAC missing or
+// wrong) is refused: `prooflane await --out` exits 1 naming the job, and
+// writes nothing.
+func TestAwaitOutRefusesAForgedResultAndWritesNothing(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	dir := t.TempDir()
+	natsPort := freePort(t)
+	p := startProc(t, "serve", "--workers", "0", "--addr", "127.0.0.1:0", "--data", dir, "--nats-listen", "127.0.0.1:"+strconv.Itoa(natsPort))
+	api := p.awaitURL(t, "http")
+	cl := prooflanev1connect.NewProverServiceClient(http.DefaultClient, api)
+	secret, err := ReadSecret(filepath.Join(dir, SecretFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nc, err := Connect("nats://127.0.0.1:"+strconv.Itoa(natsPort), nil, secret, "intruder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	st, err := openStore(context.Background(), nc, QueueConfig{}, secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := NewSecret()
+	for name, mac := range map[string]func(id, specHash string) []byte{
+		"missing": func(string, string) []byte { return nil },
+		"wrong": func(id, specHash string) []byte {
+			return other.resultMAC(id, "intruder", specHash, &Output{Proofs: zeroProofs()})
+		},
+	} {
+		ids, _ := submitJobs(t, cl, 1, 1)
+		id := ids[0]
+		r, err := st.update(context.Background(), id, func(r *record) bool {
+			r.State, r.Worker = pb.JobState_JOB_STATE_DONE, "intruder"
+			return true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := json.Marshal(result{Worker: "intruder", Proofs: zeroProofs(), MAC: mac(id, r.SpecHash)})
+		if _, err := st.results.Put(context.Background(), id, b); err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "proofs")
+		cmd := exec.Command(binary, "await", "--addr", api, "--out", out, id)
+		msg, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(string(msg), `job "`+id+`": the result stored by "intruder" fails its integrity check`) {
+			t.Errorf("%s MAC: await %v\n%s\nwant exit 1 naming the job", name, err, msg)
+		}
+		if _, err := os.Lstat(out); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s MAC: --out %s: %v, want nothing written", name, out, err)
+		}
+	}
+}
+
+// `prooflane status` lists the newest jobs first and prints the token of
+// the older ones' page.
+func TestStatusListsTheNewestJobsFirstAndPages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts processes")
+	}
+	p := startProc(t, "serve", "--workers", "0", "--addr", "127.0.0.1:0", "--data", t.TempDir(), "--nats-listen", "none")
+	api := p.awaitURL(t, "http")
+	ids, _ := submitJobs(t, prooflanev1connect.NewProverServiceClient(http.DefaultClient, api), 1, 3)
+	status := func(args ...string) string {
+		t.Helper()
+		out, err := exec.Command(binary, append([]string{"status", "--addr", api, "--limit", "2"}, args...)...).Output()
+		if err != nil {
+			t.Fatalf("status %v: %v", args, err)
+		}
+		return string(out)
+	}
+	jobLines := regexp.MustCompile(`(?m)^job (\S+) `)
+	listed := func(out string) (got []string) {
+		for _, m := range jobLines.FindAllStringSubmatch(out, -1) {
+			got = append(got, m[1])
+		}
+		return got
+	}
+	first := status()
+	m := regexp.MustCompile(`(?m)^older jobs: --page-token (\d+)$`).FindStringSubmatch(first)
+	if got := listed(first); len(got) != 2 || got[0] != ids[2] || got[1] != ids[1] || m == nil {
+		t.Fatalf("status --limit 2:\n%s\nwant %s and %s, then a page token", first, ids[2], ids[1])
+	}
+	second := status("--page-token", m[1])
+	if got := listed(second); len(got) != 1 || got[0] != ids[0] || strings.Contains(second, "older jobs") {
+		t.Errorf("status --page-token %s:\n%s\nwant %s alone", m[1], second, ids[0])
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -27,6 +28,9 @@ import (
 type ServerConfig struct {
 	// Token, when set, is the bearer token every request must carry.
 	Token string
+	// Secret is the queue's secret: a result is returned only when its
+	// MAC under it is right.
+	Secret Secret
 	// Queue configures the queue when the server is the first to use it.
 	Queue QueueConfig
 	// Metrics, when set, count jobs and read the lanes' depths; served on
@@ -48,7 +52,7 @@ var _ prooflanev1connect.ProverServiceHandler = (*Server)(nil)
 
 // NewServer binds a server to the queue on nc.
 func NewServer(ctx context.Context, nc *nats.Conn, cfg ServerConfig) (*Server, error) {
-	st, err := openStore(ctx, nc, cfg.Queue)
+	st, err := openStore(ctx, nc, cfg.Queue, cfg.Secret)
 	if err != nil {
 		return nil, err
 	}
@@ -227,13 +231,13 @@ func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitReque
 		// queue: publish again (the queue drops a duplicate, and a
 		// worker ends a job already ended without running it).
 		if old.State == pb.JobState_JOB_STATE_QUEUED {
-			if err := s.st.publish(ctx, old); err != nil {
+			if err := s.enqueue(ctx, old); err != nil {
 				return nil, storeError(err)
 			}
 		}
 		return connect.NewResponse(&pb.SubmitResponse{JobId: id, Duplicate: true}), nil
 	}
-	if err := s.st.publish(ctx, r); err != nil {
+	if err := s.enqueue(ctx, r); err != nil {
 		_, _ = s.st.update(context.Background(), id, func(r *record) bool {
 			r.State, r.Error = pb.JobState_JOB_STATE_FAILED, "not queued: "+err.Error()
 			return true
@@ -244,9 +248,21 @@ func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitReque
 	return connect.NewResponse(&pb.SubmitResponse{JobId: id}), nil
 }
 
+// enqueue lists a job among the submissions and puts it on its lane.
+func (s *Server) enqueue(ctx context.Context, r *record) error {
+	if err := s.st.indexSubmit(ctx, r.ID); err != nil {
+		return err
+	}
+	return s.st.publish(ctx, r)
+}
+
 func isKeyExists(err error) bool {
 	return isWrongSequence(err) || strings.Contains(err.Error(), "key exists")
 }
+
+// awaitPoll is how often Await reads the record besides watching it. A
+// variable for the tests.
+var awaitPoll = 5 * time.Second
 
 // Await implements the API: a message on every change of the job's
 // record, the last with the proofs; a failed or cancelled job ends the
@@ -266,9 +282,11 @@ func (s *Server) Await(ctx context.Context, req *connect.Request[pb.AwaitRequest
 		return storeError(err)
 	}
 	defer watch.Stop()
+	poll := time.NewTicker(awaitPoll)
+	defer poll.Stop()
 	var last []byte
 	for {
-		var e interface{ Value() []byte }
+		var value []byte
 		select {
 		case <-ctx.Done():
 			return connect.NewError(connect.CodeCanceled, ctx.Err())
@@ -279,10 +297,18 @@ func (s *Server) Await(ctx context.Context, req *connect.Request[pb.AwaitRequest
 			if u == nil {
 				continue // the end of the current values
 			}
-			e = u
+			value = u.Value()
+		case <-poll.C:
+			// A watch whose consumer went with its server (a NATS cluster's)
+			// may stay silent: the record is read again now and then.
+			r, _, err := s.st.get(ctx, id)
+			if err != nil {
+				continue
+			}
+			value, _ = json.Marshal(r)
 		}
 		var r record
-		if err := json.Unmarshal(e.Value(), &r); err != nil {
+		if err := json.Unmarshal(value, &r); err != nil {
 			return connect.NewError(connect.CodeInternal, fmt.Errorf("job %q: corrupt record: %w", id, err))
 		}
 		st := r.status()
@@ -293,7 +319,10 @@ func (s *Server) Await(ctx context.Context, req *connect.Request[pb.AwaitRequest
 		last = sb
 		switch r.State {
 		case pb.JobState_JOB_STATE_DONE:
-			res, err := s.st.result(ctx, id)
+			res, _, err := s.st.result(ctx, &r)
+			if errors.Is(err, errIntegrity) {
+				return connect.NewError(connect.CodeDataLoss, err)
+			}
 			if err != nil {
 				return storeError(err)
 			}
@@ -324,8 +353,10 @@ func (s *Server) Cancel(ctx context.Context, req *connect.Request[pb.CancelReque
 	if err := checkJobID(id); err != nil {
 		return nil, err
 	}
+	ended := false
 	r, err := s.st.update(ctx, id, func(r *record) bool {
-		if r.terminal() {
+		ended = r.terminal()
+		if ended {
 			return false
 		}
 		r.State, r.Finished = pb.JobState_JOB_STATE_CANCELLED, time.Now().UnixMilli()
@@ -334,7 +365,7 @@ func (s *Server) Cancel(ctx context.Context, req *connect.Request[pb.CancelReque
 	if err != nil {
 		return nil, storeError(err)
 	}
-	if r.State != pb.JobState_JOB_STATE_CANCELLED {
+	if ended {
 		return nil, connect.NewError(connect.CodeFailedPrecondition, fmt.Errorf("job %q already ended: %s", id, LaneState(r.State)))
 	}
 	_ = s.st.nc.Publish(cancelSubject, []byte(id))
@@ -359,8 +390,8 @@ func (s *Server) Status(ctx context.Context, req *connect.Request[pb.StatusReque
 	return connect.NewResponse(&pb.StatusResponse{Status: r.status()}), nil
 }
 
-// List implements the API: jobs (up to limit), the lanes' depths and the
-// live workers.
+// List implements the API: jobs (up to limit, newest submitted first,
+// from page_token on), the lanes' depths and the live workers.
 func (s *Server) List(ctx context.Context, req *connect.Request[pb.ListRequest]) (*connect.Response[pb.ListResponse], error) {
 	limit := int(req.Msg.Limit)
 	if limit == 0 {
@@ -369,27 +400,29 @@ func (s *Server) List(ctx context.Context, req *connect.Request[pb.ListRequest])
 	if limit > MaxListJobs {
 		return nil, invalid(fmt.Errorf("limit %d: above the limit of %d", limit, MaxListJobs))
 	}
+	var below uint64
+	if tok := req.Msg.PageToken; tok != "" {
+		n, err := strconv.ParseUint(tok, 10, 64)
+		if err != nil || n == 0 {
+			return nil, invalid(fmt.Errorf("page_token %q: not a next_page_token of a List answer", tok))
+		}
+		below = n
+	}
 	out := &pb.ListResponse{}
 	lanes, err := s.laneDepths(ctx)
 	if err != nil {
 		return nil, storeError(err)
 	}
 	out.Lanes = lanes
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	lister, err := s.st.jobs.ListKeys(lctx)
-	if err == nil {
-		for k := range lister.Keys() {
-			if len(out.Jobs) == limit {
-				break
-			}
-			if r, _, err := s.st.get(ctx, k); err == nil {
-				out.Jobs = append(out.Jobs, r.status())
-			}
-		}
-		_ = lister.Stop()
-	} else if !errors.Is(err, jetstream.ErrNoKeysFound) {
+	jobs, next, err := s.st.listJobs(ctx, below, limit)
+	if err != nil {
 		return nil, storeError(err)
+	}
+	for _, r := range jobs {
+		out.Jobs = append(out.Jobs, r.status())
+	}
+	if next != 0 {
+		out.NextPageToken = strconv.FormatUint(next, 10)
 	}
 	reps, err := s.st.workerReports(ctx)
 	if err != nil && !errors.Is(err, jetstream.ErrNoKeysFound) {

@@ -41,6 +41,9 @@ type harness struct {
 	client prooflanev1connect.ProverServiceClient
 	url    string
 	start  func(cfg WorkerConfig) *Worker
+	// ns is the embedded NATS; secret the queue's.
+	ns     *server.Server
+	secret Secret
 	// startStoppable is start with a stop that ends the worker's Run
 	// (its jobs handed back) and waits for it.
 	startStoppable func(cfg WorkerConfig) (stop func())
@@ -50,7 +53,11 @@ func newHarness(t *testing.T, token string) *harness { return newHarnessWith(t, 
 
 func newHarnessWith(t *testing.T, token string, m *Metrics) *harness {
 	t.Helper()
-	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Port: -1})
+	secret, err := NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := StartNATS(NATSConfig{DataDir: t.TempDir(), Port: -1, Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,18 +66,18 @@ func newHarnessWith(t *testing.T, token string, m *Metrics) *harness {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	nc, err := Connect("", ns, "", "test-server")
+	nc, err := Connect("", ns, secret, "test-server")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	srv, err := NewServer(ctx, nc, ServerConfig{Token: token, Queue: q, Metrics: m})
+	srv, err := NewServer(ctx, nc, ServerConfig{Token: token, Secret: secret, Queue: q, Metrics: m})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	h := &harness{t: t, keys: t.TempDir(), url: hs.URL, srv: srv}
+	h := &harness{t: t, keys: t.TempDir(), url: hs.URL, srv: srv, ns: ns, secret: secret}
 	h.client = prooflanev1connect.NewProverServiceClient(hs.Client(), hs.URL)
 	h.start = func(cfg WorkerConfig) *Worker {
 		w, _ := h.startIn(ctx, &wg, ns, q, m, cfg)
@@ -88,7 +95,7 @@ func newHarnessWith(t *testing.T, token string, m *Metrics) *harness {
 // when its Run has returned.
 func (h *harness) startIn(ctx context.Context, wg *sync.WaitGroup, ns *server.Server, q QueueConfig, m *Metrics, cfg WorkerConfig) (*Worker, chan struct{}) {
 	t := h.t
-	wnc, err := Connect("", ns, "", "test-worker")
+	wnc, err := Connect("", ns, h.secret, "test-worker")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -102,7 +109,7 @@ func (h *harness) startIn(ctx context.Context, wg *sync.WaitGroup, ns *server.Se
 		cfg.Runner, cfg.Metrics = r, m
 		t.Cleanup(func() { r.Close(); be.Close() })
 	}
-	cfg.Conn, cfg.Queue = wnc, q
+	cfg.Conn, cfg.Queue, cfg.Secret = wnc, q, h.secret
 	w, err := NewWorker(ctx, cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -573,7 +580,7 @@ func TestLargeInputsAndProofsGoThroughTheObjectStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(e.Value()), `"object":"`+id+`.w1"`) || len(e.Value()) > inlineLimit {
+	if !strings.Contains(string(e.Value()), `"object":"`+id+`.w1.`) || len(e.Value()) > inlineLimit {
 		t.Errorf("result record %s: want a reference to the object store", e.Value())
 	}
 }

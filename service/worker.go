@@ -48,6 +48,9 @@ type WorkerConfig struct {
 	MaxDeliveries int
 	// Queue configures the queue when the worker is the first to use it.
 	Queue QueueConfig
+	// Secret is the queue's secret: the worker authenticates each result
+	// it stores with it.
+	Secret Secret
 	// Log receives one line per job and the key setup messages.
 	Log io.Writer
 	// Metrics, when set, count the worker's jobs.
@@ -129,7 +132,7 @@ func NewWorker(ctx context.Context, cfg WorkerConfig) (*Worker, error) {
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
-	st, err := openStore(ctx, nc, cfg.Queue)
+	st, err := openStore(ctx, nc, cfg.Queue, cfg.Secret)
 	if err != nil {
 		return nil, err
 	}
@@ -368,10 +371,21 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	if md, err := msg.Metadata(); err == nil {
 		deliveries = int(md.NumDelivered)
 	}
+	// Whatever could not be written to the queue's state (it stayed
+	// unreachable through retry's attempts) leaves the job to a later
+	// delivery: never acknowledged, so never lost.
+	retryLater := func(err error) {
+		logf("%v; handed back", err)
+		_ = msg.NakWithDelay(time.Second)
+	}
 	r, _, err := w.st.get(bg, id)
-	if err != nil {
+	if errors.Is(err, errNoJob) {
 		logf("%v; dropped", err)
 		_ = msg.Term()
+		return
+	}
+	if err != nil {
+		retryLater(err)
 		return
 	}
 	if r.terminal() {
@@ -380,19 +394,28 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 	}
 	fail := func(cause error) {
 		logf("failed: %v", cause)
-		_, _ = w.st.update(bg, id, func(r *record) bool {
+		_, err := w.st.update(bg, id, func(r *record) bool {
 			if r.terminal() {
 				return false
 			}
 			r.State, r.Error, r.Finished = pb.JobState_JOB_STATE_FAILED, cause.Error(), time.Now().UnixMilli()
 			return true
 		})
+		if err != nil {
+			retryLater(err)
+			return
+		}
 		w.cfg.Metrics.job(pb.JobState_JOB_STATE_FAILED)
 		_ = msg.Ack()
 	}
-	// A worker that stored the result and died before acknowledging.
-	if res, err := w.st.result(bg, id); err == nil && res != nil {
-		w.finish(bg, id, res)
+	// A worker that stored the result and died before acknowledging. (A
+	// result that fails its integrity check is not one: the job runs,
+	// and its result replaces it.)
+	if res, _, err := w.st.result(bg, r); err == nil && res != nil {
+		if err := w.finish(bg, id, res); err != nil {
+			retryLater(err)
+			return
+		}
 		_ = msg.Ack()
 		return
 	}
@@ -475,7 +498,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		r.State, r.Worker, r.Deliveries, r.Estimate, r.DeviceEstimate, r.Error = pb.JobState_JOB_STATE_ADMITTING, w.cfg.Name, deliveries, est.Host, est.Device, ""
 		return true
 	})
-	if err != nil || r.terminal() {
+	if err != nil {
+		retryLater(err)
+		return
+	}
+	if r.terminal() {
 		_ = msg.Ack()
 		return
 	}
@@ -532,7 +559,11 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		r.State, r.Started, r.StartSeq = pb.JobState_JOB_STATE_RUNNING, time.Now().UnixMilli(), seq
 		return true
 	})
-	if err != nil || r.terminal() {
+	if err != nil {
+		retryLater(err)
+		return
+	}
+	if r.terminal() {
 		_ = msg.Ack()
 		return
 	}
@@ -555,14 +586,17 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		fail(err)
 		return
 	}
-	res, err := w.st.storeResult(bg, id, w.cfg.Name, output)
+	res, err := w.st.storeResult(bg, r, w.cfg.Name, output)
 	if err != nil {
 		// Not stored: another worker will run it again.
-		logf("%v; handed back", err)
-		_ = msg.Nak()
+		retryLater(err)
 		return
 	}
-	w.finish(bg, id, res)
+	if err := w.finish(bg, id, res); err != nil {
+		// Stored, not marked done: the next delivery finds the result.
+		retryLater(err)
+		return
+	}
 	_ = msg.Ack()
 	if res.Worker == w.cfg.Name {
 		w.cfg.Metrics.job(pb.JobState_JOB_STATE_DONE)
@@ -597,13 +631,17 @@ func (w *Worker) endCancelled(bg context.Context, msg jetstream.Msg, id string, 
 		})
 		_ = msg.Nak()
 	default:
-		_, _ = w.st.update(bg, id, func(r *record) bool {
+		_, err := w.st.update(bg, id, func(r *record) bool {
 			if r.terminal() {
 				return false
 			}
 			r.State, r.Error, r.Finished = pb.JobState_JOB_STATE_FAILED, fmt.Sprintf("job %q: %v", id, cause), time.Now().UnixMilli()
 			return true
 		})
+		if err != nil { // not recorded: a later delivery ends it
+			_ = msg.NakWithDelay(time.Second)
+			return
+		}
 		_ = msg.Ack()
 	}
 }
@@ -624,8 +662,8 @@ func (w *Worker) handBackJob(bg context.Context, msg jetstream.Msg, id string) {
 }
 
 // finish marks a job done with the result that stands.
-func (w *Worker) finish(ctx context.Context, id string, res *result) {
-	_, _ = w.st.update(ctx, id, func(r *record) bool {
+func (w *Worker) finish(ctx context.Context, id string, res *result) error {
+	_, err := w.st.update(ctx, id, func(r *record) bool {
 		if r.terminal() {
 			return false
 		}
@@ -635,6 +673,7 @@ func (w *Worker) finish(ctx context.Context, id string, res *result) {
 		}
 		return true
 	})
+	return err
 }
 
 func (w *Worker) countRunning(d int) {

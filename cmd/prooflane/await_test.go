@@ -36,7 +36,11 @@ func (s swappingRunner) Run(ctx context.Context, spec service.Spec, onEvent func
 // API's URL. Everything stops when the test ends.
 func testService(t *testing.T, keysDir string, wrap func(service.Runner) service.Runner) string {
 	t.Helper()
-	ns, err := service.StartNATS(service.NATSConfig{DataDir: t.TempDir(), Port: -1})
+	secret, err := service.NewSecret()
+	if err != nil {
+		t.Fatal(err)
+	}
+	ns, err := service.StartNATS(service.NATSConfig{DataDir: t.TempDir(), Port: -1, Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,22 +60,22 @@ func testService(t *testing.T, keysDir string, wrap func(service.Runner) service
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	t.Cleanup(func() { cancel(); wg.Wait() })
-	nc, err := service.Connect("", ns, "", "test-server")
+	nc, err := service.Connect("", ns, secret, "test-server")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(nc.Close)
-	srv, err := service.NewServer(ctx, nc, service.ServerConfig{Queue: q})
+	srv, err := service.NewServer(ctx, nc, service.ServerConfig{Queue: q, Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	wnc, err := service.Connect("", ns, "", "test-worker")
+	wnc, err := service.Connect("", ns, secret, "test-worker")
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := service.NewWorker(ctx, service.WorkerConfig{Conn: wnc, Runner: r, Queue: q, Name: "w1"})
+	w, err := service.NewWorker(ctx, service.WorkerConfig{Conn: wnc, Runner: r, Queue: q, Name: "w1", Secret: secret})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -238,7 +238,8 @@ func runStatus(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("status", "[JOB_ID]", stderr)
 	var cf clientFlags
 	cf.register(fs)
-	limit := fs.Int("limit", 100, "jobs listed without a job id")
+	limit := fs.Int("limit", 100, "jobs listed without a job id, the newest submitted first")
+	page := fs.String("page-token", "", "list the jobs older than a previous listing's last (the token it printed)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -262,7 +263,7 @@ func runStatus(args []string, stdout, stderr io.Writer) error {
 		cf.print(stdout, resp.Msg.Status, func() { printJob(stdout, resp.Msg.Status) })
 		return nil
 	}
-	resp, err := cl.List(ctx, connect.NewRequest(&pb.ListRequest{Limit: uint32(*limit)}))
+	resp, err := cl.List(ctx, connect.NewRequest(&pb.ListRequest{Limit: uint32(*limit), PageToken: *page}))
 	if err != nil {
 		return rpcError("status", err)
 	}
@@ -275,6 +276,9 @@ func runStatus(args []string, stdout, stderr io.Writer) error {
 		}
 		for _, j := range resp.Msg.Jobs {
 			printJob(stdout, j)
+		}
+		if resp.Msg.NextPageToken != "" {
+			fmt.Fprintf(stdout, "older jobs: --page-token %s\n", resp.Msg.NextPageToken)
 		}
 	})
 	return nil

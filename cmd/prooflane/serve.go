@@ -71,7 +71,7 @@ type workerFlags struct {
 	deviceBudget                string
 	budgetBytes, deviceBytes    uint64
 	devices, slots              int
-	maxDeliveries               int
+	maxDeliveries, replicas     int
 	ackWait                     time.Duration
 }
 
@@ -85,6 +85,7 @@ func (w *workerFlags) register(fs *flag.FlagSet, slotsDefault int, slotsHelp str
 	fs.StringVar(&w.name, "name", "", "the worker's name in job records (default: host and process id)")
 	fs.IntVar(&w.maxDeliveries, "max-deliveries", 5, "fail a job handed to workers this many times without an end")
 	fs.DurationVar(&w.ackWait, "ack-wait", 30*time.Second, "a job whose worker sent no heartbeat for this long goes to another worker (when this process creates the queue)")
+	fs.IntVar(&w.replicas, "replicas", 0, "copies of the queue's streams and stores on a NATS cluster, 1 to 5, when this process creates them (default: 3 on a cluster of three or more servers, else 1)")
 }
 
 // parseBytes reads 4096, 2^30, 512MiB or 8GiB.
@@ -130,6 +131,9 @@ func (w *workerFlags) check(fs *flag.FlagSet, min int) error {
 	}
 	if w.ackWait < time.Second || w.ackWait > time.Hour {
 		return usageErrorf(fs, "--ack-wait %s: want 1s to 1h", w.ackWait)
+	}
+	if w.replicas < 0 || w.replicas > service.MaxReplicas {
+		return usageErrorf(fs, "--replicas %d: want 1 to %d", w.replicas, service.MaxReplicas)
 	}
 	var err error
 	if w.budgetBytes, err = parseBudget(w.budget); err != nil {
@@ -177,6 +181,11 @@ func deviceBudget(be device.Backend, n int) (uint64, error) {
 	return least, nil
 }
 
+// queue is the queue's configuration from the flags.
+func (w *workerFlags) queue() service.QueueConfig {
+	return service.QueueConfig{AckWait: w.ackWait, Replicas: w.replicas}
+}
+
 func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, m *service.Metrics, connect func() (service.WorkerConfig, error), stderr io.Writer) (*service.Worker, func(), error) {
 	budget := w.budgetBytes
 	be, err := openBackend(cmd, w.backend, w.devices, stderr)
@@ -221,14 +230,11 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	quietGnark()
 	fs := newFlags("serve", "", stderr)
 	addr := fs.String("addr", "127.0.0.1:7450", "address of the API (Connect, gRPC and HTTP/JSON); any other than loopback needs a token")
-	tokenFile := fs.String("token-file", "", "file holding the bearer token clients must send (default: $"+tokenEnv+"); required off loopback")
+	tokenFile := fs.String("token-file", "", "file holding the bearer token API clients must send (default: $"+tokenEnv+"); required off loopback")
 	tlsCert := fs.String("tls-cert", "", "TLS certificate file (with --tls-key): serve HTTPS")
 	tlsKey := fs.String("tls-key", "", "TLS key file")
-	data := fs.String("data", "prooflane-data", "directory of the durable queue (the embedded NATS JetStream store)")
-	natsURL := fs.String("nats", "", "URL of an external NATS server with JetStream (default: embedded)")
-	natsListen := fs.String("nats-listen", "127.0.0.1:4250", "address the embedded NATS listens on for workers of other processes ('none': in-process only); off loopback it needs a token")
-	retain := fs.Duration("retain", 24*time.Hour, "how long a job's record and proofs are kept (when this process creates the queue)")
-	syncAlways := fs.Bool("sync-always", false, "write every queued job to disk before acknowledging it (survives a power cut too; slower)")
+	var qf queueFlags
+	qf.register(fs)
 	var wf workerFlags
 	wf.register(fs, 1, "jobs the in-process worker runs at once; 0 runs none (use prooflane worker processes)")
 	if err := parseFlags(fs, args); err != nil {
@@ -238,6 +244,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return usageErrorf(fs, "serve takes no arguments, got %q", fs.Args())
 	}
 	if err := wf.check(fs, 0); err != nil {
+		return err
+	}
+	if err := qf.check(fs, wf.replicas); err != nil {
 		return err
 	}
 	if (*tlsCert == "") != (*tlsKey == "") {
@@ -254,40 +263,19 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if !isLoopback(host) && token == "" {
 		return usageErrorf(fs, "--addr %q is not loopback: a bearer token is required (--token-file or $%s)", *addr, tokenEnv)
 	}
-	if *natsURL == "" {
-		if err := checkNATSListen(*natsListen, token); err != nil {
-			return usageErrorf(fs, "%w", err)
-		}
-	}
-	qcfg := service.QueueConfig{AckWait: wf.ackWait, Retain: *retain}
 	ctx, stop := signalContext()
 	defer stop()
-
-	var (
-		url      = *natsURL
-		embedded *embeddedNATS
-	)
-	if url == "" {
-		embedded, err = startEmbedded(*natsListen, *data, token, *syncAlways)
-		if err != nil {
-			return err
-		}
-		defer embedded.ns.Shutdown()
-		if embedded.url != "" {
-			fmt.Fprintf(stderr, "prooflane serve: queue in %s; workers join with --nats %s\n", filepath.Join(*data, "jetstream"), embedded.url)
-		}
-	}
-	nc, err := service.Connect(url, embedded.server(), token, "prooflane-serve")
+	q, err := qf.open(stderr)
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
+	defer q.close()
 	metrics, err := service.NewMetrics()
 	if err != nil {
 		return err
 	}
 	defer metrics.Close()
-	srv, err := service.NewServer(ctx, nc, service.ServerConfig{Token: token, Queue: qcfg, Metrics: metrics})
+	srv, err := service.NewServer(ctx, q.nc, service.ServerConfig{Token: token, Secret: q.secret, Queue: qf.config(wf), Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -298,8 +286,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	)
 	if wf.slots > 0 {
 		wk, wkClose, err = wf.start(ctx, "serve", fs, metrics, func() (service.WorkerConfig, error) {
-			wnc, err := service.Connect(url, embedded.server(), token, "prooflane-serve-worker")
-			return service.WorkerConfig{Conn: wnc, Queue: qcfg}, err
+			wnc, err := q.connect("prooflane-serve-worker")
+			return service.WorkerConfig{Conn: wnc, Queue: qf.config(wf), Secret: q.secret}, err
 		}, stderr)
 		if err != nil {
 			return err
@@ -308,15 +296,29 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	} else {
 		wkDone <- nil
 	}
-	ln, err := net.Listen("tcp", *addr)
+	err = serveAPI(ctx, srv, *addr, *tlsCert, *tlsKey, stderr)
+	if werr := <-wkDone; err == nil {
+		err = werr
+	}
+	if wkClose != nil {
+		wkClose()
+	}
+	return err
+}
+
+// serveAPI serves the API on addr (HTTPS with a certificate) until ctx
+// is done.
+func serveAPI(ctx context.Context, srv *service.Server, addr, tlsCert, tlsKey string, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--addr: %w", err)
 	}
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	scheme := "http"
-	if *tlsCert != "" {
-		cert, err := tls.LoadX509KeyPair(*tlsCert, *tlsKey)
+	if tlsCert != "" {
+		cert, err := tls.LoadX509KeyPair(tlsCert, tlsKey)
 		if err != nil {
+			ln.Close()
 			return fmt.Errorf("--tls-cert/--tls-key: %w", err)
 		}
 		hs.TLSConfig = &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}
@@ -333,23 +335,127 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	_ = hs.Shutdown(sctx)
-	if werr := <-wkDone; err == nil || errors.Is(err, http.ErrServerClosed) {
-		err = werr
-	}
-	if wkClose != nil {
-		wkClose()
-	}
 	if errors.Is(err, http.ErrServerClosed) {
 		err = nil
 	}
 	return err
 }
 
+// queueFlags are serve's flags of the queue: its NATS (embedded or not),
+// its store and its secret.
+type queueFlags struct {
+	data, natsURL, natsListen, secretFile string
+	retain                                time.Duration
+	syncAlways                            bool
+}
+
+func (q *queueFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&q.data, "data", "prooflane-data", "directory of the durable queue (the embedded NATS JetStream store) and of the queue's secret ("+service.SecretFile+")")
+	fs.StringVar(&q.natsURL, "nats", "", "URLs of an external NATS server or cluster with JetStream, comma-separated (default: embedded)")
+	fs.StringVar(&q.natsListen, "nats-listen", "127.0.0.1:4250", "address the embedded NATS listens on for workers of other processes ('none': in-process only)")
+	fs.StringVar(&q.secretFile, "nats-secret", "", "file holding the queue's secret, which serve and its workers share (default: "+service.SecretFile+" in --data, made on first start; required with --nats)")
+	fs.DurationVar(&q.retain, "retain", 24*time.Hour, "how long a job's record and proofs are kept (when this process creates the queue)")
+	fs.BoolVar(&q.syncAlways, "sync-always", false, "write every queued job to disk before acknowledging it (survives a power cut too; slower)")
+}
+
+// check checks the queue's flags (and --replicas) before anything starts.
+func (q *queueFlags) check(fs *flag.FlagSet, replicas int) error {
+	if q.natsURL == "" {
+		if replicas > 1 {
+			return usageErrorf(fs, "--replicas %d: the embedded NATS is one server, holding one copy; run a NATS cluster and give --nats", replicas)
+		}
+		if err := checkNATSListen(q.natsListen); err != nil {
+			return usageErrorf(fs, "%w", err)
+		}
+		return nil
+	}
+	if q.secretFile == "" {
+		return usageErrorf(fs, "--nats needs --nats-secret FILE: the queue's secret, the same file for serve and every worker (openssl rand -hex 32 makes one)")
+	}
+	return nil
+}
+
+func (q *queueFlags) config(wf workerFlags) service.QueueConfig {
+	c := wf.queue()
+	c.Retain = q.retain
+	return c
+}
+
+// queue is serve's connection to its queue.
+type queue struct {
+	secret   service.Secret
+	url      string
+	embedded *embeddedNATS
+	nc       *nats.Conn
+}
+
+// open reads (or makes) the secret, starts the embedded NATS unless
+// --nats names one, and connects to it.
+func (q *queueFlags) open(stderr io.Writer) (*queue, error) {
+	out := &queue{url: q.natsURL}
+	var err error
+	if q.natsURL == "" || q.secretFile == "" {
+		if err := os.MkdirAll(q.data, 0o700); err != nil {
+			return nil, fmt.Errorf("--data: %w", err)
+		}
+	}
+	if q.secretFile != "" {
+		if out.secret, err = service.ReadSecret(q.secretFile); err != nil {
+			return nil, fmt.Errorf("--nats-secret: %w", err)
+		}
+	} else if out.secret, _, err = service.LoadOrCreateSecret(q.data); err != nil {
+		return nil, fmt.Errorf("--data: %w", err)
+	}
+	if q.natsURL == "" {
+		if out.embedded, err = startEmbedded(q.natsListen, q.data, out.secret, q.syncAlways); err != nil {
+			return nil, err
+		}
+		if out.embedded.url != "" {
+			fmt.Fprintf(stderr, "prooflane serve: queue in %s; workers join with --nats %s and the secret %s\n",
+				filepath.Join(q.data, "jetstream"), out.embedded.url, q.secretPath())
+		}
+	} else if user, err := out.secret.NATSUser(); err == nil {
+		fmt.Fprintf(stderr, "prooflane serve: connecting to %s as the --nats-secret's nkey user %s\n", q.natsURL, user)
+	}
+	if out.nc, err = out.connect("prooflane-serve"); err != nil {
+		out.close()
+		return nil, err
+	}
+	return out, nil
+}
+
+// secretPath names the secret's file.
+func (q *queueFlags) secretPath() string {
+	if q.secretFile != "" {
+		return q.secretFile
+	}
+	return filepath.Join(q.data, service.SecretFile)
+}
+
+// connect opens a connection of serve's to the queue.
+func (q *queue) connect(name string) (*nats.Conn, error) {
+	nc, err := service.Connect(q.url, q.embedded.server(), q.secret, name)
+	if err != nil && isAuthError(err) {
+		return nil, fmt.Errorf("--nats: %w (the server refused the queue's secret, --nats-secret: list its nkey user in the server's authorization)", err)
+	}
+	return nc, err
+}
+
+func (q *queue) close() {
+	if q.nc != nil {
+		q.nc.Close()
+	}
+	if q.embedded != nil {
+		q.embedded.ns.Shutdown()
+	}
+}
+
 func runWorker(args []string, stdout, stderr io.Writer) error {
 	quietGnark()
 	fs := newFlags("worker", "", stderr)
-	natsURL := fs.String("nats", "nats://127.0.0.1:4250", "URL of the service's NATS (what serve prints)")
-	tokenFile := fs.String("token-file", "", "file holding the NATS token (default: $"+tokenEnv+")")
+	natsURL := fs.String("nats", "nats://127.0.0.1:4250", "URLs of the service's NATS, comma-separated (what serve prints)")
+	secretFile := fs.String("nats-secret", "", "file holding the queue's secret: a copy of serve's (default: "+service.SecretFile+" in --data, when --data is given)")
+	data := fs.String("data", "", "serve's --data, when serve runs on this machine: the queue's secret is read from it")
 	metricsAddr := fs.String("metrics-addr", "", "serve Prometheus metrics on this address's /metrics (loopback only; default: none)")
 	var wf workerFlags
 	wf.register(fs, 1, "jobs the worker runs at once")
@@ -362,9 +468,19 @@ func runWorker(args []string, stdout, stderr io.Writer) error {
 	if err := wf.check(fs, 1); err != nil {
 		return err
 	}
-	token, err := readToken(*tokenFile)
-	if err != nil {
+	if err := checkMetricsAddr(fs, *metricsAddr); err != nil {
 		return err
+	}
+	secretFlag := "--nats-secret"
+	if *secretFile == "" {
+		if *data == "" {
+			return usageErrorf(fs, "the queue's secret is needed: --nats-secret FILE (a copy of serve's %s) or --data DIR (serve's --data on this machine)", filepath.Join("DATA", service.SecretFile))
+		}
+		*secretFile, secretFlag = filepath.Join(*data, service.SecretFile), "--data"
+	}
+	secret, err := service.ReadSecret(*secretFile)
+	if err != nil {
+		return fmt.Errorf("%s: %w", secretFlag, err)
 	}
 	metrics, err := service.NewMetrics()
 	if err != nil {
@@ -372,29 +488,17 @@ func runWorker(args []string, stdout, stderr io.Writer) error {
 	}
 	defer metrics.Close()
 	if *metricsAddr != "" {
-		host, _, err := net.SplitHostPort(*metricsAddr)
+		closeMetrics, err := serveMetrics(*metricsAddr, metrics, stderr)
 		if err != nil {
-			return usageErrorf(fs, "--metrics-addr %q: %w", *metricsAddr, err)
+			return err
 		}
-		if !isLoopback(host) {
-			return usageErrorf(fs, "--metrics-addr %q: want a loopback address (put a proxy with TLS and a token in front to expose it)", *metricsAddr)
-		}
-		ln, err := net.Listen("tcp", *metricsAddr)
-		if err != nil {
-			return fmt.Errorf("--metrics-addr: %w", err)
-		}
-		mux := http.NewServeMux()
-		mux.Handle("/metrics", metrics.Handler())
-		ms := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-		go ms.Serve(ln)
-		defer ms.Close()
-		fmt.Fprintf(stderr, "prooflane worker: metrics on http://%s/metrics\n", ln.Addr())
+		defer closeMetrics()
 	}
 	ctx, stop := signalContext()
 	defer stop()
 	wk, closeAll, err := wf.start(ctx, "worker", fs, metrics, func() (service.WorkerConfig, error) {
-		nc, err := connectRetrying(ctx, *natsURL, token, stderr)
-		return service.WorkerConfig{Conn: nc, Queue: service.QueueConfig{AckWait: wf.ackWait}}, err
+		nc, err := connectRetrying(ctx, *natsURL, secret, fmt.Sprintf("%s (%s)", secretFlag, *secretFile), stderr)
+		return service.WorkerConfig{Conn: nc, Queue: wf.queue(), Secret: secret}, err
 	}, stderr)
 	if err != nil {
 		return err
@@ -402,6 +506,35 @@ func runWorker(args []string, stdout, stderr io.Writer) error {
 	defer closeAll()
 	fmt.Fprintf(stderr, "prooflane worker %s: taking jobs from %s\n", wk.Name(), *natsURL)
 	return wk.Run(ctx)
+}
+
+// checkMetricsAddr checks --metrics-addr: empty, or a loopback address.
+func checkMetricsAddr(fs *flag.FlagSet, addr string) error {
+	if addr == "" {
+		return nil
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usageErrorf(fs, "--metrics-addr %q: %w", addr, err)
+	}
+	if !isLoopback(host) {
+		return usageErrorf(fs, "--metrics-addr %q: want a loopback address (put a proxy with TLS and a token in front to expose it)", addr)
+	}
+	return nil
+}
+
+// serveMetrics serves the worker's metrics on addr (checked).
+func serveMetrics(addr string, metrics *service.Metrics, stderr io.Writer) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--metrics-addr: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/metrics", metrics.Handler())
+	ms := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go ms.Serve(ln)
+	fmt.Fprintf(stderr, "prooflane worker: metrics on http://%s/metrics\n", ln.Addr())
+	return func() { ms.Close() }, nil
 }
 
 // embeddedNATS is serve's own NATS server.
@@ -419,19 +552,13 @@ func (e *embeddedNATS) server() *server.Server {
 }
 
 // startEmbedded starts the embedded NATS on listen ("none": in-process
-// only), its store under data.
-func startEmbedded(listen, data, token string, syncAlways bool) (*embeddedNATS, error) {
-	cfg := service.NATSConfig{DataDir: data, Token: token, SyncAlways: syncAlways, Port: -1}
+// only), its store under data, its one user the secret's.
+func startEmbedded(listen, data string, secret service.Secret, syncAlways bool) (*embeddedNATS, error) {
+	cfg := service.NATSConfig{DataDir: data, Secret: secret, SyncAlways: syncAlways, Port: -1}
 	if listen != "none" {
-		if err := checkNATSListen(listen, token); err != nil {
-			return nil, err
-		}
 		host, port, _ := net.SplitHostPort(listen)
 		cfg.Host = host
 		cfg.Port, _ = strconv.Atoi(port)
-	}
-	if err := os.MkdirAll(data, 0o755); err != nil {
-		return nil, fmt.Errorf("--data: %w", err)
 	}
 	ns, err := service.StartNATS(cfg)
 	if err != nil {
@@ -444,36 +571,38 @@ func startEmbedded(listen, data, token string, syncAlways bool) (*embeddedNATS, 
 	return e, nil
 }
 
-// checkNATSListen checks --nats-listen: "none", or a host and port, off
-// loopback only with a token.
-func checkNATSListen(listen, token string) error {
+// checkNATSListen checks --nats-listen: "none", or a host and port. Off
+// loopback too, every client must hold the queue's secret.
+func checkNATSListen(listen string) error {
 	if listen == "none" {
 		return nil
 	}
-	host, port, err := net.SplitHostPort(listen)
+	_, port, err := net.SplitHostPort(listen)
 	if err != nil {
 		return fmt.Errorf("--nats-listen %q: %w", listen, err)
 	}
 	if p, err := strconv.Atoi(port); err != nil || p < 0 || p > 65535 {
 		return fmt.Errorf("--nats-listen %q: port %q: want 0 to 65535", listen, port)
 	}
-	if !isLoopback(host) && token == "" {
-		return fmt.Errorf("--nats-listen %q is not loopback: a token is required (--token-file or $%s)", listen, tokenEnv)
-	}
 	return nil
+}
+
+// isAuthError reports a NATS server refusing a client's credentials.
+func isAuthError(err error) bool {
+	return errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization violation")
 }
 
 // connectRetrying connects a worker to NATS, trying again every second
 // while the server is not up yet (a worker started before its serve); a
-// refused token ends it at once.
-func connectRetrying(ctx context.Context, url, token string, stderr io.Writer) (*nats.Conn, error) {
+// refused secret ends it at once, naming the flag it came from.
+func connectRetrying(ctx context.Context, url string, secret service.Secret, from string, stderr io.Writer) (*nats.Conn, error) {
 	for {
-		nc, err := service.Connect(url, nil, token, "prooflane-worker")
+		nc, err := service.Connect(url, nil, secret, "prooflane-worker")
 		if err == nil {
 			return nc, nil
 		}
-		if errors.Is(err, nats.ErrAuthorization) || strings.Contains(strings.ToLower(err.Error()), "authorization") {
-			return nil, fmt.Errorf("--nats: %w (give the service's token: --token-file or $%s)", err, tokenEnv)
+		if isAuthError(err) {
+			return nil, fmt.Errorf("--nats: %w: the queue refused the secret from %s; give serve's with --nats-secret FILE (its --data/%s), or --data DIR on serve's machine", err, from, service.SecretFile)
 		}
 		fmt.Fprintf(stderr, "prooflane worker: %v; trying again\n", err)
 		select {

@@ -898,7 +898,10 @@ func (x *StatusResponse) GetStatus() *JobStatus {
 type ListRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// limit bounds the jobs listed (default 100, at most 1000).
-	Limit         uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	Limit uint32 `protobuf:"varint,1,opt,name=limit,proto3" json:"limit,omitempty"`
+	// page_token, when set, is a previous answer's next_page_token: the
+	// page of jobs submitted before that answer's last one.
+	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -938,6 +941,13 @@ func (x *ListRequest) GetLimit() uint32 {
 		return x.Limit
 	}
 	return 0
+}
+
+func (x *ListRequest) GetPageToken() string {
+	if x != nil {
+		return x.PageToken
+	}
+	return ""
 }
 
 type LaneDepth struct {
@@ -1185,10 +1195,13 @@ func (x *WorkerInfo) GetBackend() string {
 }
 
 type ListResponse struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Jobs          []*JobStatus           `protobuf:"bytes,1,rep,name=jobs,proto3" json:"jobs,omitempty"`
-	Lanes         []*LaneDepth           `protobuf:"bytes,2,rep,name=lanes,proto3" json:"lanes,omitempty"`
-	Workers       []*WorkerInfo          `protobuf:"bytes,3,rep,name=workers,proto3" json:"workers,omitempty"`
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// jobs are the newest submitted first.
+	Jobs    []*JobStatus  `protobuf:"bytes,1,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	Lanes   []*LaneDepth  `protobuf:"bytes,2,rep,name=lanes,proto3" json:"lanes,omitempty"`
+	Workers []*WorkerInfo `protobuf:"bytes,3,rep,name=workers,proto3" json:"workers,omitempty"`
+	// next_page_token lists the older jobs; empty when there are none.
+	NextPageToken string `protobuf:"bytes,4,opt,name=next_page_token,json=nextPageToken,proto3" json:"next_page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1242,6 +1255,13 @@ func (x *ListResponse) GetWorkers() []*WorkerInfo {
 		return x.Workers
 	}
 	return nil
+}
+
+func (x *ListResponse) GetNextPageToken() string {
+	if x != nil {
+		return x.NextPageToken
+	}
+	return ""
 }
 
 type KeyRequest struct {
@@ -1509,9 +1529,11 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\rStatusRequest\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"I\n" +
 	"\x0eStatusResponse\x127\n" +
-	"\x06status\x18\x01 \x01(\v2\x1f.prooflane.service.v1.JobStatusR\x06status\"#\n" +
+	"\x06status\x18\x01 \x01(\v2\x1f.prooflane.service.v1.JobStatusR\x06status\"B\n" +
 	"\vListRequest\x12\x14\n" +
-	"\x05limit\x18\x01 \x01(\rR\x05limit\"|\n" +
+	"\x05limit\x18\x01 \x01(\rR\x05limit\x12\x1d\n" +
+	"\n" +
+	"page_token\x18\x02 \x01(\tR\tpageToken\"|\n" +
 	"\tLaneDepth\x12:\n" +
 	"\bpriority\x18\x01 \x01(\x0e2\x1e.prooflane.service.v1.PriorityR\bpriority\x12\x16\n" +
 	"\x06queued\x18\x02 \x01(\x04R\x06queued\x12\x1b\n" +
@@ -1534,11 +1556,12 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\fseen_unix_ms\x18\t \x01(\x03R\n" +
 	"seenUnixMs\x12\x18\n" +
 	"\abackend\x18\n" +
-	" \x01(\tR\abackend\"\xb6\x01\n" +
+	" \x01(\tR\abackend\"\xde\x01\n" +
 	"\fListResponse\x123\n" +
 	"\x04jobs\x18\x01 \x03(\v2\x1f.prooflane.service.v1.JobStatusR\x04jobs\x125\n" +
 	"\x05lanes\x18\x02 \x03(\v2\x1f.prooflane.service.v1.LaneDepthR\x05lanes\x12:\n" +
-	"\aworkers\x18\x03 \x03(\v2 .prooflane.service.v1.WorkerInfoR\aworkers\"V\n" +
+	"\aworkers\x18\x03 \x03(\v2 .prooflane.service.v1.WorkerInfoR\aworkers\x12&\n" +
+	"\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageToken\"V\n" +
 	"\n" +
 	"KeyRequest\x12\x1a\n" +
 	"\bpipeline\x18\x01 \x01(\tR\bpipeline\x12\x18\n" +
