@@ -3,9 +3,12 @@ package service
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"os/exec"
 	"slices"
 	"strings"
 	"sync"
@@ -28,53 +31,128 @@ import (
 // (a line `go test` shows, passing or not).
 var clusterReport string
 
-// startCluster starts n NATS servers with JetStream in this process, a
-// cluster on loopback (random client ports; route ports picked free, each
-// server given routes to all), each wanting the secret's nkey user; it
-// returns them once JetStream has a leader and every server is current.
-func startCluster(t *testing.T, secret Secret, n int) []*server.Server {
+// natsNodeEnv, set in a test process's environment, makes it a member
+// of a test cluster instead of running tests (see TestMain): the member
+// is a process of its own, so that the test can kill it outright.
+const natsNodeEnv = "PROOFLANE_TEST_NATS_NODE"
+
+// natsNode is a cluster member's configuration, passed in natsNodeEnv.
+type natsNode struct {
+	Name        string   `json:"name"`
+	Port        int      `json:"port"`
+	ClusterPort int      `json:"cluster_port"`
+	Routes      []string `json:"routes"`
+	StoreDir    string   `json:"store_dir"`
+	User        string   `json:"user"`
+}
+
+// runNATSNode runs the cluster member cfg describes until the process is
+// killed; it returns only on a failure to start.
+func runNATSNode(cfg string) error {
+	var n natsNode
+	if err := json.Unmarshal([]byte(cfg), &n); err != nil {
+		return err
+	}
+	var routes []*url.URL
+	for _, r := range n.Routes {
+		u, err := url.Parse(r)
+		if err != nil {
+			return err
+		}
+		routes = append(routes, u)
+	}
+	ns, err := server.NewServer(&server.Options{
+		ServerName: n.Name, Host: "127.0.0.1", Port: n.Port,
+		JetStream: true, StoreDir: n.StoreDir, NoSigs: true, NoLog: true,
+		Nkeys:   []*server.NkeyUser{{Nkey: n.User}},
+		Cluster: server.ClusterOpts{Name: "prooflane-test", Host: "127.0.0.1", Port: n.ClusterPort},
+		Routes:  routes,
+	})
+	if err != nil {
+		return err
+	}
+	ns.Start()
+	if !ns.ReadyForConnections(30 * time.Second) {
+		return fmt.Errorf("nats server %s not ready", n.Name)
+	}
+	select {}
+}
+
+// clusterNode is a cluster member's process.
+type clusterNode struct {
+	name, url string
+	cmd       *exec.Cmd
+}
+
+// kill ends the member at once (SIGKILL): no leadership handed over, its
+// raft groups elect anew once their timeouts pass.
+func (c *clusterNode) kill(t *testing.T) {
+	t.Helper()
+	if err := c.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	_ = c.cmd.Wait()
+}
+
+// startCluster starts n NATS servers with JetStream, each a process of
+// its own (this test binary, see natsNodeEnv), a cluster on loopback
+// (ports picked free, each server given routes to all), each wanting the
+// secret's nkey user; it returns them once the cluster's JetStream
+// answers with every server a peer.
+func startCluster(t *testing.T, secret Secret, n int) []*clusterNode {
 	t.Helper()
 	user, err := secret.NATSUser()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ports []int
-	var routes []*url.URL
-	for range n {
-		ports = append(ports, freePort(t))
-		routes = append(routes, &url.URL{Scheme: "nats", Host: fmt.Sprintf("127.0.0.1:%d", ports[len(ports)-1])})
+	nodes := make([]natsNode, n)
+	var routes []string
+	for i := range nodes {
+		nodes[i] = natsNode{Name: fmt.Sprintf("n%d", i), Port: freePort(t), ClusterPort: freePort(t), StoreDir: t.TempDir(), User: user}
+		routes = append(routes, fmt.Sprintf("nats://127.0.0.1:%d", nodes[i].ClusterPort))
 	}
-	var servers []*server.Server
-	for i := range n {
-		ns, err := server.NewServer(&server.Options{
-			ServerName: fmt.Sprintf("n%d", i), Host: "127.0.0.1", Port: server.RANDOM_PORT,
-			JetStream: true, StoreDir: t.TempDir(), NoSigs: true, NoLog: true,
-			Nkeys:   []*server.NkeyUser{{Nkey: user}},
-			Cluster: server.ClusterOpts{Name: "prooflane-test", Host: "127.0.0.1", Port: ports[i]},
-			Routes:  routes,
-		})
-		if err != nil {
+	var out []*clusterNode
+	var urls []string
+	for i := range nodes {
+		nodes[i].Routes = routes
+		cfg, _ := json.Marshal(nodes[i])
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), natsNodeEnv+"="+string(cfg))
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		ns.Start()
-		t.Cleanup(ns.Shutdown)
-		if !ns.ReadyForConnections(30 * time.Second) {
-			t.Fatalf("nats server %d not ready", i)
-		}
-		servers = append(servers, ns)
-	}
-	waitFor(t, "the cluster's JetStream leader and every server current", func() bool {
-		leader := false
-		for _, ns := range servers {
-			if !ns.JetStreamIsCurrent() {
-				return false
+		c := &clusterNode{name: nodes[i].Name, url: fmt.Sprintf("nats://127.0.0.1:%d", nodes[i].Port), cmd: cmd}
+		t.Cleanup(func() {
+			if c.cmd.ProcessState == nil {
+				_ = c.cmd.Process.Kill()
+				_ = c.cmd.Wait()
 			}
-			// Only the leader lists the peers.
-			leader = leader || ns.JetStreamIsLeader() && len(ns.JetStreamClusterPeers()) == n
+		})
+		out = append(out, c)
+		urls = append(urls, c.url)
+	}
+	waitFor(t, "the cluster's JetStream with every server a peer", func() bool {
+		nc, err := Connect(strings.Join(urls, ","), nil, secret, "test-cluster-up")
+		if err != nil {
+			return false
 		}
-		return leader
+		defer nc.Close()
+		js, err := jetstream.New(nc)
+		if err != nil {
+			return false
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
+		// Every server a peer: a stream of n replicas can be placed.
+		probe := fmt.Sprintf("probe-%d", time.Now().UnixNano())
+		if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: probe, Subjects: []string{probe}, Replicas: n, Storage: jetstream.MemoryStorage}); err != nil {
+			return false
+		}
+		_ = js.DeleteStream(ctx, probe)
+		return true
 	})
-	return servers
+	return out
 }
 
 // countingRunner counts the runs of each job that returned proofs.
@@ -116,8 +194,8 @@ func TestTheQueueOnAThreeServerClusterSurvivesLosingTheStreamLeader(t *testing.T
 	}
 	servers := startCluster(t, secret, 3)
 	var urls []string
-	for _, ns := range servers {
-		urls = append(urls, ns.ClientURL())
+	for _, c := range servers {
+		urls = append(urls, c.url)
 	}
 	all := strings.Join(urls, ",")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -222,22 +300,22 @@ func TestTheQueueOnAThreeServerClusterSurvivesLosingTheStreamLeader(t *testing.T
 		}()
 	}
 
-	// Mid-run, the server leading the queue's stream goes away (it steps
-	// its raft groups down as it shuts down, as a nats-server sent
-	// SIGTERM does); the rest of the jobs are submitted from then on.
+	// Mid-run, the server leading the queue's stream is killed (SIGKILL:
+	// no leadership handed over; the stream's raft group elects a leader
+	// once its timeout passes); the rest of the jobs are submitted from
+	// then on.
 	waitFor(t, "a quarter of the jobs proved", func() bool { return runner.n.Load() >= jobs/4 })
 	waitFor(t, "the queue stream's leader", func() bool {
 		info, err = streamInfo()
 		return err == nil && info.Cluster != nil && info.Cluster.Leader != ""
 	})
-	leader := slices.IndexFunc(servers, func(ns *server.Server) bool { return ns.Name() == info.Cluster.Leader })
+	leader := slices.IndexFunc(servers, func(c *clusterNode) bool { return c.name == info.Cluster.Leader })
 	if leader < 0 {
 		t.Fatalf("stream leader %q is none of the servers", info.Cluster.Leader)
 	}
-	logf("%d jobs proved; shutting the stream leader's server %s down", runner.n.Load(), info.Cluster.Leader)
+	logf("%d jobs proved; killing the stream leader's server %s", runner.n.Load(), info.Cluster.Leader)
 	killed := time.Now()
-	servers[leader].Shutdown()
-	shutdown := time.Since(killed)
+	servers[leader].kill(t)
 	var slowest time.Duration
 	for i := early; i < jobs; i++ {
 		start := time.Now()
@@ -246,14 +324,14 @@ func TestTheQueueOnAThreeServerClusterSurvivesLosingTheStreamLeader(t *testing.T
 		if i == early {
 			// The first submit after the loss: accepted once the queue's
 			// stream has a leader again.
-			clusterReport = fmt.Sprintf("queue on a 3-server NATS cluster: the stream leader's server %s went away (its shutdown took %s); the queue took its next job %s after the shutdown began",
-				servers[leader].Name(), shutdown.Round(time.Millisecond), time.Since(killed).Round(time.Millisecond))
+			clusterReport = fmt.Sprintf("queue on a 3-server NATS cluster: the stream leader's server %s was killed (SIGKILL); the queue took its next job %s after the kill",
+				servers[leader].name, time.Since(killed).Round(time.Millisecond))
 		}
 	}
 	logf("the other %d jobs submitted", jobs-early)
 	waitFor(t, "a new leader of the queue stream", func() bool {
 		info, err = streamInfo()
-		return err == nil && info.Cluster != nil && info.Cluster.Leader != "" && info.Cluster.Leader != servers[leader].Name()
+		return err == nil && info.Cluster != nil && info.Cluster.Leader != "" && info.Cluster.Leader != servers[leader].name
 	})
 
 	// Every job done, once: one result each (a second await returns the

@@ -41,6 +41,10 @@ import (
 var binary string
 
 func TestMain(m *testing.M) {
+	if cfg := os.Getenv(natsNodeEnv); cfg != "" {
+		fmt.Fprintln(os.Stderr, runNATSNode(cfg))
+		os.Exit(1)
+	}
 	dir, err := os.MkdirTemp("", "prooflane-service-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
