@@ -11,7 +11,7 @@ import (
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/frontend"
 
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/plonk"
 )
 
@@ -109,7 +109,7 @@ func witnesses(assignments []frontend.Circuit) ([]witness.Witness, error) {
 		if a == nil {
 			return nil, fmt.Errorf("prooflane: assignment %d is nil", i)
 		}
-		w, err := circuits.Witness(a)
+		w, err := workloads.Witness(a)
 		if err != nil {
 			return nil, fmt.Errorf("prooflane: assignment %d: %w", i, err)
 		}

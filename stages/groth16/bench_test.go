@@ -16,7 +16,7 @@ import (
 	"github.com/prooflane/prooflane/device"
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	"github.com/prooflane/prooflane/runtime"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -80,7 +80,7 @@ func BenchmarkProveVsGnark(b *testing.B) {
 			b.Fatalf("PROOFLANE_BENCH_LOG2=%q: want an exponent in 4..26", s)
 		}
 		cases = cases[:0]
-		for _, c := range circuits.Names() {
+		for _, c := range workloads.Names() {
 			cases = append(cases, struct {
 				circuit string
 				size    int

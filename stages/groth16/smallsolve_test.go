@@ -14,13 +14,13 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // compiled is circuit at size, compiled for R1CS.
-func compiled(t testing.TB, circuit string, size int) (circuits.Instance, *cs.R1CS) {
+func compiled(t testing.TB, circuit string, size int) (workloads.Instance, *cs.R1CS) {
 	t.Helper()
-	inst, err := circuits.New(circuit, size)
+	inst, err := workloads.New(circuit, size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +35,7 @@ func compiled(t testing.TB, circuit string, size int) (circuits.Instance, *cs.R1
 // seed, as the solvers take them.
 func witnessVector(t testing.TB, a frontend.Circuit) fr.Vector {
 	t.Helper()
-	w, err := circuits.Witness(a)
+	w, err := workloads.Witness(a)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,12 +51,12 @@ func TestTheSmallSolverFindsGnarksSolution(t *testing.T) {
 		var small smallSystem
 		for seed := uint64(1); seed <= 3; seed++ {
 			t.Run(fmt.Sprintf("sha256_%d/seed_%d", size, seed), func(t *testing.T) {
-				a := inst.Assignment(circuits.PartitionSeed(7, int(seed)))
+				a := inst.Assignment(workloads.PartitionSeed(7, int(seed)))
 				got, err := solveSmall(sys, &small, nil, witnessVector(t, a))
 				if err != nil {
 					t.Fatalf("small solver: %v", err)
 				}
-				w, err := circuits.Witness(a)
+				w, err := workloads.Witness(a)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -172,7 +172,7 @@ func (c *squares) Define(api frontend.API) error {
 // `go test -run '^$' -bench BenchmarkSolve -benchtime 5x ./stages/groth16/`.
 func BenchmarkSolve(b *testing.B) {
 	inst, sys := compiled(b, "sha256", 1<<20)
-	w, err := circuits.Witness(inst.Assignment(5))
+	w, err := workloads.Witness(inst.Assignment(5))
 	if err != nil {
 		b.Fatal(err)
 	}

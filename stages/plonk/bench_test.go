@@ -13,13 +13,13 @@ import (
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/plonk"
 )
 
 // chainOfDomain returns the chain circuit's key whose PLONK domain is 2^k,
 // the largest chain that fits it.
-func chainOfDomain(b *testing.B, k int) (*plonk.Key, circuits.Instance) {
+func chainOfDomain(b *testing.B, k int) (*plonk.Key, workloads.Instance) {
 	b.Helper()
 	// A chain step is two PLONK constraints (x·x, then + i).
 	size := 1<<(k-1) - 4

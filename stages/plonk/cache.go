@@ -17,7 +17,7 @@ import (
 
 	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // ErrNotCached is wrapped when the cache holds no key of a circuit and
@@ -39,10 +39,10 @@ func (c Cache) Path(circuit string, size int) string {
 	return filepath.Join(c.Dir, fmt.Sprintf("plonk-%s-%d.pk", circuit, size))
 }
 
-// Compile builds the shipped circuit (stages/groth16/circuits) of about
+// Compile builds the shipped circuit (workloads) of about
 // size constraints and compiles it for PLONK.
-func Compile(circuit string, size int) (*cs.SparseR1CS, circuits.Instance, error) {
-	inst, err := circuits.New(circuit, size)
+func Compile(circuit string, size int) (*cs.SparseR1CS, workloads.Instance, error) {
+	inst, err := workloads.New(circuit, size)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -52,7 +52,7 @@ func Compile(circuit string, size int) (*cs.SparseR1CS, circuits.Instance, error
 
 // Load compiles the circuit and reads its key from the cache; ErrNotCached
 // when the file is missing. Reading stops when ctx is done.
-func (c Cache) Load(ctx context.Context, circuit string, size int) (*Key, circuits.Instance, error) {
+func (c Cache) Load(ctx context.Context, circuit string, size int) (*Key, workloads.Instance, error) {
 	spr, inst, err := Compile(circuit, size)
 	if err != nil {
 		return nil, nil, err
@@ -76,7 +76,7 @@ func (c Cache) load(ctx context.Context, circuit string, size int, spr *cs.Spars
 // LoadOrSetup loads the key of circuit at size, or makes one with
 // UnsafeSetup and saves it, saying so on log. Cancelling ctx stops reading and the
 // setup between its phases, writing nothing.
-func (c Cache) LoadOrSetup(ctx context.Context, circuit string, size int, log io.Writer) (*Key, circuits.Instance, error) {
+func (c Cache) LoadOrSetup(ctx context.Context, circuit string, size int, log io.Writer) (*Key, workloads.Instance, error) {
 	spr, inst, err := Compile(circuit, size)
 	if err != nil {
 		return nil, nil, err

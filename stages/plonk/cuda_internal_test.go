@@ -14,7 +14,7 @@ import (
 	"github.com/prooflane/prooflane/device/cpu"
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 type testHost struct{ be device.Backend }
@@ -46,7 +46,7 @@ func TestCUDAQuotientEqualsTheCPUReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w, err := circuits.Witness(inst.Assignment(5))
+		w, err := workloads.Witness(inst.Assignment(5))
 		if err != nil {
 			t.Fatal(err)
 		}

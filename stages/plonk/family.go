@@ -17,7 +17,7 @@ import (
 
 	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // keyName names a key by its circuit, domain and verifying key's bytes.
@@ -30,9 +30,9 @@ func keyName(circuit string, vk *gplonk.VerifyingKey) (string, error) {
 	return fmt.Sprintf("plonk/%s/%d/%s", circuit, vk.Size, hex.EncodeToString(sum[:12])), nil
 }
 
-// Circuits are the shipped circuits (stages/groth16/circuits), compiled
+// Circuits are the shipped circuits (workloads), compiled
 // for PLONK; chain, the first, is the default.
-func (Family) Circuits() []string { return circuits.Names() }
+func (Family) Circuits() []string { return workloads.Names() }
 
 // SizeRange is the circuit's minimum to MaxSize/4 (a circuit's PLONK
 // constraints are a few times its size; NewKey refuses a domain above
@@ -41,7 +41,7 @@ func (f Family) SizeRange(circuit string) (int, int, error) {
 	if circuit == "" {
 		circuit = f.Circuits()[0]
 	}
-	c, err := circuits.Lookup(circuit)
+	c, err := workloads.Lookup(circuit)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -113,7 +113,7 @@ func (f Family) Verifier(ctx context.Context, req family.VerifyRequest) (family.
 	if err != nil {
 		return nil, err
 	}
-	inst, err := circuits.New(circuit, req.Size)
+	inst, err := workloads.New(circuit, req.Size)
 	if err != nil {
 		return nil, err
 	}
@@ -187,7 +187,7 @@ func encodeVK(vk *gplonk.VerifyingKey) ([]byte, error) {
 // key is a *Key as stages/family sees it.
 type key struct {
 	k    *Key
-	inst circuits.Instance
+	inst workloads.Instance
 	path string
 }
 
@@ -197,14 +197,14 @@ func (k *key) Constraints() int { return k.k.Constraints() }
 func (k *key) Files() []string  { return []string{k.path} }
 
 // NewJob returns the job of partitions witnesses: partition p's from
-// circuits.PartitionSeed(seed, p).
+// workloads.PartitionSeed(seed, p).
 func (k *key) NewJob(partitions int, seed uint64) (family.Job, error) {
 	if partitions < 1 {
 		return nil, fmt.Errorf("plonk job %q: %d partitions, want at least 1", k.k.Circuit, partitions)
 	}
 	ws := make([]witness.Witness, partitions)
 	for p := range ws {
-		w, err := circuits.Witness(k.inst.Assignment(circuits.PartitionSeed(seed, p)))
+		w, err := workloads.Witness(k.inst.Assignment(workloads.PartitionSeed(seed, p)))
 		if err != nil {
 			return nil, fmt.Errorf("plonk job %q partition %d: %w", k.k.Circuit, p, err)
 		}
@@ -297,7 +297,7 @@ func (Family) ProveBaseline(job family.Job, partition int) error {
 type verifier struct {
 	vk         *gplonk.VerifyingKey
 	vkBytes    []byte
-	inst       circuits.Instance
+	inst       workloads.Instance
 	seed       uint64
 	partitions int
 	from       string
@@ -320,7 +320,7 @@ func (v *verifier) Verify(partition int, f family.Files) error {
 	if partition < 0 || partition >= v.partitions {
 		return fmt.Errorf("plonk partition %d of %d", partition, v.partitions)
 	}
-	pub, err := circuits.PartitionPublic(v.inst, v.seed, partition)
+	pub, err := workloads.PartitionPublic(v.inst, v.seed, partition)
 	if err != nil {
 		return err
 	}

@@ -6,14 +6,14 @@ import (
 
 	"github.com/prooflane/prooflane/cuda"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // The domain the memory checks assume for a shipped circuit is never
 // smaller than the one its compiled system has, nor more than twice it.
 func TestDomainBoundCoversTheShippedCircuits(t *testing.T) {
-	for _, name := range circuits.Names() {
-		c, err := circuits.Lookup(name)
+	for _, name := range workloads.Names() {
+		c, err := workloads.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -21,7 +21,7 @@ import (
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/plonk"
 )
 
@@ -30,7 +30,7 @@ var keys sync.Map
 
 type keyed struct {
 	key  *plonk.Key
-	inst circuits.Instance
+	inst workloads.Instance
 }
 
 func keyOf(t testing.TB, circuit string, size int) keyed {
@@ -39,7 +39,7 @@ func keyOf(t testing.TB, circuit string, size int) keyed {
 	if k, ok := keys.Load(name); ok {
 		return k.(keyed)
 	}
-	inst, err := circuits.New(circuit, size)
+	inst, err := workloads.New(circuit, size)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,15 +56,15 @@ func keyOf(t testing.TB, circuit string, size int) keyed {
 	return kd
 }
 
-func witnesses(t testing.TB, inst circuits.Instance, partitions int, seed uint64, bad int) []witness.Witness {
+func witnesses(t testing.TB, inst workloads.Instance, partitions int, seed uint64, bad int) []witness.Witness {
 	t.Helper()
 	ws := make([]witness.Witness, partitions)
 	for p := range ws {
-		a := inst.Assignment(circuits.PartitionSeed(seed, p))
+		a := inst.Assignment(workloads.PartitionSeed(seed, p))
 		if p == bad {
-			a = inst.Unsatisfied(circuits.PartitionSeed(seed, p))
+			a = inst.Unsatisfied(workloads.PartitionSeed(seed, p))
 		}
-		w, err := circuits.Witness(a)
+		w, err := workloads.Witness(a)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -52,7 +52,7 @@
 // the cache has no whole keys and `setup --force` always, makes the keys
 // for the cache's .r1cs instead of compiling when that file is whole (its
 // trailer and checksum verify, gnark decodes it) and has the constraint
-// count the circuit compiles to at the size (circuits.Instance.Constraints),
+// count the circuit compiles to at the size (workloads.Instance.Constraints),
 // and says so; any other .r1cs is not used: the circuit is compiled, the
 // log says why, and the save replaces the file. The rule is the one the
 // cache has always had for proving: the .r1cs is the circuit for as long
@@ -100,7 +100,7 @@ import (
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // Set is a circuit's constraint system and keys.
@@ -124,8 +124,8 @@ var ErrNotCached = errors.New("not cached")
 
 // Compile builds and compiles the named circuit at size, refusing circuits
 // with commitments.
-func Compile(circuit string, size int) (*cs.R1CS, circuits.Instance, error) {
-	inst, err := circuits.New(circuit, size)
+func Compile(circuit string, size int) (*cs.R1CS, workloads.Instance, error) {
+	inst, err := workloads.New(circuit, size)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -627,7 +627,7 @@ func heartbeat(log io.Writer, every time.Duration, what string) (stop func()) {
 }
 
 // NewJob builds a job proving partitions partitions of s's circuit, each
-// with the witness of circuits.PartitionSeed(seed, p).
+// with the witness of workloads.PartitionSeed(seed, p).
 func (s *Set) NewJob(partitions int, seed uint64) (*groth16.Job, error) {
 	ws, err := s.Witnesses(partitions, seed, false)
 	if err != nil {
@@ -642,7 +642,7 @@ func (s *Set) Witnesses(partitions int, seed uint64, unsatisfied bool) ([]witnes
 	if partitions <= 0 {
 		return nil, fmt.Errorf("circuit %q: %d partitions, want at least 1", s.Circuit, partitions)
 	}
-	inst, err := circuits.New(s.Circuit, s.Size)
+	inst, err := workloads.New(s.Circuit, s.Size)
 	if err != nil {
 		return nil, err
 	}
@@ -659,12 +659,12 @@ func (s *Set) Witnesses(partitions int, seed uint64, unsatisfied bool) ([]witnes
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			ps := circuits.PartitionSeed(seed, p)
+			ps := workloads.PartitionSeed(seed, p)
 			a := inst.Assignment(ps)
 			if unsatisfied {
 				a = inst.Unsatisfied(ps)
 			}
-			if ws[p], errs[p] = circuits.Witness(a); errs[p] != nil {
+			if ws[p], errs[p] = workloads.Witness(a); errs[p] != nil {
 				errs[p] = fmt.Errorf("circuit %q partition %d: %w", s.Circuit, p, errs[p])
 			}
 		}()

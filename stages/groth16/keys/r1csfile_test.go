@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/prooflane/prooflane/internal/keyfile"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // r1csInCache compiles circuit at size and writes its constraint system
@@ -35,15 +35,15 @@ func r1csInCache(t *testing.T, circuit string, size int) (Cache, []byte) {
 // Every shipped circuit's constraint system passes the checks made
 // before and after gnark decodes it, at sizes small and less so.
 func TestShippedConstraintSystemsPassTheChecks(t *testing.T) {
-	for _, circuit := range circuits.Names() {
+	for _, circuit := range workloads.Names() {
 		for _, size := range []int{64, 1000, 1 << 12} {
 			c, _ := r1csInCache(t, circuit, size)
 			sys, err := c.LoadR1CS(t.Context(), circuit, size)
 			if err != nil {
 				t.Fatalf("%s size %d: %v", circuit, size, err)
 			}
-			inst, _ := circuits.New(circuit, size)
-			w, err := circuits.Witness(inst.Assignment(3))
+			inst, _ := workloads.New(circuit, size)
+			w, err := workloads.Witness(inst.Assignment(3))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -63,12 +63,12 @@ func TestShippedConstraintSystemsPassTheChecks(t *testing.T) {
 // to values the bytes do not hold.
 func TestAConstraintSystemCorruptUnderItsChecksumIsAnErrorNotAPanic(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 7))
-	for _, circuit := range circuits.Names() {
+	for _, circuit := range workloads.Names() {
 		const size = 256
 		c, orig := r1csInCache(t, circuit, size)
 		rp, _, _ := c.Paths(circuit, size)
-		inst, _ := circuits.New(circuit, size)
-		w, err := circuits.Witness(inst.Assignment(5))
+		inst, _ := workloads.New(circuit, size)
+		w, err := workloads.Witness(inst.Assignment(5))
 		if err != nil {
 			t.Fatal(err)
 		}

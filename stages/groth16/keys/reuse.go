@@ -13,7 +13,7 @@ import (
 
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // Setup makes circuit's keys at size and saves them in the cache,
@@ -57,7 +57,7 @@ type cachedR1CS struct {
 // checksum trailer verifies and gnark decodes it, under the entry's
 // shared lock so no save of it is halfway), it has no commitments, and it
 // has the constraint count the circuit compiles to at the size
-// (circuits.Instance.Constraints): a file of another circuit or size is
+// (workloads.Instance.Constraints): a file of another circuit or size is
 // not used. It says on log that it is used, or why not; nil, saying
 // nothing, when the cache holds none.
 func (c Cache) reusable(ctx context.Context, circuit string, size int, log io.Writer) *cachedR1CS {
@@ -101,7 +101,7 @@ func (c Cache) readCached(ctx context.Context, circuit string, size int, log io.
 	if err := groth16.CheckSupported(circuit, r.sys); err != nil {
 		return nil, err
 	}
-	inst, err := circuits.New(circuit, size)
+	inst, err := workloads.New(circuit, size)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 
 	"github.com/prooflane/prooflane/device/cpu"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // BenchmarkSetupCompileAndWrite weighs the two parts of a setup that are
@@ -42,7 +42,7 @@ func BenchmarkSetupCompileAndWrite(b *testing.B) {
 			{"capacity-size", []frontend.CompileOption{frontend.WithCapacity(size)}},
 		} {
 			b.Run(fmt.Sprintf("2^%d/compile-%s", log2, v.name), func(b *testing.B) {
-				inst, err := circuits.New("chain", size)
+				inst, err := workloads.New("chain", size)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -24,7 +24,7 @@ import (
 
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -46,7 +46,7 @@ type Family struct{ groth16.Family }
 // Circuits are the shipped circuits, DefaultCircuit first.
 func (Family) Circuits() []string {
 	names := []string{DefaultCircuit}
-	for _, n := range circuits.Names() {
+	for _, n := range workloads.Names() {
 		if n != DefaultCircuit {
 			names = append(names, n)
 		}
@@ -59,7 +59,7 @@ func (Family) SizeRange(circuit string) (int, int, error) {
 	if circuit == "" {
 		circuit = DefaultCircuit
 	}
-	c, err := circuits.Lookup(circuit)
+	c, err := workloads.Lookup(circuit)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -8,7 +8,7 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
@@ -30,7 +30,7 @@ func (f Family) Verifier(ctx context.Context, req family.VerifyRequest) (family.
 	} else if err := v.fromCache(ctx, keys.Cache{Dir: req.Dir}, req); err != nil {
 		return nil, err
 	}
-	if v.inst, err = circuits.New(circuit, req.Size); err != nil {
+	if v.inst, err = workloads.New(circuit, req.Size); err != nil {
 		return nil, fmt.Errorf("%s: %w", req.Manifest, err)
 	}
 	if v.vkBytes, err = encodeVK(v.vk); err != nil {
@@ -72,7 +72,7 @@ type verifier struct {
 	circuit          string
 	size, partitions int
 	seed             uint64
-	inst             circuits.Instance
+	inst             workloads.Instance
 	vk               *g16.VerifyingKey
 	vkBytes          []byte
 	from             string
@@ -91,7 +91,7 @@ func (v *verifier) Verify(partition int, f family.Files) error {
 	if partition < 0 || partition >= v.partitions {
 		return fmt.Errorf("partition %d of %d", partition, v.partitions)
 	}
-	pub, err := circuits.PartitionPublic(v.inst, v.seed, partition)
+	pub, err := workloads.PartitionPublic(v.inst, v.seed, partition)
 	if err != nil {
 		return err
 	}

@@ -1,5 +1,8 @@
-// Package circuits holds the Groth16 circuits prooflane ships for
-// benchmarks and demos, and a registry of them by name.
+// Package workloads holds the circuits prooflane ships for benchmarks and
+// demos, a registry of them by name, and their seeded witnesses: what
+// bench, loadtest, the scale runs and `prove --circuit` prove. Both proof
+// families compile them (Groth16 to an R1CS, PLONK to a SparseR1CS); a
+// user's own circuit never goes through this package.
 //
 // Each family builds a circuit of about a requested number of R1CS
 // constraints (Family.New) and, for a seed, a satisfying assignment that is
@@ -15,4 +18,4 @@
 //	chain   dense multiplication chain x <- x*x + i; every wire is random
 //	sha256  SHA-256 hash chain written over bits; most wires are 0 or 1
 //	mimc    MiMC hash chain (gnark's std MiMC), dense arithmetic
-package circuits
+package workloads

@@ -1,4 +1,4 @@
-package circuits
+package workloads
 
 import (
 	"bytes"
@@ -292,7 +292,7 @@ func TestLookupSuggestsClosestName(t *testing.T) {
 // (sha256: 2601 rounds; chain: 2^20-1 steps), by the gadget and over the
 // API, the same constraints, side by side:
 //
-//	go test -run '^$' -bench Compile -benchtime 3x ./stages/groth16/circuits/
+//	go test -run '^$' -bench Compile -benchtime 3x ./workloads/
 func BenchmarkCompile(b *testing.B) {
 	for _, name := range []string{"sha256", "chain"} {
 		inst, err := New(name, 1<<20)
