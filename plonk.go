@@ -11,8 +11,8 @@ import (
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/frontend"
 
-	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/plonk"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // PlonkProof is one verified PLONK proof and what a verifier needs besides

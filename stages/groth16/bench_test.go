@@ -16,8 +16,8 @@ import (
 	"github.com/prooflane/prooflane/device"
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	"github.com/prooflane/prooflane/runtime"
-	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // benchKeys loads or creates keys in $PROOFLANE_BENCH_KEYS (default: the

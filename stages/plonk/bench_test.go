@@ -13,8 +13,8 @@ import (
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
-	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/plonk"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // chainOfDomain returns the chain circuit's key whose PLONK domain is 2^k,

@@ -21,8 +21,8 @@ import (
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
-	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/plonk"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // keyOf compiles and sets up a shipped circuit once per test binary.

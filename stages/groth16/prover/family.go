@@ -24,8 +24,8 @@ import (
 
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 const (

@@ -8,8 +8,8 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/workloads"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // Verifier returns the checker of a proof directory of req's circuit and
