@@ -2,17 +2,13 @@ package prooflane
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 
-	gnarkplonk "github.com/consensys/gnark/backend/plonk"
 	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/frontend"
 
 	"github.com/prooflane/prooflane/stages/plonk"
-	"github.com/prooflane/prooflane/workloads"
 )
 
 // PlonkProof is one verified PLONK proof and what a verifier needs besides
@@ -42,12 +38,14 @@ type PlonkProver struct {
 // it), and prepares the pipeline (pipelines/plonk.yaml unless
 // WithPipeline names another PLONK one). Close it when done.
 func NewPlonkProver(circuit frontend.Circuit, opts ...Option) (*PlonkProver, error) {
-	r, k, err := newRun(circuit, opts, "plonk", "NewPlonkProver", "NewProver",
-		func(circuit frontend.Circuit, c config) (*plonk.Key, error) {
-			return plonkKey(circuit, plonk.Cache{Dir: c.keyDir}, c.log)
-		})
+	r, err := newRun(circuit, opts, "plonk", "NewPlonkProver", "NewProver")
 	if err != nil {
 		return nil, err
+	}
+	k, ok := plonk.Unwrap(r.key)
+	if !ok {
+		r.close()
+		return nil, fmt.Errorf("prooflane: a plonk key of %T", r.key)
 	}
 	return &PlonkProver{run: r, key: k}, nil
 }
@@ -59,26 +57,19 @@ func (pr *PlonkProver) VerifyingKey() *gplonk.VerifyingKey { return pr.key.VK }
 // is assignment i's, checked by gnark's plonk.Verify. An assignment that
 // does not satisfy the circuit fails the call, naming its index.
 func (pr *PlonkProver) Prove(ctx context.Context, assignments []frontend.Circuit) ([]*PlonkProof, error) {
-	ws, err := witnesses(assignments)
+	res, err := pr.run.prove(ctx, assignments)
 	if err != nil {
 		return nil, err
 	}
-	job, err := plonk.NewJob(pr.key, ws)
-	if err != nil {
-		return nil, fmt.Errorf("prooflane: %w", err)
+	out := make([]*PlonkProof, len(res))
+	for i, r := range res {
+		proof, ok := r.proof.(*gplonk.Proof)
+		if !ok {
+			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made a %T, not a PLONK proof", i, r.proof)
+		}
+		out[i] = &PlonkProof{Proof: proof, Public: r.public, VerifyingKey: pr.key.VK}
 	}
-	job.SolverOptions = pr.run.solver
-	public := func(i int) (witness.Witness, error) { return ws[i].Public() }
-	return collect(ctx, pr.run, job, len(ws), "PLONK", public,
-		func(proof *gplonk.Proof, pub witness.Witness) error {
-			if err := gnarkplonk.Verify(proof, pr.key.VK, pub); err != nil {
-				return fmt.Errorf("the proof does not verify: %w", err)
-			}
-			return nil
-		},
-		func(proof *gplonk.Proof, pub witness.Witness) *PlonkProof {
-			return &PlonkProof{Proof: proof, Public: pub, VerifyingKey: pr.key.VK}
-		})
+	return out, nil
 }
 
 // Close closes the PlonkProver's engine (its stages shut down once the
@@ -96,40 +87,4 @@ func ProvePlonk(ctx context.Context, circuit frontend.Circuit, assignments []fro
 	}
 	defer pr.Close()
 	return pr.Prove(ctx, assignments)
-}
-
-// witnesses returns the full witness of each assignment, naming the index
-// of one that has none.
-func witnesses(assignments []frontend.Circuit) ([]witness.Witness, error) {
-	if len(assignments) == 0 {
-		return nil, errors.New("prooflane: no assignments to prove")
-	}
-	ws := make([]witness.Witness, len(assignments))
-	for i, a := range assignments {
-		if a == nil {
-			return nil, fmt.Errorf("prooflane: assignment %d is nil", i)
-		}
-		w, err := workloads.Witness(a)
-		if err != nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: %w", i, err)
-		}
-		ws[i] = w
-	}
-	return ws, nil
-}
-
-// plonkKey compiles circuit for PLONK and returns its key from the cache,
-// under a name derived from the compiled constraint system (as
-// circuitKeys names Groth16's; size = its constraint count), running the
-// setup on a miss.
-func plonkKey(circuit frontend.Circuit, cache plonk.Cache, log io.Writer) (*plonk.Key, error) {
-	spr, err := plonk.CompileCircuit(fmt.Sprintf("%T", circuit), circuit)
-	if err != nil {
-		return nil, err
-	}
-	name, err := systemName(spr)
-	if err != nil {
-		return nil, err
-	}
-	return cache.LoadOrSetupSystem(context.Background(), name, spr.GetNbConstraints(), spr, log)
 }

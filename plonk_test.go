@@ -124,7 +124,7 @@ func TestNewPlonkProverRefusesCommitmentsAndOtherFamiliesPipelines(t *testing.T)
 		{func() error {
 			_, err := prooflane.NewPlonkProver(&Cubic{}, prooflane.WithKeyCache(dir), prooflane.WithPipeline(solveOnly))
 			return err
-		}, `pipeline "plonk-solve-only" has no final stage that outputs the plonk proof (plonk.proof)`},
+		}, `pipeline "plonk-solve-only" makes no plonk proof: none of its final stages outputs plonk.proof`},
 		{func() error {
 			_, err := prooflane.NewPlonkProver(nil)
 			return err

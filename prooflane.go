@@ -44,8 +44,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/prooflane/prooflane/device"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/groth16/prover"
 )
 
 // Proof is one verified proof and what a verifier needs besides it.
@@ -115,45 +114,46 @@ func SilenceGnark() Option { return func(*config) { logger.Disable() } }
 // is safe for concurrent use: concurrent Prove calls are jobs in flight
 // sharing the pipeline's locks.
 type Prover struct {
-	run  *run
-	keys *keys.Set
+	run *run
+	vk  *g16.VerifyingKey
 }
 
 // NewProver compiles circuit for Groth16, loads its keys from the cache
 // (or runs the setup and caches them), and prepares the pipeline. Close
 // it when done.
 func NewProver(circuit frontend.Circuit, opts ...Option) (*Prover, error) {
-	r, ks, err := newRun(circuit, opts, "groth16", "NewProver", "NewPlonkProver",
-		func(circuit frontend.Circuit, c config) (*keys.Set, error) {
-			return circuitKeys(circuit, keys.Cache{Dir: c.keyDir}, c.log)
-		})
+	r, err := newRun(circuit, opts, "groth16", "NewProver", "NewPlonkProver")
 	if err != nil {
 		return nil, err
 	}
-	return &Prover{run: r, keys: ks}, nil
+	k, ok := r.key.(*prover.Key)
+	if !ok {
+		r.close()
+		return nil, fmt.Errorf("prooflane: a groth16 key of %T", r.key)
+	}
+	return &Prover{run: r, vk: k.Set.VK}, nil
 }
 
 // VerifyingKey returns the circuit's verifying key.
-func (pr *Prover) VerifyingKey() *g16.VerifyingKey { return pr.keys.VK }
+func (pr *Prover) VerifyingKey() *g16.VerifyingKey { return pr.vk }
 
 // Prove proves every assignment, one partition each, in one job; proof i
 // is assignment i's. An assignment that does not satisfy the circuit
 // fails the call, naming its index.
 func (pr *Prover) Prove(ctx context.Context, assignments []frontend.Circuit) ([]*Proof, error) {
-	ws, err := witnesses(assignments)
+	res, err := pr.run.prove(ctx, assignments)
 	if err != nil {
 		return nil, err
 	}
-	job, err := groth16.NewJob(pr.keys.Circuit, pr.keys.R1CS, pr.keys.PK, pr.keys.VK, ws)
-	if err != nil {
-		return nil, fmt.Errorf("prooflane: %w", err)
+	out := make([]*Proof, len(res))
+	for i, r := range res {
+		proof, ok := r.proof.(*g16.Proof)
+		if !ok {
+			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made a %T, not a Groth16 proof", i, r.proof)
+		}
+		out[i] = &Proof{Proof: proof, Public: r.public, VerifyingKey: pr.vk}
 	}
-	job.SolverOptions = pr.run.solver
-	return collect(ctx, pr.run, job, len(ws), "Groth16", job.Public,
-		func(proof *g16.Proof, pub witness.Witness) error { return groth16.VerifyProof(pr.keys.VK, proof, pub) },
-		func(proof *g16.Proof, pub witness.Witness) *Proof {
-			return &Proof{Proof: proof, Public: pub, VerifyingKey: pr.keys.VK}
-		})
+	return out, nil
 }
 
 // Close closes the Prover's engine (its stages shut down once the proofs
@@ -169,29 +169,4 @@ func Prove(ctx context.Context, circuit frontend.Circuit, assignments []frontend
 	}
 	defer pr.Close()
 	return pr.Prove(ctx, assignments)
-}
-
-// circuitKeys compiles circuit and returns its keys from the cache, under
-// a name derived from the compiled constraint system ("circuit-" and 16
-// hex digits, size = its constraint count), running the setup on a miss.
-func circuitKeys(circuit frontend.Circuit, cache keys.Cache, log io.Writer) (*keys.Set, error) {
-	sys, err := keys.CompileCircuit(fmt.Sprintf("%T", circuit), circuit)
-	if err != nil {
-		return nil, err
-	}
-	name, err := systemName(sys)
-	if err != nil {
-		return nil, err
-	}
-	size := sys.GetNbConstraints()
-	// Under the cache's lock: two processes proving the same circuit run
-	// one setup and never mix the files of two.
-	return cache.LoadOrMake(context.Background(), name, size, log, func() (*keys.Set, error) {
-		var pk g16.ProvingKey
-		var vk g16.VerifyingKey
-		if err := g16.Setup(sys, &pk, &vk); err != nil {
-			return nil, fmt.Errorf("setup of %T: %w", circuit, err)
-		}
-		return &keys.Set{Circuit: name, Size: size, R1CS: sys, PK: &pk, VK: &vk}, nil
-	})
 }

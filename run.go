@@ -2,7 +2,6 @@ package prooflane
 
 import (
 	"context"
-	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -14,10 +13,12 @@ import (
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/pipelines"
+	"github.com/prooflane/prooflane/proving"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // newConfig applies opts over the defaults.
@@ -33,69 +34,77 @@ func newConfig(opts []Option) config {
 // when WithPipeline set none) and checks that it makes want's proofs,
 // which newProver makes; other, the other family's constructor, is named
 // in the refusal.
-func (c config) parse(want, newProver, other string) (*runtime.Pipeline, family.Family, error) {
+func (c config) parse(want, newProver, other string) (*proving.Pipeline, error) {
 	name := c.pipeline
 	if name == "" {
 		name = want
 	}
 	file, src, err := pipelines.Source(name)
 	if err != nil {
-		return nil, nil, fmt.Errorf("prooflane: %w", err)
+		return nil, fmt.Errorf("prooflane: %w", err)
 	}
 	p, err := runtime.Parse(file, src, builtin.Registry(), c.params)
 	if err != nil {
-		return nil, nil, fmt.Errorf("prooflane: %w", err)
+		return nil, fmt.Errorf("prooflane: %w", err)
 	}
-	f, err := builtin.Families().Of(p)
+	f, err := proving.Of(p, builtin.Families())
 	if err != nil {
-		return nil, nil, fmt.Errorf("prooflane: %w", err)
+		return nil, fmt.Errorf("prooflane: %w", err)
 	}
 	if f.Name() != want {
-		return nil, nil, fmt.Errorf("prooflane: %s: pipeline %q makes %s proofs, %s makes %s proofs (%s makes the other)",
+		return nil, fmt.Errorf("prooflane: %s: pipeline %q makes %s proofs, %s makes %s proofs (%s makes the other)",
 			p.File, p.Name, f.Name(), newProver, want, other)
 	}
-	if len(family.FinalProofStages(p, f)) == 0 {
-		return nil, nil, fmt.Errorf("prooflane: %s: pipeline %q has no final stage that outputs the %s proof (%s)", p.File, p.Name, want, f.ProofType())
+	pp, err := proving.Resolve(p, builtin.Families())
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
 	}
-	return p, f, nil
+	return pp, nil
 }
 
-// newRun is what NewProver and NewPlonkProver share: it refuses a nil
-// circuit, parses the pipeline (see parse: it must make want's proofs),
-// gets the circuit's key from key, and starts the engine.
-func newRun[K any](circuit frontend.Circuit, opts []Option, want, newProver, other string,
-	key func(frontend.Circuit, config) (K, error)) (*run, K, error) {
-	var none K
-	c := newConfig(opts)
-	if circuit == nil {
-		return nil, none, errors.New("prooflane: no circuit")
-	}
-	p, f, err := c.parse(want, newProver, other)
-	if err != nil {
-		return nil, none, err
-	}
-	k, err := key(circuit, c)
-	if err != nil {
-		return nil, none, fmt.Errorf("prooflane: %w", err)
-	}
-	r, err := c.start(p)
-	if err != nil {
-		return nil, none, err
-	}
-	r.verified = family.StagesVerify(p, f)
-	return r, k, nil
-}
-
-// run is the engine a Prover of either family proves with, and its
-// backend.
+// run is what a Prover of either family proves with: the pipeline, the
+// circuit's key, the engine and its backend.
 type run struct {
+	pp         *proving.Pipeline
+	key        family.Key
 	engine     *runtime.Engine
 	backend    device.Backend
 	ownBackend bool
 	solver     []solver.Option
-	// verified says the pipeline's final stage checks each proof with
-	// the family's verifier (family.StagesVerify); else collect does.
-	verified bool
+}
+
+// newRun is what NewProver and NewPlonkProver share: it refuses a nil
+// circuit, parses the pipeline (see parse: it must make want's proofs),
+// compiles the circuit with the pipeline's family, gets its key from the
+// cache (a setup on a miss, under a name derived from the compiled
+// system: family.CompiledSystem) and starts the engine.
+func newRun(circuit frontend.Circuit, opts []Option, want, newProver, other string) (*run, error) {
+	c := newConfig(opts)
+	if circuit == nil {
+		return nil, errors.New("prooflane: no circuit")
+	}
+	pp, err := c.parse(want, newProver, other)
+	if err != nil {
+		return nil, err
+	}
+	ccs, err := pp.Family.Compile(fmt.Sprintf("%T", circuit), circuit)
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	sys, err := family.CompiledSystem(ccs)
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	key, err := pp.Family.Setup(context.Background(), family.KeyRequest{Dir: c.keyDir, System: sys}, c.log)
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	r, err := c.start(pp.Pipeline)
+	if err != nil {
+		return nil, err
+	}
+	r.pp, r.key = pp, key
+	return r, nil
 }
 
 // start opens the backend (the CPU one with the pipeline's device count
@@ -124,10 +133,31 @@ func (c config) start(p *runtime.Pipeline) (*run, error) {
 	return r, nil
 }
 
-// prove runs one job of payload; a stage's failure names the assignment
-// (the partition) it failed on.
-func (r *run) prove(ctx context.Context, payload any) (*runtime.Result, error) {
-	res, err := r.engine.Run(ctx, runtime.Job{Payload: payload})
+// proved is one assignment's proof: the final stage's output (the family's
+// proof type) and the public witness.
+type proved struct {
+	proof  any
+	public witness.Witness
+}
+
+// prove proves each assignment, one partition each, in one job and returns
+// result i for assignment i, each checked once by the family's verifier
+// (proving.Pipeline.PartitionFiles): a proof that does not verify fails
+// the call, naming the assignment, as does an assignment that does not
+// satisfy the circuit.
+func (r *run) prove(ctx context.Context, assignments []frontend.Circuit) ([]proved, error) {
+	ws, err := witnesses(assignments)
+	if err != nil {
+		return nil, err
+	}
+	job, err := r.key.NewJob(ws)
+	if err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
+	}
+	if so, ok := job.Payload().(interface{ SetSolverOptions([]solver.Option) }); ok {
+		so.SetSolverOptions(r.solver)
+	}
+	res, err := r.engine.Run(ctx, runtime.Job{Payload: job.Payload()})
 	if err != nil {
 		var se *runtime.StageError
 		if errors.As(err, &se) {
@@ -135,45 +165,42 @@ func (r *run) prove(ctx context.Context, payload any) (*runtime.Result, error) {
 		}
 		return nil, fmt.Errorf("prooflane: %w", err)
 	}
-	return res, nil
-}
-
-// collect proves payload, a job of n partitions (one an assignment), and
-// returns result i for assignment i: its partition's output of type *P
-// (kind names the proof system when there is none), made into a T by
-// result with the public witness that public gives for the partition.
-// Each proof is checked once: by the pipeline's final stage (r.verified),
-// or else here by verify. A proof that does not verify fails the call,
-// naming the assignment.
-func collect[P, T any](ctx context.Context, r *run, payload any, n int, kind string,
-	public func(int) (witness.Witness, error), verify func(*P, witness.Witness) error, result func(*P, witness.Witness) T) ([]T, error) {
-	res, err := r.prove(ctx, payload)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]T, n)
+	out := make([]proved, len(ws))
 	for _, part := range res.Partitions {
-		var proof *P
-		for _, v := range part.Outputs {
-			if p, ok := v.(*P); ok {
-				proof = p
-			}
+		proof, err := r.pp.Output(part.Index, part.Outputs)
+		if err == nil {
+			_, err = r.pp.PartitionFiles(job, part.Index, part.Outputs)
 		}
-		if proof == nil {
-			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made no %s proof", part.Index, kind)
-		}
-		pub, err := public(part.Index)
 		if err != nil {
 			return nil, fmt.Errorf("prooflane: assignment %d: %w", part.Index, err)
 		}
-		if !r.verified {
-			if err := verify(proof, pub); err != nil {
-				return nil, fmt.Errorf("prooflane: assignment %d: %w", part.Index, err)
-			}
+		pub, err := ws[part.Index].Public()
+		if err != nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: %w", part.Index, err)
 		}
-		out[part.Index] = result(proof, pub)
+		out[part.Index] = proved{proof: proof, public: pub}
 	}
 	return out, nil
+}
+
+// witnesses returns the full witness of each assignment, naming the index
+// of one that has none.
+func witnesses(assignments []frontend.Circuit) ([]witness.Witness, error) {
+	if len(assignments) == 0 {
+		return nil, errors.New("prooflane: no assignments to prove")
+	}
+	ws := make([]witness.Witness, len(assignments))
+	for i, a := range assignments {
+		if a == nil {
+			return nil, fmt.Errorf("prooflane: assignment %d is nil", i)
+		}
+		w, err := workloads.Witness(a)
+		if err != nil {
+			return nil, fmt.Errorf("prooflane: assignment %d: %w", i, err)
+		}
+		ws[i] = w
+	}
+	return ws, nil
 }
 
 // close closes the engine (its stages shut down once the proofs in flight
@@ -188,14 +215,4 @@ func (r *run) close() error {
 		r.backend = nil
 	}
 	return err
-}
-
-// systemName names a compiled constraint system in a key cache: "circuit-"
-// and the first 16 hex digits of the sha256 of its serialization.
-func systemName(sys io.WriterTo) (string, error) {
-	h := sha256.New()
-	if _, err := sys.WriteTo(h); err != nil {
-		return "", fmt.Errorf("hashing the constraint system: %w", err)
-	}
-	return fmt.Sprintf("circuit-%x", h.Sum(nil)[:8]), nil
 }

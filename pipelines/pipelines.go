@@ -87,6 +87,12 @@ func Names() []string {
 	return names
 }
 
+// retired are the names of pipelines shipped before, and where their
+// purpose went.
+var retired = map[string]string{
+	"vcommit": "it was a toy second proof family, a vector commitment; PLONK is the second family now (pipelines plonk, plonk-single-lock), and the vector commitment lives on as an example of a stage family of one's own in stages/example/vcommit",
+}
+
 // Open returns the bytes of the embedded pipeline called name ("groth16"
 // or "groth16.yaml") and the file name its problems are reported against.
 func Open(name string) (file string, src []byte, err error) {
@@ -125,6 +131,9 @@ func Source(arg string) (file string, src []byte, err error) {
 	}
 	if file, src, err := Open(arg); err == nil {
 		return file, src, nil
+	}
+	if why, ok := retired[strings.TrimSuffix(arg, ".yaml")]; ok {
+		return "", nil, fmt.Errorf("pipeline %q is no longer shipped: %s", arg, why)
 	}
 	return "", nil, fmt.Errorf("pipeline %q: no such file, and no embedded pipeline of that name (embedded: %s; `prooflane pipelines` lists them)",
 		arg, strings.Join(Names(), ", "))

@@ -23,7 +23,7 @@ import (
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
-	"github.com/prooflane/prooflane/stages/vcommit"
+	"github.com/prooflane/prooflane/stages/example/vcommit"
 )
 
 // Test jobs: the chain circuit at 2^6 constraints, one partition each.

@@ -8,7 +8,7 @@ import (
 )
 
 func init() {
-	register(Family{
+	register(Kind{
 		Name:    "chain",
 		Doc:     "dense multiplication chain x <- x*x + i (one constraint per step)",
 		New:     newChain,

@@ -4,8 +4,8 @@
 // families compile them (Groth16 to an R1CS, PLONK to a SparseR1CS); a
 // user's own circuit never goes through this package.
 //
-// Each family builds a circuit of about a requested number of R1CS
-// constraints (Family.New) and, for a seed, a satisfying assignment that is
+// Each kind builds a circuit of about a requested number of R1CS
+// constraints (Kind.New) and, for a seed, a satisfying assignment that is
 // different for every seed, so the P partitions of a job prove P different
 // witnesses. Unsatisfied returns an assignment that breaks exactly one
 // constraint (the last equality on the public output), for tests of error

@@ -14,7 +14,7 @@ import (
 )
 
 func init() {
-	register(Family{
+	register(Kind{
 		Name:    "mimc",
 		Doc:     "MiMC hash chain h <- MiMC(h) (gnark's std MiMC, dense)",
 		New:     newMiMC,

@@ -28,8 +28,8 @@ type Instance interface {
 	Constraints() int
 }
 
-// Family builds circuits of one kind.
-type Family struct {
+// Kind builds circuits of one kind.
+type Kind struct {
 	// Name is the registry key, used by --circuit and in key file names.
 	Name string
 	// Doc is one line shown by the CLI.
@@ -40,40 +40,40 @@ type Family struct {
 	MinSize int
 }
 
-var families = map[string]Family{}
+var kinds = map[string]Kind{}
 
-func register(f Family) {
-	if _, dup := families[f.Name]; dup {
-		panic("circuits: family registered twice: " + f.Name)
+func register(f Kind) {
+	if _, dup := kinds[f.Name]; dup {
+		panic("workloads: circuit registered twice: " + f.Name)
 	}
-	families[f.Name] = f
+	kinds[f.Name] = f
 }
 
 // Names returns the registered circuit names, sorted.
 func Names() []string {
-	out := make([]string, 0, len(families))
-	for n := range families {
+	out := make([]string, 0, len(kinds))
+	for n := range kinds {
 		out = append(out, n)
 	}
 	sort.Strings(out)
 	return out
 }
 
-// Lookup returns the family called name, or an error listing the names and
+// Lookup returns the circuit kind called name, or an error listing the names and
 // suggesting the closest.
-func Lookup(name string) (Family, error) {
-	f, ok := families[name]
+func Lookup(name string) (Kind, error) {
+	f, ok := kinds[name]
 	if !ok {
 		hint := ""
 		if c := suggest.Closest(name, Names()); c != "" {
 			hint = fmt.Sprintf(" (did you mean %q?)", c)
 		}
-		return Family{}, fmt.Errorf("unknown circuit %q%s; have %v", name, hint, Names())
+		return Kind{}, fmt.Errorf("unknown circuit %q%s; have %v", name, hint, Names())
 	}
 	return f, nil
 }
 
-// New looks up the family called name and builds its instance of about
+// New looks up the circuit kind called name and builds its instance of about
 // size constraints.
 func New(name string, size int) (Instance, error) {
 	f, err := Lookup(name)

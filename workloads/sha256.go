@@ -15,7 +15,7 @@ import (
 
 func init() {
 	solver.RegisterHint(sha256Bits)
-	register(Family{
+	register(Kind{
 		Name: "sha256",
 		Doc:  "SHA-256 hash chain h <- sha256(h) over bits (PoRep-like: most wires are 0 or 1)",
 		New:  newSHA256,

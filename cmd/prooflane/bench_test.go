@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/vcommit"
+	"github.com/prooflane/prooflane/stages/example/vcommit"
 )
 
 func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {

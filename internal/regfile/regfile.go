@@ -81,6 +81,11 @@ func kind(mode fs.FileMode) string {
 // after it was opened) is an error naming it and wrapping ErrTooLarge,
 // found without reading more than limit+1 bytes.
 func ReadFile(path string, limit int64) ([]byte, error) {
+	return ReadFileContext(context.Background(), path, limit)
+}
+
+// ReadFileContext is ReadFile that stops reading when ctx is done.
+func ReadFileContext(ctx context.Context, path string, limit int64) ([]byte, error) {
 	f, st, err := Open(path)
 	if err != nil {
 		return nil, err
@@ -89,7 +94,7 @@ func ReadFile(path string, limit int64) ([]byte, error) {
 	if st.Size() > limit {
 		return nil, tooLarge(path, limit)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	b, err := io.ReadAll(io.LimitReader(Reader(ctx, f), limit+1))
 	if err != nil {
 		return nil, err
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/prooflane/prooflane/stages/groth16/prover"
 	"github.com/prooflane/prooflane/stages/plonk"
 	"github.com/prooflane/prooflane/stages/sim"
-	"github.com/prooflane/prooflane/stages/vcommit"
 )
 
 // Registry returns a registry holding every shipped stage type.
@@ -17,7 +16,6 @@ func Registry() *stages.Registry {
 	return stages.NewRegistry().
 		MustRegister(sim.Factories()...).
 		MustRegister(groth16.Factories()...).
-		MustRegister(vcommit.Factories()...).
 		MustRegister(plonk.Factories()...)
 }
 
@@ -26,6 +24,5 @@ func Registry() *stages.Registry {
 func Families() *family.Registry {
 	return family.NewRegistry().
 		MustRegister(prover.Family{}).
-		MustRegister(vcommit.Family{}).
 		MustRegister(plonk.Family{})
 }

@@ -22,7 +22,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
 )
 
@@ -89,82 +88,4 @@ func (r *Registry) Names() []string {
 	}
 	sort.Strings(names)
 	return names
-}
-
-// Of returns the family of pipeline p: the one family whose prefix its
-// non-generic stage types share. A pipeline with no such type, with types
-// of two families, or of a prefix no family registered is refused with an
-// error naming the pipeline file.
-func (r *Registry) Of(p *runtime.Pipeline) (Family, error) {
-	var prefixes, types []string
-	for _, s := range p.Stages {
-		types = append(types, s.Type)
-		prefix, _, ok := strings.Cut(s.Type, ".")
-		if !ok || slices.Contains(Generic, prefix) || slices.Contains(prefixes, prefix) {
-			continue
-		}
-		prefixes = append(prefixes, prefix)
-	}
-	sort.Strings(prefixes)
-	slices.Sort(types)
-	types = slices.Compact(types)
-	switch len(prefixes) {
-	case 0:
-		return nil, fmt.Errorf("%s: pipeline %q makes no proof: its stage types (%s) belong to no proof family (%s)",
-			p.File, p.Name, strings.Join(types, ", "), strings.Join(r.Names(), ", "))
-	case 1:
-	default:
-		return nil, fmt.Errorf("%s: pipeline %q mixes the stage types of families %s: a pipeline makes the proofs of one family",
-			p.File, p.Name, strings.Join(prefixes, " and "))
-	}
-	f, ok := r.byName[prefixes[0]]
-	if !ok {
-		return nil, fmt.Errorf("%s: pipeline %q: stage type prefix %q is no registered proof family (%s)",
-			p.File, p.Name, prefixes[0], strings.Join(r.Names(), ", "))
-	}
-	return f, nil
-}
-
-// FinalProofStages returns the names of p's final stages (those no other
-// stage needs) whose output is f's proof type, in declaration order.
-func FinalProofStages(p *runtime.Pipeline, f Family) []string {
-	needed := map[*runtime.Stage]bool{}
-	for _, s := range p.Stages {
-		for _, n := range s.Needs {
-			needed[n] = true
-		}
-	}
-	var names []string
-	for _, s := range p.Stages {
-		if !needed[s] && s.Factory().Output == f.ProofType() {
-			names = append(names, s.Name)
-		}
-	}
-	return names
-}
-
-// StagesVerify reports whether every one of p's final proof stages (there
-// is at least one) checks its proof with the family's verifier before
-// returning it (its config is a stages.VerifyConfig that says so): then a
-// path that hands the proofs on (prove, bench, the service, the library)
-// need not check them again; else it checks each one itself, with
-// Job.Verify, before any leaves.
-func StagesVerify(p *runtime.Pipeline, f Family) bool {
-	final := FinalProofStages(p, f)
-	if len(final) == 0 {
-		return false
-	}
-	for _, name := range final {
-		var cfg stages.Config
-		for _, s := range p.Stages {
-			if s.Name == name {
-				cfg = s.Config
-			}
-		}
-		vc, ok := cfg.(stages.VerifyConfig)
-		if !ok || !vc.VerifiesOutput() {
-			return false
-		}
-	}
-	return true
 }

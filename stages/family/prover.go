@@ -2,47 +2,130 @@ package family
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
+
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/constraint"
+	"github.com/consensys/gnark/frontend"
 
 	"github.com/prooflane/prooflane/device"
 )
 
-// ErrNotCached is wrapped by Prover.Load and Prover.Verifier when the key
-// cache holds no key of the request.
+// ErrNotCached is wrapped by Prover.Load and Prover.VerifyingKey when the
+// key cache holds no key of the request.
 var ErrNotCached = errors.New("no key in the cache")
 
-// ErrNoForce is wrapped by Prover.Setup refusing KeyRequest.Force: the
-// family's key cache is not redone in place.
-var ErrNoForce = errors.New("key cache is not redone in place (remove its key file instead)")
+// Prover is a proof family as the library, the commands and the service
+// drive it: keys for a constraint system (set up, loaded from the key
+// cache, or the user's own), a job of the users' witnesses, and the
+// verifier of what its jobs write. It knows nothing of benchmarks: the
+// built-in circuits and their seeded witnesses are package workloads',
+// which reaches a family through this interface too.
+//
+// A family implements Family and Prover and registers itself in
+// stages/builtin; no command code names it.
+type Prover interface {
+	Family
+	// MaxSize bounds a key's size (its constraint system's constraints,
+	// or a built-in circuit's size), checked before anything is
+	// allocated.
+	MaxSize() int
+	// Layout says which files a job writes besides its proofs.
+	Layout() Layout
+	// Compile compiles a circuit definition to the family's constraint
+	// system (Groth16: an R1CS; PLONK: a SparseR1CS), refusing, by name,
+	// what the family cannot prove.
+	Compile(name string, c frontend.Circuit) (constraint.ConstraintSystem, error)
+	// ReadSystem reads a constraint system file in gnark's encoding (the
+	// family's system's WriteTo): only a regular file, at most
+	// MaxSystemFile bytes, checked before gnark decodes it so that no
+	// file makes it panic or hang; reading stops when ctx is done.
+	// Errors name the file.
+	ReadSystem(ctx context.Context, path string) (constraint.ConstraintSystem, error)
+	// Setup loads the key of req from the cache, or makes one (a
+	// development key: fresh randomness, or an unsafe SRS) and caches it,
+	// saying so on log; with req.Force it makes one whatever the cache
+	// holds. A long setup stops when ctx is done, writing nothing.
+	Setup(ctx context.Context, req KeyRequest, log io.Writer) (Key, error)
+	// Load is Setup that never makes a key: ErrNotCached (wrapped) when
+	// the cache holds none.
+	Load(ctx context.Context, req KeyRequest) (Key, error)
+	// ReadKeys reads a user's own proving and verifying key files (gnark's
+	// WriteTo encodings) for sys, whose constraint system it needs, and
+	// checks them against it before any proving (domain size, wire and
+	// commitment counts): another circuit's key is refused naming the
+	// mismatch. They are never copied into the cache.
+	ReadKeys(ctx context.Context, sys System, pkFile, vkFile string) (Key, error)
+	// VerifyingKey returns the verifying key of a file the user named
+	// (file != ""), or else the cache's for req, whose constraint system
+	// must have constraints constraints when that is not 0.
+	VerifyingKey(ctx context.Context, req KeyRequest, file string, constraints int) (VerifyingKey, error)
+}
+
+// MaxSystemFile bounds a constraint system file: 64 GiB, about a 2^28
+// constraint circuit's.
+const MaxSystemFile = 64 << 30
+
+// System names a constraint system a key is for. A built-in circuit is
+// named and sized (Name "chain", Size 4096) and the family compiles it
+// (or reuses its cached compiled copy); a compiled one (a user's) is named
+// by its content (CompiledSystem) and carries its CCS.
+type System struct {
+	// Name is the system's name in the key cache and the manifest: a
+	// built-in circuit's, or "circuit-" and 16 hex digits of the SHA-256
+	// of its encoding.
+	Name string
+	// Size is a built-in circuit's size, or a compiled system's
+	// constraint count.
+	Size int
+	// CCS is the constraint system; nil for a built-in circuit, which the
+	// family compiles when it needs it, or to find a cached key by name.
+	CCS constraint.ConstraintSystem
+}
+
+// compiledPrefix starts a compiled system's name.
+const compiledPrefix = "circuit-"
+
+// CompiledSystem names ccs by its content: "circuit-" and the first 8
+// bytes of its encoding's SHA-256 in hex, sized by its constraint count.
+func CompiledSystem(ccs constraint.ConstraintSystem) (System, error) {
+	h := sha256.New()
+	if _, err := ccs.WriteTo(h); err != nil {
+		return System{}, fmt.Errorf("digest of the constraint system: %w", err)
+	}
+	return System{Name: compiledPrefix + hex.EncodeToString(h.Sum(nil)[:8]), Size: ccs.GetNbConstraints(), CCS: ccs}, nil
+}
+
+// IsCompiled reports whether name is a compiled system's (CompiledSystem),
+// not a built-in circuit's.
+func IsCompiled(name string) bool { return strings.HasPrefix(name, compiledPrefix) }
+
+// String is the system's name and size, as errors and logs show it.
+func (s System) String() string { return fmt.Sprintf("%s/%d", s.Name, s.Size) }
 
 // KeyRequest names one of a family's keys in a key cache.
 type KeyRequest struct {
 	// Dir is the key cache directory.
 	Dir string
-	// Circuit is one of the family's Circuits; "" means its default (the
-	// first). A family without circuits refuses any other value.
-	Circuit string
-	// Size is the key's size (about how many constraints, or elements),
-	// within SizeRange(Circuit).
-	Size int
+	// System is the constraint system the key is for.
+	System System
 	// Force makes Setup make the key whatever the cache holds, replacing
-	// its files; a family whose cache is not redone in place makes one
-	// only when none is cached, refusing (ErrNoForce, before any work) to
-	// replace a cached key.
+	// its files.
 	Force bool
 	// Backend, when not nil, is where Setup may make the key (Groth16:
 	// its bases on device 0's generator multiplication); nil: on the
 	// host. The caller owns it and closes it after Setup returns.
 	Backend device.Backend
 	// OnDevice says the job (or the setup) runs on a backend whose
-	// devices have memory of their own (CUDA: --backend cuda), so that
-	// the device work's vectors are there, not on the host; host memory
-	// estimates count less then. False: on the host (the CPU backend's
-	// emulated devices) or not known, the larger estimate.
+	// devices have memory of their own (CUDA), so that the device work's
+	// vectors are there, not on the host; host memory estimates count
+	// less then. False: on the host (the CPU backend's emulated devices)
+	// or not known, the larger estimate.
 	OnDevice bool
 }
 
@@ -56,48 +139,43 @@ type Layout struct {
 	VK string
 }
 
-// Prover is a family that prove, verify, setup and bench drive wholly
-// through this interface: its circuits, keys, jobs, proof files and
-// verifier. A family implements Family and Prover and registers itself in
-// stages/builtin; no command code names it.
-type Prover interface {
-	Family
-	// Circuits lists the family's circuits, its default first; nil for a
-	// family without circuits, whose keys only have a size.
-	Circuits() []string
-	// SizeRange bounds the sizes of circuit's keys ("" the default
-	// circuit), checked before anything is allocated. An unknown circuit,
-	// or any circuit for a family without them, is an error.
-	SizeRange(circuit string) (min, max int, err error)
-	// Layout says which files a job writes besides its proofs.
-	Layout() Layout
-	// Setup loads the key of req from the cache, or makes it (with
-	// req.Force, always) and caches it, saying so on log; a long setup
-	// stops when ctx is done, writing nothing.
-	Setup(ctx context.Context, req KeyRequest, log io.Writer) (Key, error)
-	// Load is Setup that never makes a key: ErrNotCached (wrapped) when
-	// the cache holds none.
-	Load(ctx context.Context, req KeyRequest) (Key, error)
-	// Verifier returns what checks a proof directory's files, from the
-	// key the request names (the cache's, or a file the user named).
-	Verifier(ctx context.Context, req VerifyRequest) (Verifier, error)
+// Key is one of a family's keys, loaded, with its constraint system.
+type Key interface {
+	// Name identifies the key (recorded in the manifest): its system's
+	// name and size and a digest of its verifying key, so that two
+	// setups of one system differ.
+	Name() string
+	// System is the key's constraint system.
+	System() System
+	// Constraints is the constraint system's count.
+	Constraints() int
+	// Inputs are the counts of public and secret inputs a full witness
+	// of the key's system holds (ReadWitness checks them).
+	Inputs() Inputs
+	// Files are the key's files (in the cache, or the user's), for
+	// setup's report and the service's accounting.
+	Files() []string
+	// VerifyingKey is the key's verifying key.
+	VerifyingKey() VerifyingKey
+	// NewJob returns the job proving each witness (gnark's full witness of
+	// the key's system: public and secret inputs), one partition each.
+	// A witness of the wrong length is refused naming its index.
+	NewJob(witnesses []witness.Witness) (Job, error)
 }
 
-// Key is one of a family's keys, loaded.
-type Key interface {
-	// Name identifies the key (recorded in the manifest).
-	Name() string
-	// Circuit is the key's circuit; the family's name for a family
-	// without circuits.
-	Circuit() string
-	// Constraints is the key's constraint count (its size for a family
-	// without constraints).
-	Constraints() int
-	// Files are the key's files in the cache, for setup's report.
-	Files() []string
-	// NewJob returns the job of partitions witnesses from seed; partition
-	// p's is the same for the same seed and p.
-	NewJob(partitions int, seed uint64) (Job, error)
+// VerifyingKey checks a family's proof files.
+type VerifyingKey interface {
+	// From says what the proofs are checked with, for messages: a key
+	// file, or the key's name.
+	From() string
+	// Bytes is the Layout's VK file's contents (nil without one).
+	Bytes() []byte
+	// NbPublic is the number of public inputs a public witness holds.
+	NbPublic() int
+	// Verify checks a partition's files: both decode within their
+	// bounds (no panic, whatever the bytes) and the proof verifies
+	// against the public inputs in f.Public. Errors name f's files.
+	Verify(f Files) error
 }
 
 // Files are one partition's files: proof-N.bin and, when the family's
@@ -114,50 +192,14 @@ type Files struct {
 type Job interface {
 	// Payload is runtime.Job's Payload for the family's stages.
 	Payload() any
+	// Partitions is the job's partition count (one a witness).
+	Partitions() int
 	// Files returns partition's files from the output of the pipeline's
 	// final proof stage.
 	Files(partition int, output any) (Files, error)
-	// VK returns the contents of the Layout's VK file; nil without one.
-	VK() ([]byte, error)
-	// Verify checks partition's files as verify does.
+	// Verify checks partition's files against the job's key and the
+	// partition's own public inputs.
 	Verify(partition int, f Files) error
-}
-
-// VerifyRequest is what verify knows of a proof directory: its manifest's
-// key request, counts and seed, and a key file the user named.
-type VerifyRequest struct {
-	KeyRequest
-	// Manifest is the manifest's path, named in errors about its fields.
-	Manifest string
-	// Key is the key name the manifest records ("" when none).
-	Key string
-	// Constraints is the manifest's constraint count.
-	Constraints int
-	// Partitions and Seed are the manifest's.
-	Partitions int
-	Seed       uint64
-	// VKFile is a verifying key file the user named (verify --vk) instead
-	// of the cache's key; "" for the cache's. A family whose Layout has no
-	// VK is never given one.
-	VKFile string
-	// DirVK is the proof directory's own copy of the VK file, named in
-	// the advice of a failed cache lookup; "" without one.
-	DirVK string
-}
-
-// Verifier checks a proof directory's files.
-type Verifier interface {
-	// From says what the proofs are checked with, for verify's first
-	// line: a key file, or the key's name.
-	From() string
-	// Verify checks partition's files: they decode within their bounds,
-	// the proof verifies, and the public inputs are the ones the
-	// manifest's seed gives the partition.
-	Verify(partition int, f Files) error
-	// VK returns the verifying key file's contents the proofs are checked
-	// with (nil without a Layout VK), compared with the directory's copy
-	// when a proof fails.
-	VK() []byte
 }
 
 // Baseline is an optional capability of a Prover: a reference prover that
@@ -177,9 +219,8 @@ type MemoryEstimator interface {
 	// HostMemory estimates the peak host memory of a job of req's key
 	// with inFlight partitions at once under the pipeline's effective
 	// params (nil: a setup alone, or the family's defaults), and says
-	// whether the key setup runs first (req.Force, or no key cached in
-	// req.Dir; with no Dir the key is taken as cached, the least a run
-	// needs). Zero bytes: no estimate.
+	// whether the key setup runs first (req.Force, or no key cached).
+	// Zero bytes: no estimate.
 	HostMemory(req KeyRequest, params map[string]string, inFlight int) (bytes uint64, setup bool)
 }
 
@@ -214,31 +255,4 @@ type HostBaser interface {
 // so; none when such a job is large enough to pay them back.
 type OneJober interface {
 	OneJob(partitions int) (params map[string]string, why string)
-}
-
-// CheckCircuit resolves req.Circuit against f's circuits ("" the default)
-// and checks req.Size against f's bounds for it: a family without
-// circuits refuses any circuit name. It returns the circuit the key is of
-// (the family's name for a family without circuits).
-func CheckCircuit(f Prover, req KeyRequest) (string, error) {
-	names := f.Circuits()
-	circuit := req.Circuit
-	switch {
-	case len(names) == 0 && circuit != "":
-		return "", fmt.Errorf("circuit %q: the %s family has no circuits", circuit, f.Name())
-	case len(names) == 0:
-		circuit = f.Name()
-	case circuit == "":
-		circuit = names[0]
-	case !slices.Contains(names, circuit):
-		return "", fmt.Errorf("circuit %q is not one of the %s family's (%s)", circuit, f.Name(), strings.Join(names, ", "))
-	}
-	lo, hi, err := f.SizeRange(req.Circuit)
-	if err != nil {
-		return "", err
-	}
-	if req.Size < lo || req.Size > hi {
-		return "", fmt.Errorf("%s size %d: want %d to %d", circuit, req.Size, lo, hi)
-	}
-	return circuit, nil
 }

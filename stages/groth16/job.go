@@ -76,6 +76,10 @@ func NewJob(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verifying
 	}, nil
 }
 
+// SetSolverOptions sets the options passed to the solver (custom hints)
+// before the job runs.
+func (j *Job) SetSolverOptions(opts []solver.Option) { j.SolverOptions = opts }
+
 // Partitions is the number of partitions the job holds a witness for; a
 // runtime.Job with this payload and no Partitions runs that many.
 func (j *Job) Partitions() int { return len(j.Witnesses) }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 
 	"github.com/prooflane/prooflane/internal/keyfile"
+	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/workloads"
 )
@@ -59,6 +61,56 @@ func (c Cache) Load(ctx context.Context, circuit string, size int) (*Key, worklo
 	}
 	k, err := c.load(ctx, circuit, size, spr)
 	return k, inst, err
+}
+
+// LoadSystem reads the key cached as name at size for spr, a constraint
+// system the caller has (compiled, or read from a user's file), under
+// the key file's shared lock; ErrNotCached when the file is missing.
+func (c Cache) LoadSystem(ctx context.Context, name string, size int, spr *cs.SparseR1CS) (*Key, error) {
+	release, err := keyfile.Lock(ctx, c.lockPath(name, size), false, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return c.load(ctx, name, size, spr)
+}
+
+// LoadVK reads the verifying key of the key cached as name at size, from
+// the key file (whose domain its verifying key, first in the file, says:
+// bounded by MaxSize, and the file's lengths checked against it before
+// anything is decoded); ErrNotCached when the file is missing.
+func (c Cache) LoadVK(ctx context.Context, name string, size int) (*gplonk.VerifyingKey, error) {
+	path := c.Path(name, size)
+	release, err := keyfile.Lock(ctx, c.lockPath(name, size), false, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	f, _, err := regfile.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", path, ErrNotCached)
+	}
+	if err != nil {
+		return nil, err
+	}
+	head := make([]byte, vkRawSize())
+	_, err = io.ReadFull(f, head)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("%s: the verifying key: %w (%s)", path, err, keyfile.SetupAgain)
+	}
+	vk := &gplonk.VerifyingKey{}
+	if _, err := keyfile.ReadSafely(vk.UnsafeReadFrom, bytes.NewReader(head)); err != nil {
+		return nil, fmt.Errorf("%s: the verifying key: %w (%s)", path, err, keyfile.SetupAgain)
+	}
+	if n := vk.Size; n < 2 || n > MaxSize || n&(n-1) != 0 {
+		return nil, fmt.Errorf("%s: a domain of %d (%s)", path, n, keyfile.SetupAgain)
+	}
+	pk, err := readPK(ctx, path, vk.Size)
+	if err != nil {
+		return nil, err
+	}
+	return pk.Vk, nil
 }
 
 func (c Cache) load(ctx context.Context, circuit string, size int, spr *cs.SparseR1CS) (*Key, error) {
@@ -244,6 +296,80 @@ func checkPKLengths(r io.ReaderAt, size int64, n uint64) error {
 		return fmt.Errorf("%d bytes, the lengths it declares make %d", size, off)
 	}
 	return nil
+}
+
+// ReadUserPK reads a user's proving key file (gnark's WriteTo, or
+// WriteRawTo) for a domain of n: its lengths checked against n and the
+// file's size before gnark decodes it; reading stops when ctx is done.
+func ReadUserPK(ctx context.Context, path string, n uint64) (*gplonk.ProvingKey, error) {
+	pk := &gplonk.ProvingKey{}
+	err := keyfile.Read(ctx, path, false, ErrNotCached, keyfile.Decoder{
+		Check: func(r io.ReaderAt, size int64) error { return checkUserPKLengths(r, size, n) },
+		Read:  pk.UnsafeReadFrom,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("plonk proving key: %w", err)
+	}
+	return pk, nil
+}
+
+// vkSize is the length of a verifying key without commitments in
+// gnark's compressed encoding (WriteTo).
+var vkSize = sync.OnceValue(func() int64 {
+	var b bytes.Buffer
+	if _, err := (&gplonk.VerifyingKey{}).WriteTo(&b); err != nil {
+		panic("plonk: encoding an empty verifying key: " + err.Error()) // cannot happen: a bytes.Buffer does not fail
+	}
+	return int64(b.Len())
+})
+
+// checkUserPKLengths checks a proving key file of size bytes for a domain
+// of n, in either of gnark's encodings (told apart by the size, which is
+// exact for each): its verifying key without commitments, then n+3
+// canonical and n Lagrange points, the two counts as the domain says,
+// before gnark's decoder allocates what they say.
+func checkUserPKLengths(r io.ReaderAt, size int64, n uint64) error {
+	for _, enc := range []struct{ vk, point int64 }{
+		{vkSize(), curve.SizeOfG1AffineCompressed},
+		{vkRawSize(), curve.SizeOfG1AffineUncompressed},
+	} {
+		if size != enc.vk+8+int64(2*n+3)*enc.point {
+			continue
+		}
+		var b [4]byte
+		off := enc.vk
+		for _, want := range []uint64{n + 3, n} {
+			if _, err := r.ReadAt(b[:], off); err != nil {
+				return err
+			}
+			if got := uint64(binary.BigEndian.Uint32(b[:])); got != want {
+				return fmt.Errorf("an srs of %d points where a domain of %d needs %d", got, n, want)
+			}
+			off += 4 + int64(want)*enc.point
+		}
+		return nil
+	}
+	return fmt.Errorf("%d bytes: not a key without commitments for a domain of %d, in gnark's compressed or raw encoding (another circuit's?)", size, n)
+}
+
+// ReadSparseR1CS reads a user's constraint system file (gnark's
+// SparseR1CS WriteTo), at most family.MaxSystemFile bytes; reading stops
+// when ctx is done.
+func ReadSparseR1CS(ctx context.Context, path string) (*cs.SparseR1CS, error) {
+	spr := new(cs.SparseR1CS)
+	err := keyfile.Read(ctx, path, false, ErrNotCached, keyfile.Decoder{
+		Check: func(_ io.ReaderAt, size int64) error {
+			if size > family.MaxSystemFile {
+				return fmt.Errorf("%d bytes, above the limit of %d", size, int64(family.MaxSystemFile))
+			}
+			return nil
+		},
+		Read: spr.ReadFrom,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("constraint system: %w", err)
+	}
+	return spr, nil
 }
 
 // MaxSRSPoints bounds the G1 points of an SRS file ReadSRS reads.

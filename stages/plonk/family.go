@@ -14,7 +14,11 @@ import (
 	gnarkplonk "github.com/consensys/gnark/backend/plonk"
 	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/constraint"
+	cs "github.com/consensys/gnark/constraint/bls12-381"
+	"github.com/consensys/gnark/frontend"
 
+	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/workloads"
@@ -30,120 +34,171 @@ func keyName(circuit string, vk *gplonk.VerifyingKey) (string, error) {
 	return fmt.Sprintf("plonk/%s/%d/%s", circuit, vk.Size, hex.EncodeToString(sum[:12])), nil
 }
 
-// Circuits are the shipped circuits (workloads), compiled
-// for PLONK; chain, the first, is the default.
-func (Family) Circuits() []string { return workloads.Names() }
-
-// SizeRange is the circuit's minimum to MaxSize/4 (a circuit's PLONK
-// constraints are a few times its size; NewKey refuses a domain above
-// MaxSize).
-func (f Family) SizeRange(circuit string) (int, int, error) {
-	if circuit == "" {
-		circuit = f.Circuits()[0]
-	}
-	c, err := workloads.Lookup(circuit)
-	if err != nil {
-		return 0, 0, err
-	}
-	return c.MinSize, MaxSize / 4, nil
-}
+// MaxSize bounds a key's size: a built-in circuit's PLONK constraints
+// are a few times its size, and NewKey refuses a domain above MaxSize.
+func (Family) MaxSize() int { return MaxSize }
 
 // Layout: each partition's public inputs beside its proof, and the
 // verifying key as vk.bin (gnark's serialization).
 func (Family) Layout() family.Layout { return family.Layout{Public: true, VK: "vk.bin"} }
 
+// Compile compiles c to a BLS12-381 SparseR1CS (CompileCircuit).
+func (Family) Compile(name string, c frontend.Circuit) (constraint.ConstraintSystem, error) {
+	return CompileCircuit(name, c)
+}
+
+// ReadSystem reads a SparseR1CS file, refusing what the stages cannot
+// prove.
+func (Family) ReadSystem(ctx context.Context, path string) (constraint.ConstraintSystem, error) {
+	spr, err := ReadSparseR1CS(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckSupported(path, spr); err != nil {
+		return nil, err
+	}
+	return spr, nil
+}
+
+// sprOf returns sys's SparseR1CS: its CCS, or a built-in circuit compiled.
+func sprOf(sys family.System) (*cs.SparseR1CS, error) {
+	if sys.CCS == nil {
+		if family.IsCompiled(sys.Name) {
+			return nil, fmt.Errorf("plonk %s: the key cache keeps no constraint system: give it (--ccs)", sys)
+		}
+		spr, _, err := Compile(sys.Name, sys.Size)
+		return spr, err
+	}
+	spr, ok := sys.CCS.(*cs.SparseR1CS)
+	if !ok {
+		return nil, fmt.Errorf("constraint system %s is a %T, want a BLS12-381 SparseR1CS (compiled with scs.NewBuilder) for plonk", sys, sys.CCS)
+	}
+	if err := CheckSupported(sys.Name, spr); err != nil {
+		return nil, err
+	}
+	return spr, nil
+}
+
+// check checks a system's size and, for a built-in circuit, its name.
+func (Family) check(sys family.System) error {
+	if sys.Size < 1 || sys.Size > MaxSize {
+		return fmt.Errorf("plonk %s: size %d, want 1 to %d", sys, sys.Size, MaxSize)
+	}
+	if sys.CCS == nil && !family.IsCompiled(sys.Name) {
+		if _, err := workloads.Lookup(sys.Name); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Setup loads the key of req from the cache, or makes it with an unsafe
 // SRS (always with req.Force) and saves it; cancelling ctx stops the
 // setup between its phases (UnsafeSetup), writing nothing.
 func (f Family) Setup(ctx context.Context, req family.KeyRequest, log io.Writer) (family.Key, error) {
-	circuit, err := family.CheckCircuit(f, req)
+	if err := f.check(req.System); err != nil {
+		return nil, err
+	}
+	if log == nil {
+		log = io.Discard
+	}
+	sys := req.System
+	spr, err := sprOf(sys)
 	if err != nil {
 		return nil, err
 	}
 	c := Cache{Dir: req.Dir}
 	if !req.Force {
-		k, inst, err := c.LoadOrSetup(ctx, circuit, req.Size, log)
+		k, err := c.LoadOrSetupSystem(ctx, sys.Name, sys.Size, spr, log)
 		if err != nil {
 			return nil, err
 		}
-		return &key{k: k, inst: inst, path: c.Path(circuit, req.Size)}, nil
+		return newKey(k, sys, c), nil
 	}
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	fmt.Fprintf(log, "plonk setup (forced): circuit %s, size %d, into %s\n", circuit, req.Size, c.Path(circuit, req.Size))
-	spr, inst, err := Compile(circuit, req.Size)
+	fmt.Fprintf(log, "plonk setup (forced): %s into %s\n", sys, c.Path(sys.Name, sys.Size))
+	k, err := UnsafeSetup(ctx, sys.Name, spr)
 	if err != nil {
 		return nil, err
 	}
-	k, err := UnsafeSetup(ctx, circuit, spr)
-	if err != nil {
+	if err := c.Save(k, sys.Size); err != nil {
 		return nil, err
 	}
-	if err := c.Save(k, req.Size); err != nil {
-		return nil, err
-	}
-	return &key{k: k, inst: inst, path: c.Path(circuit, req.Size)}, nil
+	return newKey(k, sys, c), nil
 }
 
 // Load loads the key of req from the cache; ErrNotCached (which wraps
 // family.ErrNotCached) when it is not there.
 func (f Family) Load(ctx context.Context, req family.KeyRequest) (family.Key, error) {
-	circuit, err := family.CheckCircuit(f, req)
+	if err := f.check(req.System); err != nil {
+		return nil, err
+	}
+	spr, err := sprOf(req.System)
 	if err != nil {
 		return nil, err
 	}
 	c := Cache{Dir: req.Dir}
-	k, inst, err := c.Load(ctx, circuit, req.Size)
+	k, err := c.LoadSystem(ctx, req.System.Name, req.System.Size, spr)
 	if err != nil {
 		return nil, err
 	}
-	return &key{k: k, inst: inst, path: c.Path(circuit, req.Size)}, nil
+	return newKey(k, req.System, c), nil
+}
+
+// ReadKeys reads the user's own proving and verifying key files (gnark's
+// WriteTo or WriteRawTo) for sys, checked against its constraint system
+// (NewKey: the domain, the selectors' and permutation's lengths) and each
+// other.
+func (f Family) ReadKeys(ctx context.Context, sys family.System, pkFile, vkFile string) (family.Key, error) {
+	spr, err := sprOf(sys)
+	if err != nil {
+		return nil, err
+	}
+	vk, err := readVK(vkFile)
+	if err != nil {
+		return nil, err
+	}
+	pk, err := ReadUserPK(ctx, pkFile, domainSize(spr))
+	if err != nil {
+		return nil, err
+	}
+	a, b := encodeVKRaw(vk), encodeVKRaw(pk.Vk)
+	if !bytes.Equal(a, b) {
+		return nil, fmt.Errorf("--pk %s and --vk %s: the proving key holds another verifying key (two setups, or two circuits)", pkFile, vkFile)
+	}
+	k, err := NewKey(sys.Name, spr, pk, vk)
+	if err != nil {
+		return nil, fmt.Errorf("--pk %s: %w", pkFile, err)
+	}
+	fk := newKey(k, sys, Cache{})
+	fk.files = []string{pkFile, vkFile}
+	fk.vk.from = vkFile
+	return fk, nil
 }
 
 // maxVKFile bounds a verifying key file verify --vk reads (one without
 // commitments is about 10 KiB).
 const maxVKFile = 1 << 20
 
-// Verifier checks proofs with the verifying key of the cache's key (which
-// must be the one the manifest names) or of req.VKFile, and the public
-// inputs against the ones the manifest's seed gives each partition.
-func (f Family) Verifier(ctx context.Context, req family.VerifyRequest) (family.Verifier, error) {
-	circuit, err := family.CheckCircuit(f, req.KeyRequest)
-	if err != nil {
-		return nil, err
-	}
-	inst, err := workloads.New(circuit, req.Size)
-	if err != nil {
-		return nil, err
-	}
-	if req.Partitions < 1 {
-		return nil, fmt.Errorf("%s: %d partitions, want at least 1", req.Manifest, req.Partitions)
-	}
-	v := &verifier{inst: inst, seed: req.Seed, partitions: req.Partitions}
-	if req.VKFile != "" {
-		if v.vk, err = readVK(req.VKFile); err != nil {
-			return nil, err
-		}
-		v.from = req.VKFile
-	} else {
-		k, _, err := Cache{Dir: req.Dir}.Load(ctx, circuit, req.Size)
+// VerifyingKey returns the verifying key of file when it is named, else
+// the one in the cache's key of req (a built-in circuit is compiled for
+// its domain; a compiled system's is read from the key file).
+func (f Family) VerifyingKey(ctx context.Context, req family.KeyRequest, file string, _ int) (family.VerifyingKey, error) {
+	if file != "" {
+		vk, err := readVK(file)
 		if err != nil {
-			if errors.Is(err, family.ErrNotCached) && req.DirVK != "" {
-				return nil, fmt.Errorf("%w; or check the proofs with the directory's verifying key: verify --vk %s", err, req.DirVK)
-			}
 			return nil, err
 		}
-		if req.Key != "" && k.Name != req.Key {
-			return nil, fmt.Errorf("%s: key is %q, but the key cache %s holds %q for circuit %s size %d: the proofs were made with another key",
-				req.Manifest, req.Key, req.Dir, k.Name, circuit, req.Size)
-		}
-		v.vk, v.from = k.VK, "key "+k.Name
+		return newVerifyingKey(vk, file)
 	}
-	if v.vkBytes, err = encodeVK(v.vk); err != nil {
+	if err := f.check(req.System); err != nil {
 		return nil, err
 	}
-	return v, nil
+	c := Cache{Dir: req.Dir}
+	vk, err := c.LoadVK(ctx, req.System.Name, req.System.Size)
+	if err != nil {
+		return nil, err
+	}
+	return newVerifyingKey(vk, c.Path(req.System.Name, req.System.Size))
 }
 
 func readVK(path string) (*gplonk.VerifyingKey, error) {
@@ -184,51 +239,63 @@ func encodeVK(vk *gplonk.VerifyingKey) ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// key is a *Key as stages/family sees it.
-type key struct {
-	k    *Key
-	inst workloads.Instance
-	path string
+// encodeVKRaw is vk's raw encoding, to compare two keys.
+func encodeVKRaw(vk *gplonk.VerifyingKey) []byte {
+	var b bytes.Buffer
+	_, _ = vk.WriteRawTo(&b) // a bytes.Buffer does not fail
+	return b.Bytes()
 }
 
-func (k *key) Name() string     { return k.k.Name }
-func (k *key) Circuit() string  { return k.k.Circuit }
-func (k *key) Constraints() int { return k.k.Constraints() }
-func (k *key) Files() []string  { return []string{k.path} }
+// key is a *Key as stages/family sees it.
+type key struct {
+	k     *Key
+	sys   family.System
+	files []string
+	vk    *verifyingKey
+}
 
-// NewJob returns the job of partitions witnesses: partition p's from
-// workloads.PartitionSeed(seed, p).
-func (k *key) NewJob(partitions int, seed uint64) (family.Job, error) {
-	if partitions < 1 {
-		return nil, fmt.Errorf("plonk job %q: %d partitions, want at least 1", k.k.Circuit, partitions)
+func newKey(k *Key, sys family.System, c Cache) *key {
+	sys.CCS = k.SPR
+	fk := &key{k: k, sys: sys}
+	fk.vk, _ = newVerifyingKey(k.VK, "key "+k.Name) // the key's own: encodes
+	if c.Dir != "" {
+		fk.files = []string{c.Path(sys.Name, sys.Size)}
+		fk.vk.from = fk.files[0]
 	}
-	ws := make([]witness.Witness, partitions)
-	for p := range ws {
-		w, err := workloads.Witness(k.inst.Assignment(workloads.PartitionSeed(seed, p)))
-		if err != nil {
-			return nil, fmt.Errorf("plonk job %q partition %d: %w", k.k.Circuit, p, err)
-		}
-		ws[p] = w
-	}
+	return fk
+}
+
+func (k *key) Name() string                      { return k.k.Name }
+func (k *key) System() family.System             { return k.sys }
+func (k *key) Constraints() int                  { return k.k.Constraints() }
+func (k *key) Files() []string                   { return k.files }
+func (k *key) VerifyingKey() family.VerifyingKey { return k.vk }
+
+// Inputs are the SparseR1CS's public and secret inputs.
+func (k *key) Inputs() family.Inputs {
+	return family.Inputs{Public: len(k.k.SPR.Public), Secret: len(k.k.SPR.Secret)}
+}
+
+// NewJob returns the job of the witnesses, one partition each.
+func (k *key) NewJob(ws []witness.Witness) (family.Job, error) {
 	j, err := NewJob(k.k, ws)
 	if err != nil {
 		return nil, err
 	}
-	v := &verifier{vk: k.k.VK, inst: k.inst, seed: seed, partitions: partitions, from: "key " + k.k.Name}
-	if v.vkBytes, err = encodeVK(k.k.VK); err != nil {
-		return nil, err
-	}
-	return &familyJob{j: j, verifier: v}, nil
+	return &familyJob{j: j, key: k}, nil
 }
 
 // familyJob is a *Job as stages/family sees it.
 type familyJob struct {
-	j *Job
-	*verifier
+	j   *Job
+	key *key
 }
 
 // Payload is the *Job the stages read.
 func (j *familyJob) Payload() any { return j.j }
+
+// Partitions is the job's partition count, one a witness.
+func (j *familyJob) Partitions() int { return j.j.Partitions() }
 
 // Files are batch_open's proof (gnark's serialization, WriteTo) and the
 // partition's public witness (gnark's binary witness).
@@ -237,26 +304,41 @@ func (j *familyJob) Files(partition int, output any) (family.Files, error) {
 	if !ok || proof == nil {
 		return family.Files{}, fmt.Errorf("partition %d: output %T, want the proof (*plonk.Proof of gnark's bls12-381 backend)", partition, output)
 	}
-	if partition < 0 || partition >= len(j.j.Witnesses) {
-		return family.Files{}, fmt.Errorf("partition %d of %d", partition, len(j.j.Witnesses))
+	pb, err := j.public(partition)
+	if err != nil {
+		return family.Files{}, err
 	}
 	var b bytes.Buffer
 	if _, err := proof.WriteTo(&b); err != nil {
 		return family.Files{}, fmt.Errorf("partition %d: encode proof: %w", partition, err)
 	}
-	pub, err := j.j.Witnesses[partition].Public()
-	if err != nil {
-		return family.Files{}, err
-	}
-	pb, err := pub.MarshalBinary()
-	if err != nil {
-		return family.Files{}, err
-	}
 	return family.Files{Proof: b.Bytes(), Public: pb}, nil
 }
 
-// VK is the verifying key's file contents.
-func (j *familyJob) VK() ([]byte, error) { return j.vkBytes, nil }
+// public is partition's public witness, encoded.
+func (j *familyJob) public(partition int) ([]byte, error) {
+	if partition < 0 || partition >= len(j.j.Witnesses) {
+		return nil, fmt.Errorf("partition %d of %d", partition, len(j.j.Witnesses))
+	}
+	pub, err := j.j.Witnesses[partition].Public()
+	if err != nil {
+		return nil, err
+	}
+	return pub.MarshalBinary()
+}
+
+// Verify checks partition's files against the job's key and the
+// partition's own public inputs.
+func (j *familyJob) Verify(partition int, f family.Files) error {
+	want, err := j.public(partition)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(f.Public, want) {
+		return fmt.Errorf("plonk partition %d: not the public inputs of its witness", partition)
+	}
+	return j.key.vk.Verify(f)
+}
 
 // proveBaseline proves partition's witness with gnark's plonk.Prove and
 // verifies the proof.
@@ -292,44 +374,47 @@ func (Family) ProveBaseline(job family.Job, partition int) error {
 	return j.proveBaseline(partition)
 }
 
-// verifier checks a partition's files against a verifying key and the
-// public inputs the seed gives the partition.
-type verifier struct {
-	vk         *gplonk.VerifyingKey
-	vkBytes    []byte
-	inst       workloads.Instance
-	seed       uint64
-	partitions int
-	from       string
+// verifyingKey is a PLONK verifying key as family.VerifyingKey.
+type verifyingKey struct {
+	vk    *gplonk.VerifyingKey
+	bytes []byte
+	from  string
 
 	once      sync.Once
 	proofSize int
 }
 
+func newVerifyingKey(vk *gplonk.VerifyingKey, from string) (*verifyingKey, error) {
+	b, err := encodeVK(vk)
+	if err != nil {
+		return nil, err
+	}
+	return &verifyingKey{vk: vk, bytes: b, from: from}, nil
+}
+
 // From names what the proofs are checked with.
-func (v *verifier) From() string { return v.from }
+func (v *verifyingKey) From() string { return v.from }
 
-// VK is the verifying key file's contents.
-func (v *verifier) VK() []byte { return v.vkBytes }
+// Bytes is the verifying key file's contents.
+func (v *verifyingKey) Bytes() []byte { return v.bytes }
 
-// Verify checks partition's files: the public inputs are the seed's (a
-// directory without public-N.bin is checked against the seed's), the
-// proof has the size of one without commitments (checked before gnark's
-// decoder reads a count) and gnark's plonk.Verify accepts it.
-func (v *verifier) Verify(partition int, f family.Files) error {
-	if partition < 0 || partition >= v.partitions {
-		return fmt.Errorf("plonk partition %d of %d", partition, v.partitions)
+// NbPublic is the public inputs a public witness holds.
+func (v *verifyingKey) NbPublic() int { return int(v.vk.NbPublicVariables) }
+
+// Verify checks a partition's files: the proof has the size of one
+// without commitments (checked before gnark's decoder reads a count), the
+// public witness decodes with the key's count, and gnark's plonk.Verify
+// accepts the proof.
+func (v *verifyingKey) Verify(f family.Files) error {
+	name := func(n, what string) string {
+		if n == "" {
+			return what
+		}
+		return n
 	}
-	pub, err := workloads.PartitionPublic(v.inst, v.seed, partition)
+	pub, err := family.DecodeWitness(f.Public, fr.Modulus(), family.Inputs{Public: v.NbPublic()})
 	if err != nil {
-		return err
-	}
-	want, err := pub.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	if f.Public != nil && !bytes.Equal(f.Public, want) {
-		return fmt.Errorf("plonk partition %d: the public inputs are not the ones of seed %d's witness", partition, v.seed)
+		return fmt.Errorf("%s: %w", name(f.PublicName, "public inputs"), err)
 	}
 	v.once.Do(func() {
 		var b bytes.Buffer
@@ -339,20 +424,29 @@ func (v *verifier) Verify(partition int, f family.Files) error {
 		v.proofSize = b.Len()
 	})
 	if len(f.Proof) != v.proofSize {
-		return fmt.Errorf("plonk partition %d: proof of %d bytes, want %d", partition, len(f.Proof), v.proofSize)
+		return fmt.Errorf("%s: %d bytes, want %d", name(f.ProofName, "proof"), len(f.Proof), v.proofSize)
 	}
 	var proof gplonk.Proof
-	if _, err := proof.ReadFrom(bytes.NewReader(f.Proof)); err != nil {
-		return fmt.Errorf("plonk partition %d: decode proof: %w", partition, err)
+	if _, err := keyfile.ReadSafely(proof.ReadFrom, bytes.NewReader(f.Proof)); err != nil {
+		return fmt.Errorf("%s: decode: %w", name(f.ProofName, "proof"), err)
 	}
 	if err := gnarkplonk.Verify(&proof, v.vk, pub); err != nil {
-		return fmt.Errorf("plonk partition %d: %w", partition, err)
+		return fmt.Errorf("the proof does not verify: %w", err)
 	}
 	return nil
 }
 
 var (
-	_ family.Prover   = Family{}
-	_ family.Baseline = Family{}
-	_ family.Verifier = (*verifier)(nil)
+	_ family.Prover       = Family{}
+	_ family.Baseline     = Family{}
+	_ family.VerifyingKey = (*verifyingKey)(nil)
 )
+
+// Unwrap returns the *Key of a key the family made.
+func Unwrap(k family.Key) (*Key, bool) {
+	fk, ok := k.(*key)
+	if !ok {
+		return nil, false
+	}
+	return fk.k, true
+}

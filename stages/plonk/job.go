@@ -45,6 +45,10 @@ func NewJob(key *Key, witnesses []witness.Witness) (*Job, error) {
 	return &Job{Key: key, Witnesses: witnesses}, nil
 }
 
+// SetSolverOptions sets the options passed to the solver (custom hints)
+// before the job runs.
+func (j *Job) SetSolverOptions(opts []solver.Option) { j.SolverOptions = opts }
+
 // Partitions is the number of partitions the job holds a witness for.
 func (j *Job) Partitions() int { return len(j.Witnesses) }
 

@@ -6,10 +6,11 @@ import (
 	"strconv"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	cs "github.com/consensys/gnark/constraint/bls12-381"
 
 	"github.com/prooflane/prooflane/cuda"
+	"github.com/prooflane/prooflane/internal/units"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 // Host memory of a PLONK run, per row of the key's domain n (the
@@ -74,19 +75,29 @@ func domainBound(circuit string, size int) uint64 {
 // (req.Force, or no key cached in req.Dir; no Dir: taken as cached); 0
 // below a size of 2^18.
 func (f Family) HostMemory(req family.KeyRequest, _ map[string]string, inFlight int) (uint64, bool) {
-	if req.Size < memCheckFromSize {
+	sys := req.System
+	if sys.Size < memCheckFromSize {
 		return 0, false
-	}
-	circuit := req.Circuit
-	if circuit == "" {
-		circuit = f.Circuits()[0]
 	}
 	setup := req.Force
 	if !setup && req.Dir != "" {
-		_, err := os.Stat(Cache{Dir: req.Dir}.Path(circuit, req.Size))
+		_, err := os.Stat(Cache{Dir: req.Dir}.Path(sys.Name, sys.Size))
 		setup = err != nil
 	}
-	return hostEstimate(domainBound(circuit, req.Size), inFlight, setup), setup
+	return hostEstimate(domainOf(sys), inFlight, setup), setup
+}
+
+// domainOf is the domain of sys's key: its constraint system's when it
+// has one, a bound of a built-in circuit's at its size, or that of a
+// compiled system's constraint count with a few public inputs.
+func domainOf(sys family.System) uint64 {
+	if spr, ok := sys.CCS.(*cs.SparseR1CS); ok {
+		return domainSize(spr)
+	}
+	if family.IsCompiled(sys.Name) {
+		return ecc.NextPowerOfTwo(uint64(max(sys.Size, 1)) + 8)
+	}
+	return domainBound(sys.Name, sys.Size)
 }
 
 // hostEstimate is the peak host memory of proving on a domain of n with
@@ -138,10 +149,6 @@ func EstimateDevice(n uint64, concurrent int) DeviceEstimate {
 // has them; a pipeline with neither (plonk-single-lock) is counted at
 // perDevice, an upper bound.
 func (f Family) DeviceMemory(req family.KeyRequest, params map[string]string, perDevice int) (uint64, string, string) {
-	circuit := req.Circuit
-	if circuit == "" {
-		circuit = f.Circuits()[0]
-	}
 	concurrent, bound := max(perDevice, 1), false
 	lower := "a smaller --size, or fewer partitions at once"
 	for _, p := range []string{"device_streams", "resident"} {
@@ -159,10 +166,10 @@ func (f Family) DeviceMemory(req family.KeyRequest, params map[string]string, pe
 			}
 		}
 	}
-	n := domainBound(circuit, req.Size)
+	n := domainOf(req.System)
 	e := EstimateDevice(n, concurrent)
 	parts := fmt.Sprintf("the kzg srs of a domain of %d %s, %d device step(s) at once %s, context %s",
-		n, keys.HumanBytes(e.SRS), e.Concurrent, keys.HumanBytes(e.Steps), keys.HumanBytes(e.Context))
+		n, units.Bytes(e.SRS), e.Concurrent, units.Bytes(e.Steps), units.Bytes(e.Context))
 	return e.Total(), parts, lower
 }
 

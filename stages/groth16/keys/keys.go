@@ -85,8 +85,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
-	"sync"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
@@ -315,10 +313,32 @@ func readVK(path string, inCache bool) (*g16.VerifyingKey, error) {
 // byte per wire for each infinity vector, then the commitment count. The
 // domain's size, a power of two, is one more than the Z points.
 func checkPKLengths(r io.ReaderAt, size int64) error {
-	const (
-		domain = 8 + 5*fr.Bytes + 1
-		g1, g2 = 96, 192 // uncompressed, as WriteRawTo writes them
-	)
+	return checkPKLengthsOf(r, size, 96, 192) // uncompressed, as WriteRawTo writes them
+}
+
+// pkDomainBytes is the length of a proving key's domain in its encoding.
+const pkDomainBytes = 8 + 5*fr.Bytes + 1
+
+// checkAnyPKLengths is checkPKLengths for a proving key in either of
+// gnark's encodings, told apart by its first point's flag bits: WriteTo's
+// (compressed, 48 and 96 bytes a point) or WriteRawTo's.
+func checkAnyPKLengths(r io.ReaderAt, size int64) error {
+	var flag [1]byte
+	if size <= pkDomainBytes {
+		return fmt.Errorf("truncated in the domain (%d bytes)", size)
+	}
+	if _, err := r.ReadAt(flag[:], pkDomainBytes); err != nil {
+		return err
+	}
+	if flag[0]&0x80 != 0 {
+		return checkPKLengthsOf(r, size, 48, 96)
+	}
+	return checkPKLengthsOf(r, size, 96, 192)
+}
+
+// checkPKLengthsOf is checkPKLengths for points of g1 and g2 bytes.
+func checkPKLengthsOf(r io.ReaderAt, size int64, g1, g2 int64) error {
+	const domain = pkDomainBytes
 	var buf [8]byte
 	if size < domain {
 		return fmt.Errorf("truncated in the domain (%d bytes)", size)
@@ -578,7 +598,7 @@ func setupGnark(ctx context.Context, circuit string, size int, log io.Writer, ca
 		var r result
 		var sys *cs.R1CS
 		if cached != nil {
-			sys, r.ph.Cached, r.ph.Read = cached.sys, true, cached.read
+			sys, r.ph.Cached, r.ph.Read = cached.sys, cached.inFile(), cached.read
 		} else {
 			start := time.Now()
 			sys, _, r.err = Compile(circuit, size)
@@ -636,42 +656,9 @@ func (s *Set) NewJob(partitions int, seed uint64) (*groth16.Job, error) {
 	return groth16.NewJob(s.Circuit, s.R1CS, s.PK, s.VK, ws)
 }
 
-// Witnesses returns the full witnesses of partitions partitions; with
-// unsatisfied, every one breaks the circuit's final equality.
+// Witnesses returns the full witnesses of partitions partitions
+// (workloads.Witnesses); with unsatisfied, every one breaks the circuit's
+// final equality.
 func (s *Set) Witnesses(partitions int, seed uint64, unsatisfied bool) ([]witness.Witness, error) {
-	if partitions <= 0 {
-		return nil, fmt.Errorf("circuit %q: %d partitions, want at least 1", s.Circuit, partitions)
-	}
-	inst, err := workloads.New(s.Circuit, s.Size)
-	if err != nil {
-		return nil, err
-	}
-	// One partition a core: a chain assignment walks its n steps one after
-	// another (0.14 s a partition at 2^22 on the 2-core machine, four
-	// times that at 2^24), which ten partitions in a row would make a job
-	// wait for.
-	ws := make([]witness.Witness, partitions)
-	errs := make([]error, partitions)
-	sem := make(chan struct{}, runtime.NumCPU())
-	var wg sync.WaitGroup
-	for p := range ws {
-		wg.Add(1)
-		sem <- struct{}{}
-		go func() {
-			defer func() { <-sem; wg.Done() }()
-			ps := workloads.PartitionSeed(seed, p)
-			a := inst.Assignment(ps)
-			if unsatisfied {
-				a = inst.Unsatisfied(ps)
-			}
-			if ws[p], errs[p] = workloads.Witness(a); errs[p] != nil {
-				errs[p] = fmt.Errorf("circuit %q partition %d: %w", s.Circuit, p, errs[p])
-			}
-		}()
-	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	return ws, nil
+	return workloads.Witnesses(s.Circuit, s.Size, partitions, seed, unsatisfied)
 }

@@ -1,10 +1,8 @@
 package keys
 
 import (
-	"fmt"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/prooflane/prooflane/cuda"
 )
@@ -159,17 +157,3 @@ func EstimateDevice(size int, p DevicePlan) DeviceEstimate {
 // EstimateSetupDevice is the device memory of a setup on the device: the
 // fixed-base kernels work a chunk at a time, whatever the size.
 func EstimateSetupDevice() uint64 { return deviceBase + setupChunkBytes }
-
-// HumanBytes prints n in KiB, MiB or GiB with one decimal.
-func HumanBytes(n uint64) string {
-	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
-	v, u := float64(n), 0
-	for v >= 1024 && u < len(units)-1 {
-		v /= 1024
-		u++
-	}
-	if u == 0 {
-		return fmt.Sprintf("%d bytes", n)
-	}
-	return strings.TrimSuffix(fmt.Sprintf("%.1f", v), ".0") + " " + units[u]
-}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/prooflane/prooflane/cuda"
+	"github.com/prooflane/prooflane/internal/units"
 )
 
 func TestDeviceEstimateOfTheH200RunFitsItsMeasurement(t *testing.T) {
@@ -14,7 +15,7 @@ func TestDeviceEstimateOfTheH200RunFitsItsMeasurement(t *testing.T) {
 	e.WideWindows = 0
 	measured := uint64(30207) << 20
 	if e.Total() < measured || e.Total() > measured*11/10 {
-		t.Errorf("estimate %s for a measured %s", HumanBytes(e.Total()), HumanBytes(measured))
+		t.Errorf("estimate %s for a measured %s", units.Bytes(e.Total()), units.Bytes(measured))
 	}
 	// The same prove with c = 20 from 2^23 (tables off, the plan prove
 	// made: two b_g2_msm workers): nvidia-smi's peak
@@ -24,7 +25,7 @@ func TestDeviceEstimateOfTheH200RunFitsItsMeasurement(t *testing.T) {
 	e = EstimateDevice(1<<24, DevicePlan{Resident: 2, G2OnDevice: true, G2Streams: 2})
 	measured = uint64(38063) << 20
 	if e.WideWindows == 0 || e.Total() < measured || e.Total() > measured*12/10 {
-		t.Errorf("estimate %s (wider windows %s) for a measured %s", HumanBytes(e.Total()), HumanBytes(e.WideWindows), HumanBytes(measured))
+		t.Errorf("estimate %s (wider windows %s) for a measured %s", units.Bytes(e.Total()), units.Bytes(e.WideWindows), units.Bytes(measured))
 	}
 }
 
@@ -43,14 +44,6 @@ func TestWideWindowsCountTheirExtraScratch(t *testing.T) {
 	}
 	if e := EstimateDevice(n, DevicePlan{Resident: 1}); e.WideWindows != g1 {
 		t.Errorf("2^24, g2_on: cpu: wider windows %d, want one G1 MSM's %d", e.WideWindows, g1)
-	}
-}
-
-func TestHumanBytes(t *testing.T) {
-	for n, want := range map[uint64]string{0: "0 bytes", 1023: "1023 bytes", 1536: "1.5 KiB", 1 << 30: "1 GiB", 9 << 30: "9 GiB", 5 << 40: "5 TiB"} {
-		if got := HumanBytes(n); got != want {
-			t.Errorf("HumanBytes(%d) = %q, want %q", n, got, want)
-		}
 	}
 }
 
@@ -84,16 +77,16 @@ func TestHostBasesCostTheirChunksNotTheKey(t *testing.T) {
 func TestG2AffineScratchCountsUnderItsCap(t *testing.T) {
 	small := EstimateDevice(1<<20, DevicePlan{Resident: 1, G2OnDevice: true, G2Streams: 2})
 	if one := G2AffineScratch(1 << 20); one < 3<<30 || one > 4<<30 || small.G2Scratch != 2*one {
-		t.Errorf("2^20: one MSM's scratch %s, the estimate's %s", HumanBytes(one), HumanBytes(small.G2Scratch))
+		t.Errorf("2^20: one MSM's scratch %s, the estimate's %s", units.Bytes(one), units.Bytes(small.G2Scratch))
 	}
 	if small.Total() != small.Base+small.Bases+small.Partitions+small.G2Scratch {
 		t.Error("the total leaves the G2 scratch out")
 	}
 	if big := EstimateDevice(1<<22, DevicePlan{Resident: 1, G2OnDevice: true, G2Streams: 2}); big.G2Scratch != 0 {
-		t.Errorf("2^22: G2 scratch %s over the cap", HumanBytes(big.G2Scratch))
+		t.Errorf("2^22: G2 scratch %s over the cap", units.Bytes(big.G2Scratch))
 	}
 	if cpu := EstimateDevice(1<<20, DevicePlan{Resident: 1, G2Streams: 2}); cpu.G2Scratch != 0 {
-		t.Errorf("g2_on: cpu: G2 scratch %s", HumanBytes(cpu.G2Scratch))
+		t.Errorf("g2_on: cpu: G2 scratch %s", units.Bytes(cpu.G2Scratch))
 	}
 	t.Setenv(G2AffineMaxEnv, "1000")
 	if G2AffineScratch(1<<20) != 0 {

@@ -42,8 +42,9 @@ func (c Cache) Setup(ctx context.Context, circuit string, size int, be device.Ba
 	return s, ph, nil
 }
 
-// cachedR1CS is a constraint system read from the key cache for a setup
-// to make keys for instead of compiling the circuit.
+// cachedR1CS is a constraint system a setup makes keys for instead of
+// compiling the circuit: read from the key cache (info is its file's), or
+// a compiled one given (info nil: saved with the keys).
 type cachedR1CS struct {
 	sys *cs.R1CS
 	// info is the file's as it was read (under the lock).
@@ -51,6 +52,10 @@ type cachedR1CS struct {
 	// read is the time reading and checking it took.
 	read time.Duration
 }
+
+// inFile says the system is the cache's file: a setup of it does not
+// write it again.
+func (c *cachedR1CS) inFile() bool { return c != nil && c.info != nil }
 
 // reusable returns the cache's constraint system of circuit at size when
 // a setup can use it instead of compiling: its file is whole (the

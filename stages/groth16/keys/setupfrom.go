@@ -295,7 +295,7 @@ func setupOn(ctx context.Context, circuit string, size int, be device.Backend, l
 	// part of writing the files at scale) runs while the key is made;
 	// a system read from the cache is in its file already.
 	var encoded func() ([]byte, error)
-	if cached == nil {
+	if !cached.inFile() {
 		encoded = encodeR1CS(sys)
 	}
 	pk, vk, ph, err := NewKeys(ctx, sys, sec, bases)
@@ -307,7 +307,7 @@ func setupOn(ctx context.Context, circuit string, size int, be device.Backend, l
 	}
 	ph.Compile = compiled
 	s := &Set{Circuit: circuit, Size: size, R1CS: sys, PK: pk, VK: vk}
-	if cached != nil {
+	if cached.inFile() {
 		ph.Cached, ph.Read = true, cached.read
 		s.r1csInfo = cached.info
 		fmt.Fprintf(log, "%s, %s: %s\n", what, on, ph)
@@ -319,6 +319,15 @@ func setupOn(ctx context.Context, circuit string, size int, be device.Backend, l
 	}
 	fmt.Fprintf(log, "%s, %s: %s, r1cs encoded alongside (waited %v for it)\n", what, on, ph, time.Since(wait).Round(time.Millisecond))
 	return s, ph, nil
+}
+
+// SetupSystem makes the keys of sys, a compiled constraint system (a
+// user's), named name in the cache at its constraint count, as SetupOn
+// makes them on be (nil: gnark's setup): nothing is compiled. Cancelling
+// ctx stops it, writing nothing.
+func SetupSystem(ctx context.Context, name string, sys *cs.R1CS, be device.Backend, log io.Writer) (*Set, error) {
+	s, _, err := setupOn(ctx, name, sys.GetNbConstraints(), be, log, &cachedR1CS{sys: sys})
+	return s, err
 }
 
 // systemOf returns cached's constraint system, or compiles circuit at

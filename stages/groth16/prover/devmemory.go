@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/prooflane/prooflane/internal/units"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
@@ -29,18 +30,18 @@ func (Family) DeviceMemory(req family.KeyRequest, params map[string]string, perD
 		plan.Resident = min(plan.Resident, r)
 		lower = fmt.Sprintf("fewer partitions resident on a device (resident is %d: --set resident=%d) or a smaller --size", r, max(r-1, 1))
 	}
-	e := keys.EstimateDevice(req.Size, plan)
-	bases := "the proving key's bases " + keys.HumanBytes(e.Bases)
+	e := keys.EstimateDevice(req.System.Size, plan)
+	bases := "the proving key's bases " + units.Bytes(e.Bases)
 	if e.OnHost {
-		bases = "the chunks of the proving key's bases kept on the host " + keys.HumanBytes(e.Bases)
+		bases = "the chunks of the proving key's bases kept on the host " + units.Bytes(e.Bases)
 	}
 	parts := fmt.Sprintf("%s, %d resident partition(s) %s, context %s",
-		bases, e.Resident, keys.HumanBytes(e.Partitions), keys.HumanBytes(e.Base))
+		bases, e.Resident, units.Bytes(e.Partitions), units.Bytes(e.Base))
 	if e.G2Scratch > 0 {
-		parts += fmt.Sprintf(", G2 MSMs' batch-affine scratch %s (%s=0 turns it off)", keys.HumanBytes(e.G2Scratch), keys.G2AffineMaxEnv)
+		parts += fmt.Sprintf(", G2 MSMs' batch-affine scratch %s (%s=0 turns it off)", units.Bytes(e.G2Scratch), keys.G2AffineMaxEnv)
 	}
 	if e.WideWindows > 0 {
-		parts += fmt.Sprintf(", the wider MSM windows' scratch %s (PROOFLANE_CUDA_MSM_C=16 turns it off)", keys.HumanBytes(e.WideWindows))
+		parts += fmt.Sprintf(", the wider MSM windows' scratch %s (PROOFLANE_CUDA_MSM_C=16 turns it off)", units.Bytes(e.WideWindows))
 	}
 	return e.Total(), parts, lower
 }

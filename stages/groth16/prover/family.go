@@ -1,7 +1,8 @@
-// Package prover is the Groth16 proof family as the commands drive it
-// (family.Prover): the shipped circuits, their keys in the key cache
-// (stages/groth16/keys), jobs, the proof directory's files (proof-N.bin,
-// public-N.bin, vk.bin) and their verifier.
+// Package prover is the Groth16 proof family as the library, the commands
+// and the service drive it (family.Prover): keys for a constraint system
+// in the key cache (stages/groth16/keys) or the user's own, jobs of
+// witnesses, the proof directory's files (proof-N.bin, public-N.bin,
+// vk.bin) and their verifier.
 //
 // It is a package of its own, not part of stages/groth16, because keys
 // imports groth16 (a key set builds a groth16.Job) and the family needs
@@ -11,9 +12,8 @@
 // (compressed points), public-N.bin the public witness's WriteTo, vk.bin
 // VerifyingKey.WriteTo. Reading them checks the lengths they declare
 // against their size before gnark decodes them (gnark's decoders allocate
-// what a length prefix says), then that the public inputs are the ones the
-// circuit, size and seed give the partition, then the proof with gnark's
-// verifier.
+// what a length prefix says), then the proof with gnark's verifier
+// against the public inputs.
 package prover
 
 import (
@@ -22,6 +22,11 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/constraint"
+	cs "github.com/consensys/gnark/constraint/bls12-381"
+	"github.com/consensys/gnark/frontend"
+
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
@@ -29,11 +34,8 @@ import (
 )
 
 const (
-	// DefaultCircuit is the circuit a request without one gets.
-	DefaultCircuit = "chain"
-	// MaxSize bounds a key's size: 2^28 constraints. The chain circuit's
-	// FFT domain and proving key grow with it (a 2^28 key is tens of
-	// GiB).
+	// MaxSize bounds a key's size: 2^28 constraints. The FFT domain and
+	// proving key grow with it (a 2^28 key is tens of GiB).
 	MaxSize = 1 << 28
 	// VKFile is the verifying key's name in a proof directory.
 	VKFile = "vk.bin"
@@ -43,77 +45,140 @@ const (
 // with its keys, jobs, files and verifier.
 type Family struct{ groth16.Family }
 
-// Circuits are the shipped circuits, DefaultCircuit first.
-func (Family) Circuits() []string {
-	names := []string{DefaultCircuit}
-	for _, n := range workloads.Names() {
-		if n != DefaultCircuit {
-			names = append(names, n)
-		}
-	}
-	return names
-}
-
-// SizeRange is the circuit's minimum size to MaxSize.
-func (Family) SizeRange(circuit string) (int, int, error) {
-	if circuit == "" {
-		circuit = DefaultCircuit
-	}
-	c, err := workloads.Lookup(circuit)
-	if err != nil {
-		return 0, 0, err
-	}
-	return c.MinSize, MaxSize, nil
-}
+// MaxSize is 2^28 constraints.
+func (Family) MaxSize() int { return MaxSize }
 
 // Layout: public-N.bin beside each proof, and vk.bin.
 func (Family) Layout() family.Layout { return family.Layout{Public: true, VK: VKFile} }
 
+// Compile compiles c to a BLS12-381 R1CS (keys.CompileCircuit).
+func (Family) Compile(name string, c frontend.Circuit) (constraint.ConstraintSystem, error) {
+	return keys.CompileCircuit(name, c)
+}
+
+// ReadSystem reads an R1CS file (keys.ReadR1CS), refusing what the stages
+// cannot prove.
+func (Family) ReadSystem(ctx context.Context, path string) (constraint.ConstraintSystem, error) {
+	sys, err := keys.ReadR1CS(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if err := groth16.CheckSupported(path, sys); err != nil {
+		return nil, err
+	}
+	return sys, nil
+}
+
+// r1csOf returns sys's R1CS, refusing another system's type.
+func r1csOf(sys family.System) (*cs.R1CS, error) {
+	r, ok := sys.CCS.(*cs.R1CS)
+	if !ok {
+		return nil, fmt.Errorf("constraint system %s is a %T, want a BLS12-381 R1CS (compiled with r1cs.NewBuilder) for groth16", sys, sys.CCS)
+	}
+	return r, nil
+}
+
 // Setup loads the keys of req from its cache, or runs the setup and saves
 // them (saying so on log); with req.Force it runs the setup whatever the
-// cache holds and replaces the keys (keys.Cache.Setup: for the cache's
-// compiled circuit when its .r1cs is whole, without compiling again). A
-// corrupt cache is an error without Force. With req.Backend the keys are
-// made by prooflane's own setup, the bases on its device 0
-// (keys.SetupOn); without, by gnark's. Cancelling ctx stops the setup,
-// writing nothing.
+// cache holds and replaces the keys. A built-in circuit (no CCS) is
+// compiled, or its cached compiled copy reused (keys.Cache.Setup); a
+// compiled system is keyed as it is. With req.Backend the keys are made
+// by prooflane's own setup, the bases on its device 0 (keys.SetupOn);
+// without, by gnark's. Cancelling ctx stops the setup, writing nothing.
 func (f Family) Setup(ctx context.Context, req family.KeyRequest, log io.Writer) (family.Key, error) {
-	circuit, err := family.CheckCircuit(f, req)
-	if err != nil {
+	if err := f.check(req.System); err != nil {
 		return nil, err
 	}
 	if log == nil {
 		log = io.Discard
 	}
 	cache := keys.Cache{Dir: req.Dir}
-	if !req.Force {
-		s, err := cache.LoadOrSetupOn(ctx, circuit, req.Size, req.Backend, log)
+	sys := req.System
+	if sys.CCS == nil {
+		if !req.Force {
+			s, err := cache.LoadOrSetupOn(ctx, sys.Name, sys.Size, req.Backend, log)
+			if err != nil {
+				return nil, err
+			}
+			return newKey(s, cache), nil
+		}
+		fmt.Fprintf(log, "setting up circuit %q size %d (Ctrl-C stops it, writing nothing)\n", sys.Name, sys.Size)
+		s, _, err := cache.Setup(ctx, sys.Name, sys.Size, req.Backend, log)
 		if err != nil {
 			return nil, err
 		}
-		return &Key{Set: s, cache: cache}, nil
+		return newKey(s, cache), nil
 	}
-	fmt.Fprintf(log, "setting up circuit %q size %d (Ctrl-C stops it, writing nothing)\n", circuit, req.Size)
-	s, _, err := cache.Setup(ctx, circuit, req.Size, req.Backend, log)
+	r1cs, err := r1csOf(sys)
 	if err != nil {
 		return nil, err
 	}
-	return &Key{Set: s, cache: cache}, nil
+	if err := groth16.CheckSupported(sys.Name, r1cs); err != nil {
+		return nil, err
+	}
+	make := func() (*keys.Set, error) { return keys.SetupSystem(ctx, sys.Name, r1cs, req.Backend, log) }
+	if !req.Force {
+		s, err := cache.LoadOrMake(ctx, sys.Name, sys.Size, log, make)
+		if err != nil {
+			return nil, err
+		}
+		return newKey(s, cache), nil
+	}
+	fmt.Fprintf(log, "setting up constraint system %s (Ctrl-C stops it, writing nothing)\n", sys)
+	s, err := make()
+	if err != nil {
+		return nil, err
+	}
+	if err := cache.Save(s); err != nil {
+		return nil, err
+	}
+	return newKey(s, cache), nil
+}
+
+// check checks a system's size and, for a built-in circuit, its name.
+func (Family) check(sys family.System) error {
+	if sys.Size < 1 || sys.Size > MaxSize {
+		return fmt.Errorf("groth16 %s: size %d, want 1 to %d", sys, sys.Size, MaxSize)
+	}
+	if sys.CCS == nil && !family.IsCompiled(sys.Name) {
+		if _, err := workloads.Lookup(sys.Name); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // Load reads the keys of req from its cache: an error wrapping
 // family.ErrNotCached (and keys.ErrNotCached) when a file is missing.
 func (f Family) Load(ctx context.Context, req family.KeyRequest) (family.Key, error) {
-	circuit, err := family.CheckCircuit(f, req)
-	if err != nil {
+	if err := f.check(req.System); err != nil {
 		return nil, err
 	}
 	cache := keys.Cache{Dir: req.Dir}
-	s, err := cache.Load(ctx, circuit, req.Size)
+	s, err := cache.Load(ctx, req.System.Name, req.System.Size)
 	if err != nil {
 		return nil, notCached(err)
 	}
-	return &Key{Set: s, cache: cache}, nil
+	return newKey(s, cache), nil
+}
+
+// ReadKeys reads the user's own keys for sys (keys.ReadUserKeys).
+func (f Family) ReadKeys(ctx context.Context, sys family.System, pkFile, vkFile string) (family.Key, error) {
+	r1cs, err := r1csOf(sys)
+	if err != nil {
+		return nil, err
+	}
+	if err := groth16.CheckSupported(sys.Name, r1cs); err != nil {
+		return nil, err
+	}
+	pk, vk, err := keys.ReadUserKeys(ctx, sys.Name, r1cs, pkFile, vkFile)
+	if err != nil {
+		return nil, err
+	}
+	k := newKey(&keys.Set{Circuit: sys.Name, Size: sys.Size, R1CS: r1cs, PK: pk, VK: vk}, keys.Cache{})
+	k.files = []string{pkFile, vkFile}
+	k.vk.from = vkFile
+	return k, nil
 }
 
 // notCached makes a keys.ErrNotCached error a family.ErrNotCached one too.
@@ -129,38 +194,84 @@ type cacheMiss struct{ err error }
 func (e cacheMiss) Error() string   { return e.err.Error() }
 func (e cacheMiss) Unwrap() []error { return []error{e.err, family.ErrNotCached} }
 
-// Key is a key set in a cache, as family.Key.
+// Key is a key set, as family.Key.
 type Key struct {
 	Set   *keys.Set
-	cache keys.Cache
+	files []string
+	vk    *verifyingKey
 }
 
-// Name is the circuit, size and a digest of the verifying key: two setups
-// of one circuit and size have different names.
+func newKey(s *keys.Set, cache keys.Cache) *Key {
+	r, p, v := cache.Paths(s.Circuit, s.Size)
+	k := &Key{Set: s, files: []string{r, p, v}, vk: newVerifyingKey(s.VK, "")}
+	k.vk.from = "key " + k.Name()
+	if cache.Dir != "" {
+		k.vk.from = v
+	}
+	return k
+}
+
+// Name is the system's name and size and a digest of the verifying key:
+// two setups of one system have different names.
 func (k *Key) Name() string {
-	return fmt.Sprintf("%s-%d/%s", k.Set.Circuit, k.Set.Size, vkDigest(k.Set.VK))
+	return fmt.Sprintf("%s-%d/%s", k.Set.Circuit, k.Set.Size, k.vk.digest())
 }
 
-// Circuit is the key's circuit.
-func (k *Key) Circuit() string { return k.Set.Circuit }
+// System is the key's constraint system.
+func (k *Key) System() family.System {
+	return family.System{Name: k.Set.Circuit, Size: k.Set.Size, CCS: k.Set.R1CS}
+}
 
 // Constraints is the constraint system's count.
 func (k *Key) Constraints() int { return k.Set.R1CS.GetNbConstraints() }
 
-// Files are the cache's constraint system, proving key and verifying key
-// files.
-func (k *Key) Files() []string {
-	r, p, v := k.cache.Paths(k.Set.Circuit, k.Set.Size)
-	return []string{r, p, v}
+// Inputs are the R1CS's inputs a full witness holds (the public ones
+// without the constant one).
+func (k *Key) Inputs() family.Inputs {
+	return family.Inputs{Public: k.Set.R1CS.GetNbPublicVariables() - 1, Secret: k.Set.R1CS.GetNbSecretVariables()}
 }
 
-// NewJob builds the job of partitions witnesses from seed.
-func (k *Key) NewJob(partitions int, seed uint64) (family.Job, error) {
-	j, err := k.Set.NewJob(partitions, seed)
+// Files are the key's files: the cache's constraint system, proving key
+// and verifying key, or the user's key files.
+func (k *Key) Files() []string { return k.files }
+
+// VerifyingKey is the key's verifying key.
+func (k *Key) VerifyingKey() family.VerifyingKey { return k.vk }
+
+// NewJob builds the job of the witnesses, one partition each.
+func (k *Key) NewJob(ws []witness.Witness) (family.Job, error) {
+	in := k.Inputs()
+	for i, w := range ws {
+		if w == nil {
+			return nil, fmt.Errorf("witness %d: missing", i)
+		}
+		pub, sec, err := counts(w)
+		if err != nil {
+			return nil, fmt.Errorf("witness %d: %w", i, err)
+		}
+		if pub != in.Public || sec != in.Secret {
+			return nil, fmt.Errorf("witness %d: %d public and %d secret inputs, the constraint system %s has %d and %d", i, pub, sec, k.Set.Circuit, in.Public, in.Secret)
+		}
+	}
+	j, err := groth16.NewJob(k.Set.Circuit, k.Set.R1CS, k.Set.PK, k.Set.VK, ws)
 	if err != nil {
 		return nil, err
 	}
-	return &Job{Job: j, set: k.Set}, nil
+	return &Job{Job: j, key: k}, nil
+}
+
+// counts returns a full witness's public and secret input counts.
+func counts(w witness.Witness) (pub, sec int, err error) {
+	p, err := w.Public()
+	if err != nil {
+		return 0, 0, err
+	}
+	pv, ok1 := p.Vector().(interface{ Len() int })
+	all, ok2 := w.Vector().(interface{ Len() int })
+	if !ok1 || !ok2 {
+		return 0, 0, fmt.Errorf("a witness of another field (%T)", w.Vector())
+	}
+	return pv.Len(), all.Len() - pv.Len(), nil
 }
 
 var (

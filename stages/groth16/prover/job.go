@@ -10,17 +10,19 @@ import (
 
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
-// Job is a groth16.Job with its key set, as family.Job.
+// Job is a groth16.Job with its key, as family.Job.
 type Job struct {
 	*groth16.Job
-	set *keys.Set
+	key *Key
 }
 
 // Payload is the *groth16.Job the stages read.
 func (j *Job) Payload() any { return j.Job }
+
+// Partitions is the job's partition count, one a witness.
+func (j *Job) Partitions() int { return len(j.Witnesses) }
 
 // Files are the proof in the epilogue's output and partition's public
 // witness, in gnark's serialization.
@@ -43,18 +45,21 @@ func (j *Job) Files(partition int, output any) (family.Files, error) {
 	return family.Files{Proof: pb.Bytes(), Public: wb.Bytes()}, nil
 }
 
-// VK is the verifying key's vk.bin.
-func (j *Job) VK() ([]byte, error) { return encodeVK(j.Job.VK) }
-
-// Verify checks partition's files against the job's key and witness.
+// Verify checks partition's files against the job's key and the
+// partition's own public inputs.
 func (j *Job) Verify(partition int, f family.Files) error {
 	pub, err := j.Public(partition)
 	if err != nil {
 		return err
 	}
-	return verifyFiles(j.Job.VK, f, pub, func() string {
-		return fmt.Sprintf("not the public inputs of circuit %q partition %d", j.Circuit, partition)
-	})
+	want, err := pub.MarshalBinary()
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(f.Public, want) {
+		return named("", f.PublicName, fmt.Errorf("not the public inputs of partition %d's witness", partition))
+	}
+	return j.key.vk.Verify(f)
 }
 
 // BaselineName names gnark's prover in bench's table.
@@ -70,32 +75,61 @@ func (Family) ProveBaseline(job family.Job, partition int) error {
 	if partition < 0 || partition >= len(j.Witnesses) {
 		return fmt.Errorf("partition %d out of the job's %d witnesses", partition, len(j.Witnesses))
 	}
-	proof, err := g16.Prove(j.set.R1CS, j.set.PK, j.Witnesses[partition])
+	proof, err := g16.Prove(j.R1CS, j.PK, j.Witnesses[partition])
 	if err != nil {
 		return fmt.Errorf("gnark prove: %w", err)
 	}
 	return j.Job.Verify(partition, proof)
 }
 
-func encodeVK(vk *g16.VerifyingKey) ([]byte, error) {
-	var b bytes.Buffer
-	if _, err := vk.WriteTo(&b); err != nil {
-		return nil, fmt.Errorf("encode verifying key: %w", err)
-	}
-	return b.Bytes(), nil
+// verifyingKey is a Groth16 verifying key as family.VerifyingKey.
+type verifyingKey struct {
+	vk    *g16.VerifyingKey
+	bytes []byte
+	from  string
 }
 
-// vkDigest is the first 8 bytes of vk.bin's sha256, in hex.
-func vkDigest(vk *g16.VerifyingKey) string {
-	b, err := encodeVK(vk)
-	if err != nil {
-		return "unencodable"
+func newVerifyingKey(vk *g16.VerifyingKey, from string) *verifyingKey {
+	var b bytes.Buffer
+	if _, err := vk.WriteTo(&b); err != nil {
+		// A bytes.Buffer does not fail; a key gnark cannot encode is
+		// caught by the verify that follows.
+		b.Reset()
 	}
-	sum := sha256.Sum256(b)
+	return &verifyingKey{vk: vk, bytes: b.Bytes(), from: from}
+}
+
+// From is the verifying key file, or the key's name.
+func (v *verifyingKey) From() string { return v.from }
+
+// Bytes is vk.bin.
+func (v *verifyingKey) Bytes() []byte { return v.bytes }
+
+// NbPublic is the public inputs a public witness holds.
+func (v *verifyingKey) NbPublic() int { return len(v.vk.G1.K) - 1 }
+
+// Verify checks a partition's files: both decode (their declared lengths
+// checked first) and the proof verifies against the public inputs.
+func (v *verifyingKey) Verify(f family.Files) error {
+	proof, err := DecodeProof(f.Proof)
+	if err != nil {
+		return named("read ", f.ProofName, err)
+	}
+	pub, err := DecodePublic(f.Public)
+	if err != nil {
+		return named("read ", f.PublicName, err)
+	}
+	return groth16.VerifyProof(v.vk, proof, pub)
+}
+
+// digest is the first 8 bytes of vk.bin's sha256, in hex.
+func (v *verifyingKey) digest() string {
+	sum := sha256.Sum256(v.bytes)
 	return hex.EncodeToString(sum[:8])
 }
 
 var (
-	_ family.Job      = (*Job)(nil)
-	_ family.Baseline = Family{}
+	_ family.Job          = (*Job)(nil)
+	_ family.Baseline     = Family{}
+	_ family.VerifyingKey = (*verifyingKey)(nil)
 )

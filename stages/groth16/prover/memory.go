@@ -105,16 +105,13 @@ const hostG2PerC = 64
 // req.OnDevice says, with params' g2_on: cpu adding the host's G2 MSMs
 // (g2_workers of them at most) on a device; 0 below 2^18 constraints.
 func (Family) HostMemory(req family.KeyRequest, params map[string]string, inFlight int) (uint64, bool) {
-	if req.Size < memCheckFromSize {
+	size, circuit := req.System.Size, req.System.Name
+	if size < memCheckFromSize {
 		return 0, false
-	}
-	circuit := req.Circuit
-	if circuit == "" {
-		circuit = DefaultCircuit
 	}
 	setup := req.Force
 	if !setup && req.Dir != "" {
-		_, pk, _ := keys.Cache{Dir: req.Dir}.Paths(circuit, req.Size)
+		_, pk, _ := keys.Cache{Dir: req.Dir}.Paths(circuit, size)
 		_, err := os.Stat(pk)
 		setup = err != nil
 	}
@@ -122,7 +119,7 @@ func (Family) HostMemory(req family.KeyRequest, params map[string]string, inFlig
 	if req.OnDevice && params["g2_on"] == "cpu" {
 		hostG2 = min(positive(params["g2_workers"], 2), max(inFlight, 0))
 	}
-	return memEstimate(costsOf(circuit, req.OnDevice), req.Size, inFlight, hostG2, setup), setup
+	return memEstimate(costsOf(circuit, req.OnDevice), size, inFlight, hostG2, setup), setup
 }
 
 // memEstimate returns the estimated peak host memory of proving size

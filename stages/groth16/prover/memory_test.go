@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"testing"
 
+	"github.com/prooflane/prooflane/internal/units"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
@@ -57,10 +58,10 @@ func TestHostEstimateCoversTheMeasuredPeaks(t *testing.T) {
 		est := memEstimate(costsOf(m.circuit, m.onDevice), m.size, m.partitions, m.hostG2, m.partitions == 0)
 		peak := m.kib << 10
 		t.Logf("%s size 2^%d, %d partition(s), on a device %v, %d host G2 MSMs: measured %s, estimate %s (%.2fx)",
-			m.circuit, bits.Len(uint(m.size))-1, m.partitions, m.onDevice, m.hostG2, keys.HumanBytes(peak), keys.HumanBytes(est), float64(est)/float64(peak))
+			m.circuit, bits.Len(uint(m.size))-1, m.partitions, m.onDevice, m.hostG2, units.Bytes(peak), units.Bytes(est), float64(est)/float64(peak))
 		if est < peak || est > peak*3/2 {
 			t.Errorf("%s size %d, %d partition(s), on a device %v: estimate %s for a measured peak of %s (want 1 to 1.5 times)",
-				m.circuit, m.size, m.partitions, m.onDevice, keys.HumanBytes(est), keys.HumanBytes(peak))
+				m.circuit, m.size, m.partitions, m.onDevice, units.Bytes(est), units.Bytes(peak))
 		}
 	}
 }
@@ -71,11 +72,11 @@ func TestFourSha256PartitionsAt2To26FitTheH200Host(t *testing.T) {
 	const host = uint64(1258 * (1 << 30) / 10)
 	req := family.KeyRequest{Dir: t.TempDir(), Circuit: "sha256", Size: 1 << 26, OnDevice: true}
 	est, _ := (Family{}).HostMemory(req, nil, 4)
-	t.Logf("sha256 2^26, 4 partitions, CUDA: %s", keys.HumanBytes(est))
+	t.Logf("sha256 2^26, 4 partitions, CUDA: %s", units.Bytes(est))
 	chain, _ := (Family{}).HostMemory(family.KeyRequest{Dir: req.Dir, Circuit: "chain", Size: 1 << 26, OnDevice: true}, nil, 4)
-	t.Logf("chain 2^26, 4 partitions, CUDA: %s", keys.HumanBytes(chain))
+	t.Logf("chain 2^26, 4 partitions, CUDA: %s", units.Bytes(chain))
 	if est > host {
-		t.Errorf("sha256 at 2^26, 4 partitions, CUDA: estimate %s, more than the H200 host's %s", keys.HumanBytes(est), keys.HumanBytes(host))
+		t.Errorf("sha256 at 2^26, 4 partitions, CUDA: estimate %s, more than the H200 host's %s", units.Bytes(est), units.Bytes(host))
 	}
 }
 

@@ -1,12 +1,14 @@
-// Package vcommit is a toy second proof family: a vector commitment. Its
-// key is a random set of G1 bases; a partition's "proof" is the
-// commitment sum_i s_i*B_i to the partition's scalar vector s, derived
-// from the job's seed; verifying recomputes the MSM on the host with
-// gnark-crypto and compares. A partition runs two stages: vcommit.scalars
-// derives its vector on the host, vcommit.commit uploads it and runs the
-// MSM on the device, so the stage holding the device's compute lock does
-// no host work. It exists to show what a family needs
-// (stages/family) besides Groth16, not to prove anything of interest.
+// Package vcommit is an example of a stage family of its own run on the
+// engine with the device contract: a vector commitment. Its key is a
+// random set of G1 bases; a partition's result is the commitment
+// sum_i s_i*B_i to the partition's scalar vector s, derived from the
+// job's seed; Verify recomputes the MSM on the host with gnark-crypto
+// and compares. A partition runs two stages: vcommit.scalars derives its
+// vector on the host, vcommit.commit uploads it and runs the MSM on the
+// device, so the stage holding the device's compute lock does no host
+// work. vcommit.yaml is its pipeline; the tests build a registry with its
+// types and run jobs of it through runtime.NewEngine, as a program reusing
+// the runtime for its own GPU work would.
 package vcommit
 
 import (

@@ -3,8 +3,6 @@ package vcommit_test
 import (
 	"bytes"
 	"context"
-	"errors"
-	"io"
 	"os"
 	"slices"
 	"strings"
@@ -14,23 +12,23 @@ import (
 
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/cpu"
-	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/builtin"
-	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/stages/example/vcommit"
+	"github.com/prooflane/prooflane/stages/sim"
 	"github.com/prooflane/prooflane/stages/stagetest"
-	"github.com/prooflane/prooflane/stages/vcommit"
 )
 
-// shipped parses the shipped vcommit pipeline.
+// shipped parses the example's pipeline, vcommit.yaml, with a registry
+// of the sim types and the example's.
 func shipped(t *testing.T) *runtime.Pipeline {
 	t.Helper()
-	file, src, err := pipelines.Open("vcommit")
+	src, err := os.ReadFile("vcommit.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := runtime.Parse(file, src, builtin.Registry(), nil)
+	reg := stages.NewRegistry().MustRegister(sim.Factories()...).MustRegister(vcommit.Factories()...)
+	p, err := runtime.Parse("vcommit.yaml", src, reg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,49 +139,6 @@ func TestCommitmentsMadeOnTheCPUBackendVerifyAndTamperedOnesDoNot(t *testing.T) 
 	pt, _ := vcommit.DecodeProof(proofs[0])
 	if err := ojob.Verify(0, pt); err == nil {
 		t.Error("a commitment verifies under another key")
-	}
-}
-
-func TestKeyCacheRoundTripsAndRefusesCorruptFiles(t *testing.T) {
-	c := vcommit.Cache{Dir: t.TempDir()}
-	if _, err := c.Load(16); !errors.Is(err, vcommit.ErrNotCached) {
-		t.Fatalf("empty cache: %v", err)
-	}
-	var log bytes.Buffer
-	k, err := c.LoadOrSetup(16, &log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(log.String(), "vcommit setup") {
-		t.Errorf("setup not logged: %q", log.String())
-	}
-	again, err := c.Load(16)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if again.Name != k.Name || len(again.Bases) != 16 {
-		t.Fatalf("loaded %s (%d bases), saved %s", again.Name, len(again.Bases), k.Name)
-	}
-	data, err := os.ReadFile(c.Path(16))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for name, mut := range map[string]func([]byte) []byte{
-		"flipped":  func(b []byte) []byte { b[40] ^= 1; return b },
-		"short":    func(b []byte) []byte { return b[:len(b)-1] },
-		"huge":     func(b []byte) []byte { b[8] = 0xff; return b },
-		"no magic": func(b []byte) []byte { b[0] = 'x'; return b },
-	} {
-		if err := os.WriteFile(c.Path(16), mut(bytes.Clone(data)), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		_, err := c.Load(16)
-		if err == nil || !strings.Contains(err.Error(), c.Path(16)) {
-			t.Errorf("%s key file: error %v, want one naming the file", name, err)
-		}
-	}
-	if _, err := c.Load(vcommit.MaxSize + 1); err == nil || !strings.Contains(err.Error(), "MaxSize") {
-		t.Errorf("size above MaxSize: %v", err)
 	}
 }
 
@@ -299,61 +254,4 @@ func TestCommitCommitsToTheVectorOfItsInput(t *testing.T) {
 func TestCommitmentsMadeForACanonicalDeviceVerify(t *testing.T) {
 	job := newJob(t, 32, 2, 3)
 	verifyEach(t, job, proveOn(t, stagetest.Canonical(cpuBackend(t, 2)), job))
-}
-
-// Through stages/family: a key set up into a cache loads again under the
-// same name; its job's files verify, another partition's do not; a
-// circuit, a size out of range and Force are refused; an empty cache is
-// family.ErrNotCached.
-func TestTheFamilyInterfaceMakesAndChecksProofFiles(t *testing.T) {
-	ctx, f, dir := context.Background(), vcommit.Family{}, t.TempDir()
-	if _, err := f.Load(ctx, family.KeyRequest{Dir: dir, Size: 8}); !errors.Is(err, family.ErrNotCached) {
-		t.Fatalf("empty cache: %v, want family.ErrNotCached", err)
-	}
-	k, err := f.Setup(ctx, family.KeyRequest{Dir: dir, Size: 8}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	again, err := f.Load(ctx, family.KeyRequest{Dir: dir, Size: 8})
-	if err != nil || again.Name() != k.Name() || k.Constraints() != 8 || k.Circuit() != "vcommit" {
-		t.Fatalf("loaded %v (%v), set up %s", again, err, k.Name())
-	}
-	j, err := k.NewJob(2, 5)
-	if err != nil {
-		t.Fatal(err)
-	}
-	vj := j.Payload().(*vcommit.Job)
-	c0, err := vcommit.Commit(vj.Key, vj.Scalars(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files, err := j.Files(0, &c0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := j.Verify(0, files); err != nil {
-		t.Errorf("partition 0's own files: %v", err)
-	}
-	if err := j.Verify(1, files); err == nil {
-		t.Error("partition 0's proof verified as partition 1's")
-	}
-	v, err := f.Verifier(ctx, family.VerifyRequest{KeyRequest: family.KeyRequest{Dir: dir, Size: 8}, Key: k.Name(), Partitions: 2, Seed: 5})
-	if err != nil || v.Verify(0, files) != nil {
-		t.Errorf("verifier: %v", err)
-	}
-	if _, err := f.Verifier(ctx, family.VerifyRequest{KeyRequest: family.KeyRequest{Dir: dir, Size: 8}, Manifest: "m.json", Key: "vcommit/other", Partitions: 2}); err == nil ||
-		!strings.Contains(err.Error(), `m.json: key is "vcommit/other"`) {
-		t.Errorf("another key's manifest: %v", err)
-	}
-	if _, err := f.Setup(ctx, family.KeyRequest{Dir: dir, Size: 8, Force: true}, io.Discard); !errors.Is(err, family.ErrNoForce) {
-		t.Errorf("Force over a cached key: %v, want family.ErrNoForce", err)
-	}
-	if k, err := f.Setup(ctx, family.KeyRequest{Dir: dir, Size: 4, Force: true}, io.Discard); err != nil || k.Constraints() != 4 {
-		t.Errorf("Force with no key cached: %v", err)
-	}
-	for _, req := range []family.KeyRequest{{Dir: dir, Size: 8, Circuit: "chain"}, {Dir: dir, Size: vcommit.MaxSize + 1}} {
-		if _, err := f.Setup(ctx, req, io.Discard); err == nil {
-			t.Errorf("%+v: set up", req)
-		}
-	}
 }
