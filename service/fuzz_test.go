@@ -18,7 +18,7 @@ func FuzzSubmitRequestDecoding(f *testing.F) {
 	for _, r := range []*pb.SubmitRequest{
 		{Spec: testSpec(1)},
 		{Spec: &pb.JobSpec{PipelineYaml: "pipeline: x\nstages:\n  s: {type: groth16.synthesize}\n", Circuit: "mimc", Size: 8}, Priority: 4, IdempotencyKey: "k"},
-		{Spec: &pb.JobSpec{Pipeline: "vcommit", Size: 16, Partitions: 2}},
+		{Spec: &pb.JobSpec{Pipeline: "plonk", Size: 16, Partitions: 2}},
 	} {
 		b, _ := proto.Marshal(r)
 		f.Add(b)

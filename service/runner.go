@@ -12,9 +12,11 @@ import (
 	"github.com/prooflane/prooflane/admission"
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/pipelines"
+	"github.com/prooflane/prooflane/proving"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // Runner runs jobs on one machine: the worker's only view of pipelines,
@@ -164,18 +166,6 @@ func parsePipeline(spec Spec) (*runtime.Pipeline, error) {
 	return runtime.Parse(file, src, builtin.Registry(), nil)
 }
 
-// pipelineFamily returns p's family, refusing pipelines that make no proof.
-func pipelineFamily(p *runtime.Pipeline) (family.Family, error) {
-	f, err := builtin.Families().Of(p)
-	if err != nil {
-		return nil, err
-	}
-	if len(family.FinalProofStages(p, f)) == 0 {
-		return nil, fmt.Errorf("%s: pipeline %q makes no %s proof: none of its final stages outputs %s", p.File, p.Name, f.Name(), f.ProofType())
-	}
-	return f, nil
-}
-
 // engine returns a started engine for p, reusing the one of the same
 // pipeline hash.
 func (r *EngineRunner) engine(p *runtime.Pipeline) (*cachedEngine, error) {
@@ -244,7 +234,9 @@ func (r *EngineRunner) key(ctx context.Context, fp family.Prover, spec Spec) (fa
 		// On the backend: a family's own setup checks ctx between its
 		// phases (Groth16's bases a chunk at a time), so a cancelled job
 		// or Preload stops it and frees its memory.
-		k, err := fp.Setup(ctx, family.KeyRequest{Dir: r.KeysDir, Circuit: spec.Circuit, Size: spec.Size, Backend: r.Backend}, log)
+		req := keyRequest(spec, r.KeysDir)
+		req.Backend = r.Backend
+		k, err := fp.Setup(ctx, req, log)
 		r.mu.Lock()
 		delete(r.loading, id)
 		if err == nil && r.keys != nil { // nil: closed meanwhile
@@ -256,43 +248,51 @@ func (r *EngineRunner) key(ctx context.Context, fp family.Prover, spec Spec) (fa
 	}
 }
 
-// specPipeline parses spec's pipeline and returns it with its family.
+// specPipeline parses spec's pipeline and returns it with its family
+// (proving.Resolve): one that makes proofs the service drives.
 func specPipeline(spec Spec) (*runtime.Pipeline, family.Prover, error) {
+	pp, err := specProving(spec)
+	if err != nil {
+		return nil, nil, err
+	}
+	return pp.Pipeline, pp.Family, nil
+}
+
+// specProving is specPipeline's pipeline as proving.Resolve returns it.
+func specProving(spec Spec) (*proving.Pipeline, error) {
 	p, err := parsePipeline(spec)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	f, err := pipelineFamily(p)
-	if err != nil {
-		return nil, nil, err
-	}
-	fp, ok := f.(family.Prover)
-	if !ok {
-		return nil, nil, fmt.Errorf("%s: pipeline %q: the %s family has no prover the service can drive", p.File, p.Name, f.Name())
-	}
-	return p, fp, nil
+	return proving.Resolve(p, builtin.Families())
+}
+
+// keyRequest is spec's key request in keysDir: its built-in circuit at
+// its size.
+func keyRequest(spec Spec, keysDir string) family.KeyRequest {
+	return family.KeyRequest{Dir: keysDir, System: family.System{Name: spec.Circuit, Size: spec.Size}}
 }
 
 // Run implements Runner: the family's key (kept loaded), its job, the
 // engine's run, and each partition's files checked by the job's verifier.
 func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) (*Output, error) {
-	p, fp, err := specPipeline(spec)
+	pp, err := specProving(spec)
 	if err != nil {
 		return nil, err
 	}
 	n := spec.Partitions
 	if n == 0 {
-		n = p.Partitions
+		n = pp.Partitions
 	}
-	e, err := r.engine(p)
+	e, err := r.engine(pp.Pipeline)
 	if err != nil {
 		return nil, err
 	}
-	k, err := r.key(ctx, fp, spec)
+	k, err := r.key(ctx, pp.Family, spec)
 	if err != nil {
 		return nil, err
 	}
-	job, err := k.NewJob(n, spec.Seed)
+	job, err := workloads.Job(k, n, spec.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -300,32 +300,17 @@ func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.
 	if err != nil {
 		return nil, err
 	}
-	final := family.FinalProofStages(p, fp)
-	verified := family.StagesVerify(p, fp)
-	out := make([]PartitionProof, n)
-	for _, pr := range res.Partitions {
-		o, ok := pr.Outputs[final[0]]
-		if !ok {
-			return nil, fmt.Errorf("partition %d: pipeline %q produced no %s proof", pr.Index, p.Name, fp.Name())
-		}
-		files, err := job.Files(pr.Index, o)
-		if err != nil {
-			return nil, err
-		}
-		// Checked once before it leaves the worker: by the final stage
-		// (its verify option), or else here as verify would.
-		if !verified {
-			if err := job.Verify(pr.Index, files); err != nil {
-				return nil, fmt.Errorf("partition %d: %w", pr.Index, err)
-			}
-		}
-		out[pr.Index] = PartitionProof{Partition: pr.Index, Proof: files.Proof, Public: files.Public}
-	}
-	vk, err := job.VK()
+	// Checked once before they leave the worker: by the final stage (its
+	// verify option), or else here as verify would.
+	files, err := pp.Files(job, res)
 	if err != nil {
 		return nil, err
 	}
-	return &Output{Proofs: out, KeyFacts: KeyFacts{Key: k.Name(), Constraints: k.Constraints(), VK: vk}}, nil
+	out := make([]PartitionProof, len(files))
+	for i, f := range files {
+		out[i] = PartitionProof{Partition: i, Proof: f.Proof, Public: f.Public}
+	}
+	return &Output{Proofs: out, KeyFacts: KeyFacts{Key: k.Name(), Constraints: k.Constraints(), VK: k.VerifyingKey().Bytes()}}, nil
 }
 
 // runObserved runs job on e with onEvent told of its events: the engine's
@@ -370,7 +355,7 @@ func (r *EngineRunner) Estimate(spec Spec) (Estimate, error) {
 		devices = max(devices, 1)
 		inFlight := min(n, p.InFlight(devices))
 		perDevice := (inFlight + devices - 1) / devices
-		est.Device, _, _ = de.DeviceMemory(family.KeyRequest{Dir: r.KeysDir, Circuit: spec.Circuit, Size: spec.Size}, p.Params, perDevice)
+		est.Device, _, _ = de.DeviceMemory(keyRequest(spec, r.KeysDir), p.Params, perDevice)
 	}
 	return est, nil
 }
@@ -399,7 +384,7 @@ func EstimateHost(spec Spec, keysDir string) (uint64, error) {
 		n = p.Partitions
 	}
 	inFlight := min(n, p.InFlight(p.Devices))
-	req := family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}
+	req := keyRequest(spec, keysDir)
 	if b, _ := admission.HostEstimate(fp, req, []map[string]string{p.Params}, inFlight); b > 0 {
 		return b, nil
 	}
@@ -413,7 +398,7 @@ func EstimateKeyHost(spec Spec, keysDir string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	req := family.KeyRequest{Dir: keysDir, Circuit: spec.Circuit, Size: spec.Size}
+	req := keyRequest(spec, keysDir)
 	if b, _ := admission.HostEstimate(fp, req, []map[string]string{p.Params}, 0); b > 0 {
 		return b, nil
 	}

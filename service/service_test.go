@@ -20,10 +20,8 @@ import (
 	"github.com/prooflane/prooflane/runtime"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
-	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
-	"github.com/prooflane/prooflane/stages/example/vcommit"
 )
 
 // Test jobs: the chain circuit at 2^6 constraints, one partition each.
@@ -365,7 +363,6 @@ func TestBadRequestsGetClearErrorsAndChangeNothing(t *testing.T) {
 		{"unknown circuit", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chian", Size: 64}}, `spec: circuit "chian" is not one of the groth16 family's (chain, mimc, sha256)`},
 		{"size", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chain", Size: 1 << 40}}, "spec: size 1099511627776: above the limit of 2^28"},
 		{"small", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chain", Size: 1}}, "spec: chain size 1: want 2 to 268435456"},
-		{"circuit of vcommit", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "vcommit", Circuit: "chain", Size: 8}}, `spec: circuit "chain": the vcommit family has no circuits`},
 		{"partitions", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chain", Size: 64, Partitions: 5000}}, "spec: partitions 5000: above the limit of 1024"},
 		{"priority", &pb.SubmitRequest{Spec: testSpec(1), Priority: 9}, "priority 9: want"},
 		{"deadline", &pb.SubmitRequest{Spec: testSpec(1), DeadlineUnixMs: 1}, "deadline_unix_ms 1: already passed"},
@@ -434,39 +431,6 @@ func TestTokenIsRequiredWhenSet(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("/healthz without a token: HTTP %d", resp.StatusCode)
-	}
-}
-
-// The worker drives any family through family.Prover: the toy vcommit
-// family's proofs come back and pass its own verifier (verify's path).
-func TestAJobOfAnotherFamilyRunsAndVerifies(t *testing.T) {
-	h := newHarness(t, "")
-	h.start(WorkerConfig{Name: "w1"})
-	spec := &pb.JobSpec{Pipeline: "vcommit", Size: 16, Partitions: 2, Seed: 3}
-	res, err := h.await(h.submit(spec, 0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Status.Family != "vcommit" || len(res.Proofs) != 2 {
-		t.Fatalf("status %v, %d proofs", res.Status, len(res.Proofs))
-	}
-	f := vcommit.Family{}
-	k, err := f.Load(context.Background(), family.KeyRequest{Dir: h.keys, Size: 16})
-	if err != nil {
-		t.Fatal(err)
-	}
-	v, err := f.Verifier(context.Background(), family.VerifyRequest{KeyRequest: family.KeyRequest{Dir: h.keys, Size: 16},
-		Manifest: "manifest.json", Key: k.Name(), Partitions: 2, Seed: 3})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, p := range res.Proofs {
-		if err := v.Verify(int(p.Partition), family.Files{Proof: p.Proof, Public: p.PublicWitness}); err != nil {
-			t.Errorf("partition %d: %v", p.Partition, err)
-		}
-	}
-	if err := v.Verify(0, family.Files{Proof: res.Proofs[1].Proof}); err == nil {
-		t.Error("partition 1's commitment passed as partition 0's")
 	}
 }
 

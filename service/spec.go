@@ -8,7 +8,9 @@ import (
 	"strings"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
-	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/proving"
+	"github.com/prooflane/prooflane/stages/builtin"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // Limits of a request, checked before anything is allocated or queued.
@@ -88,11 +90,11 @@ func checkSpec(in *pb.JobSpec) (Spec, error) {
 	if err != nil {
 		return Spec{}, fmt.Errorf("spec: %w", err)
 	}
-	f, err := pipelineFamily(p)
+	pp, err := proving.Resolve(p, builtin.Families())
 	if err != nil {
 		return Spec{}, fmt.Errorf("spec: %w", err)
 	}
-	s.Family = f.Name()
+	s.Family = pp.Family.Name()
 	s.Partitions = int(in.Partitions)
 	if s.Partitions == 0 {
 		s.Partitions = p.Partitions
@@ -100,21 +102,19 @@ func checkSpec(in *pb.JobSpec) (Spec, error) {
 	if s.Partitions < 1 || s.Partitions > MaxPartitions {
 		return Spec{}, fmt.Errorf("spec: pipeline %q: %d partitions, want 1 to %d", p.Name, s.Partitions, MaxPartitions)
 	}
-	fp, ok := f.(family.Prover)
-	if !ok {
-		return Spec{}, fmt.Errorf("spec: pipeline %q: the %s family has no prover the service can drive", p.Name, f.Name())
-	}
 	if in.Size > 1<<MaxSizeLog2 {
 		return Spec{}, fmt.Errorf("spec: size %d: above the limit of 2^%d", in.Size, MaxSizeLog2)
 	}
-	circuit, err := family.CheckCircuit(fp, family.KeyRequest{Circuit: s.Circuit, Size: int(in.Size)})
-	if err != nil {
+	// The default circuit is named, so that "" and its name are one key
+	// (and one idempotent spec).
+	if s.Circuit == "" {
+		s.Circuit = workloads.Default
+	}
+	if _, err := workloads.System(s.Circuit, int(in.Size)); err != nil {
 		return Spec{}, fmt.Errorf("spec: %w", err)
 	}
-	// A family's default circuit is named, so that "" and its name are one
-	// key (and one idempotent spec); a family without circuits keeps "".
-	if len(fp.Circuits()) > 0 {
-		s.Circuit = circuit
+	if max := pp.Family.MaxSize(); int(in.Size) > max {
+		return Spec{}, fmt.Errorf("spec: size %d: above the %s family's limit of %d", in.Size, pp.Family.Name(), max)
 	}
 	s.Size = int(in.Size)
 	return s, nil

@@ -42,6 +42,9 @@ type Kind struct {
 
 var kinds = map[string]Kind{}
 
+// Default is the circuit a request that names none proves.
+const Default = "chain"
+
 func register(f Kind) {
 	if _, dup := kinds[f.Name]; dup {
 		panic("workloads: circuit registered twice: " + f.Name)

@@ -66,7 +66,7 @@ func writeAwaited(a awaitFlags, job awaited, stderr io.Writer) (string, error) {
 		return "", err
 	}
 	defer od.close(stderr)
-	if err := writeRun(od, fp, &m, v.VK(), parts); err != nil {
+	if err := writeRun(od, fp, &m, v.vk.Bytes(), parts); err != nil {
 		return "", err
 	}
 	if err := od.commit(); err != nil {
@@ -96,9 +96,6 @@ func awaitedManifest(job awaited) (family.Prover, manifest, error) {
 	if m.Pipeline == "" {
 		m.Pipeline = "pipeline_yaml"
 	}
-	if len(fp.Circuits()) == 0 {
-		m.Circuit = fp.Name()
-	}
 	if st.StartedUnixMs > 0 && st.FinishedUnixMs > st.StartedUnixMs {
 		m.Seconds = float64(st.FinishedUnixMs-st.StartedUnixMs) / 1000
 	}
@@ -115,31 +112,22 @@ const maxAwaitPartitions = 1024
 // awaitVerifier returns the checker of the job's proofs and what it
 // checks with: --vk's key, else the key cache's, else (with
 // --trust-service-vk, when the cache has no key of the job) the service's.
-func awaitVerifier(a awaitFlags, fp family.Prover, m manifest, job awaited) (family.Verifier, string, error) {
-	req := family.VerifyRequest{
-		KeyRequest: family.KeyRequest{Dir: a.keys, Circuit: m.Circuit, Size: m.Size},
-		Manifest:   fmt.Sprintf("job %s", job.id),
-		Key:        m.Key, Constraints: m.Constraints, Partitions: m.Partitions, Seed: m.Seed,
-		VKFile: a.vk,
-	}
-	if len(fp.Circuits()) == 0 {
-		req.Circuit = ""
-	}
+func awaitVerifier(a awaitFlags, fp family.Prover, m manifest, job awaited) (proofCheck, string, error) {
 	ctx := context.Background()
-	v, err := fp.Verifier(ctx, req)
+	c, err := newProofCheck(ctx, fp, m, a.keys, a.vk)
 	if err == nil {
-		return v, v.From(), nil
+		return c, c.vk.From(), nil
 	}
 	if a.vk != "" || !errors.Is(err, family.ErrNotCached) {
-		return nil, "", fmt.Errorf("job %q: %w", job.id, err)
+		return proofCheck{}, "", fmt.Errorf("job %q: %w", job.id, err)
 	}
 	if !a.trustService || len(job.resp.VerifyingKey) == 0 {
-		return nil, "", fmt.Errorf("job %q: no verifying key of yours to check the proofs against: %w; or --trust-service-vk to check against the key the service sends", job.id, err)
+		return proofCheck{}, "", fmt.Errorf("job %q: no verifying key of yours to check the proofs against: %w; or --trust-service-vk to check against the key the service sends", job.id, err)
 	}
 	// The family reads a key file, with its own bounds.
 	tmp, err := os.CreateTemp("", "prooflane-service-vk-*")
 	if err != nil {
-		return nil, "", err
+		return proofCheck{}, "", err
 	}
 	defer os.Remove(tmp.Name())
 	_, err = tmp.Write(job.resp.VerifyingKey)
@@ -147,19 +135,18 @@ func awaitVerifier(a awaitFlags, fp family.Prover, m manifest, job awaited) (fam
 		err = cerr
 	}
 	if err != nil {
-		return nil, "", err
+		return proofCheck{}, "", err
 	}
-	req.VKFile = tmp.Name()
-	if v, err = fp.Verifier(ctx, req); err != nil {
-		return nil, "", fmt.Errorf("job %q: the service's verifying key: %w", job.id, err)
+	if c, err = newProofCheck(ctx, fp, m, a.keys, tmp.Name()); err != nil {
+		return proofCheck{}, "", fmt.Errorf("job %q: the service's verifying key: %w", job.id, err)
 	}
-	return v, serviceVK, nil
+	return c, serviceVK, nil
 }
 
 // checkAwaited checks that the result holds each of the job's partitions
 // once and that every proof verifies with v (from names its key), and returns their files in
 // partition order.
-func checkAwaited(v family.Verifier, from string, m manifest, job awaited) ([]family.Files, error) {
+func checkAwaited(c proofCheck, from string, m manifest, job awaited) ([]family.Files, error) {
 	if len(job.resp.Proofs) != m.Partitions {
 		return nil, fmt.Errorf("job %q: %d proofs, want %d (one a partition); nothing written", job.id, len(job.resp.Proofs), m.Partitions)
 	}
@@ -173,7 +160,7 @@ func checkAwaited(v family.Verifier, from string, m manifest, job awaited) ([]fa
 		seen[i] = true
 		f := family.Files{Proof: p.Proof, Public: p.PublicWitness,
 			ProofName: fmt.Sprintf("job %s partition %d's proof", job.id, i), PublicName: fmt.Sprintf("job %s partition %d's public inputs", job.id, i)}
-		if err := v.Verify(i, f); err != nil {
+		if err := c.verify(i, f); err != nil {
 			return nil, fmt.Errorf("job %q: partition %d does not verify with %s: %w; nothing written", job.id, i, from, err)
 		}
 		parts[i] = f

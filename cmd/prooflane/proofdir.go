@@ -24,6 +24,7 @@ package main
 // cap, and the manifest's fields are checked before any is used.
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -39,6 +40,7 @@ import (
 	"github.com/prooflane/prooflane/internal/regfile"
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // manifest describes a directory of proofs written by prove.
@@ -168,27 +170,72 @@ func (m manifest) check() (family.Prover, error) {
 	return fp, nil
 }
 
-// checkCircuit checks the circuit and size against fp's.
+// checkCircuit checks the circuit and size: a shipped circuit's at a
+// size it takes, or a compiled system's name (family.CompiledSystem) with
+// its constraint count as its size; within fp's maximum either way.
 func (m manifest) checkCircuit(fp family.Prover) error {
-	circuits := fp.Circuits()
-	if len(circuits) == 0 && m.Circuit != fp.Name() {
-		return fmt.Errorf("circuit %q: want %q, the family's", m.Circuit, fp.Name())
-	}
-	if len(circuits) > 0 && !slices.Contains(circuits, m.Circuit) {
-		return fmt.Errorf("circuit %q is not one of the shipped circuits (%s)", m.Circuit, strings.Join(circuits, ", "))
-	}
-	circuit := m.Circuit
-	if len(circuits) == 0 {
-		circuit = ""
-	}
-	lo, hi, err := fp.SizeRange(circuit)
-	if err != nil {
+	if family.IsCompiled(m.Circuit) {
+		if m.Size != m.Constraints {
+			return fmt.Errorf("size %d: a compiled constraint system's size is its constraint count, %d", m.Size, m.Constraints)
+		}
+	} else if _, err := workloads.System(m.Circuit, m.Size); err != nil {
 		return err
 	}
-	if m.Size < lo || m.Size > hi {
-		return fmt.Errorf("size %d: want %d to %d", m.Size, lo, hi)
+	if m.Size > fp.MaxSize() {
+		return fmt.Errorf("size %d: above the %s family's limit of %d", m.Size, fp.Name(), fp.MaxSize())
 	}
 	return nil
+}
+
+// familyName is the manifest's family (groth16 when it names none).
+func (m manifest) familyName() string {
+	if m.Family == "" {
+		return legacyFamily
+	}
+	return m.Family
+}
+
+// system is the constraint system the manifest's key is for.
+func (m manifest) system() family.System { return family.System{Name: m.Circuit, Size: m.Size} }
+
+// proofCheck checks the partitions of a proof directory (or an awaited
+// job) of manifest m: each proof with the family's verifying key against
+// its public inputs, and, for a run of a shipped circuit, those public
+// inputs against the ones the manifest's seed gives the partition.
+type proofCheck struct {
+	vk family.VerifyingKey
+	m  manifest
+}
+
+// newProofCheck is m's check with fp's verifying key: vkFile's when it is
+// named, else the key cache's (keysDir) for m's system, whose constraint
+// system must have m's constraint count.
+func newProofCheck(ctx context.Context, fp family.Prover, m manifest, keysDir, vkFile string) (proofCheck, error) {
+	constraints := m.Constraints
+	if vkFile != "" {
+		constraints = 0
+	}
+	vk, err := fp.VerifyingKey(ctx, family.KeyRequest{Dir: keysDir, System: m.system()}, vkFile, constraints)
+	if err != nil {
+		return proofCheck{}, err
+	}
+	return proofCheck{vk: vk, m: m}, nil
+}
+
+// verify checks partition p's files.
+func (c proofCheck) verify(p int, f family.Files) error {
+	if p < 0 || p >= c.m.Partitions {
+		return fmt.Errorf("partition %d of %d", p, c.m.Partitions)
+	}
+	if !family.IsCompiled(c.m.Circuit) {
+		if err := workloads.CheckPublic(c.m.Circuit, c.m.Size, c.m.Seed, p, f.Public); err != nil {
+			if f.PublicName != "" {
+				return fmt.Errorf("%s: %w", f.PublicName, err)
+			}
+			return err
+		}
+	}
+	return c.vk.Verify(f)
 }
 
 // checkFiles checks the listed files against the family's layout: the

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -36,28 +37,23 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if *vkPath != "" && layout.VK == "" {
 		return usageErrorf(fs, "--vk is for proof directories with a verifying key file (%s); %s holds %s proofs, checked against the key cache (--keys)", strings.Join(vkFamilies(), ", "), dir, fp.Name())
 	}
-	req := family.VerifyRequest{
-		KeyRequest: family.KeyRequest{Dir: *keysDir, Circuit: m.Circuit, Size: m.Size},
-		Manifest:   filepath.Join(dir, manifestFile),
-		Key:        m.Key, Constraints: m.Constraints, Partitions: m.Partitions, Seed: m.Seed,
-		VKFile: *vkPath,
-	}
-	if len(fp.Circuits()) == 0 {
-		req.Circuit = ""
-	}
+	dirVK := ""
 	if layout.VK != "" {
-		req.DirVK = filepath.Join(dir, layout.VK)
+		dirVK = filepath.Join(dir, layout.VK)
 	}
-	v, err := fp.Verifier(context.Background(), req)
+	c, err := newProofCheck(context.Background(), fp, m, *keysDir, *vkPath)
+	if errors.Is(err, family.ErrNotCached) && dirVK != "" {
+		return fmt.Errorf("%w (the directory's own key only if you trust it: --vk %s)", err, dirVK)
+	}
 	if err != nil {
 		return err
 	}
-	failed := verifyAll(v, fp, dir, m, verifyingWith(fp, m, v, *vkPath, dir), stdout)
+	failed := verifyAll(c, fp, dir, m, verifyingWith(m, c, *vkPath, dir), stdout)
 	if failed > 0 {
 		fmt.Fprintf(stderr, "prooflane verify: %d of %d proofs in %s do not verify\n", failed, m.Partitions, dir)
-		if *vkPath == "" && layout.VK != "" && differentVK(v.VK(), req.DirVK) {
+		if *vkPath == "" && dirVK != "" && differentVK(c.vk.Bytes(), dirVK) {
 			fmt.Fprintf(stderr, "prooflane verify: note: %s is not the verifying key the prover wrote to %s: the keys were set up again since, or proved with another --keys directory; if you trust the directory, check against the prover's key with --vk %s\n",
-				v.From(), req.DirVK, req.DirVK)
+				c.vk.From(), dirVK, dirVK)
 		}
 		return errSilent
 	}
@@ -67,8 +63,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 
 // verifyingWith is verify's first line: how many proofs of what, checked
 // with which key.
-func verifyingWith(fp family.Prover, m manifest, v family.Verifier, vkPath, dir string) string {
-	from := v.From()
+func verifyingWith(m manifest, c proofCheck, vkPath, dir string) string {
+	from := c.vk.From()
 	if vkPath != "" {
 		absDir, err1 := filepath.Abs(dir)
 		absPath, err2 := filepath.Abs(vkPath)
@@ -76,19 +72,19 @@ func verifyingWith(fp family.Prover, m manifest, v family.Verifier, vkPath, dir 
 			from += " (the directory's own key, named with --vk)"
 		}
 	}
-	if len(fp.Circuits()) == 0 {
-		return fmt.Sprintf("verifying %d %s proofs (size %d, seed %d) with %s\n", m.Partitions, fp.Name(), m.Size, m.Seed, from)
+	if family.IsCompiled(m.Circuit) {
+		return fmt.Sprintf("verifying %d %s proofs of constraint system %s (%d constraints) with %s\n", m.Partitions, m.familyName(), m.Circuit, m.Constraints, from)
 	}
 	return fmt.Sprintf("verifying %d proofs of %s (size %d, seed %d) with %s\n", m.Partitions, m.Circuit, m.Size, m.Seed, from)
 }
 
-// verifyAll checks each partition's files with v, printing an ok or FAIL
+// verifyAll checks each partition's files with c, printing an ok or FAIL
 // line for each after the first line, and returns how many failed.
-func verifyAll(v family.Verifier, fp family.Prover, dir string, m manifest, first string, stdout io.Writer) int {
+func verifyAll(c proofCheck, fp family.Prover, dir string, m manifest, first string, stdout io.Writer) int {
 	fmt.Fprint(stdout, first)
 	failed := 0
 	for i := range m.Partitions {
-		err := verifyPartition(v, fp.Layout(), dir, m, i)
+		err := verifyPartition(c, fp.Layout(), dir, m, i)
 		if err != nil {
 			failed++
 			fmt.Fprintf(stdout, "FAIL %s: %v\n", m.Proofs[i], err)
@@ -100,8 +96,8 @@ func verifyAll(v family.Verifier, fp family.Prover, dir string, m manifest, firs
 }
 
 // verifyPartition reads partition i's files (regular files under the size
-// cap) and checks them with v.
-func verifyPartition(v family.Verifier, layout family.Layout, dir string, m manifest, i int) error {
+// cap) and checks them with c.
+func verifyPartition(c proofCheck, layout family.Layout, dir string, m manifest, i int) error {
 	f := family.Files{ProofName: filepath.Join(dir, m.Proofs[i])}
 	var err error
 	if f.Proof, err = readRegular(f.ProofName, maxProofFile); err != nil {
@@ -113,7 +109,7 @@ func verifyPartition(v family.Verifier, layout family.Layout, dir string, m mani
 			return err
 		}
 	}
-	return v.Verify(i, f)
+	return c.verify(i, f)
 }
 
 // differentVK reports whether the key file at path is a regular file
