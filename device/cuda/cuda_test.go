@@ -19,7 +19,7 @@ import (
 // backends opens the cuda backend (or skips) and the cpu reference.
 func backends(t *testing.T) (gpu, ref device.Backend) {
 	t.Helper()
-	gb, err := cuda.New()
+	gb, err := cuda.New(cuda.Options{})
 	if errors.Is(err, device.ErrNoDevice) {
 		t.Skip("no CUDA device: ", err)
 	}
