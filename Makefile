@@ -39,8 +39,10 @@ cuda-toolchain: ## install nvcc 11.8 and g++-11 from Debian (root; ~1.6 GB)
 cuda: ## build the CUDA kernels library cuda/build/libprooflane_cuda.a (needs nvcc)
 	$(MAKE) -C cuda -j$$(nproc)
 
-cuda-check: cuda ## compile-check the cgo side with -tags cuda (no GPU needed)
-	$(GO) vet -tags cuda ./cuda/... ./device/... ./stages/groth16/...
+cuda-check: cuda ## compile-check the cgo side with -tags cuda and link the GPU binaries (no GPU needed)
+	$(GO) vet -tags cuda $(PKGS)
+	$(GO) build -tags cuda -o /dev/null ./cmd/prooflane
+	$(GO) build -tags cuda -o /dev/null ./cmd/cudabench
 
 jaeger: ## build Jaeger v2 from the Go module proxy and start it on loopback
 	bash scripts/jaeger.sh start

@@ -13,14 +13,14 @@
 //     a value that is not such a size is an error naming the variable.
 //   - PROOFLANE_SKIP_MEMCHECK=1 turns the checks off (Skipped).
 //   - An estimate comes from the family (family.MemoryEstimator,
-//     family.DeviceMemoryEstimator); zero is no estimate, which nothing
-//     refuses.
+//     family.DeviceMemoryEstimator, the latter on the backend's
+//     device.MemoryModel); zero is no estimate, which nothing refuses.
 //   - Check refuses an estimate above a budget with a *Refusal, whose
 //     message names what was estimated, the estimate, the budget and
 //     where the budget comes from.
 //
 // It sits below cmd/prooflane and service and above the families: it
-// imports stages/family and no family.
+// imports stages/family and device, no family and no backend.
 package admission
 
 import (
@@ -32,6 +32,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/stages/family"
 )
 
@@ -160,15 +161,16 @@ func HostEstimate(fp family.Prover, req family.KeyRequest, params []map[string]s
 
 // DeviceEstimate is fp's largest device memory estimate
 // (family.DeviceMemoryEstimator) for req with perDevice partitions on a
-// device at once over the pipelines' params, with what it is made of and
-// the setting that lowers it. Zero: the family has no estimate for it.
-func DeviceEstimate(fp family.Prover, req family.KeyRequest, params []map[string]string, perDevice int) (est uint64, parts, lower string) {
+// device at once over the pipelines' params, on a backend of memory model
+// m, with what it is made of and the setting that lowers it. Zero: the
+// family has no estimate for it.
+func DeviceEstimate(fp family.Prover, m device.MemoryModel, req family.KeyRequest, params []map[string]string, perDevice int) (est uint64, parts, lower string) {
 	de, ok := fp.(family.DeviceMemoryEstimator)
 	if !ok {
 		return 0, "", ""
 	}
 	for _, p := range params {
-		if e, pa, l := de.DeviceMemory(req, p, perDevice); e > est {
+		if e, pa, l := de.DeviceMemory(m, req, p, perDevice); e > est {
 			est, parts, lower = e, pa, l
 		}
 	}

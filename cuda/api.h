@@ -33,7 +33,32 @@ int pl_device_init(int dev);
  * last reset; reset != 0 then sets that most to now. */
 int pl_pool_usage(int dev, uint64_t* used, uint64_t* high, int reset);
 
-int pl_stream_create(int dev, pl_stream** out);
+/* How a stream's MSMs and sums run; every field's zero is the default.
+ * The Go side fills it from cuda.Options (the library reads no
+ * environment). */
+typedef struct {
+  /* the most scratch (bytes) an MSM's batch-affine accumulation takes;
+   * above it, or above half the device's free memory, the MSM sums its
+   * buckets with XYZZ additions. 0: BA_MAX_BYTES (msm_affine.cuh). */
+  uint64_t affine_max;
+  /* stop the batch-affine levels after this many and sum what is left
+   * with XYZZ additions (measurements); 0: every level. */
+  int affine_levels;
+  /* how every MSM sums its buckets: PL_ACCUM_DEFAULT (G2 batch-affine,
+   * G1 XYZZ), PL_ACCUM_AFFINE or PL_ACCUM_XYZZ. */
+  int accum;
+  /* the batch additions' thread count (measurements); 0: one wave of
+   * the device, at least 8 points a thread. */
+  uint64_t sum_threads;
+  /* != 0: print each MSM's phases (CUDA event times) on stderr. */
+  int profile;
+} pl_options;
+#define PL_ACCUM_DEFAULT 0
+#define PL_ACCUM_AFFINE 1
+#define PL_ACCUM_XYZZ 2
+
+/* opts NULL: the defaults. The stream keeps a copy. */
+int pl_stream_create(int dev, const pl_options* opts, pl_stream** out);
 int pl_stream_destroy(pl_stream* s);
 int pl_stream_sync(pl_stream* s);
 
@@ -66,7 +91,8 @@ int pl_fr_convert(pl_stream* s, void* v, size_t n, int to_mont);
 /* gnark's Domain.FFT / FFTInverse on v (2^logn elements). */
 int pl_ntt(pl_stream* s, const pl_domain* d, void* v, int inverse, int dif, int coset);
 int pl_bitrev(pl_stream* s, void* v, int logn);
-/* gnark's groth16 computeH on a, b, c (2^logn each); result in a, b and c
+/* Groth16's H step fused (the one family-specific kernel here): gnark's
+ * groth16 computeH on a, b, c (2^logn each); result in a, b and c
  * clobbered. */
 int pl_compute_h(pl_stream* s, const pl_domain* d, void* a, void* b, void* c);
 /* element-wise over n elements of Fr (Montgomery form); dst may be a or b.

@@ -9,7 +9,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
-	"github.com/prooflane/prooflane/cuda/internal/ref"
+	"github.com/prooflane/prooflane/internal/ref"
 )
 
 // go test -tags cuda -run - -bench . ./cuda (on a GPU machine); cudabench

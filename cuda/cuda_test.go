@@ -21,7 +21,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
-	"github.com/prooflane/prooflane/cuda/internal/ref"
+	"github.com/prooflane/prooflane/internal/ref"
 )
 
 var (
@@ -30,9 +30,10 @@ var (
 	devErr  error
 )
 
-// device opens GPU 0 once for the test binary, or skips.
+// device opens GPU 0 once for the test binary with the default options,
+// or skips.
 func device(t testing.TB) *Device {
-	devOnce.Do(func() { dev, devErr = Open(0) })
+	devOnce.Do(func() { dev, devErr = Open(0, Options{}) })
 	if devErr != nil {
 		if errors.Is(devErr, ErrNoDevice) {
 			t.Skip("no CUDA device: ", devErr)
@@ -42,8 +43,22 @@ func device(t testing.TB) *Device {
 	return dev
 }
 
-func stream(t testing.TB) *Stream {
-	s, err := device(t).NewStream()
+// deviceWith opens GPU 0 again with opts for one test, closed after it,
+// or skips.
+func deviceWith(t testing.TB, opts Options) *Device {
+	device(t)
+	d, err := Open(0, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	return d
+}
+
+func stream(t testing.TB) *Stream { return streamOn(t, device(t)) }
+
+func streamOn(t testing.TB, d *Device) *Stream {
+	s, err := d.NewStream()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,18 +369,16 @@ func msmG1EqualScalars(t *testing.T, s *Stream, d *Device, r *rand.Rand, id stri
 	}
 }
 
-// G1's batch-affine accumulation (PROOFLANE_CUDA_MSM_ACCUM=affine; G1
-// takes the XYZZ segments by default), whose second pass G1 runs as a
-// kernel of its own (k_ba_pass2_staged): plain and over a table against
-// gnark, with msmInputs' infinity and repeated points, and equal
-// scalars, whose one long bucket a window leaves points to the XYZZ
-// segments after the levels.
+// G1's batch-affine accumulation (Options.Accum AccumAffine; G1 takes
+// the XYZZ segments by default), whose second pass G1 runs as a kernel
+// of its own (k_ba_pass2_staged): plain and over a table against gnark,
+// with msmInputs' infinity and repeated points, and equal scalars, whose
+// one long bucket a window leaves points to the XYZZ segments after the
+// levels.
 func TestMSMG1Affine(t *testing.T) {
-	t.Setenv("PROOFLANE_CUDA_MSM_ACCUM", "affine")
-	t.Setenv("PROOFLANE_CUDA_AFFINE_MAX", strconv.Itoa(1<<40))
-	s := stream(t)
+	d := deviceWith(t, Options{Accum: AccumAffine, AffineMax: 1 << 40})
+	s := streamOn(t, d)
 	r := rng(t)
-	d := device(t)
 	ctx := context.Background()
 	for _, logn := range append([]int{0, 4}, sizes(10)...) {
 		n := 1 << logn
@@ -558,10 +571,9 @@ func TestMSMOverMostlyZeroScalars(t *testing.T) {
 // 20, at 2^16 and the largest size tested up to 2^20; and a sparse MSM
 // (sha256's mix) takes no more than the dense one of Window(n).
 func TestMSMScratchBoundsWhatAnMSMTakes(t *testing.T) {
-	t.Setenv("PROOFLANE_CUDA_AFFINE_MAX", "0") // G2 by the XYZZ segments
-	s := stream(t)
+	d := deviceWith(t, Options{Accum: AccumXYZZ}) // G2 by the XYZZ segments
+	s := streamOn(t, d)
 	r := rng(t)
-	d := device(t)
 	ctx := context.Background()
 	for _, logn := range slices.Compact([]int{16, max(16, min(maxLog(), 20))}) {
 		n := 1 << logn

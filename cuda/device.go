@@ -58,6 +58,7 @@ func Devices() ([]DeviceInfo, error) {
 // Device is one GPU with its resident bases.
 type Device struct {
 	index int
+	opts  Options
 
 	mu     sync.Mutex
 	g1     map[string]*G1Bases
@@ -66,16 +67,24 @@ type Device struct {
 }
 
 // Open prepares device index (its stream-ordered memory pool keeps freed
-// memory instead of trimming at synchronization points).
-func Open(index int) (*Device, error) {
+// memory instead of trimming at synchronization points); its streams'
+// kernels run as opts says. Options out of range are an error naming
+// the field.
+func Open(index int, opts Options) (*Device, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("cuda: open device %d: %w", index, err)
+	}
 	if _, err := DeviceCount(); err != nil {
 		return nil, err
 	}
 	if err := check(C.pl_device_init(C.int(index))); err != nil {
 		return nil, fmt.Errorf("cuda: open device %d: %w", index, err)
 	}
-	return &Device{index: index, g1: map[string]*G1Bases{}, g2: map[string]*G2Bases{}}, nil
+	return &Device{index: index, opts: opts, g1: map[string]*G1Bases{}, g2: map[string]*G2Bases{}}, nil
 }
+
+// Options are the options the device was opened with.
+func (d *Device) Options() Options { return d.opts }
 
 // Index is the CUDA device ordinal.
 func (d *Device) Index() int { return d.index }

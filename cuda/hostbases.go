@@ -17,11 +17,6 @@ import (
 	"github.com/prooflane/prooflane/cuda/internal/points"
 )
 
-// HostChunk is the points an MSM or sum over bases in host memory copies
-// to the device at a time (MSMG1Host and the others): 2^22, 384 MiB of G1
-// or 768 MiB of G2 points, plus the MSM's temporaries for that many.
-const HostChunk = 1 << 22
-
 // MSMG1Host is MSMG1 over points kept in host memory: a chunk of at most
 // chunk points at a time is copied to a buffer of the stream, its MSM
 // runs with the matching scalars, and the chunks' sums are added.
@@ -29,7 +24,7 @@ func (s *Stream) MSMG1Host(ctx context.Context, pts []curve.G1Affine, scalars *V
 	acc := points.G1Infinity()
 	err := s.hostMSM(ctx, "msm g1", slicePtr(pts), len(pts), int(unsafe.Sizeof(curve.G1Affine{})), scalars, n, chunk,
 		func(buf, sc unsafe.Pointer, k int) error {
-			c := Window(k)
+			c := s.d.opts.Window(k)
 			w := make([]points.G1XYZZ, (256+c-1)/c)
 			if err := check(C.pl_msm_g1(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, 0, 0, unsafe.Pointer(&w[0]))); err != nil {
 				return err
@@ -46,7 +41,7 @@ func (s *Stream) MSMG2Host(ctx context.Context, pts []curve.G2Affine, scalars *V
 	acc := points.G2Infinity()
 	err := s.hostMSM(ctx, "msm g2", slicePtr(pts), len(pts), int(unsafe.Sizeof(curve.G2Affine{})), scalars, n, chunk,
 		func(buf, sc unsafe.Pointer, k int) error {
-			c := Window(k)
+			c := s.d.opts.Window(k)
 			w := make([]points.G2XYZZ, (256+c-1)/c)
 			if err := check(C.pl_msm_g2(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, 0, 0, unsafe.Pointer(&w[0]))); err != nil {
 				return err

@@ -77,7 +77,11 @@ func (s *Stream) BitReverse(v *Vector, logn int) error {
 
 // ComputeH runs gnark's Groth16 computeH on a, b, c (domain cardinality
 // each, zero-padded): a receives H's coefficients in bit-reversed order,
-// b and c are clobbered. Queued only; results are read by Download.
+// b and c are clobbered. Queued only; results are read by Download. It
+// is the package's one family-specific kernel: Groth16's H step fused
+// (seven NTTs and the element-wise steps between them in one call),
+// which device/cuda offers as the optional capability
+// stages/groth16.HComputer.
 func (s *Stream) ComputeH(ctx context.Context, a, b, c *Vector, d *fft.Domain) error {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -203,8 +207,9 @@ func (s *Stream) msmG2(ctx context.Context, bases *G2Bases, scalars *Vector, n i
 
 // MSMPlan is how MSMG1 and MSMG2 run an MSM (PlanMSM).
 type MSMPlan struct {
-	// Window is the window size: the table's over a table, else Window
-	// of the scalars' count, of the others' (below) when Sparse.
+	// Window is the window size: the table's over a table, else the
+	// device's Options.Window of the scalars' count, of the others'
+	// (below) when Sparse.
 	Window int
 	// Table: the MSM runs over the bases' precomputed table.
 	Table bool
@@ -257,9 +262,9 @@ func (s *Stream) PlanMSM(scalars *Vector, n, table int) (MSMPlan, error) {
 		p.Nonzero, p.Units, p.Sparse = nz, units, nz-units <= n/2
 	}
 	if !p.Table {
-		p.Window = Window(n)
+		p.Window = s.d.opts.Window(n)
 		if p.Sparse {
-			p.Window = Window(p.Nonzero - p.Units)
+			p.Window = s.d.opts.Window(p.Nonzero - p.Units)
 		}
 	}
 	return p, nil

@@ -28,12 +28,33 @@ type Stream struct {
 // returned when the stream is closed: pinning and unpinning host memory
 // for every stream synchronized the whole device at each call, stalling the
 // other streams' kernels (docs/design/groth16-pipeline.md).
+//
+// The stream's kernels run as the device's Options say.
 func (d *Device) NewStream() (*Stream, error) {
 	var s *C.pl_stream
-	if err := check(C.pl_stream_create(C.int(d.index), &s)); err != nil {
+	o := d.opts.c()
+	if err := check(C.pl_stream_create(C.int(d.index), &o, &s)); err != nil {
 		return nil, fmt.Errorf("cuda: new stream on device %d: %w", d.index, err)
 	}
 	return &Stream{d: d, s: s}, nil
+}
+
+// c is o as the kernels take it (api.h's pl_options).
+func (o Options) c() C.pl_options {
+	accum := C.int(C.PL_ACCUM_DEFAULT)
+	switch o.Accum {
+	case AccumAffine:
+		accum = C.PL_ACCUM_AFFINE
+	case AccumXYZZ:
+		accum = C.PL_ACCUM_XYZZ
+	}
+	return C.pl_options{
+		affine_max:    C.uint64_t(o.AffineMax),
+		affine_levels: C.int(o.AffineLevels),
+		accum:         accum,
+		sum_threads:   C.uint64_t(o.SumThreads),
+		profile:       C.int(b2i(o.Profile)),
+	}
 }
 
 // StagingBuffers reports the pool of pinned staging buffers behind

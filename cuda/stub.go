@@ -14,6 +14,6 @@ func DeviceCount() (int, error) { return 0, fmt.Errorf("cuda: %w", ErrNotBuilt) 
 func Devices() ([]DeviceInfo, error) { return nil, fmt.Errorf("cuda: %w", ErrNotBuilt) }
 
 // Open reports ErrNotBuilt.
-func Open(index int) (*Device, error) {
+func Open(index int, _ Options) (*Device, error) {
 	return nil, fmt.Errorf("cuda: open device %d: %w", index, ErrNotBuilt)
 }

@@ -3,24 +3,15 @@ package cuda
 import (
 	"math"
 	"math/bits"
-	"os"
-	"strconv"
 )
 
-// The MSM windows are plain Go, outside the cuda build tag, so that the
-// device memory estimate (stages/groth16/keys) sizes the kernels' scratch
-// with the windows the kernels take.
+// The MSM windows and scratch are plain Go, outside the cuda build tag,
+// so that the device memory model (package device/cuda) sizes the
+// kernels' scratch with the windows the kernels take, in every build.
 
-var windowOverride = func() int {
-	c, _ := strconv.Atoi(os.Getenv("PROOFLANE_CUDA_MSM_C"))
-	return c
-}()
-
-// Window is the Pippenger window size used for n points.
+// Window is the Pippenger window size of an MSM of n points over plain
+// bases, unless Options.MSMWindow forces another (Options.Window).
 func Window(n int) int {
-	if windowOverride >= 4 && windowOverride <= 24 {
-		return windowOverride
-	}
 	// 20 from 2^23 points, else log2(n) - 3 and at most 16. On the H200
 	// (docs/design/msm.md, "Windows"), c = 20 against 16:
 	// G1 2^24 106.0 against 117.8 ms, 2^25 198.3 / 232.9, 2^26 382.3 /
@@ -35,7 +26,8 @@ func Window(n int) int {
 	return min(max(l-4, 8), 16)
 }
 
-// XYZZ point sizes on the device, for MSMScratch.
+// XYZZ point sizes on the device, for MSMScratch: 4 coordinates of Fp
+// (G1) or Fp2 (G2).
 const (
 	G1XYZZBytes = 4 * 48
 	G2XYZZBytes = 4 * 96
@@ -92,19 +84,6 @@ func windowChunk(half, wb uint64) uint64 {
 		l *= 2
 	}
 	return min(l, half)
-}
-
-// WiderWindowScratch is what a plain MSM of n points at Window(n) takes
-// beyond one at c = 16 (MSMScratch; 0 when it takes no more): what the
-// device estimates add for the wider windows, their per-point figures
-// having been measured with c = 16 MSMs.
-func WiderWindowScratch(n, xyzz int) uint64 {
-	c := Window(n)
-	wide, base := MSMScratch(n, c, false, xyzz), MSMScratch(n, 16, false, xyzz)
-	if c <= 16 || wide <= base {
-		return 0
-	}
-	return wide - base
 }
 
 // msmSegCap is the kernels' msm_seg_cap (cuda/csrc/msm.cuh): the most

@@ -6,7 +6,12 @@
 // device/cuda, the kernels of package cuda, build tag cuda). A family's
 // stages never know which one they run on: they upload vectors, run NTTs,
 // element-wise vector operations, MSMs and batch additions through a
-// Stream, and read back scalars or curve points.
+// Stream, and read back scalars or curve points. A family's memory
+// estimates take what a backend holds beyond that from its MemoryModel.
+//
+// Programs open backends by name through a Registry (package
+// device/builtin lists the shipped ones), each with its own typed
+// options; this package imports no backend.
 //
 // Conventions shared by every implementation:
 //   - Scalars cross this interface in Montgomery form (gnark-crypto's
@@ -81,6 +86,9 @@ type Backend interface {
 	Devices() []Info
 	// Device returns device i, 0 <= i < len(Devices()).
 	Device(i int) (Device, error)
+	// Memory is what the devices hold beyond the bases and vectors
+	// allocated through the contract, as the backend was opened.
+	Memory() MemoryModel
 	// Close frees every device resource, resident bases included.
 	Close() error
 }

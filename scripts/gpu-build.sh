@@ -34,7 +34,7 @@ ld="-ldflags=-s -w -X=github.com/prooflane/prooflane/cuda.libHash=$h"
 rm -rf "$out"
 mkdir -p "$out"
 go build -tags cuda "$ld" -o "$out/prooflane" ./cmd/prooflane
-go build -tags cuda "$ld" -o "$out/cudabench" ./cuda/cmd/cudabench
+go build -tags cuda "$ld" -o "$out/cudabench" ./cmd/cudabench
 go test -c -tags cuda "$ld" -o "$out/cuda.test" ./cuda
 go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./device/cuda
 go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16

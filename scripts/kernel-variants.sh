@@ -65,11 +65,11 @@ build() {
 		cp "/tmp/kv-$name/libprooflane_cuda.a" "$lib"
 		local h
 		h=$(sha1sum "$lib" | cut -c1-16)
-		go build -tags cuda -ldflags="-s -w -X=github.com/prooflane/prooflane/cuda.libHash=$h" -o "$dir/$name" ./cuda/cmd/cudabench
+		go build -tags cuda -ldflags="-s -w -X=github.com/prooflane/prooflane/cuda.libHash=$h" -o "$dir/$name" ./cmd/cudabench
 		echo "$defs" >"$dir/$name.defines"
 	done
 	git rev-parse HEAD >"$dir/REVISION"
-	git diff --quiet HEAD -- cuda || echo dirty >>"$dir/REVISION"
+	git diff --quiet HEAD -- cuda cmd/cudabench || echo dirty >>"$dir/REVISION"
 	du -sh "$dir"
 }
 

@@ -82,7 +82,7 @@ fi
 
 # the host side of the harness against a dump written by cudabench's code
 SPPARK_BENCH="$work/sppark-bench" go test -tags cuda -count=1 -v -run TestDumpReadsBackInSpparkBench \
-	"-ldflags=-X=github.com/prooflane/prooflane/cuda.libHash=$h" ./cuda/cmd/cudabench >"$work/selftest.log" 2>&1 || {
+	"-ldflags=-X=github.com/prooflane/prooflane/cuda.libHash=$h" ./cmd/cudabench >"$work/selftest.log" 2>&1 || {
 	cat "$work/selftest.log" >&2
 	exit 1
 }

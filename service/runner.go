@@ -329,8 +329,8 @@ type Estimate struct {
 }
 
 // Estimate implements Runner: EstimateHost, and the family's device
-// estimate (family.DeviceMemoryEstimator) for the job's partitions in
-// flight spread over the runner's devices. A job's estimate includes its
+// estimate (family.DeviceMemoryEstimator, on the backend's memory model)
+// for the job's partitions in flight spread over the runner's devices. A job's estimate includes its
 // key's resident bases, which jobs of one key share: admitting by it is
 // on the safe side.
 func (r *EngineRunner) Estimate(spec Spec) (Estimate, error) {
@@ -355,7 +355,7 @@ func (r *EngineRunner) Estimate(spec Spec) (Estimate, error) {
 		devices = max(devices, 1)
 		inFlight := min(n, p.InFlight(devices))
 		perDevice := (inFlight + devices - 1) / devices
-		est.Device, _, _ = de.DeviceMemory(keyRequest(spec, r.KeysDir), p.Params, perDevice)
+		est.Device, _, _ = de.DeviceMemory(r.Backend.Memory(), keyRequest(spec, r.KeysDir), p.Params, perDevice)
 	}
 	return est, nil
 }

@@ -174,7 +174,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	for _, p := range ps {
 		perJob = max(perJob, min(f.partitions, p.InFlight(nDev)))
 	}
-	req.OnDevice = f.backend == "cuda"
+	req.OnDevice = ownMemory(f.backend)
 	var params []map[string]string
 	for _, p := range ps {
 		params = append(params, p.Params)

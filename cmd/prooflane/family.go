@@ -17,6 +17,7 @@ import (
 	"github.com/consensys/gnark/logger"
 
 	"github.com/prooflane/prooflane/device"
+	devbuiltin "github.com/prooflane/prooflane/device/builtin"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
@@ -25,13 +26,15 @@ import (
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
-// shipped are the stage types and proof families the commands know: the
-// builtin ones. Tests swap in registries of their own (a fake family goes
-// through prove and verify with no edit here).
+// shipped are the stage types, proof families and device backends the
+// commands know: the builtin ones. Tests swap in registries of their own
+// (a fake family goes through prove and verify, a fake backend is opened
+// by --backend, with no edit here).
 var shipped = struct {
 	stages   func() *stages.Registry
 	families func() *family.Registry
-}{builtin.Registry, builtin.Families}
+	backends func() *device.Registry
+}{builtin.Registry, builtin.Families, devbuiltin.Registry}
 
 // circuitFlags are the flags naming a key: circuit, size and key cache.
 type circuitFlags struct {
@@ -163,8 +166,9 @@ func openJob(ctx context.Context, cmd string, fp family.Prover, req family.KeyRe
 		return nil, nil, nil, err
 	}
 	// A key not yet cached is made on the device when there is one, as
-	// setup --backend cuda makes it; the CPU backend keeps gnark's setup.
-	if be.Name() != "cpu" {
+	// setup --backend cuda makes it; a backend emulating its devices on
+	// the host (cpu) keeps gnark's setup.
+	if be.Memory().OwnMemory() {
 		req.Backend = be
 	}
 	k, err := fp.Setup(ctx, req, stderr)

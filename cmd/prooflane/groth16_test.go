@@ -272,7 +272,7 @@ func TestSetupReusesAWholeCompiledCircuitAndRecompilesACorruptOne(t *testing.T) 
 }
 
 func TestProveBackendCUDAWithoutSupportIsAClearErrorAndAutoFallsBack(t *testing.T) {
-	if be, err := devcuda.New(); err == nil {
+	if be, err := devcuda.New(devcuda.Options{}); err == nil {
 		be.Close()
 		t.Skip("a CUDA device is present")
 	}

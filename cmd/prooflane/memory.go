@@ -14,7 +14,8 @@ import (
 )
 
 // checkDeviceMemory asks fp (a family.DeviceMemoryEstimator) for the
-// memory one device needs for a job of req's key with plan.perDevice
+// memory one device of be (its memory model) needs for a job of req's
+// key with plan.perDevice
 // partitions placed on it at once (the largest estimate over the plan's
 // pipelines), and refuses before any work when it exceeds a device's
 // memory (its total, or PROOFLANE_DEVICE_MEMORY), naming both, the
@@ -29,7 +30,7 @@ func checkDeviceMemory(stderr io.Writer, cmd string, fp family.Prover, req famil
 	if admission.Skipped() {
 		return nil
 	}
-	est, parts, lower := admission.DeviceEstimate(fp, req, plan.params, plan.perDevice)
+	est, parts, lower := admission.DeviceEstimate(fp, be.Memory(), req, plan.params, plan.perDevice)
 	if est == 0 {
 		return nil
 	}
@@ -53,7 +54,7 @@ func checkDeviceMemory(stderr io.Writer, cmd string, fp family.Prover, req famil
 	}
 	refusal := admission.Refusal{What: what, Memory: "device memory", Estimate: est, Parts: parts, Budget: over}
 	if hb, ok := fp.(family.HostBaser); ok && plan.reload != nil && canSet(hb.HostBases(), plan) {
-		hostEst, hostParts, _ := admission.DeviceEstimate(fp, req, withParams(plan.params, hb.HostBases()), plan.perDevice)
+		hostEst, hostParts, _ := admission.DeviceEstimate(fp, be.Memory(), req, withParams(plan.params, hb.HostBases()), plan.perDevice)
 		if _, fits := smallestBelow(devs, hostEst); fits && hostEst < est {
 			if err := plan.reload(hb.HostBases()); err != nil {
 				return err

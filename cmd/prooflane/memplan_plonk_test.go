@@ -26,8 +26,8 @@ func TestAPlonkRunAboveTheHostMemoryLimitStopsBeforeItStarts(t *testing.T) {
 func TestAPlonkRunAboveTheDeviceMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	keysDir := t.TempDir()
 	checkDeviceLimit(t, keysDir, []string{"prove", "--pipeline", "../../pipelines/plonk.yaml", "--circuit", "chain", "--size", "2^8",
-		"--partitions", "2", "--set", "device_streams=2", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off"},
-		"prooflane prove: size 256 with 2 partition(s) on a device needs about 769.7 MiB of device memory (the kzg srs of a domain of 512 96.3 KiB, 2 device step(s) at once 1.6 MiB, context 768 MiB), "+
+		"--partitions", "2", "--set", "device_streams=2", "--out", t.TempDir(), "--keys", keysDir, "--progress", "off"}, "1MiB",
+		"prooflane prove: size 256 with 2 partition(s) on a device needs about 1.7 MiB of device memory (the kzg srs of a domain of 512 96.3 KiB, 2 device step(s) at once 1.6 MiB), "+
 			"more than the 1 MiB of device 0 (PROOFLANE_DEVICE_MEMORY=1MiB): fewer device steps at once (device_streams is 2: --set device_streams=1) or a smaller --size, or PROOFLANE_SKIP_MEMCHECK=1 to try anyway",
-		"prooflane prove: size 256 with 2 partition(s) on a device: about 769.7 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)")
+		"prooflane prove: size 256 with 2 partition(s) on a device: about 1.7 MiB of device memory, of 2.0 GiB on device 0 (PROOFLANE_DEVICE_MEMORY=2GiB)")
 }

@@ -12,8 +12,6 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/prooflane/prooflane/device"
-	"github.com/prooflane/prooflane/device/cpu"
-	devcuda "github.com/prooflane/prooflane/device/cuda"
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
@@ -137,7 +135,7 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	}
 	defer r.od.close(stderr)
 	// Memory follows the partitions in flight, which max_in_flight bounds.
-	req.OnDevice = f.backend == "cuda"
+	req.OnDevice = ownMemory(f.backend)
 	if set, note := oneJob(r.fp, r.p, f.set, req.OnDevice); note != "" {
 		f.set = set
 		if r.p, err = loadPipeline(f.pipeline, f.set); err != nil {
@@ -322,36 +320,6 @@ func writeBytes(data []byte) func(io.Writer) (int64, error) {
 		n, err := w.Write(data)
 		return int64(n), err
 	}
-}
-
-// checkBackend checks a --backend value.
-func checkBackend(name string) error {
-	switch name {
-	case "cpu", "cuda", "auto":
-		return nil
-	}
-	return fmt.Errorf("--backend %q: want cpu, cuda or auto", name)
-}
-
-// openBackend opens the device backend for n devices; cmd names the
-// command in the message of an auto fall back to the CPU.
-func openBackend(cmd, name string, n int, stderr io.Writer) (device.Backend, error) {
-	if name == "cpu" {
-		return cpu.New(n)
-	}
-	be, err := devcuda.New()
-	if err == nil && len(be.Devices()) < n {
-		be.Close()
-		err = fmt.Errorf("cuda backend: %d devices wanted, %d present: %w", n, len(be.Devices()), device.ErrNoDevice)
-	}
-	if err != nil {
-		if name == "cuda" {
-			return nil, err
-		}
-		fmt.Fprintf(stderr, "prooflane %s: %v; using the cpu backend\n", cmd, err)
-		return cpu.New(n)
-	}
-	return be, nil
 }
 
 func keysOf(m map[string]any) []string {

@@ -59,19 +59,19 @@ func runSetup(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "prooflane setup: %v; running the setup again\n", err)
 		}
 	}
-	if err := checkHostMemory(stderr, "setup", fp, family.KeyRequest{Dir: req.Dir, Circuit: req.Circuit, Size: req.Size, Force: true, OnDevice: *backend == "cuda"}, nil, 0); err != nil {
+	if err := checkHostMemory(stderr, "setup", fp, family.KeyRequest{Dir: req.Dir, Circuit: req.Circuit, Size: req.Size, Force: true, OnDevice: ownMemory(*backend)}, nil, 0); err != nil {
 		return err
 	}
 	newKey := family.KeyRequest{Dir: req.Dir, Circuit: req.Circuit, Size: req.Size, Force: true}
-	if *backend != "cpu" {
-		be, err := openBackend("setup", *backend, 1, stderr)
-		if err != nil {
-			return err
-		}
-		defer be.Close()
-		if be.Name() != "cpu" {
-			newKey.Backend = be
-		}
+	be, err := openBackend("setup", *backend, 1, stderr)
+	if err != nil {
+		return err
+	}
+	defer be.Close()
+	// On a backend of real devices the key is made there; on one that
+	// emulates them on the host (cpu), by gnark's setup.
+	if be.Memory().OwnMemory() {
+		newKey.Backend = be
 	}
 	// setup makes the key, replacing what the cache holds: a family that
 	// does not replace a cached key refuses an explicit --force only.

@@ -13,7 +13,7 @@ import (
 // nothing; auto falls back to the CPU (gnark's setup) and says so; an
 // unknown backend is refused.
 func TestSetupBackendCUDAWithoutSupportIsAClearErrorAndAutoFallsBack(t *testing.T) {
-	if be, err := devcuda.New(); err == nil {
+	if be, err := devcuda.New(devcuda.Options{}); err == nil {
 		be.Close()
 		t.Skip("a CUDA device is present")
 	}

@@ -27,6 +27,7 @@ struct pl_stream {
   void* stage[2];
   cudaEvent_t stage_ev[2];
   int next;
+  pl_options opts;  // how its MSMs and sums run (api.h)
 };
 
 // Stream-ordered temporaries, freed (stream-ordered) when the scope ends.
@@ -58,8 +59,9 @@ static inline unsigned grid_for(size_t n, unsigned threads) {
   return (unsigned)g;
 }
 
-// Per-phase timing with events, on when PROOFLANE_CUDA_PROFILE is set;
-// prints one line to stderr per call. Off, it costs nothing.
+// Per-phase timing with events, on when the stream's options say
+// (pl_options.profile); prints one line to stderr per call. Off, it
+// costs nothing.
 struct Profile {
   const char* what;
   size_t n;
@@ -68,9 +70,8 @@ struct Profile {
   int k = 0;
   cudaEvent_t ev[16];
   const char* names[16];
-  Profile(const char* w, size_t n_, int c_) : what(w), n(n_), c(c_) {
-    on = getenv("PROOFLANE_CUDA_PROFILE") != nullptr;
-  }
+  Profile(const pl_stream* s, const char* w, size_t n_, int c_)
+      : what(w), n(n_), c(c_), on(s->opts.profile != 0) {}
   void mark(pl_stream* s, const char* name) {
     if (!on || k >= 16) return;
     cudaEventCreate(&ev[k]);

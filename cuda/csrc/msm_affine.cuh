@@ -363,11 +363,12 @@ inline uint64_t ba_scratch_bytes(uint64_t total, uint32_t nb, BaShape sh) {  // 
          slots0 * (sizeof(F) + 4) + 2 * (threads0 + threads0 / 7 + 16) * sizeof(F);
 }
 
-// The most scratch an MSM's batch-affine accumulation takes, unless
-// PROOFLANE_CUDA_AFFINE_MAX (bytes) says otherwise; over it, or over
-// half the device's free memory, the MSM takes the XYZZ segments. The
-// run's memory estimate counts it (keys.EstimateDevice): 4 GiB covers a
-// G2 MSM of up to about 1.2 million points (16 windows).
+// The most scratch an MSM's batch-affine accumulation takes, unless the
+// stream's options say otherwise (pl_options.affine_max); over it, or
+// over half the device's free memory, the MSM takes the XYZZ segments.
+// The device memory model counts it (cuda.Options.AffineScratch, a
+// mirror of ba_scratch_bytes): 4 GiB covers a G2 MSM of up to about 1.2
+// million points (16 windows).
 constexpr uint64_t BA_MAX_BYTES = 4ull << 30;
 
 // Trick rounds: sizes n_0 = threads, n_{k+1} = ceil(n_k / group) while

@@ -601,8 +601,7 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
                       XYZZ<F>* buckets) {
   const BaShape sh = BA_SHAPE;
   {
-    uint64_t cap = BA_MAX_BYTES;
-    if (const char* e = getenv("PROOFLANE_CUDA_AFFINE_MAX")) cap = strtoull(e, nullptr, 10);
+    const uint64_t cap = s->opts.affine_max ? s->opts.affine_max : BA_MAX_BYTES;
     // What it may take: the device's free memory and what the stream
     // pool holds unused (pl_device_init keeps freed scratch there).
     size_t free_b = 0, total_b = 0;
@@ -650,12 +649,9 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
   PL_CHECK(cudaMemcpyAsync(&most, maxlen, sizeof(most), cudaMemcpyDeviceToHost, s->s));
   PL_CHECK(cudaStreamSynchronize(s->s));
   int levels = ba_levels_run(most, total, nb);
-  // PROOFLANE_CUDA_AFFINE_LEVELS=k (k >= 1) stops after k levels and sums
+  // The stream's affine_levels (k >= 1) stops after k levels and sums
   // what is left as XYZZ segments (the hybrid's A/B runs).
-  if (const char* e = getenv("PROOFLANE_CUDA_AFFINE_LEVELS")) {
-    const int cap = atoi(e);
-    if (cap >= 1 && cap < levels) levels = cap;
-  }
+  if (s->opts.affine_levels >= 1 && s->opts.affine_levels < levels) levels = s->opts.affine_levels;
 
   prof->mark(s, "ba-setup");
   // The first two levels' passes get marks of their own (a Profile keeps
@@ -734,12 +730,13 @@ struct AffineDefault<Fp> {
   static constexpr bool value = false;
 };
 
-// Which accumulation an MSM takes: PROOFLANE_CUDA_MSM_ACCUM=affine or
-// xyzz (A/B runs and tests), else the default (PL_MSM_AFFINE builds
-// the batch-affine one by default, for kernel-variants.sh).
+// Which accumulation an MSM takes: the stream's accum, PL_ACCUM_AFFINE or
+// PL_ACCUM_XYZZ (A/B runs and tests), else the default (PL_MSM_AFFINE
+// builds the batch-affine one by default, for kernel-variants.sh).
 template <class F>
-bool accumulate_by_affine() {
-  if (const char* e = getenv("PROOFLANE_CUDA_MSM_ACCUM")) return strcmp(e, "affine") == 0;
+bool accumulate_by_affine(const pl_stream* s) {
+  if (s->opts.accum == PL_ACCUM_AFFINE) return true;
+  if (s->opts.accum == PL_ACCUM_XYZZ) return false;
 #ifdef PL_MSM_AFFINE
   return true;
 #else
@@ -786,7 +783,7 @@ int sum_device(pl_stream* s, Scratch& sc, const Affine<F>* bases, size_t nbases,
   PL_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks, k_sum_strided<F>, HEAVY, 0));
   size_t want = (size_t)sms * (blocks > 0 ? blocks : 1) * HEAVY;
   if (want > (count + 7) / 8) want = (count + 7) / 8;
-  if (const char* e = getenv("PROOFLANE_CUDA_SUM_THREADS")) want = strtoull(e, nullptr, 10);  // A/B runs
+  if (s->opts.sum_threads) want = s->opts.sum_threads;  // A/B runs
   if (want == 0) want = 1;
   const uint32_t threads = (uint32_t)(count < want ? count : want);
   const uint32_t nb = nbases < 0xffffffffu ? (uint32_t)nbases : 0xffffffffu;
@@ -812,7 +809,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   const uint32_t W = msm_windows(c);
   const uint32_t Wb = table_n ? 1 : W;  // windows with buckets of their own
   Scratch sc(s);
-  Profile prof("msm", n, c);
+  Profile prof(s, "msm", n, c);
   prof.mark(s, nullptr);
   // Over the nonzero scalars alone: the units' points summed apart (their
   // sum waits in unit_sum[0] for the first window's), then the MSM of the
@@ -891,7 +888,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   // accumulate_affine's cudaErrorMemoryAllocation (over its cap, or out
   // of memory) and not taking it both mean the XYZZ segments.
   int acc = cudaErrorMemoryAllocation;
-  if (accumulate_by_affine<F>()) {
+  if (accumulate_by_affine<F>(s)) {
     acc = accumulate_affine<F>(s, &prof, bases, vals_out, start, end, nb, total, buckets);
     prof.mark(s, "buckets");
   }

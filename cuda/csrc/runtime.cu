@@ -107,11 +107,12 @@ extern "C" void pl_stage_stats(int* pinned, int* idle) {
   *idle = (int)stage_free.size();
 }
 
-extern "C" int pl_stream_create(int dev, pl_stream** out) {
+extern "C" int pl_stream_create(int dev, const pl_options* opts, pl_stream** out) {
   PL_CHECK(cudaSetDevice(dev));
   pl_stream* s = new pl_stream();
   s->dev = dev;
   s->next = 0;
+  s->opts = opts ? *opts : pl_options{};
   s->stage[0] = s->stage[1] = nullptr;
   cudaError_t e = cudaStreamCreateWithFlags(&s->s, cudaStreamNonBlocking);
   if (e != cudaSuccess) {

@@ -2,9 +2,11 @@
 
 // Package cuda is the device contract's CUDA backend: an adapter over the
 // kernels of package cuda (build tag cuda; without it New says what is
-// missing). Its streams time their work with CUDA events (device.Timer) and
-// compute Groth16's H step in one fused call (the capability
-// stages/groth16.HComputer).
+// missing), opened with the kernels' Options. Its streams time their work
+// with CUDA events (device.Timer) and compute Groth16's H step in one
+// fused call, the optional capability that family declares
+// (stages/groth16.HComputer, found with device.As); its memory model is
+// Model of the options it was opened with.
 package cuda
 
 import (
@@ -23,16 +25,21 @@ import (
 	"github.com/prooflane/prooflane/device"
 )
 
-// New returns the backend over every CUDA device of the machine. It fails
-// with an error wrapping device.ErrNoDevice when there is none.
-func New() (device.Backend, error) {
+// New returns the backend over every CUDA device of the machine, whose
+// kernels run as opts says. It fails with an error wrapping
+// device.ErrNoDevice when there is none, and names the field of options
+// out of range.
+func New(opts Options) (device.Backend, error) {
+	if err := opts.Validate(); err != nil {
+		return nil, fmt.Errorf("cuda backend: %w", err)
+	}
 	infos, err := cu.Devices()
 	if err != nil {
 		return nil, cudaErr("list devices", err)
 	}
-	b := &cudaBackend{}
+	b := &cudaBackend{opts: opts}
 	for _, in := range infos {
-		d, err := cu.Open(in.Index)
+		d, err := cu.Open(in.Index, opts)
 		if err != nil {
 			b.Close()
 			return nil, cudaErr(fmt.Sprintf("open device %d", in.Index), err)
@@ -40,6 +47,13 @@ func New() (device.Backend, error) {
 		b.devs = append(b.devs, &cudaDevice{d: d, name: in.Name})
 	}
 	return b, nil
+}
+
+// Factory is the registry's "cuda" entry: New, over every device of the
+// machine (a run that wants more than there are is refused by the
+// registry), with Model as its memory model.
+func Factory() device.Factory {
+	return device.NewFactory("cuda", func(_ int, opts Options) (device.Backend, error) { return New(opts) }, Model)
 }
 
 // cudaErr wraps err so that errors.Is finds this package's sentinels too.
@@ -54,10 +68,13 @@ func cudaErr(what string, err error) error {
 }
 
 type cudaBackend struct {
+	opts Options
 	devs []*cudaDevice
 }
 
 func (b *cudaBackend) Name() string { return "cuda" }
+
+func (b *cudaBackend) Memory() device.MemoryModel { return Model(b.opts) }
 
 func (b *cudaBackend) Devices() []device.Info {
 	out := make([]device.Info, len(b.devs))

@@ -5,6 +5,7 @@ package cuda_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -19,7 +20,7 @@ import (
 // backends opens the cuda backend (or skips) and the cpu reference.
 func backends(t *testing.T) (gpu, ref device.Backend) {
 	t.Helper()
-	gb, err := cuda.New()
+	gb, err := cuda.New(cuda.Options{})
 	if errors.Is(err, device.ErrNoDevice) {
 		t.Skip("no CUDA device: ", err)
 	}
@@ -314,5 +315,26 @@ func TestCUDAStreamTimesItsWorkWithEvents(t *testing.T) {
 	wantErr := errors.New("step failed")
 	if _, ok, err := tm.Time(func() error { return wantErr }); err != wantErr || ok {
 		t.Errorf("Time of a failing step = %v, %v; want its error, not timed", ok, err)
+	}
+}
+
+// Options out of range are refused before any device is opened (no GPU
+// needed), naming the field; a backend opened with options says their
+// memory model.
+func TestNewTakesTheKernelsOptions(t *testing.T) {
+	if be, err := cuda.New(cuda.Options{MSMWindow: 30}); be != nil || err == nil || !strings.Contains(err.Error(), "msm window 30") {
+		t.Fatalf("New with window 30: %v, %v; want an error naming the window", be, err)
+	}
+	opts := cuda.Options{MSMWindow: 12, AffineMax: 1 << 20}
+	be, err := cuda.New(opts)
+	if errors.Is(err, device.ErrNoDevice) {
+		t.Skip("no CUDA device: ", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer be.Close()
+	if m := be.Memory(); m != cuda.Model(opts) || m.MSMWindow(1<<24) != 12 {
+		t.Errorf("memory model %v, want Model of the options", m)
 	}
 }

@@ -229,12 +229,16 @@ type MemoryEstimator interface {
 // PROOFLANE_DEVICE_MEMORY) once the backend is open, before the key is
 // set up or loaded.
 type DeviceMemoryEstimator interface {
-	// DeviceMemory estimates the peak memory of one device running a job
-	// of req's key with perDevice of its partitions placed there at once,
-	// under the pipeline's effective params (which the family's own
-	// pipelines define): the bytes, what they are made of, and the
-	// setting that lowers them, both for a message. Zero: no estimate.
-	DeviceMemory(req KeyRequest, params map[string]string, perDevice int) (bytes uint64, parts, lower string)
+	// DeviceMemory estimates the peak memory of one device of a backend
+	// whose memory model is m (Backend.Memory, or the registry's Model
+	// of the backend a run will open) running a job of req's key with
+	// perDevice of its partitions placed there at once, under the
+	// pipeline's effective params (which the family's own pipelines
+	// define): the bytes, what they are made of, and the setting that
+	// lowers them, both for a message. What the backend holds beyond the
+	// family's bases and vectors (its context, its kernels' scratch)
+	// comes from m. Zero: no estimate.
+	DeviceMemory(m device.MemoryModel, req KeyRequest, params map[string]string, perDevice int) (bytes uint64, parts, lower string)
 }
 
 // HostBaser is an optional capability of a DeviceMemoryEstimator whose

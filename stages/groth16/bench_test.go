@@ -169,7 +169,7 @@ func benchBackend(b *testing.B, cpuDevices int) (device.Backend, int) {
 	if os.Getenv("PROOFLANE_BENCH_BACKEND") != "cuda" {
 		return cpuBackend(b, cpuDevices), cpuDevices
 	}
-	be, err := devcuda.New()
+	be, err := devcuda.New(devcuda.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

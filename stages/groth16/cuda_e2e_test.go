@@ -14,7 +14,7 @@ import (
 // TestCUDAShippedPipelinesProveAndGnarkVerifies is the end-to-end test on
 // the CUDA backend: the same pipelines, stages and checks as on the CPU.
 func TestCUDAShippedPipelinesProveAndGnarkVerifies(t *testing.T) {
-	be, err := devcuda.New()
+	be, err := devcuda.New(devcuda.Options{})
 	if err != nil {
 		t.Skipf("no CUDA backend: %v", err)
 	}

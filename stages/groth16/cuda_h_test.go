@@ -23,7 +23,7 @@ import (
 // HComputer, found through the traced decorator) and the generic steps on
 // the CUDA stream (its NTTs and vector kernels). All three must agree.
 func TestCUDAFusedHMatchesTheGenericH(t *testing.T) {
-	gb, err := devcuda.New()
+	gb, err := devcuda.New(devcuda.Options{})
 	if errors.Is(err, device.ErrNoDevice) {
 		t.Skip("no CUDA device: ", err)
 	}

@@ -25,7 +25,7 @@ import (
 // two locks did not overlap because device-global calls in the upload
 // waited for the kernels; the device contract forbids those.)
 func TestCUDATwoLockUploadsOverlapOtherPartitionsKernels(t *testing.T) {
-	be, err := devcuda.New()
+	be, err := devcuda.New(devcuda.Options{})
 	if err != nil {
 		t.Skipf("no CUDA device, so no overlap to measure (run it on a GPU: bash scripts/gpu-test.sh): %v", err)
 	}
@@ -128,7 +128,7 @@ func earlier(a, b time.Time) time.Time {
 // retry, and gpu_compute's upload of deferred buffers (including one
 // out-of-memory error of its own, retried), on real streams and memory.
 func TestCUDAOutOfMemoryFallbacksProveOnTheGPU(t *testing.T) {
-	be, err := devcuda.New()
+	be, err := devcuda.New(devcuda.Options{})
 	if err != nil {
 		t.Skipf("no CUDA device: %v", err)
 	}

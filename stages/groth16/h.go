@@ -37,9 +37,11 @@ func ComputeH(ctx context.Context, st device.Stream, a, b, c device.Vector, doma
 // zero-padded to the domain's cardinality n) it leaves in a the
 // coefficients of H = (A·B − C) / Z in the bit-reversed order that gnark's
 // proving key stores G1.Z in, so MSMG1(Z, a, n−1) is the Z/H term of Krs;
-// b and c are clobbered. It is the one reference of the H step: the CPU
-// backend runs it (so a proof is bit for bit gnark's), and every fused
-// HComputer is tested against it.
+// b and c are clobbered. It is the reference of the H step for the
+// families: the CPU backend runs it (so a proof is bit for bit gnark's),
+// and every fused HComputer is tested against it. (The kernels' own
+// tests, below the stage packages, take internal/ref.H, gnark's calls on
+// host slices, which TestComputeHGenericIsGnarksComputeH holds equal.)
 func ComputeHGeneric(ctx context.Context, st device.Stream, a, b, c device.Vector, domain *fft.Domain) error {
 	n := domain.Cardinality
 	for _, v := range []device.Vector{a, b, c} {

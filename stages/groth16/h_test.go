@@ -12,6 +12,7 @@ import (
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/device/traced"
+	"github.com/prooflane/prooflane/internal/ref"
 	"github.com/prooflane/prooflane/stages/groth16"
 )
 
@@ -115,6 +116,38 @@ func TestComputeHIsTheQuotientByZ(t *testing.T) {
 	v, w := upload(t, st, make([]fr.Element, 8)), upload(t, st, make([]fr.Element, 4))
 	if err := groth16.ComputeH(context.Background(), st, v, v, w, d); err == nil {
 		t.Error("compute h of a vector shorter than the domain succeeded")
+	}
+}
+
+// The generic steps on the CPU backend are gnark's computeH bit for bit
+// (internal/ref.H, the reference the CUDA kernel is checked against
+// below the stage packages), on any inputs.
+func TestComputeHGenericIsGnarksComputeH(t *testing.T) {
+	be, _ := cpu.New(1)
+	dev, _ := be.Device(0)
+	st, _ := dev.NewStream()
+	for _, logn := range []int{1, 4, 9} {
+		n := 1 << logn
+		d := fft.NewDomain(uint64(n))
+		var x [3][]fr.Element
+		for i := range x {
+			x[i] = make([]fr.Element, n)
+			for j := range x[i] {
+				x[i][j].MustSetRandom()
+			}
+		}
+		va, vb, vc := upload(t, st, x[0]), upload(t, st, x[1]), upload(t, st, x[2])
+		if err := groth16.ComputeHGeneric(context.Background(), st, va, vb, vc, d); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]fr.Element, n)
+		st.Download(got, va)
+		ref.H(x[0], x[1], x[2], d)
+		for i := range got {
+			if !got[i].Equal(&x[0][i]) {
+				t.Fatalf("2^%d: coefficient %d differs from gnark's computeH", logn, i)
+			}
+		}
 	}
 }
 

@@ -27,7 +27,7 @@ func (h testHost) Devices() int            { return 1 }
 // backend and on the CPU backend and wants the same h and canonical L, R,
 // O, Z, element for element.
 func TestCUDAQuotientEqualsTheCPUReference(t *testing.T) {
-	cu, err := devcuda.New()
+	cu, err := devcuda.New(devcuda.Options{})
 	if err != nil {
 		t.Skipf("no CUDA backend: %v", err)
 	}

@@ -19,7 +19,7 @@ import (
 // the CUDA backend: both PLONK layouts, the three circuits, every proof
 // checked by gnark's plonk.Verify.
 func TestCUDAShippedPipelinesProveAndGnarkVerifies(t *testing.T) {
-	be, err := devcuda.New()
+	be, err := devcuda.New(devcuda.Options{})
 	if err != nil {
 		t.Skipf("no CUDA backend: %v", err)
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 
-	"github.com/prooflane/prooflane/cuda"
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/internal/units"
 	"github.com/prooflane/prooflane/stages/family"
 )
@@ -26,10 +26,12 @@ const (
 	memCheckFromSize = 1 << 18  // below this size, no estimate (nothing is refused), as for Groth16
 )
 
-// Device memory of a PLONK run with the CUDA backend, per row of the
-// domain n, calibrated on the H200 runs of docs/plonk.md (chain, n = 2^20:
-// nvidia-smi's peak 2.4 GiB with one device step at a time, 4.0 GiB with
-// two).
+// Device memory of a PLONK run, per row of the domain n, calibrated on
+// the H200 runs of docs/plonk.md (chain, n = 2^20: nvidia-smi's peak 2.4
+// GiB with one device step at a time, 4.0 GiB with two). What the
+// backend holds besides (its context, its MSMs' scratch beyond the
+// window 16 these figures were measured with) comes from its
+// device.MemoryModel.
 const (
 	// srsPointBytes is a resident SRS point: G1 affine, 96 bytes; the
 	// canonical SRS holds n+3 of them, the Lagrange SRS n.
@@ -38,8 +40,9 @@ const (
 	// quotient's: some 11 vectors of 4n scalars (1408 bytes a row) and the
 	// MSMs' digits and buckets, with what the pools keep.
 	deviceStepPerN = 1600
-	// deviceContext is the CUDA context, the kernels and the pools' floor.
-	deviceContext = 768 << 20
+	// calibratedWindow is the window of the MSMs deviceStepPerN was
+	// measured with.
+	calibratedWindow = 16
 )
 
 // constraintsPerSize bounds a shipped circuit's PLONK constraints
@@ -119,7 +122,7 @@ type DeviceEstimate struct {
 	Steps uint64
 	// Concurrent is how many device steps that is.
 	Concurrent int
-	// Context is the CUDA context and pools.
+	// Context is the backend's context (MemoryModel.Context).
 	Context uint64
 }
 
@@ -127,28 +130,29 @@ type DeviceEstimate struct {
 func (e DeviceEstimate) Total() uint64 { return e.SRS + e.Steps + e.Context }
 
 // EstimateDevice estimates the device memory of proving on a domain of n
-// with concurrent device steps (each one partition's) on the device at
-// once; a step's MSMs from 2^23 points take a wider window than the
-// calibration's, and what that adds (cuda.WiderWindowScratch) is counted.
-func EstimateDevice(n uint64, concurrent int) DeviceEstimate {
+// with concurrent device steps (each one partition's) on a device of a
+// backend of memory model m at once; where a step's MSMs take a wider
+// window than the calibration's (on CUDA from 2^23 points), what that
+// adds (device.WiderWindowScratch) is counted.
+func EstimateDevice(m device.MemoryModel, n uint64, concurrent int) DeviceEstimate {
 	c := max(concurrent, 0)
 	return DeviceEstimate{
 		SRS:        (2*n + 3) * srsPointBytes,
-		Steps:      (n*deviceStepPerN + cuda.WiderWindowScratch(int(n), cuda.G1XYZZBytes)) * uint64(c),
+		Steps:      (n*deviceStepPerN + device.WiderWindowScratch(m, device.G1, int(n), calibratedWindow)) * uint64(c),
 		Concurrent: c,
-		Context:    deviceContext,
+		Context:    m.Context(),
 	}
 }
 
-// DeviceMemory estimates a device's memory for a job of req's key: the
-// SRS, resident once, and the vectors of the device steps running at
-// once. A device step holds its vectors only while it runs (it frees them
+// DeviceMemory estimates a device's memory for a job of req's key on a
+// backend of memory model m: the SRS, resident once, and the vectors of
+// the device steps running at once. A device step holds its vectors only while it runs (it frees them
 // before it returns), so at most perDevice of them, at most the
 // pipeline's `resident` (plonk.yaml's gpu.{gpu}.mem capacity) and
 // `device_streams` (its gpu.{gpu}.compute capacity) parameters when it
 // has them; a pipeline with neither (plonk-single-lock) is counted at
 // perDevice, an upper bound.
-func (f Family) DeviceMemory(req family.KeyRequest, params map[string]string, perDevice int) (uint64, string, string) {
+func (f Family) DeviceMemory(m device.MemoryModel, req family.KeyRequest, params map[string]string, perDevice int) (uint64, string, string) {
 	concurrent, bound := max(perDevice, 1), false
 	lower := "a smaller --size, or fewer partitions at once"
 	for _, p := range []string{"device_streams", "resident"} {
@@ -167,9 +171,12 @@ func (f Family) DeviceMemory(req family.KeyRequest, params map[string]string, pe
 		}
 	}
 	n := domainOf(req.System)
-	e := EstimateDevice(n, concurrent)
-	parts := fmt.Sprintf("the kzg srs of a domain of %d %s, %d device step(s) at once %s, context %s",
-		n, units.Bytes(e.SRS), e.Concurrent, units.Bytes(e.Steps), units.Bytes(e.Context))
+	e := EstimateDevice(m, n, concurrent)
+	parts := fmt.Sprintf("the kzg srs of a domain of %d %s, %d device step(s) at once %s",
+		n, units.Bytes(e.SRS), e.Concurrent, units.Bytes(e.Steps))
+	if e.Context > 0 {
+		parts += ", context " + units.Bytes(e.Context)
+	}
 	return e.Total(), parts, lower
 }
 

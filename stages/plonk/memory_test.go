@@ -4,10 +4,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/prooflane/prooflane/cuda"
+	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/device/cpu"
+	devcuda "github.com/prooflane/prooflane/device/cuda"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/workloads"
 )
+
+// gpu is the CUDA backend's memory model with the kernels' defaults,
+// whose figures the H200 measurements pin.
+var gpu = devcuda.Model(devcuda.Options{})
 
 // The domain the memory checks assume for a shipped circuit is never
 // smaller than the one its compiled system has, nor more than twice it.
@@ -48,7 +54,7 @@ func TestDeviceEstimateOfTheH200RunFitsItsMeasurement(t *testing.T) {
 		{map[string]string{"resident": "2", "device_streams": "1"}, 2.4 * gib, "a smaller --size"},
 		{map[string]string{"resident": "2", "device_streams": "2"}, 4.0 * gib, "--set device_streams=1"},
 	} {
-		est, parts, lower := Family{}.DeviceMemory(req, c.params, 10)
+		est, parts, lower := Family{}.DeviceMemory(gpu, req, c.params, 10)
 		if float64(est) < c.measured || float64(est) > 1.15*c.measured {
 			t.Errorf("%v: estimate %.2f GiB (%s), measured %.1f GiB", c.params, float64(est)/gib, parts, c.measured/gib)
 		}
@@ -56,12 +62,12 @@ func TestDeviceEstimateOfTheH200RunFitsItsMeasurement(t *testing.T) {
 			t.Errorf("%v: parts %q, lower %q, want the srs of 2^20 and %q", c.params, parts, lower, c.lower)
 		}
 	}
-	if _, _, lower := (Family{}).DeviceMemory(req, map[string]string{"resident": "3", "device_streams": "4"}, 10); !strings.Contains(lower, "(resident is 3: --set resident=2)") {
+	if _, _, lower := (Family{}).DeviceMemory(gpu, req, map[string]string{"resident": "3", "device_streams": "4"}, 10); !strings.Contains(lower, "(resident is 3: --set resident=2)") {
 		t.Errorf("resident below device_streams: lower %q, want resident named", lower)
 	}
 	// Without the parameters (plonk-single-lock), every partition placed
 	// on the device counts.
-	if est, parts, _ := (Family{}).DeviceMemory(req, nil, 3); !strings.Contains(parts, "3 device step(s) at once") || est != EstimateDevice(1<<20, 3).Total() {
+	if est, parts, _ := (Family{}).DeviceMemory(gpu, req, nil, 3); !strings.Contains(parts, "3 device step(s) at once") || est != EstimateDevice(gpu, 1<<20, 3).Total() {
 		t.Errorf("no parameters, 3 partitions on the device: %d bytes, %s", est, parts)
 	}
 }
@@ -98,15 +104,33 @@ func TestHostEstimateCoversTheMeasuredPeaks(t *testing.T) {
 	}
 }
 
-// From 2^23 rows a device step's MSMs take c = 20, and the estimate adds
-// what that takes beyond the c = 16 it was calibrated with; below, not.
+// From 2^23 rows a device step's MSMs take c = 20 on CUDA, and the
+// estimate adds what that takes beyond the c = 16 it was calibrated with;
+// below, not.
 func TestDeviceEstimateCountsTheWiderWindows(t *testing.T) {
-	if e := EstimateDevice(1<<20, 2); e.Steps != 2*(1<<20)*deviceStepPerN {
+	if e := EstimateDevice(gpu, 1<<20, 2); e.Steps != 2*(1<<20)*deviceStepPerN {
 		t.Errorf("2^20: steps %d, want 2 × n × %d", e.Steps, deviceStepPerN)
 	}
 	const n = 1 << 24
-	extra := cuda.WiderWindowScratch(n, cuda.G1XYZZBytes)
-	if e := EstimateDevice(n, 2); extra == 0 || e.Steps != 2*(n*deviceStepPerN+extra) {
+	extra := gpu.MSMScratch(device.G1, n, gpu.MSMWindow(n), false) - gpu.MSMScratch(device.G1, n, 16, false)
+	if e := EstimateDevice(gpu, n, 2); extra == 0 || e.Steps != 2*(n*deviceStepPerN+extra) {
 		t.Errorf("2^24: steps %d, want 2 × (n × %d + %d)", e.Steps, deviceStepPerN, extra)
+	}
+	// A window forced to 16 takes no more than the calibration's.
+	if e := EstimateDevice(devcuda.Model(devcuda.Options{MSMWindow: 16}), n, 2); e.Steps != 2*n*deviceStepPerN {
+		t.Errorf("2^24 at c = 16: steps %d, want 2 × n × %d", e.Steps, deviceStepPerN)
+	}
+}
+
+// On the CPU backend's model the estimate is the SRS and the steps'
+// vectors: no context, no kernel scratch, and no context in its parts.
+func TestDeviceEstimateOnTheCPUModelHasNoContext(t *testing.T) {
+	e := EstimateDevice(cpu.Model{}, 1<<24, 2)
+	if e.Context != 0 || e.Steps != 2*(1<<24)*deviceStepPerN {
+		t.Errorf("cpu model at 2^24: context %d, steps %d; want 0 and 2 × n × %d", e.Context, e.Steps, deviceStepPerN)
+	}
+	est, parts, _ := Family{}.DeviceMemory(cpu.Model{}, family.KeyRequest{Circuit: "chain", Size: 1 << 19}, nil, 2)
+	if est != EstimateDevice(cpu.Model{}, 1<<20, 2).Total() || strings.Contains(parts, "context") {
+		t.Errorf("cpu model: %d bytes (%s)", est, parts)
 	}
 }

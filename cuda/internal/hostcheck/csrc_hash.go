@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "d536eaef2c0697f2002ae47163fde48ca5e48c98e5e200a5c2c571ce9e20bbf3"
+const csrcHash = "65b232ea843f9dcd01db699f114ac97ebd21b09f94e921455a677e6fedf9b4c8"

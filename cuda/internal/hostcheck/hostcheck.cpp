@@ -133,9 +133,10 @@ void hc_fp2_mul_lazy(uint64_t* o, const uint64_t* a, const uint64_t* b) {
   memcpy(o, &r, 96);
 }
 
-// msm_affine.cuh's scratch bound for a G2 MSM of total pairs in nb buckets.
-uint64_t hc_ba_scratch_bytes_g2(uint64_t total, uint32_t nb) {
-  return ba_scratch_bytes<Fp2>(total, nb, BA_SHAPE);
+// msm_affine.cuh's scratch bound for a G2 (g2 != 0) or G1 MSM of total
+// pairs in nb buckets.
+uint64_t hc_ba_scratch_bytes(int g2, uint64_t total, uint32_t nb) {
+  return g2 ? ba_scratch_bytes<Fp2>(total, nb, BA_SHAPE) : ba_scratch_bytes<Fp>(total, nb, BA_SHAPE);
 }
 
 // fixed.cuh's inverses (binary extended Euclid), 0 for 0.

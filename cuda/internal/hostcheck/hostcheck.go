@@ -22,7 +22,7 @@ void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_fp2_sqr(uint64_t* o, const uint64_t* a);
 void hc_fp_sqr(uint64_t* o, const uint64_t* a);
 void hc_fp_inv(uint64_t* o, const uint64_t* a);
-uint64_t hc_ba_scratch_bytes_g2(uint64_t total, uint32_t nb);
+uint64_t hc_ba_scratch_bytes(int g2, uint64_t total, uint32_t nb);
 void hc_fp2_inv(uint64_t* o, const uint64_t* a);
 void hc_fp2_mul_lazy(uint64_t* o, const uint64_t* a, const uint64_t* b);
 void hc_variants_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg, int chunk, size_t table_n, void* out);
@@ -153,11 +153,11 @@ func FpSqr(a *fp.Element) (r fp.Element) {
 	return
 }
 
-// BAScratchBytesG2 is msm_affine.cuh's ba_scratch_bytes for a G2 MSM of
-// total pairs in nb buckets, the kernels' shape: the device estimate
-// (keys.G2AffineScratch) mirrors it.
-func BAScratchBytesG2(total uint64, nb uint32) uint64 {
-	return uint64(C.hc_ba_scratch_bytes_g2(C.uint64_t(total), C.uint32_t(nb)))
+// BAScratchBytes is msm_affine.cuh's ba_scratch_bytes for a G2 (g2) or
+// G1 MSM of total pairs in nb buckets, the kernels' shape: the device
+// memory model (cuda.AffineScratch) mirrors it.
+func BAScratchBytes(g2 bool, total uint64, nb uint32) uint64 {
+	return uint64(C.hc_ba_scratch_bytes(b2i(g2), C.uint64_t(total), C.uint32_t(nb)))
 }
 
 // FpInv and Fp2Inv are fixed.cuh's inverses (0 for 0), those of the

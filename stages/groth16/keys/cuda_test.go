@@ -16,7 +16,7 @@ import (
 // fixed secrets with the CUDA backend's fixed-base kernels and on the
 // host, compares the files byte for byte and proves with the device's.
 func TestDeviceKeysAreTheHostKeysByteForByte(t *testing.T) {
-	be, err := cuda.New()
+	be, err := cuda.New(cuda.Options{})
 	if errors.Is(err, device.ErrNoDevice) {
 		t.Skip("no CUDA device: ", err)
 	}

@@ -1,16 +1,13 @@
 package keys
 
-import (
-	"os"
-	"strconv"
+import "github.com/prooflane/prooflane/device"
 
-	"github.com/prooflane/prooflane/cuda"
-)
-
-// Device memory of a Groth16 run with the CUDA backend, per constraint of
-// a circuit of about one wire per constraint (chain, mimc), from the H200
-// runs in docs/scale.md (nvidia-smi's peak while proving chain at 2^24, 4
-// partitions, 2 resident: 29.5 GiB).
+// Device memory of a Groth16 run, per constraint of a circuit of about
+// one wire per constraint (chain, mimc), from the H200 runs in
+// docs/scale.md (nvidia-smi's peak while proving chain at 2^24, 4
+// partitions, 2 resident: 29.5 GiB). What the backend holds besides
+// (its context, its kernels' scratch beyond the MSMs at window 16 these
+// figures were measured with) comes from its device.MemoryModel.
 const (
 	// BasesPerConstraint is the proving key's points resident on a device:
 	// A, B, Z and K in G1 (96 bytes each, affine) and B in G2 (192 bytes).
@@ -21,16 +18,10 @@ const (
 	// vectors and the MSMs' digits, sort buffers and buckets, with what
 	// the stream-ordered pools keep between them.
 	devicePartitionPerC = 640
-	// deviceBase is the CUDA context, the kernels and the pools' floor.
-	deviceBase = 768 << 20
-	// setupChunkBytes is the fixed-base kernels' peak during a setup: a
-	// chunk of 2^22 G2 scalars at 704 bytes each (package cuda).
-	setupChunkBytes = (1 << 22) * 704
+	// calibratedWindow is the window of the MSMs devicePartitionPerC was
+	// measured with.
+	calibratedWindow = 16
 )
-
-// HostChunkPoints is the points an MSM over bases kept in host memory
-// copies to the device at a time (package cuda's HostChunk).
-const HostChunkPoints = 1 << 22
 
 // DevicePlan is what a run keeps on one device.
 type DevicePlan struct {
@@ -60,16 +51,16 @@ type DeviceEstimate struct {
 	Partitions uint64
 	// Resident is how many partitions that is.
 	Resident int
-	// Base is the context and pools.
+	// Base is the backend's context (MemoryModel.Context).
 	Base uint64
 	// G2Scratch is the batch-affine scratch of the G2 MSMs that run at
-	// once, when an MSM's fits under its cap (G2AffineScratch).
+	// once (MemoryModel.AffineScratch), when the backend takes it.
 	G2Scratch uint64
 	// WideWindows is what the MSMs with a window wider than 16 take
 	// beyond the c = 16 MSMs the partitions' bytes were measured with
-	// (cuda.Window: 20 from 2^23 points; cuda.MSMScratch): the G1 MSMs of
-	// each resident partition and each G2 MSM that can run at once
-	// without its batch-affine scratch.
+	// (device.WiderWindowScratch; on CUDA, 20 from 2^23 points): the G1
+	// MSMs of each resident partition and each G2 MSM that can run at
+	// once without its batch-affine scratch.
 	WideWindows uint64
 }
 
@@ -78,82 +69,35 @@ func (e DeviceEstimate) Total() uint64 {
 	return e.Base + e.Bases + e.Partitions + e.G2Scratch + e.WideWindows
 }
 
-// G2AffineMaxEnv overrides the most scratch a G2 MSM's batch-affine
-// accumulation may take (bytes; package cuda's kernels read it too).
-const G2AffineMaxEnv = "PROOFLANE_CUDA_AFFINE_MAX"
-
-// g2AffineMax is the kernels' BA_MAX_BYTES (cuda/csrc/msm_affine.cuh).
-const g2AffineMax = 4 << 30
-
-// G2AffineScratch is the scratch a G2 MSM of m points takes on the
-// device for its batch-affine accumulation: cuda/csrc/msm_affine.cuh's
-// ba_scratch_bytes with the windows the kernels take (cuda.Window for
-// plain bases, cuda.TableWindow over a table), the larger of the two
-// that is under the cap; 0 when neither is, as the kernels then take the
-// XYZZ accumulation and no more than the partition estimate.
-func G2AffineScratch(m uint64) uint64 {
-	limit := uint64(g2AffineMax)
-	if v, err := strconv.ParseUint(os.Getenv(G2AffineMaxEnv), 10, 64); err == nil {
-		limit = v
-	}
-	most := uint64(0)
-	for _, w := range []struct {
-		c     int
-		table bool
-	}{{cuda.Window(int(m)), false}, {cuda.TableWindow(int(m)), true}} {
-		if need := g2AffineNeed(m, w.c, w.table); need <= limit {
-			most = max(most, need)
-		}
-	}
-	return most
-}
-
-// g2AffineNeed is ba_scratch_bytes for m points and window c.
-func g2AffineNeed(m uint64, c int, table bool) uint64 {
-	const fp2 = 96
-	windows := uint64((256 + c - 1) / c)
-	nb := uint64(1) << (c - 1)
-	if !table {
-		nb *= windows
-	}
-	total := m * windows
-	slots := total/2 + nb + 1
-	threads := (slots + 8) / 8
-	return 5*nb*4 + (slots+total/4+nb+1)*g2PointBytes + slots*(fp2+4) + 2*(threads+threads/7+16)*fp2
-}
-
 // EstimateDevice estimates the device memory of proving a circuit of size
-// constraints as p says.
-func EstimateDevice(size int, p DevicePlan) DeviceEstimate {
+// constraints as p says, on a backend of memory model m.
+func EstimateDevice(m device.MemoryModel, size int, p DevicePlan) DeviceEstimate {
 	n := uint64(max(size, 0))
 	r := max(p.Resident, 0)
 	e := DeviceEstimate{
 		Partitions: n * devicePartitionPerC * uint64(r),
 		Resident:   r,
-		Base:       deviceBase,
+		Base:       m.Context(),
 		OnHost:     p.BasesOnHost,
 	}
 	g2 := uint64(0)
 	if p.G2OnDevice {
 		g2 = 1
 	}
-	m := n // the points a G2 MSM takes at once
+	pts := n // the points a G2 MSM takes at once
 	if p.BasesOnHost {
-		chunk := min(n, HostChunkPoints)
+		chunk := min(n, uint64(m.HostChunk()))
 		e.Bases = chunk * (g1PointBytes*uint64(max(p.G1Streams, 1)) + g2PointBytes*g2*uint64(max(p.G2Streams, 1)))
-		m = chunk
+		pts = chunk
 	} else {
 		e.Bases = n * (4*g1PointBytes + g2PointBytes*g2)
 	}
 	g2Streams := uint64(max(p.G2Streams, 1))
-	e.G2Scratch = g2 * G2AffineScratch(m) * g2Streams
-	e.WideWindows = uint64(r) * cuda.WiderWindowScratch(int(m), cuda.G1XYZZBytes)
+	e.G2Scratch = g2 * m.AffineScratch(device.G2, int(pts)) * g2Streams
+	e.WideWindows = uint64(r) * device.WiderWindowScratch(m, device.G1, int(pts), calibratedWindow)
 	if e.G2Scratch == 0 {
-		e.WideWindows += g2 * g2Streams * cuda.WiderWindowScratch(int(m), cuda.G2XYZZBytes)
+		e.WideWindows += g2 * g2Streams * device.WiderWindowScratch(m, device.G2, int(pts), calibratedWindow)
 	}
 	return e
 }
 
-// EstimateSetupDevice is the device memory of a setup on the device: the
-// fixed-base kernels work a chunk at a time, whatever the size.
-func EstimateSetupDevice() uint64 { return deviceBase + setupChunkBytes }

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	scaleBases = func(t *testing.T) device.FixedBase {
-		be, err := cuda.New()
+		be, err := cuda.New(cuda.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

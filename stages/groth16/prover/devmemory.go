@@ -4,20 +4,22 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/internal/units"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 // DeviceMemory estimates a device's memory for a job of req's key
-// (keys.EstimateDevice) under the Groth16 layouts' params: the proving
-// key's bases, resident once (or with bases=host the chunks their MSMs
-// hold: gpu_workers G1 and g2_workers G2 MSMs at once), the G2 bases only
-// with g2_on=device; and the partitions resident at once, at most
-// perDevice and at most the `resident` parameter (the capacity of
-// groth16.yaml's gpu.{gpu}.mem, which every Groth16 pipeline here bounds
-// its resident partitions with) when it has one.
-func (Family) DeviceMemory(req family.KeyRequest, params map[string]string, perDevice int) (uint64, string, string) {
+// (keys.EstimateDevice) on a backend of memory model m under the Groth16
+// layouts' params: the proving key's bases, resident once (or with
+// bases=host the chunks their MSMs hold: gpu_workers G1 and g2_workers G2
+// MSMs at once), the G2 bases only with g2_on=device; and the partitions
+// resident at once, at most perDevice and at most the `resident`
+// parameter (the capacity of groth16.yaml's gpu.{gpu}.mem, which every
+// Groth16 pipeline here bounds its resident partitions with) when it has
+// one.
+func (Family) DeviceMemory(m device.MemoryModel, req family.KeyRequest, params map[string]string, perDevice int) (uint64, string, string) {
 	plan := keys.DevicePlan{
 		Resident:    max(perDevice, 1),
 		G2OnDevice:  params["g2_on"] != "cpu",
@@ -30,18 +32,20 @@ func (Family) DeviceMemory(req family.KeyRequest, params map[string]string, perD
 		plan.Resident = min(plan.Resident, r)
 		lower = fmt.Sprintf("fewer partitions resident on a device (resident is %d: --set resident=%d) or a smaller --size", r, max(r-1, 1))
 	}
-	e := keys.EstimateDevice(req.System.Size, plan)
+	e := keys.EstimateDevice(m, req.System.Size, plan)
 	bases := "the proving key's bases " + units.Bytes(e.Bases)
 	if e.OnHost {
 		bases = "the chunks of the proving key's bases kept on the host " + units.Bytes(e.Bases)
 	}
-	parts := fmt.Sprintf("%s, %d resident partition(s) %s, context %s",
-		bases, e.Resident, units.Bytes(e.Partitions), units.Bytes(e.Base))
+	parts := fmt.Sprintf("%s, %d resident partition(s) %s", bases, e.Resident, units.Bytes(e.Partitions))
+	if e.Base > 0 {
+		parts += ", context " + units.Bytes(e.Base)
+	}
 	if e.G2Scratch > 0 {
-		parts += fmt.Sprintf(", G2 MSMs' batch-affine scratch %s (%s=0 turns it off)", units.Bytes(e.G2Scratch), keys.G2AffineMaxEnv)
+		parts += ", G2 MSMs' batch-affine scratch " + units.Bytes(e.G2Scratch)
 	}
 	if e.WideWindows > 0 {
-		parts += fmt.Sprintf(", the wider MSM windows' scratch %s (PROOFLANE_CUDA_MSM_C=16 turns it off)", units.Bytes(e.WideWindows))
+		parts += ", the wider MSM windows' scratch " + units.Bytes(e.WideWindows)
 	}
 	return e.Total(), parts, lower
 }

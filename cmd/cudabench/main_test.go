@@ -18,7 +18,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
-	"github.com/prooflane/prooflane/cuda/internal/ref"
+	"github.com/prooflane/prooflane/internal/ref"
 )
 
 // leInt reads b as a little-endian integer.

@@ -3,8 +3,13 @@
 // Command cudabench times the cuda package's kernels against gnark-crypto
 // on the host's cores and prints a markdown table:
 //
-//	go build -tags cuda -o bin/cudabench ./cuda/cmd/cudabench
+//	go build -tags cuda -o bin/cudabench ./cmd/cudabench
 //	bin/cudabench -cpu=true
+//
+// The kernels' options (cuda.Options) are its flags -msmc, -accum,
+// -affinemax, -affinelevels, -sumthreads and -profile; it reads no
+// environment. It imports no stage package: its references are
+// gnark-crypto's and internal/ref's.
 package main
 
 import (
@@ -30,11 +35,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
 	"github.com/prooflane/prooflane/cuda"
-	"github.com/prooflane/prooflane/cuda/internal/ref"
-	"github.com/prooflane/prooflane/device"
-	cpubackend "github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/internal/durable"
-	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/internal/ref"
 )
 
 var (
@@ -59,7 +61,30 @@ var (
 	zeros    = flag.Float64("zeros", 0, "the fraction of the MSMs' scalars set to 0 (sha256's wires: 0.68)")
 	units    = flag.Float64("units", 0, "the fraction of the MSMs' scalars set to 1 or -1, half each (sha256's wires: 0.31)")
 	seed     = flag.Uint64("seed", 0, "the inputs' random seed (0: a fresh one); builds run with the same seed get the same inputs, and -dump's result lines can be compared")
+
+	// the kernels' options (cuda.Options)
+	msmC         = flag.Int("msmc", 0, "force every plain MSM's window, 4 to 24 (0: by size, cuda.Window)")
+	accum        = flag.String("accum", "default", "how the MSMs sum their buckets: default (G2 batch-affine, G1 XYZZ), affine or xyzz")
+	affineMax    = flag.Uint64("affinemax", 0, "the most scratch (bytes) of a batch-affine accumulation (0: 4 GiB)")
+	affineLevels = flag.Int("affinelevels", 0, "stop the batch-affine levels after this many and finish with XYZZ additions (0: all)")
+	sumThreads   = flag.Int("sumthreads", 0, "the batch additions' thread count (0: one wave of the device)")
+	profile      = flag.Bool("profile", false, "print each MSM's phases (CUDA event times) on stderr")
 )
+
+// options are the kernels' options the flags say.
+func options() (cuda.Options, error) {
+	o := cuda.Options{MSMWindow: *msmC, AffineMax: *affineMax, AffineLevels: *affineLevels, SumThreads: *sumThreads, Profile: *profile}
+	switch *accum {
+	case "default":
+	case "affine":
+		o.Accum = cuda.AccumAffine
+	case "xyzz":
+		o.Accum = cuda.AccumXYZZ
+	default:
+		return o, fmt.Errorf("-accum %q: want default, affine or xyzz", *accum)
+	}
+	return o, o.Validate()
+}
 
 // nttOrders are the NTTs -nttall times besides the forward DIF one.
 var nttOrders = []struct {
@@ -117,7 +142,8 @@ func median(n int, f func() error) (time.Duration, error) {
 // note gives what the warm-up took from the device's pool beside
 // cuda.MSMScratch's bound of the XYZZ accumulation (a G2 MSM under the
 // batch-affine cap takes that scratch too), for the first row that of
-// Window(2^l), which the device estimates count.
+// the device's window for 2^l points (Options.Window), which the
+// device memory model counts.
 func benchWindows(d *cuda.Device, op string, l int, plan cuda.MSMPlan, extra []int, reps, xyzz int, gpu func(c int) error, host func() (time.Duration, bool)) {
 	for _, c := range append([]int{0}, extra...) {
 		before, _, err := d.PoolUsage(true)
@@ -130,7 +156,7 @@ func benchWindows(d *cuda.Device, op string, l int, plan cuda.MSMPlan, extra []i
 		var tc time.Duration
 		window, bound := c, c
 		if c == 0 {
-			window, bound = plan.Window, cuda.Window(1<<l)
+			window, bound = plan.Window, d.Options().Window(1<<l)
 		}
 		note := fmt.Sprintf("c=%d, scratch %.2f GiB (MSMScratch %.2f)", window,
 			float64(high-before)/(1<<30), float64(cuda.MSMScratch(1<<l, bound, false, xyzz))/(1<<30))
@@ -328,9 +354,11 @@ func main() {
 		sd = ref.Seed()
 	}
 	r := rand.New(rand.NewPCG(sd, 3))
+	opts, err := options()
+	must(err)
 	infos, err := cuda.Devices()
 	must(err)
-	d, err := cuda.Open(0)
+	d, err := cuda.Open(0, opts)
 	must(err)
 	s, err := d.NewStream()
 	must(err)
@@ -435,7 +463,7 @@ func main() {
 		must(err)
 		var tch time.Duration
 		if *cpu {
-			tch = cpuH(ctx, x, dom)
+			tch = cpuH(x, dom)
 		}
 		add("groth16 H (7 NTTs)", l, th, tch, "")
 		s.Free(v)
@@ -628,23 +656,12 @@ func main() {
 	must(d.Close())
 }
 
-// cpuH times the reference H step (stages/groth16's generic steps on the
-// cpu backend, gnark-crypto's NTTs) on a, b and c equal to x.
-func cpuH(ctx context.Context, x []fr.Element, dom *fft.Domain) time.Duration {
-	be, err := cpubackend.New(1)
-	must(err)
-	d, err := be.Device(0)
-	must(err)
-	st, err := d.NewStream()
-	must(err)
-	var vs [3]device.Vector
-	for i := range vs {
-		vs[i], err = st.Alloc(len(x))
-		must(err)
-		must(st.Upload(vs[i], x, device.FormMontgomery))
-	}
+// cpuH times the reference H step (gnark's computeH with gnark-crypto's
+// NTTs, internal/ref.H) on a, b and c equal to x.
+func cpuH(x []fr.Element, dom *fft.Domain) time.Duration {
+	a, b, c := slices.Clone(x), slices.Clone(x), slices.Clone(x)
 	t0 := time.Now()
-	must(groth16.ComputeHGeneric(ctx, st, vs[0], vs[1], vs[2], dom))
+	ref.H(a, b, c, dom)
 	return time.Since(t0)
 }
 

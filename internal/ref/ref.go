@@ -1,11 +1,13 @@
-// Package ref holds the references and input generators the cuda tests and
-// benchmarks compare against: gnark-crypto's NTTs and random vectors and
-// points. (The reference of Groth16's H step is stages/groth16's
-// ComputeHGeneric on the cpu backend.)
+// Package ref holds the references and input generators the CUDA
+// kernels' tests and benchmarks (package cuda, cuda/internal/hostcheck,
+// cmd/cudabench) compare against: gnark-crypto's NTTs, gnark's Groth16 H
+// step, random vectors and points. It sits below every stage package, so
+// that the kernels' tests need none.
 package ref
 
 import (
 	"encoding/binary"
+	"math/big"
 	"math/rand/v2"
 	goruntime "runtime"
 	"sync"
@@ -35,6 +37,30 @@ func NTT(x []fr.Element, d *fft.Domain, inverse, dif, coset bool) []fr.Element {
 		d.FFT(out, dec, opts...)
 	}
 	return out
+}
+
+// H is gnark v0.14.0's Groth16 computeH (backend/groth16/bls12-381) on
+// host slices, with gnark-crypto's own calls: given a, b, c (the
+// constraints' evaluations, d's cardinality each) it leaves in a the
+// coefficients of H = (A·B − C) / Z in bit-reversed order; b and c are
+// clobbered. The fused kernel (cuda's Stream.ComputeH) must match it bit
+// for bit, as stages/groth16's ComputeHGeneric does.
+func H(a, b, c []fr.Element, d *fft.Domain) {
+	for _, v := range [][]fr.Element{a, b, c} {
+		d.FFTInverse(v, fft.DIF)
+	}
+	for _, v := range [][]fr.Element{a, b, c} {
+		d.FFT(v, fft.DIT, fft.OnCoset())
+	}
+	// On the coset, Z(x) = x^n − 1 is the constant g^n − 1: divide by it.
+	var den, one fr.Element
+	one.SetOne()
+	den.Exp(d.FrMultiplicativeGen, new(big.Int).SetUint64(d.Cardinality))
+	den.Sub(&den, &one).Inverse(&den)
+	for i := range a {
+		a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &den)
+	}
+	d.FFTInverse(a, fft.DIF, fft.OnCoset())
 }
 
 // Fr returns n random field elements.
