@@ -23,6 +23,7 @@ import (
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/otel/analyze"
 	"github.com/prooflane/prooflane/otel/tracefile"
+	"github.com/prooflane/prooflane/proving"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/family"
 )
@@ -109,44 +110,36 @@ func (f *benchFlags) parse(fs *flag.FlagSet, args []string) error {
 	return nil
 }
 
-// loadBenchPipelines loads the pipelines named, all of one family, and
+// loadPipelines loads the pipelines named, all of one family, and
 // returns them with that family and the devices to run on. With none
 // (--gnark alone) the family is the default pipeline's.
-func (f *benchFlags) loadPipelines(names []string) ([]*runtime.Pipeline, family.Prover, int, error) {
+func (f *benchFlags) loadPipelines(names []string) ([]*proving.Pipeline, family.Prover, int, error) {
 	var (
-		ps   []*runtime.Pipeline
-		fp   family.Prover
+		ps   []*proving.Pipeline
 		nDev = f.devices
 	)
+	if len(names) == 0 {
+		names = []string{"groth16"}
+	}
 	for _, name := range names {
 		p, err := loadPipeline(name, f.set)
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		pf, err := proofFamily(p)
+		pp, err := proofFamily(p)
 		if err != nil {
 			return nil, nil, 0, err
 		}
-		if fp != nil && pf.Name() != fp.Name() {
+		if len(ps) > 0 && pp.Family.Name() != ps[0].Family.Name() {
 			return nil, nil, 0, fmt.Errorf("%s: pipeline %q is of the %s family, %q before it of the %s family: bench compares the layouts of one family on the same keys",
-				p.File, p.Name, pf.Name(), ps[0].Name, fp.Name())
+				p.File, p.Name, pp.Family.Name(), ps[0].Name, ps[0].Family.Name())
 		}
-		fp, ps = pf, append(ps, p)
+		ps = append(ps, pp)
 		if f.devices == 0 {
 			nDev = max(nDev, p.Devices)
 		}
 	}
-	if fp == nil {
-		p, err := loadPipeline("groth16", f.set)
-		if err != nil {
-			return nil, nil, 0, err
-		}
-		if fp, err = proofFamily(p); err != nil {
-			return nil, nil, 0, err
-		}
-		return []*runtime.Pipeline{p}, fp, max(nDev, 1), nil
-	}
-	return ps, fp, max(nDev, 1), nil
+	return ps, ps[0].Family, max(nDev, 1), nil
 }
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -159,7 +152,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	req, err := f.cf.request(fs, ps[0], fp)
+	ctx, stop := signalContext()
+	defer stop()
+	req, err := f.cf.request(ctx, fs, ps[0].Pipeline, fp)
 	if err != nil {
 		return err
 	}
@@ -182,8 +177,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err := checkHostMemory(stderr, "bench", fp, req, params, perJob*f.inflight); err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
-	defer stop()
 	reload := func(override map[string]string) error {
 		maps.Copy(f.set, override)
 		again, _, _, err := f.loadPipelines(fs.Args())
@@ -193,14 +186,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	for _, p := range ps {
-		printAuto(stderr, "bench", p, nDev)
+		printAuto(stderr, "bench", p.Pipeline, nDev)
 	}
-	key, be, job, err := openJob(ctx, "bench", fp, req, f.partitions, f.seed, f.backend, nDev, planOf(ps, perJob*f.inflight, nDev, f.set, reload), stderr)
+	src := jobSource{req: req, n: f.partitions, seed: f.seed}
+	key, be, job, err := openJob(ctx, "bench", fp, src, f.backend, nDev, planOf(runtimePipelines(ps), perJob*f.inflight, nDev, f.set, reload), stderr)
 	if err != nil {
 		return err
 	}
 	defer be.Close()
-	f.printHeader(stderr, fp, key, req.Size, be.Name(), nDev)
+	f.printHeader(stderr, key, be.Name(), nDev)
 	var rows []benchRow
 	if f.gnarkN > 0 {
 		r, err := benchBaseline(baseline, job, f.partitions, f.gnarkN, stderr)
@@ -209,9 +203,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 		rows = append(rows, r)
 	}
-	traces := traceFiles(f.traceDir, ps)
+	traces := traceFiles(f.traceDir, runtimePipelines(ps))
 	for i, p := range ps {
-		r, err := benchPipeline(ctx, p, job.Payload(), familyVerifier(p, fp, job), be, nDev, f.jobs, f.inflight, f.partitions, f.warmup, stderr)
+		r, err := benchPipeline(ctx, p.Pipeline, job.Payload(), familyVerifier(p, job), be, nDev, f.jobs, f.inflight, f.partitions, f.warmup, stderr)
 		if err == nil && traces != nil {
 			err = writeTrace(traces[i], r.spans)
 		}
@@ -221,20 +215,27 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		rows = append(rows, r)
 	}
 	if f.asJSON {
-		return writeJSON(stdout, benchJSON(key.Circuit(), req.Size, key.Constraints(), f.jobs, f.partitions, f.inflight, be.Name(), nDev, rows))
+		sys := key.System()
+		return writeJSON(stdout, benchJSON(sys.Name, sys.Size, key.Constraints(), f.jobs, f.partitions, f.inflight, be.Name(), nDev, rows))
 	}
 	writeBenchTable(stdout, rows)
 	return nil
 }
 
-// printHeader says on stderr what bench runs.
-func (f *benchFlags) printHeader(stderr io.Writer, fp family.Prover, key family.Key, size int, backend string, nDev int) {
-	what := fmt.Sprintf("%s at size %d (%d constraints)", key.Circuit(), size, key.Constraints())
-	if len(fp.Circuits()) == 0 {
-		what = fmt.Sprintf("the %s family at size %d", fp.Name(), size)
+// runtimePipelines are ps's parsed pipelines.
+func runtimePipelines(ps []*proving.Pipeline) []*runtime.Pipeline {
+	out := make([]*runtime.Pipeline, len(ps))
+	for i, p := range ps {
+		out[i] = p.Pipeline
 	}
-	fmt.Fprintf(stderr, "bench: %s, %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
-		what, f.jobs, f.partitions, f.inflight, backend, nDev)
+	return out
+}
+
+// printHeader says on stderr what bench runs.
+func (f *benchFlags) printHeader(stderr io.Writer, key family.Key, backend string, nDev int) {
+	sys := key.System()
+	fmt.Fprintf(stderr, "bench: %s at size %d (%d constraints), %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
+		sys.Name, sys.Size, key.Constraints(), f.jobs, f.partitions, f.inflight, backend, nDev)
 }
 
 // benchOutput is bench --json (docs/json.md).
@@ -317,21 +318,11 @@ type proofVerifier func(partition int, outputs map[string]any) error
 
 // familyVerifier checks a family's proof the way verify does: the output
 // of p's final proof stage, encoded to the partition's files and checked
-// by Job.Verify, unless that stage checked it with the family's verifier
-// already (family.StagesVerify): each proof is checked once.
-func familyVerifier(p *runtime.Pipeline, fp family.Prover, fj family.Job) proofVerifier {
-	final := family.FinalProofStages(p, fp)
-	verified := family.StagesVerify(p, fp)
+// once (proving.Pipeline.PartitionFiles).
+func familyVerifier(p *proving.Pipeline, fj family.Job) proofVerifier {
 	return func(partition int, outputs map[string]any) error {
-		out, ok := outputs[final[0]]
-		if !ok {
-			return fmt.Errorf("pipeline %q produced no %s proof (outputs %v)", p.Name, fp.Name(), keysOf(outputs))
-		}
-		files, err := fj.Files(partition, out)
-		if err != nil || verified {
-			return err
-		}
-		return fj.Verify(partition, files)
+		_, err := p.PartitionFiles(fj, partition, outputs)
+		return err
 	}
 }
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/example/vcommit"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
@@ -79,40 +79,38 @@ func TestBenchComparesLayoutsAndGnarkWithEveryProofVerified(t *testing.T) {
 	}
 }
 
-// A family.Prover's pipeline is benched like Groth16's, on its own key, each
-// proof checked by Job.Verify; there is no baseline prover for it.
-func TestBenchOfTheVcommitFamilyWithEveryProofVerified(t *testing.T) {
+// A family.Prover's pipeline is benched like Groth16's, on its own key,
+// each proof checked by Job.Verify; there is no baseline prover for it.
+func TestBenchOfAFamilyRegisteredInATestWithEveryProofVerified(t *testing.T) {
+	pipeline := withToyFamily(t)
 	keysDir := t.TempDir()
 	rc, out, stderr := prooflane(t, "bench", "--size", "2^8", "--keys", keysDir,
-		"--partitions", "2", "--jobs", "2", "--inflight", "2", "../../pipelines/vcommit.yaml")
+		"--partitions", "2", "--jobs", "2", "--inflight", "2", pipeline)
 	if rc != 0 {
 		t.Fatalf("exit %d:\n%s", rc, stderr)
 	}
-	if !strings.Contains(out, "| vcommit ") || !strings.Contains(stderr, "bench: vcommit: 4 proofs in") || strings.Count(stderr, "every one verified") != 1 {
+	if !strings.Contains(out, "| toy ") || !strings.Contains(stderr, "bench: toy: 4 proofs in") || strings.Count(stderr, "every one verified") != 1 {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out, stderr)
 	}
-
 	rc, out, stderr = prooflane(t, "bench", "--json", "--size", "2^8", "--keys", keysDir,
-		"--partitions", "2", "--jobs", "1", "--inflight", "1", "vcommit")
+		"--partitions", "2", "--jobs", "1", "--inflight", "1", pipeline)
 	if rc != 0 {
 		t.Fatalf("--json: exit %d:\n%s", rc, stderr)
 	}
 	var got benchOutput
 	decodeStrict(t, out, &got)
-	if got.Circuit != "vcommit" || got.Size != 256 || len(got.Rows) != 1 {
+	if got.Circuit != "chain" || got.Size != 256 || len(got.Rows) != 1 {
 		t.Fatalf("%+v", got)
 	}
-	if r := got.Rows[0]; r.Baseline || r.Layout != "vcommit" || r.Proofs != 2 || r.VsGnark != nil || r.GPUBusyPct == nil {
+	if r := got.Rows[0]; r.Baseline || r.Layout != "toy" || r.Proofs != 2 || r.VsGnark != nil || r.GPUBusyPct == nil {
 		t.Errorf("row: %+v", r)
 	}
-
 	for _, c := range []struct {
 		args []string
 		want string
 	}{
-		{[]string{"--gnark", "1", "vcommit"}, `--gnark: pipeline "vcommit" is of the vcommit family, which has no baseline prover to time`},
-		{[]string{"--circuit", "chain", "vcommit"}, `--circuit "chain": pipeline "vcommit" is of the vcommit family, which has no circuits (leave --circuit out)`},
-		{[]string{"vcommit", "groth16"}, `pipeline "groth16" is of the groth16 family, "vcommit" before it of the vcommit family: bench compares the layouts of one family on the same keys`},
+		{[]string{"--gnark", "1", pipeline}, `--gnark: pipeline "toy" is of the toy family, which has no baseline prover to time`},
+		{[]string{pipeline, "groth16"}, `pipeline "groth16" is of the groth16 family, "toy" before it of the toy family: bench compares the layouts of one family on the same keys`},
 	} {
 		args := append([]string{"bench", "--size", "2^8", "--keys", keysDir}, c.args...)
 		if rc, _, stderr := prooflane(t, args...); rc == 0 || !strings.Contains(stderr, c.want) {
@@ -124,32 +122,37 @@ func TestBenchOfTheVcommitFamilyWithEveryProofVerified(t *testing.T) {
 // The family verifier bench uses refuses a partition's output that is not
 // its proof, and one with no final proof stage output.
 func TestBenchFamilyVerifierRefusesAnotherPartitionsProof(t *testing.T) {
-	p, err := loadPipeline("vcommit", setFlags{})
+	pipeline := withToyFamily(t)
+	p, err := loadPipeline(pipeline, setFlags{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	k, err := vcommit.Family{}.Setup(context.Background(), family.KeyRequest{Dir: t.TempDir(), Size: 256}, io.Discard)
+	pp, err := proofFamily(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fj, err := k.NewJob(2, 1)
+	sys, err := workloads.System("chain", 256)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j := fj.Payload().(*vcommit.Job)
-	final := family.FinalProofStages(p, vcommit.Family{})[0]
-	verify := familyVerifier(p, vcommit.Family{}, fj)
-	c0, err := vcommit.Commit(j.Key, j.Scalars(0))
+	k, err := pp.Family.Setup(context.Background(), family.KeyRequest{Dir: t.TempDir(), System: sys}, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := verify(0, map[string]any{final: &c0}); err != nil {
-		t.Fatalf("partition 0's own commitment: %v", err)
+	fj, err := workloads.Job(k, 2, 1)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if err := verify(1, map[string]any{final: &c0}); err == nil {
-		t.Error("partition 0's commitment verified as partition 1's")
+	j := fj.Payload().(toyJob)
+	verify := familyVerifier(pp, fj)
+	proof0 := j.key.vk.proof(j.public[0])
+	if err := verify(0, map[string]any{pp.Final: proof0}); err != nil {
+		t.Fatalf("partition 0's own proof: %v", err)
 	}
-	if err := verify(0, map[string]any{"other": &c0}); err == nil || !strings.Contains(err.Error(), "produced no vcommit proof") {
+	if err := verify(1, map[string]any{pp.Final: proof0}); err == nil {
+		t.Error("partition 0's proof verified as partition 1's")
+	}
+	if err := verify(0, map[string]any{"other": proof0}); err == nil || !strings.Contains(err.Error(), "produced no toy proof") {
 		t.Errorf("no final stage output: %v", err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -15,128 +14,154 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/consensys/gnark/backend/witness"
+
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
+	"github.com/prooflane/prooflane/stages/groth16/prover"
+	"github.com/prooflane/prooflane/workloads"
 )
 
-// toyFamily is a family registered by a test only: its key is 32 random
-// bytes in a file of the cache, a partition's proof the sha256 of key,
-// seed and partition, its public inputs seed and partition, and its
-// verifying key file the key itself. It has every kind of file a family
-// may write (proof, public inputs, a verifying key), and no circuits.
-type toyFamily struct{}
+// toyFamily is a family registered by a test only: it takes the
+// constraint systems Groth16 does (it compiles and reads them as
+// Groth16's family does), its key is 32 random bytes in a file of the
+// cache, a partition's proof the sha256 of key and public witness, and
+// its verifying key file the key itself. It has every kind of file a
+// family may write (proof, public inputs, a verifying key).
+type toyFamily struct{ prover.Family }
 
 func (toyFamily) Name() string               { return "toy" }
 func (toyFamily) ProofType() stages.DataType { return "toy.proof" }
-func (toyFamily) Circuits() []string         { return nil }
-func (toyFamily) Layout() family.Layout      { return family.Layout{Public: true, VK: "vk.bin"} }
-func (toyFamily) path(dir string, n int) string {
-	return filepath.Join(dir, fmt.Sprintf("toy-%d.key", n))
-}
-
-func (f toyFamily) SizeRange(circuit string) (int, int, error) {
-	if circuit != "" {
-		return 0, 0, errors.New("no circuits")
-	}
-	return 1, 1000, nil
+func (toyFamily) MaxSize() int               { return 1000 }
+func (toyFamily) path(dir string, sys family.System) string {
+	return filepath.Join(dir, fmt.Sprintf("toy-%s-%d.key", sys.Name, sys.Size))
 }
 
 func (f toyFamily) Setup(ctx context.Context, req family.KeyRequest, _ io.Writer) (family.Key, error) {
 	if k, err := f.Load(ctx, req); err == nil && !req.Force || err != nil && !errors.Is(err, family.ErrNotCached) {
 		return k, err
 	}
-	k := toyKey{size: req.Size, files: []string{f.path(req.Dir, req.Size)}}
-	rand.Read(k.secret[:])
+	var secret [32]byte
+	rand.Read(secret[:])
 	if err := os.MkdirAll(req.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	return k, os.WriteFile(k.files[0], k.secret[:], 0o644)
+	if err := os.WriteFile(f.path(req.Dir, req.System), secret[:], 0o644); err != nil {
+		return nil, err
+	}
+	return f.Load(ctx, req)
 }
 
 func (f toyFamily) Load(_ context.Context, req family.KeyRequest) (family.Key, error) {
-	if _, err := family.CheckCircuit(f, req); err != nil {
-		return nil, err
-	}
-	return readToyKey(f.path(req.Dir, req.Size), req.Size)
-}
-
-func readToyKey(path string, size int) (family.Key, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%s: %w", path, family.ErrNotCached)
-	}
-	if err != nil || len(b) != 32 {
-		return nil, fmt.Errorf("%s: not a toy key (%v)", path, err)
-	}
-	k := toyKey{size: size, files: []string{path}}
-	copy(k.secret[:], b)
-	return k, nil
-}
-
-func (f toyFamily) Verifier(ctx context.Context, req family.VerifyRequest) (family.Verifier, error) {
-	path := f.path(req.Dir, req.Size)
-	if req.VKFile != "" {
-		path = req.VKFile
-	}
-	k, err := readToyKey(path, req.Size)
+	vk, err := readToyKey(f.path(req.Dir, req.System))
 	if err != nil {
 		return nil, err
 	}
-	j, err := k.NewJob(req.Partitions, req.Seed)
-	return toyVerifier{j.(toyJob), path}, err
+	sys := req.System
+	if sys.CCS == nil {
+		inst, err := workloads.New(sys.Name, sys.Size)
+		if err != nil {
+			return nil, err
+		}
+		if sys.CCS, err = f.Compile(sys.Name, inst.Circuit()); err != nil {
+			return nil, err
+		}
+	}
+	return toyKey{vk: vk, sys: sys, files: []string{vk.from}}, nil
+}
+
+func (f toyFamily) ReadKeys(context.Context, family.System, string, string) (family.Key, error) {
+	return nil, errors.New("toy: no keys of the user's")
+}
+
+func (f toyFamily) VerifyingKey(_ context.Context, req family.KeyRequest, file string, _ int) (family.VerifyingKey, error) {
+	if file == "" {
+		file = f.path(req.Dir, req.System)
+	}
+	return readToyKey(file)
+}
+
+func readToyKey(path string) (toyVK, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return toyVK{}, fmt.Errorf("%s: %w", path, family.ErrNotCached)
+	}
+	if err != nil || len(b) != 32 {
+		return toyVK{}, fmt.Errorf("%s: not a toy key (%v)", path, err)
+	}
+	v := toyVK{from: path}
+	copy(v.secret[:], b)
+	return v, nil
+}
+
+type toyVK struct {
+	secret [32]byte
+	from   string
+}
+
+func (v toyVK) From() string  { return v.from }
+func (v toyVK) Bytes() []byte { return v.secret[:] }
+func (v toyVK) NbPublic() int { return 0 }
+func (v toyVK) proof(public []byte) []byte {
+	h := sha256.Sum256(append(v.secret[:], public...))
+	return h[:]
+}
+func (v toyVK) Verify(f family.Files) error {
+	if !bytes.Equal(f.Proof, v.proof(f.Public)) {
+		return errors.New("toy: not the proof of these public inputs")
+	}
+	return nil
 }
 
 type toyKey struct {
-	secret [32]byte
-	size   int
-	files  []string
+	vk    toyVK
+	sys   family.System
+	files []string
 }
 
-func (k toyKey) Name() string     { return fmt.Sprintf("toy/%x", k.secret[:4]) }
-func (k toyKey) Circuit() string  { return "toy" }
-func (k toyKey) Constraints() int { return k.size }
-func (k toyKey) Files() []string  { return k.files }
-func (k toyKey) NewJob(partitions int, seed uint64) (family.Job, error) {
-	return toyJob{k, partitions, seed}, nil
+func (k toyKey) Name() string                      { return fmt.Sprintf("toy/%x", k.vk.secret[:4]) }
+func (k toyKey) System() family.System             { return k.sys }
+func (k toyKey) Constraints() int                  { return k.sys.CCS.GetNbConstraints() }
+func (k toyKey) Inputs() family.Inputs             { return toyFamily{}.Inputs(k.sys.CCS) }
+func (k toyKey) Files() []string                   { return k.files }
+func (k toyKey) VerifyingKey() family.VerifyingKey { return k.vk }
+func (k toyKey) NewJob(ws []witness.Witness) (family.Job, error) {
+	j := toyJob{key: k}
+	for _, w := range ws {
+		pub, err := w.Public()
+		if err != nil {
+			return nil, err
+		}
+		b, err := pub.MarshalBinary()
+		if err != nil {
+			return nil, err
+		}
+		j.public = append(j.public, b)
+	}
+	return j, nil
 }
 
 type toyJob struct {
-	key        toyKey
-	partitions int
-	seed       uint64
+	key    toyKey
+	public [][]byte
 }
 
-func (j toyJob) Payload() any { return j }
-func (j toyJob) public(p int) []byte {
-	return binary.BigEndian.AppendUint64(binary.BigEndian.AppendUint64(nil, j.seed), uint64(p))
-}
-func (j toyJob) proof(p int) []byte {
-	h := sha256.Sum256(append(j.key.secret[:], j.public(p)...))
-	return h[:]
-}
+func (j toyJob) Payload() any    { return j }
+func (j toyJob) Partitions() int { return len(j.public) }
 func (j toyJob) Files(p int, out any) (family.Files, error) {
 	b, ok := out.([]byte)
 	if !ok {
 		return family.Files{}, fmt.Errorf("output %T", out)
 	}
-	return family.Files{Proof: b, Public: j.public(p)}, nil
+	return family.Files{Proof: b, Public: j.public[p]}, nil
 }
-func (j toyJob) VK() ([]byte, error) { return j.key.secret[:], nil }
 func (j toyJob) Verify(p int, f family.Files) error {
-	if p >= j.partitions || !bytes.Equal(f.Proof, j.proof(p)) || !bytes.Equal(f.Public, j.public(p)) {
-		return fmt.Errorf("toy partition %d: not its proof", p)
+	if p >= len(j.public) || !bytes.Equal(f.Public, j.public[p]) {
+		return fmt.Errorf("toy partition %d: not its public inputs", p)
 	}
-	return nil
+	return j.key.vk.Verify(f)
 }
-
-type toyVerifier struct {
-	toyJob
-	from string
-}
-
-func (v toyVerifier) From() string { return v.from }
-func (v toyVerifier) VK() []byte   { return v.key.secret[:] }
 
 // toyStage proves a partition: the job's proof of it.
 type toyStage struct{}
@@ -146,7 +171,7 @@ func (toyStage) Run(_ context.Context, in *stages.Input) (any, error) {
 	if !ok {
 		return nil, fmt.Errorf("payload %T", in.Job)
 	}
-	return j.proof(in.Partition), nil
+	return j.key.vk.proof(j.public[in.Partition]), nil
 }
 
 // withToyFamily registers the toy family and its stage type beside the
@@ -170,11 +195,11 @@ func withToyFamily(t *testing.T) string {
 func TestAFamilyRegisteredInATestGoesThroughProveAndVerify(t *testing.T) {
 	pipeline := withToyFamily(t)
 	keysDir, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
-	if rc, stdout, stderr := prooflane(t, "setup", "--pipeline", pipeline, "--size", "8", "--keys", keysDir); rc != 0 || !strings.Contains(stdout, "toy key of size 8: toy/") {
+	if rc, stdout, stderr := prooflane(t, "setup", "--pipeline", pipeline, "--size", "8", "--keys", keysDir); rc != 0 || !strings.Contains(stdout, `circuit "chain" size 8: `) {
 		t.Fatalf("setup: exit %d\n%s%s", rc, stdout, stderr)
 	}
 	rc, stdout, stderr := prooflane(t, "prove", "--pipeline", pipeline, "--size", "8", "--keys", keysDir, "--out", out, "--progress", "off")
-	if rc != 0 || !strings.Contains(stdout, "3 proofs of toy (size 8, 8 constraints)") {
+	if rc != 0 || !strings.Contains(stdout, "3 proofs of chain (size 8, ") {
 		t.Fatalf("prove: exit %d\n%s%s", rc, stdout, stderr)
 	}
 	if got := dirNames(t, out); got != "manifest.json proof-0.bin proof-1.bin proof-2.bin public-0.bin public-1.bin public-2.bin trace.jsonl vk.bin" {
@@ -192,7 +217,7 @@ func TestAFamilyRegisteredInATestGoesThroughProveAndVerify(t *testing.T) {
 		t.Fatalf("setup of another key: exit %d\n%s%s", rc, stdout, stderr)
 	}
 	rc, stdout, stderr = prooflane(t, "verify", "--keys", other, out)
-	if rc != 1 || !strings.Contains(stdout, "FAIL proof-0.bin: toy partition 0") || !strings.Contains(stderr, "is not the verifying key the prover wrote to "+filepath.Join(out, "vk.bin")) {
+	if rc != 1 || !strings.Contains(stdout, "FAIL proof-0.bin: toy: not the proof") || !strings.Contains(stderr, "is not the verifying key the prover wrote to "+filepath.Join(out, "vk.bin")) {
 		t.Errorf("verify with another key: exit %d\n%s%s", rc, stdout, stderr)
 	}
 	if rc, stdout, stderr := prooflane(t, "verify", "--keys", other, "--vk", filepath.Join(out, "vk.bin"), out); rc != 0 || !strings.Contains(stdout, "(the directory's own key, named with --vk)") {
@@ -204,7 +229,7 @@ func TestAFamilyRegisteredInATestGoesThroughProveAndVerify(t *testing.T) {
 	if rc, stdout, _ := prooflane(t, "verify", "--keys", keysDir, out); rc != 1 || !strings.Contains(stdout, "ok   proof-0.bin") || !strings.Contains(stdout, "FAIL proof-1.bin") {
 		t.Errorf("verify of a tampered proof: exit %d\n%s", rc, stdout)
 	}
-	if rc, _, stderr := prooflane(t, "prove", "--pipeline", pipeline, "--circuit", "chain", "--keys", keysDir, "--out", out); rc != 2 || !strings.Contains(stderr, `pipeline "toy" is of the toy family, which has no circuits`) {
-		t.Errorf("--circuit: exit %d, %s", rc, stderr)
+	if rc, _, stderr := prooflane(t, "prove", "--pipeline", pipeline, "--size", "2^20", "--keys", keysDir, "--out", out); rc != 2 || !strings.Contains(stderr, "the toy family's limit on sizes") {
+		t.Errorf("--size above the family's limit: exit %d, %s", rc, stderr)
 	}
 }

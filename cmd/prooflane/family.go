@@ -14,16 +14,19 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/logger"
 
 	"github.com/prooflane/prooflane/device"
 	devbuiltin "github.com/prooflane/prooflane/device/builtin"
 	"github.com/prooflane/prooflane/pipelines"
+	"github.com/prooflane/prooflane/proving"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // shipped are the stage types, proof families and device backends the
@@ -36,17 +39,76 @@ var shipped = struct {
 	backends func() *device.Registry
 }{builtin.Registry, builtin.Families, devbuiltin.Registry}
 
-// circuitFlags are the flags naming a key: circuit, size and key cache.
+// circuitFlags are the flags naming a key: a built-in circuit and size,
+// or a constraint system file of the user's; and the key cache.
 type circuitFlags struct {
 	circuit string
 	size    string
 	keys    string
+	ccs     string
 }
 
 func (c *circuitFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&c.circuit, "circuit", "chain", "circuit of the pipeline's proof family ("+circuitHelp()+")")
-	fs.StringVar(&c.size, "size", "2^12", "about how many constraints: 4096 or 2^12")
+	fs.StringVar(&c.circuit, "circuit", workloads.Default, "built-in circuit to prove ("+strings.Join(workloads.Names(), ", ")+")")
+	fs.StringVar(&c.size, "size", "2^12", "about how many constraints of the built-in circuit: 4096 or 2^12")
 	fs.StringVar(&c.keys, "keys", keys.DefaultDir(), "key cache directory")
+}
+
+// registerCCS adds --ccs, for the commands that prove or set up a user's
+// own circuit.
+func (c *circuitFlags) registerCCS(fs *flag.FlagSet) {
+	fs.StringVar(&c.ccs, "ccs", "", "FILE: your own circuit's constraint system, as gnark's WriteTo writes it (an R1CS for groth16, a SparseR1CS for plonk), instead of --circuit and --size")
+}
+
+// request is the key request of the flags for pipeline p of family fp: a
+// built-in circuit (--circuit, else the default) at --size within its and
+// the family's bounds; or, with --ccs, the user's constraint system, read
+// by the family (checked before anything trusts it) and named by its
+// content (family.CompiledSystem).
+func (c *circuitFlags) request(ctx context.Context, fs *flag.FlagSet, p *runtime.Pipeline, fp family.Prover) (family.KeyRequest, error) {
+	req := family.KeyRequest{Dir: c.keys}
+	if c.ccs != "" {
+		for _, f := range []string{"circuit", "size"} {
+			if flagGiven(fs, f) {
+				return req, usageErrorf(fs, "--%s: a built-in circuit's, not for --ccs (your constraint system has its own size)", f)
+			}
+		}
+		ccs, err := fp.ReadSystem(ctx, c.ccs)
+		if err != nil {
+			return req, fmt.Errorf("--ccs %s: %w", c.ccs, err)
+		}
+		if req.System, err = family.CompiledSystem(ccs); err != nil {
+			return req, fmt.Errorf("--ccs %s: %w", c.ccs, err)
+		}
+		if req.System.Size > fp.MaxSize() {
+			return req, fmt.Errorf("--ccs %s: %d constraints, above the %s family's limit of %d", c.ccs, req.System.Size, fp.Name(), fp.MaxSize())
+		}
+		return req, nil
+	}
+	kind, err := workloads.Lookup(c.circuit)
+	if err != nil {
+		return req, usageErrorf(fs, "--circuit: %w", err)
+	}
+	size, err := parseSize(c.size)
+	if err != nil {
+		return req, usageErrorf(nil, "--size: %w", err)
+	}
+	switch {
+	case size < kind.MinSize:
+		return req, usageErrorf(nil, "--size %s: circuit %q needs a size of at least %d", c.size, c.circuit, kind.MinSize)
+	case size > fp.MaxSize():
+		return req, usageErrorf(fs, "--size %s: want %d to %d, the %s family's limit on sizes", c.size, kind.MinSize, fp.MaxSize(), fp.Name())
+	}
+	req.System, err = workloads.System(c.circuit, size)
+	return req, err
+}
+
+// flagGiven reports whether the flag called name was set on the command
+// line.
+func flagGiven(fs *flag.FlagSet, name string) bool {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
 }
 
 // provers returns the shipped families the commands drive (those that
@@ -63,61 +125,14 @@ func provers() []family.Prover {
 	return out
 }
 
-// circuitHelp lists each shipped family's circuits, its default first.
-func circuitHelp() string {
-	var parts []string
-	for _, fp := range provers() {
-		if len(fp.Circuits()) > 0 {
-			parts = append(parts, fp.Name()+": "+strings.Join(fp.Circuits(), ", "))
-		}
-	}
-	return strings.Join(parts, "; ")
-}
-
-// request is the key request of the flags for pipeline p of family fp:
-// --circuit only when given (else the family's default), refused for a
-// family without circuits; --size within the family's bounds for it.
-func (c *circuitFlags) request(fs *flag.FlagSet, p *runtime.Pipeline, fp family.Prover) (family.KeyRequest, error) {
-	req := family.KeyRequest{Dir: c.keys}
-	if flagGiven(fs, "circuit") {
-		if len(fp.Circuits()) == 0 {
-			return req, usageErrorf(fs, "--circuit %q: pipeline %q is of the %s family, which has no circuits (leave --circuit out)", c.circuit, p.Name, fp.Name())
-		}
-		req.Circuit = c.circuit
-	}
-	lo, hi, err := fp.SizeRange(req.Circuit)
-	if err != nil {
-		return req, usageErrorf(nil, "--circuit: %w", err)
-	}
-	if req.Size, err = parseSize(c.size); err != nil {
-		return req, usageErrorf(nil, "--size: %w", err)
-	}
-	switch {
-	case req.Size < lo && len(fp.Circuits()) > 0:
-		circuit, _ := family.CheckCircuit(fp, family.KeyRequest{Circuit: req.Circuit, Size: lo})
-		return req, usageErrorf(nil, "--size %s: circuit %q needs a size of at least %d", c.size, circuit, lo)
-	case req.Size < lo || req.Size > hi:
-		return req, usageErrorf(fs, "--size %s: want %d to %d, the %s family's limit on sizes", c.size, lo, hi, fp.Name())
-	}
-	return req, nil
-}
-
-// flagGiven reports whether the flag called name was set on the command
-// line.
-func flagGiven(fs *flag.FlagSet, name string) bool {
-	given := false
-	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
-	return given
-}
-
 // proofFamily returns p's proof family, refusing a pipeline of no one
 // family (naming the embedded pipelines that have one) or with no final
 // stage that outputs its family's proof.
-func proofFamily(p *runtime.Pipeline) (family.Prover, error) {
-	if _, err := shipped.families().Of(p); err != nil {
+func proofFamily(p *runtime.Pipeline) (*proving.Pipeline, error) {
+	if _, err := proving.Of(p, shipped.families()); err != nil {
 		return nil, fmt.Errorf("%w; use a pipeline of a proof family, such as the embedded %s", err, strings.Join(provingPipelines(), ", "))
 	}
-	return proverOf(p)
+	return proving.Resolve(p, shipped.families())
 }
 
 // provingPipelines names the embedded pipelines that make proofs the
@@ -126,7 +141,7 @@ func provingPipelines() []string {
 	var names []string
 	for _, info := range pipelines.List() {
 		if p, err := loadPipeline(info.Name, nil); err == nil {
-			if _, err := proverOf(p); err == nil {
+			if _, err := proving.Resolve(p, shipped.families()); err == nil {
 				names = append(names, info.Name)
 			}
 		}
@@ -134,49 +149,63 @@ func provingPipelines() []string {
 	return names
 }
 
-// proverOf returns p's family when the commands drive it and p has a final
-// stage that outputs its proof.
-func proverOf(p *runtime.Pipeline) (family.Prover, error) {
-	f, err := shipped.families().Of(p)
-	if err != nil {
-		return nil, err
+// jobSource is what a command proves: the key (the cache's, made on
+// first use, or the user's own files) and the job's witnesses (a built-in
+// circuit's partitions from a seed, or the user's).
+type jobSource struct {
+	req family.KeyRequest
+	// pk and vk are the user's key files (--pk, --vk); "" for the cache's.
+	pk, vk string
+	// witnesses are the user's (--witness); nil for a built-in circuit's
+	// n partitions from seed.
+	witnesses []witness.Witness
+	n         int
+	seed      uint64
+}
+
+// key is src's key: the user's files, or the cache's (made on be when a
+// backend with devices of their own is open, as setup --backend cuda
+// makes it; a backend emulating its devices on the host keeps gnark's
+// setup).
+func (src jobSource) key(ctx context.Context, fp family.Prover, be device.Backend, stderr io.Writer) (family.Key, error) {
+	if src.pk != "" {
+		return fp.ReadKeys(ctx, src.req.System, src.pk, src.vk)
 	}
-	fp, ok := f.(family.Prover)
-	if !ok {
-		return nil, fmt.Errorf("%s: pipeline %q is of the %s family, which prove, verify, setup and bench do not drive (it is no family.Prover)", p.File, p.Name, f.Name())
+	req := src.req
+	if be != nil && be.Memory().OwnMemory() {
+		req.Backend = be
 	}
-	if len(family.FinalProofStages(p, f)) == 0 {
-		return nil, fmt.Errorf("%s: pipeline %q makes no %s proof: none of its final stages outputs %s", p.File, p.Name, f.Name(), f.ProofType())
+	return fp.Setup(ctx, req, stderr)
+}
+
+// job is src's job on key k.
+func (src jobSource) job(k family.Key) (family.Job, error) {
+	if src.witnesses != nil {
+		return k.NewJob(src.witnesses)
 	}
-	return fp, nil
+	return workloads.Job(k, src.n, src.seed)
 }
 
 // openJob opens the device backend, loads (or sets up, until ctx is
-// cancelled) fp's key of req and builds its job of n partitions from seed,
-// for command cmd. The caller closes the backend.
-func openJob(ctx context.Context, cmd string, fp family.Prover, req family.KeyRequest, n int, seed uint64, backend string, devices int, plan devicePlan, stderr io.Writer) (family.Key, device.Backend, family.Job, error) {
+// cancelled) fp's key of src and builds its job, for command cmd. The
+// caller closes the backend.
+func openJob(ctx context.Context, cmd string, fp family.Prover, src jobSource, backend string, devices int, plan devicePlan, stderr io.Writer) (family.Key, device.Backend, family.Job, error) {
 	// The backend first: a missing GPU, or one too small, should not wait
 	// for a key setup that can take minutes at large sizes.
 	be, err := openBackend(cmd, backend, devices, stderr)
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	if err := checkDeviceMemory(stderr, cmd, fp, req, plan, be); err != nil {
+	if err := checkDeviceMemory(stderr, cmd, fp, src.req, plan, be); err != nil {
 		be.Close()
 		return nil, nil, nil, err
 	}
-	// A key not yet cached is made on the device when there is one, as
-	// setup --backend cuda makes it; a backend emulating its devices on
-	// the host (cpu) keeps gnark's setup.
-	if be.Memory().OwnMemory() {
-		req.Backend = be
-	}
-	k, err := fp.Setup(ctx, req, stderr)
+	k, err := src.key(ctx, fp, be, stderr)
 	if err != nil {
 		be.Close()
 		return nil, nil, nil, err
 	}
-	j, err := k.NewJob(n, seed)
+	j, err := src.job(k)
 	if err != nil {
 		be.Close()
 		return nil, nil, nil, err

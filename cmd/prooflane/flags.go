@@ -132,3 +132,16 @@ func defaultOf(f *flag.Flag) string {
 	}
 	return f.DefValue
 }
+
+// filesFlag is a flag given once a file (--witness A --witness B).
+type filesFlag []string
+
+func (f *filesFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *filesFlag) Set(v string) error {
+	if v == "" {
+		return errors.New("want a file")
+	}
+	*f = append(*f, v)
+	return nil
+}

@@ -494,9 +494,9 @@ func shippedProver(t *testing.T, name string) (*runtime.Pipeline, family.Prover)
 	if err != nil {
 		t.Fatal(err)
 	}
-	fp, err := proofFamily(p)
+	pp, err := proofFamily(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return p, fp
+	return p, pp.Family
 }

@@ -44,7 +44,7 @@ func checkDeviceMemory(stderr io.Writer, cmd string, fp family.Prover, req famil
 			devs = append(devs, b)
 		}
 	}
-	what := fmt.Sprintf("size %d with %d partition(s) on a device", req.Size, max(plan.perDevice, 1))
+	what := fmt.Sprintf("size %d with %d partition(s) on a device", req.System.Size, max(plan.perDevice, 1))
 	over, fits := smallestBelow(devs, est)
 	if fits {
 		if len(devs) > 0 {
@@ -141,7 +141,7 @@ func checkHostMemory(stderr io.Writer, cmd string, fp family.Prover, req family.
 	if err != nil {
 		return err
 	}
-	what := admission.Work(req.Size, setup, inFlight)
+	what := admission.Work(req.System.Size, setup, inFlight)
 	if err := admission.Check(admission.Refusal{What: what, Memory: "host memory",
 		Advice: fmt.Sprintf("estimate in docs/memory.md; fewer partitions or a smaller --size, or %s=1 to try anyway", admission.SkipEnv)}, est, host); err != nil {
 		return err

@@ -33,7 +33,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 
 	"github.com/prooflane/prooflane/internal/durable"
@@ -70,6 +69,11 @@ type manifest struct {
 	// Job is the service job the proofs came from, for a directory
 	// written by await (whose Backend names the worker).
 	Job string `json:"job,omitempty"`
+	// CCS and Witnesses are the user's constraint system and witness
+	// files a run of their own circuit proved (Circuit is then the
+	// system's name, family.CompiledSystem, and Seed 0).
+	CCS       string   `json:"ccs,omitempty"`
+	Witnesses []string `json:"witnesses,omitempty"`
 }
 
 const (

@@ -14,17 +14,20 @@ import (
 	"github.com/prooflane/prooflane/device"
 	pl "github.com/prooflane/prooflane/otel"
 	"github.com/prooflane/prooflane/otel/semconv"
+	"github.com/prooflane/prooflane/proving"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/family"
 )
 
 func init() {
-	register("prove", command{summary: "prove a job of a proof family (groth16, vcommit) with a pipeline and write the proofs", run: runProve})
+	register("prove", command{summary: "prove your own circuit's witnesses (--ccs, --witness) or a built-in circuit's job with a pipeline, and write the verified proofs", run: runProve})
 }
 
 // proveFlags are prove's flags.
 type proveFlags struct {
 	cf                     circuitFlags
+	pk, vk                 string
+	witnesses              filesFlag
 	pipeline, out, backend string
 	progress               string
 	partitions, devices    int
@@ -37,6 +40,10 @@ func newProveFlags(stderr io.Writer) (*flag.FlagSet, *proveFlags) {
 	fs := newFlags("prove", "", stderr)
 	f := &proveFlags{set: newSetFlag(fs, "the pipeline")}
 	f.cf.register(fs)
+	f.cf.registerCCS(fs)
+	fs.Var(&f.witnesses, "witness", "FILE: a full witness of the --ccs circuit (gnark's witness MarshalBinary: public and secret inputs); one partition each, in order; repeat it")
+	fs.StringVar(&f.pk, "pk", "", "FILE: your own proving key for --ccs (gnark's WriteTo), with --vk; default: the key cache's, made on first use")
+	fs.StringVar(&f.vk, "vk", "", "FILE: your own verifying key for --ccs (gnark's WriteTo), with --pk")
 	fs.StringVar(&f.pipeline, "pipeline", "groth16", pipelineArgHelp)
 	fs.IntVar(&f.partitions, "partitions", 0, "partitions, each with its own witness (default: the pipeline's partitions parameter)")
 	fs.StringVar(&f.out, "out", "", "directory for the proofs, public inputs, manifest and trace (required); it is replaced as a whole once the run has succeeded, so it holds one complete run")
@@ -69,10 +76,66 @@ func (f *proveFlags) parse(fs *flag.FlagSet, args []string) error {
 	if err := checkBackend(f.backend); err != nil {
 		return err
 	}
+	if err := f.checkUserFlags(fs); err != nil {
+		return err
+	}
 	if f.partitions > 0 {
 		f.set["partitions"] = fmt.Sprint(f.partitions)
 	}
 	return nil
+}
+
+// checkUserFlags checks the flags of a user's own circuit: --ccs with at
+// least one --witness (their count is the partitions), --pk and --vk
+// together, and none of the built-in circuit's flags.
+func (f *proveFlags) checkUserFlags(fs *flag.FlagSet) error {
+	switch {
+	case f.cf.ccs == "" && (len(f.witnesses) > 0 || f.pk != "" || f.vk != ""):
+		return usageErrorf(fs, "--witness, --pk and --vk are for your own circuit: give its constraint system with --ccs")
+	case f.cf.ccs == "":
+		return nil
+	case len(f.witnesses) == 0:
+		return usageErrorf(fs, "--ccs: give the witnesses to prove with --witness FILE (one partition each)")
+	case (f.pk == "") != (f.vk == ""):
+		return usageErrorf(fs, "--pk and --vk go together: your own keys, or neither for the key cache's")
+	case flagGiven(fs, "seed"):
+		return usageErrorf(fs, "--seed: a built-in circuit's witnesses come from a seed; --ccs proves your --witness files")
+	case flagGiven(fs, "partitions") && f.partitions != len(f.witnesses):
+		return usageErrorf(fs, "--partitions %d: --ccs proves one partition a --witness, %d", f.partitions, len(f.witnesses))
+	}
+	if len(f.witnesses) > runtime.MaxPartitions {
+		return usageErrorf(fs, "%d --witness files: at most %d", len(f.witnesses), runtime.MaxPartitions)
+	}
+	f.partitions = len(f.witnesses)
+	return nil
+}
+
+// source is what prove proves: a built-in circuit's job of the
+// pipeline's partitions from --seed; or the user's constraint system
+// (--ccs) with their witnesses (--witness), each read and checked against
+// the system before anything runs (a wrong length, or bytes that are not
+// a witness, refused naming the file and its index), and their keys
+// (--pk, --vk: read and checked against the system when the key is
+// opened) or the key cache's.
+func (f *proveFlags) source(ctx context.Context, fs *flag.FlagSet, p *runtime.Pipeline, fp family.Prover) (jobSource, error) {
+	req, err := f.cf.request(ctx, fs, p, fp)
+	if err != nil {
+		return jobSource{}, err
+	}
+	src := jobSource{req: req, seed: f.seed, pk: f.pk, vk: f.vk}
+	if f.cf.ccs == "" {
+		return src, nil
+	}
+	in := fp.Inputs(req.System.CCS)
+	field := req.System.CCS.Field()
+	for i, path := range f.witnesses {
+		w, err := family.ReadWitness(ctx, path, i, field, in)
+		if err != nil {
+			return jobSource{}, fmt.Errorf("--witness: %w", err)
+		}
+		src.witnesses = append(src.witnesses, w)
+	}
+	return src, nil
 }
 
 // traceIn is the trace file's name inside --out, "" when --trace-file
@@ -100,7 +163,7 @@ type proveRun struct {
 	job        family.Job
 	be         device.Backend
 	od         *outDir
-	size, nDev int
+	nDev       int
 }
 
 func runProve(args []string, stdout, stderr io.Writer) (err error) {
@@ -113,14 +176,19 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	if r.p, err = loadPipeline(f.pipeline, f.set); err != nil {
 		return err
 	}
-	if r.fp, err = proofFamily(r.p); err != nil {
-		return err
-	}
-	req, err := f.cf.request(fs, r.p, r.fp)
+	pp, err := proofFamily(r.p)
 	if err != nil {
 		return err
 	}
-	r.size, r.nDev = req.Size, r.p.Devices
+	r.fp = pp.Family
+	ctx, stop := signalContext()
+	defer stop()
+	src, err := f.source(ctx, fs, r.p, r.fp)
+	if err != nil {
+		return err
+	}
+	req := src.req
+	r.nDev = r.p.Devices
 	if f.devices > 0 {
 		r.nDev = f.devices
 	}
@@ -146,8 +214,6 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 	if err := checkHostMemory(stderr, "prove", r.fp, req, []map[string]string{r.p.Params}, min(r.p.Partitions, r.p.InFlight(r.nDev))); err != nil {
 		return err
 	}
-	ctx, stop := signalContext()
-	defer stop()
 	reload := func(override map[string]string) error {
 		set := maps.Clone(f.set)
 		maps.Copy(set, override)
@@ -158,7 +224,8 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	printAuto(stderr, "prove", r.p, r.nDev)
-	if r.key, r.be, r.job, err = openJob(ctx, "prove", r.fp, req, r.p.Partitions, f.seed, f.backend, r.nDev,
+	src.req, src.n = req, r.p.Partitions
+	if r.key, r.be, r.job, err = openJob(ctx, "prove", r.fp, src, f.backend, r.nDev,
 		planOf([]*runtime.Pipeline{r.p}, min(r.p.Partitions, r.p.InFlight(r.nDev)), r.nDev, f.set, reload), stderr); err != nil {
 		return err
 	}
@@ -242,8 +309,8 @@ func (r *proveRun) traceConfig() pl.Config {
 		semconv.KeyBackend.String(r.be.Name()),
 		attribute.Int("prooflane.devices", r.nDev),
 		attribute.StringSlice("prooflane.device_names", deviceNames(r.be, r.nDev)),
-		attribute.String("prooflane.circuit", r.key.Circuit()),
-		attribute.Int("prooflane.size", r.size))
+		attribute.String("prooflane.circuit", r.key.System().Name),
+		attribute.Int("prooflane.size", r.key.System().Size))
 	return tc
 }
 
@@ -257,7 +324,7 @@ func (r *proveRun) prove(ctx context.Context, prov *pl.Provider, show bool, stde
 		return nil, 0, err
 	}
 	began := time.Now()
-	res, err := e.Run(ctx, runtime.Job{ID: fmt.Sprintf("%s-%d", r.key.Circuit(), r.size), Partitions: nParts, Payload: r.job.Payload()})
+	res, err := e.Run(ctx, runtime.Job{ID: r.key.System().String(), Partitions: nParts, Payload: r.job.Payload()})
 	el := time.Since(began)
 	pr.Stop()
 	// The engine goes before the backend it was lent.
@@ -268,50 +335,31 @@ func (r *proveRun) prove(ctx context.Context, prov *pl.Provider, show bool, stde
 }
 
 // write writes the run's proof files and its manifest into the output
-// directory.
+// directory: each proof checked once (proving.Pipeline.Files), none
+// written that does not verify.
 func (r *proveRun) write(res *runtime.Result, el time.Duration) (manifest, error) {
+	sys := r.key.System()
 	m := manifest{
 		Family: r.fp.Name(), Key: r.key.Name(),
-		Circuit: r.key.Circuit(), Size: r.size, Constraints: r.key.Constraints(), Partitions: r.p.Partitions, Seed: r.f.seed,
+		Circuit: sys.Name, Size: sys.Size, Constraints: r.key.Constraints(), Partitions: r.p.Partitions, Seed: r.f.seed,
 		Pipeline: r.p.Name, PipelineFile: r.p.File, PipelineSHA256: r.p.Hash, Backend: r.be.Name(), Devices: r.nDev,
-		Seconds: el.Seconds(),
+		Seconds: el.Seconds(), Witnesses: r.f.witnesses,
 	}
-	parts, err := proofFiles(r.p, r.fp, r.job, res)
+	if family.IsCompiled(sys.Name) {
+		m.Seed, m.CCS = 0, r.f.cf.ccs
+	}
+	pp, err := proving.Resolve(r.p, shipped.families())
 	if err != nil {
 		return m, err
 	}
-	vk, err := r.job.VK()
+	parts, err := pp.Files(r.job, res)
 	if err != nil {
-		return m, err
+		if r.f.pk != "" {
+			err = fmt.Errorf("%w (with --pk %s and --vk %s: keys of another circuit or of two setups make proofs that do not verify)", err, r.f.pk, r.f.vk)
+		}
+		return m, fmt.Errorf("%w: nothing is written", err)
 	}
-	return m, writeRun(r.od, r.fp, &m, vk, parts)
-}
-
-// proofFiles returns each partition's files, from the output of the
-// pipeline's final proof stage, each checked by the job's verifier when
-// that stage did not check its proof (family.StagesVerify): no proof that
-// does not verify is written.
-func proofFiles(p *runtime.Pipeline, fp family.Prover, job family.Job, res *runtime.Result) ([]family.Files, error) {
-	final := family.FinalProofStages(p, fp)
-	verified := family.StagesVerify(p, fp)
-	parts := make([]family.Files, len(res.Partitions))
-	for _, r := range res.Partitions {
-		out, ok := r.Outputs[final[0]]
-		if !ok {
-			return nil, fmt.Errorf("partition %d: pipeline %q produced no %s proof (outputs %v)", r.Index, p.Name, fp.Name(), keysOf(r.Outputs))
-		}
-		files, err := job.Files(r.Index, out)
-		if err != nil {
-			return nil, err
-		}
-		if !verified {
-			if err := job.Verify(r.Index, files); err != nil {
-				return nil, fmt.Errorf("partition %d: %w: the proof is not written", r.Index, err)
-			}
-		}
-		parts[r.Index] = files
-	}
-	return parts, nil
+	return m, writeRun(r.od, r.fp, &m, r.key.VerifyingKey().Bytes(), parts)
 }
 
 // writeBytes is outDir.writeFile's writer of data.

@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"github.com/prooflane/prooflane/pipelines"
+	"github.com/prooflane/prooflane/proving"
 	"github.com/prooflane/prooflane/runtime"
-	"github.com/prooflane/prooflane/stages/family"
 
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
@@ -66,11 +66,11 @@ func TestShippedFamiliesOwnShippedStageTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := fams.Of(p)
+	pp, err := proving.Resolve(p, fams)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := family.FinalProofStages(p, f); f.Name() != "groth16" || len(got) != 1 || got[0] != "epilogue" {
-		t.Errorf("family %q, proof stages %v; want groth16, [epilogue]", f.Name(), got)
+	if pp.Family.Name() != "groth16" || pp.Final != "epilogue" || !pp.Verified {
+		t.Errorf("family %q, proof stage %q (verified %v); want groth16, epilogue, verified", pp.Family.Name(), pp.Final, pp.Verified)
 	}
 }

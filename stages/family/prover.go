@@ -47,6 +47,9 @@ type Prover interface {
 	// file makes it panic or hang; reading stops when ctx is done.
 	// Errors name the file.
 	ReadSystem(ctx context.Context, path string) (constraint.ConstraintSystem, error)
+	// Inputs are the counts of public and secret inputs a full witness of
+	// ccs (one of the family's systems) holds.
+	Inputs(ccs constraint.ConstraintSystem) Inputs
 	// Setup loads the key of req from the cache, or makes one (a
 	// development key: fresh randomness, or an unsafe SRS) and caches it,
 	// saying so on log; with req.Force it makes one whatever the cache

@@ -59,8 +59,8 @@ func TestACountOfCommitmentIndexesIsRefusedBeforeDecoding(t *testing.T) {
 	if err := os.WriteFile(vkFile, vkb, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	req := family.VerifyRequest{KeyRequest: family.KeyRequest{Dir: dir, Circuit: "mimc", Size: 50}, Manifest: "manifest.json", Partitions: 1, VKFile: vkFile}
-	if _, err := (plonk.Family{}).Verifier(context.Background(), req); err == nil || !strings.Contains(err.Error(), vkFile) || !strings.Contains(err.Error(), "declares commitments") {
+	req := family.KeyRequest{Dir: dir, System: family.System{Name: "mimc", Size: 50}}
+	if _, err := (plonk.Family{}).VerifyingKey(context.Background(), req, vkFile, 0); err == nil || !strings.Contains(err.Error(), vkFile) || !strings.Contains(err.Error(), "declares commitments") {
 		t.Errorf("verifying key file: %v, want the count refused naming %s", err, vkFile)
 	}
 }

@@ -272,8 +272,12 @@ func (k *key) Files() []string                   { return k.files }
 func (k *key) VerifyingKey() family.VerifyingKey { return k.vk }
 
 // Inputs are the SparseR1CS's public and secret inputs.
-func (k *key) Inputs() family.Inputs {
-	return family.Inputs{Public: len(k.k.SPR.Public), Secret: len(k.k.SPR.Secret)}
+func (k *key) Inputs() family.Inputs { return Family{}.Inputs(k.k.SPR) }
+
+// Inputs are a SparseR1CS's inputs a full witness holds: its public and
+// secret ones.
+func (Family) Inputs(ccs constraint.ConstraintSystem) family.Inputs {
+	return family.Inputs{Public: ccs.GetNbPublicVariables(), Secret: ccs.GetNbSecretVariables()}
 }
 
 // NewJob returns the job of the witnesses, one partition each.

@@ -1,6 +1,7 @@
 package plonk_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -11,26 +12,28 @@ import (
 
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/plonk"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // The family.Prover of PLONK: a key from the cache, a job's files checked
-// by the job, by a verifier from the cache and by one from the vk file;
-// another partition's public inputs, gnark's own prover as the baseline.
+// by the job, by the cache's verifying key and by the vk file's; another
+// partition's public inputs refused; the user's own keys read and checked
+// against the constraint system; gnark's own prover as the baseline.
 func TestFamilyFilesVerifyAndBaseline(t *testing.T) {
 	f := plonk.Family{}
 	ctx := context.Background()
-	req := family.KeyRequest{Dir: t.TempDir(), Circuit: "mimc", Size: 50}
+	req := family.KeyRequest{Dir: t.TempDir(), System: family.System{Name: "mimc", Size: 50}}
 	if _, err := f.Load(ctx, req); !errors.Is(err, family.ErrNotCached) {
 		t.Fatalf("empty cache: %v, want family.ErrNotCached", err)
 	}
-	if _, err := f.Setup(ctx, family.KeyRequest{Dir: req.Dir, Circuit: "nope", Size: 50}, io.Discard); err == nil || !strings.Contains(err.Error(), `"nope"`) {
+	if _, err := f.Setup(ctx, family.KeyRequest{Dir: req.Dir, System: family.System{Name: "nope", Size: 50}}, io.Discard); err == nil || !strings.Contains(err.Error(), `"nope"`) {
 		t.Errorf("unknown circuit: %v", err)
 	}
 	k, err := f.Setup(ctx, req, io.Discard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	j, err := k.NewJob(2, 42)
+	j, err := workloads.Job(k, 2, 42)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,41 +54,62 @@ func TestFamilyFilesVerifyAndBaseline(t *testing.T) {
 			t.Errorf("job's check of partition %d: %v", p, err)
 		}
 	}
-	vkBytes, err := j.VK()
-	if err != nil {
-		t.Fatal(err)
+	if err := j.Verify(1, files[0]); err == nil || !strings.Contains(err.Error(), "not the public inputs of its witness") {
+		t.Errorf("job: partition 0's files as partition 1's: %v", err)
 	}
 	vkFile := filepath.Join(t.TempDir(), "vk.bin")
-	if err := os.WriteFile(vkFile, vkBytes, 0o644); err != nil {
+	if err := os.WriteFile(vkFile, k.VerifyingKey().Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	vreq := family.VerifyRequest{KeyRequest: req, Manifest: "manifest.json", Key: k.Name(), Partitions: 2, Seed: 42}
-	fromCache, err := f.Verifier(ctx, vreq)
+	fromCache, err := f.VerifyingKey(ctx, req, "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	vreq.VKFile = vkFile
-	fromFile, err := f.Verifier(ctx, vreq)
+	fromFile, err := f.VerifyingKey(ctx, req, vkFile, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, v := range []family.Verifier{fromCache, fromFile} {
+	for _, v := range []family.VerifyingKey{fromCache, fromFile} {
 		for p := range files {
-			if err := v.Verify(p, files[p]); err != nil {
+			if err := v.Verify(files[p]); err != nil {
 				t.Errorf("%s: partition %d: %v", v.From(), p, err)
 			}
 		}
 		swapped := family.Files{Proof: files[0].Proof, Public: files[1].Public}
-		if err := v.Verify(1, swapped); err == nil {
-			t.Errorf("%s: partition 0's proof verified as partition 1's", v.From())
-		}
-		if err := v.Verify(0, family.Files{Proof: files[0].Proof, Public: files[1].Public}); err == nil || !strings.Contains(err.Error(), "public inputs are not the ones") {
-			t.Errorf("%s: another partition's public inputs: %v", v.From(), err)
+		if err := v.Verify(swapped); err == nil || !strings.Contains(err.Error(), "does not verify") {
+			t.Errorf("%s: partition 0's proof with partition 1's public inputs: %v", v.From(), err)
 		}
 	}
-	vreq.VKFile, vreq.Key = "", "plonk/mimc/0/other"
-	if _, err := f.Verifier(ctx, vreq); err == nil || !strings.Contains(err.Error(), "made with another key") {
-		t.Errorf("a manifest naming another key: %v", err)
+	// The user's own keys: the cache's key written as gnark writes it.
+	pk, ok := plonk.Unwrap(k)
+	if !ok {
+		t.Fatal("not a plonk key")
+	}
+	pkFile := filepath.Join(t.TempDir(), "pk.bin")
+	var pb bytes.Buffer
+	if _, err := pk.PK.WriteTo(&pb); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(pkFile, pb.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	own, rerr := f.ReadKeys(ctx, k.System(), pkFile, vkFile)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	if !bytes.Equal(own.VerifyingKey().Bytes(), k.VerifyingKey().Bytes()) {
+		t.Error("the user's keys read as another verifying key")
+	}
+	other, oerr := f.Setup(ctx, family.KeyRequest{Dir: t.TempDir(), System: family.System{Name: "chain", Size: 300}}, io.Discard)
+	if oerr != nil {
+		t.Fatal(oerr)
+	}
+	ovk := filepath.Join(t.TempDir(), "ovk.bin")
+	if err := os.WriteFile(ovk, other.VerifyingKey().Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.ReadKeys(ctx, k.System(), pkFile, ovk); err == nil || !strings.Contains(err.Error(), "holds another verifying key") {
+		t.Errorf("another circuit's verifying key: %v", err)
 	}
 	var b family.Baseline = f
 	if err := b.ProveBaseline(j, 1); err != nil {
@@ -100,7 +124,7 @@ func TestSetupCancelledWritesNoKey(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, force := range []bool{false, true} {
-		_, err := plonk.Family{}.Setup(ctx, family.KeyRequest{Dir: dir, Size: 100, Force: force}, io.Discard)
+		_, err := plonk.Family{}.Setup(ctx, family.KeyRequest{Dir: dir, System: family.System{Name: "chain", Size: 100}, Force: force}, io.Discard)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("force %v: %v, want context.Canceled", force, err)
 		}

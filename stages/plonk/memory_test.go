@@ -45,7 +45,7 @@ func TestDomainBoundCoversTheShippedCircuits(t *testing.T) {
 // device_streams=2) by less than 15%.
 func TestDeviceEstimateOfTheH200RunFitsItsMeasurement(t *testing.T) {
 	const gib = 1 << 30
-	req := family.KeyRequest{Circuit: "chain", Size: 1 << 19}
+	req := family.KeyRequest{System: family.System{Name: "chain", Size: 1 << 19}}
 	for _, c := range []struct {
 		params   map[string]string
 		measured float64
@@ -95,10 +95,10 @@ func TestHostEstimateCoversTheMeasuredPeaks(t *testing.T) {
 			t.Errorf("n %d, %d in flight, setup %v: estimate %d KiB, measured %d KiB", c.n, c.inFlight, c.setup, est/kib, c.measured/kib)
 		}
 	}
-	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: t.TempDir(), Circuit: "chain", Size: 1 << 17}, nil, 4); est != 0 || setup {
+	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: t.TempDir(), System: family.System{Name: "chain", Size: 1 << 17}}, nil, 4); est != 0 || setup {
 		t.Errorf("below a size of 2^18: %d bytes, setup %v; want no estimate", est, setup)
 	}
-	est, setup := Family{}.HostMemory(family.KeyRequest{Dir: t.TempDir(), Size: 1 << 18}, nil, 2)
+	est, setup := Family{}.HostMemory(family.KeyRequest{Dir: t.TempDir(), System: family.System{Name: "chain", Size: 1 << 18}}, nil, 2)
 	if want := hostEstimate(1<<19, 2, true); !setup || est != want {
 		t.Errorf("chain at 2^18, no key cached: %d bytes, setup %v; want %d with the setup", est, setup, want)
 	}
@@ -129,7 +129,7 @@ func TestDeviceEstimateOnTheCPUModelHasNoContext(t *testing.T) {
 	if e.Context != 0 || e.Steps != 2*(1<<24)*deviceStepPerN {
 		t.Errorf("cpu model at 2^24: context %d, steps %d; want 0 and 2 × n × %d", e.Context, e.Steps, deviceStepPerN)
 	}
-	est, parts, _ := Family{}.DeviceMemory(cpu.Model{}, family.KeyRequest{Circuit: "chain", Size: 1 << 19}, nil, 2)
+	est, parts, _ := Family{}.DeviceMemory(cpu.Model{}, family.KeyRequest{System: family.System{Name: "chain", Size: 1 << 19}}, nil, 2)
 	if est != EstimateDevice(cpu.Model{}, 1<<20, 2).Total() || strings.Contains(parts, "context") {
 		t.Errorf("cpu model: %d bytes (%s)", est, parts)
 	}

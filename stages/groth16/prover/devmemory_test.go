@@ -1,12 +1,12 @@
 package prover
 
 import (
+	"github.com/prooflane/prooflane/internal/units"
 	"testing"
 
 	"github.com/prooflane/prooflane/device/cpu"
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 // The device estimate's figures on the CUDA backend's model with the
@@ -16,7 +16,7 @@ import (
 func TestDeviceMemoryOnEachBackendsModel(t *testing.T) {
 	gpu := devcuda.Model(devcuda.Options{})
 	params := map[string]string{"resident": "2", "g2_on": "device", "gpu_workers": "2", "g2_workers": "2", "bases": "device"}
-	small := family.KeyRequest{Circuit: "chain", Size: 1 << 8}
+	small := family.KeyRequest{System: family.System{Name: "chain", Size: 1 << 8}}
 	host := map[string]string{"resident": "1", "g2_on": "cpu", "gpu_workers": "1", "bases": "host"}
 	resident := map[string]string{"resident": "1", "g2_on": "cpu", "gpu_workers": "1", "bases": "device"}
 	for _, c := range []struct {
@@ -30,9 +30,9 @@ func TestDeviceMemoryOnEachBackendsModel(t *testing.T) {
 		{"cuda, 2^12, bases resident", "772 MiB", "the proving key's bases 1.5 MiB, 1 resident partition(s) 2.5 MiB, context 768 MiB", resident, 1 << 12},
 		{"cuda, 2^12, bases on the host", "770.9 MiB", "the chunks of the proving key's bases kept on the host 384 KiB, 1 resident partition(s) 2.5 MiB, context 768 MiB", host, 1 << 12},
 	} {
-		est, parts, _ := Family{}.DeviceMemory(gpu, family.KeyRequest{Circuit: "chain", Size: c.size}, c.params, 1)
-		if keys.HumanBytes(est) != c.est || parts != c.parts {
-			t.Errorf("%s: %s (%s), want %s (%s)", c.name, keys.HumanBytes(est), parts, c.est, c.parts)
+		est, parts, _ := Family{}.DeviceMemory(gpu, family.KeyRequest{System: family.System{Name: "chain", Size: c.size}}, c.params, 1)
+		if units.Bytes(est) != c.est || parts != c.parts {
+			t.Errorf("%s: %s (%s), want %s (%s)", c.name, units.Bytes(est), parts, c.est, c.parts)
 		}
 	}
 	est, parts, _ := Family{}.DeviceMemory(cpu.Model{}, small, params, 1)

@@ -225,10 +225,13 @@ func (k *Key) System() family.System {
 // Constraints is the constraint system's count.
 func (k *Key) Constraints() int { return k.Set.R1CS.GetNbConstraints() }
 
-// Inputs are the R1CS's inputs a full witness holds (the public ones
-// without the constant one).
-func (k *Key) Inputs() family.Inputs {
-	return family.Inputs{Public: k.Set.R1CS.GetNbPublicVariables() - 1, Secret: k.Set.R1CS.GetNbSecretVariables()}
+// Inputs are the R1CS's inputs a full witness holds.
+func (k *Key) Inputs() family.Inputs { return Family{}.Inputs(k.Set.R1CS) }
+
+// Inputs are an R1CS's inputs a full witness holds: the public ones
+// without the constant one, and the secret ones.
+func (Family) Inputs(ccs constraint.ConstraintSystem) family.Inputs {
+	return family.Inputs{Public: ccs.GetNbPublicVariables() - 1, Secret: ccs.GetNbSecretVariables()}
 }
 
 // Files are the key's files: the cache's constraint system, proving key

@@ -14,12 +14,13 @@ import (
 
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // setup makes the chain circuit's keys of size 64 in a fresh cache.
 func setup(t testing.TB) (family.KeyRequest, family.Key) {
 	t.Helper()
-	req := family.KeyRequest{Dir: t.TempDir(), Size: 64}
+	req := family.KeyRequest{Dir: t.TempDir(), System: family.System{Name: "chain", Size: 64}}
 	k, err := Family{}.Setup(context.Background(), req, io.Discard)
 	if err != nil {
 		t.Fatal(err)
@@ -30,7 +31,7 @@ func setup(t testing.TB) (family.KeyRequest, family.Key) {
 // newJob is k's job of partitions witnesses from seed.
 func newJob(t testing.TB, k family.Key, partitions int, seed uint64) family.Job {
 	t.Helper()
-	j, err := k.NewJob(partitions, seed)
+	j, err := workloads.Job(k, partitions, seed)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func newJob(t testing.TB, k family.Key, partitions int, seed uint64) family.Job 
 func gnarkFiles(t testing.TB, j family.Job, p int) family.Files {
 	t.Helper()
 	gj := j.(*Job)
-	proof, err := g16.Prove(gj.set.R1CS, gj.set.PK, gj.Witnesses[p])
+	proof, err := g16.Prove(gj.R1CS, gj.PK, gj.Witnesses[p])
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,14 +54,14 @@ func gnarkFiles(t testing.TB, j family.Job, p int) family.Files {
 	return f
 }
 
-// A key set up through the family loads again under the same name with
-// the default circuit; a job's files verify through the job and through
-// verify's verifier, and another partition's do not.
-func TestGroth16FilesVerifyThroughTheJobAndTheVerifier(t *testing.T) {
+// A key set up through the family loads again under the same name; a
+// job's files verify through the job and through the verifying key, and
+// another partition's do not pass as its own.
+func TestGroth16FilesVerifyThroughTheJobAndTheVerifyingKey(t *testing.T) {
 	ctx := context.Background()
 	req, k := setup(t)
-	if k.Circuit() != DefaultCircuit || k.Constraints() < 1 || len(k.Files()) != 3 {
-		t.Fatalf("key %s: circuit %q, %d constraints, files %v", k.Name(), k.Circuit(), k.Constraints(), k.Files())
+	if sys := k.System(); sys.Name != "chain" || sys.Size != 64 || k.Constraints() < 1 || len(k.Files()) != 3 {
+		t.Fatalf("key %s: system %v, %d constraints, files %v", k.Name(), sys, k.Constraints(), k.Files())
 	}
 	again, err := Family{}.Load(ctx, req)
 	if err != nil || again.Name() != k.Name() {
@@ -74,78 +75,97 @@ func TestGroth16FilesVerifyThroughTheJobAndTheVerifier(t *testing.T) {
 	if err := j.Verify(1, f0); err == nil {
 		t.Error("job: partition 0's files verified as partition 1's")
 	}
-	v, err := Family{}.Verifier(ctx, family.VerifyRequest{KeyRequest: req, Manifest: "m.json", Constraints: k.Constraints(), Partitions: 2, Seed: 9})
+	vk, err := Family{}.VerifyingKey(ctx, req, "", k.Constraints())
 	if err != nil {
 		t.Fatal(err)
 	}
-	vk, _ := j.VK()
-	if !bytes.Equal(v.VK(), vk) || !strings.HasSuffix(v.From(), ".vk") {
-		t.Errorf("verifier's key %s is not the job's", v.From())
+	if !bytes.Equal(vk.Bytes(), k.VerifyingKey().Bytes()) || !strings.HasSuffix(vk.From(), ".vk") {
+		t.Errorf("the cache's verifying key %s is not the key's", vk.From())
 	}
-	if err := v.Verify(1, f1); err != nil {
-		t.Errorf("verifier: partition 1's own files: %v", err)
+	if err := vk.Verify(f1); err != nil {
+		t.Errorf("verifying key: partition 1's own files: %v", err)
 	}
-	f0.PublicName = "public-0.bin"
-	if err := v.Verify(1, family.Files{Proof: f1.Proof, Public: f0.Public}); err == nil {
-		t.Error("verifier: partition 1's proof with partition 0's public inputs verified")
-	}
-	if err := v.Verify(1, f0); err == nil || !strings.Contains(err.Error(), `public-0.bin: not the public inputs of circuit "chain" size 64 seed 9 partition 1`) {
-		t.Errorf("verifier: partition 0's files as partition 1's: %v", err)
+	if err := vk.Verify(family.Files{Proof: f1.Proof, Public: f0.Public}); err == nil {
+		t.Error("verifying key: partition 1's proof with partition 0's public inputs verified")
 	}
 }
 
-// verify's verifier refuses what does not fit the cache: a missing key
-// (family.ErrNotCached, advising --vk), a manifest's constraint count that
-// is not the cache's; a --vk file is used instead of the cache.
-func TestGroth16VerifierChecksTheManifestAgainstTheKey(t *testing.T) {
+// The cache's verifying key is refused when it does not fit: a missing
+// key (family.ErrNotCached), a constraint count that is not the cache's;
+// a --vk file is used instead of the cache.
+func TestGroth16VerifyingKeyChecksTheRequestAgainstTheCache(t *testing.T) {
 	ctx := context.Background()
 	req, k := setup(t)
-	base := family.VerifyRequest{KeyRequest: req, Manifest: "dir/manifest.json", Constraints: k.Constraints(), Partitions: 1, Seed: 1, DirVK: "dir/vk.bin"}
-
-	empty := base
+	empty := req
 	empty.Dir = t.TempDir()
-	_, err := Family{}.Verifier(ctx, empty)
-	if !errors.Is(err, family.ErrNotCached) || !strings.Contains(err.Error(), "--vk dir/vk.bin") {
+	if _, err := (Family{}).VerifyingKey(ctx, empty, "", k.Constraints()); !errors.Is(err, family.ErrNotCached) || !strings.Contains(err.Error(), "--vk FILE") {
 		t.Errorf("empty cache: %v", err)
 	}
-	wrong := base
-	wrong.Constraints++
-	if _, err := (Family{}).Verifier(ctx, wrong); err == nil || !strings.Contains(err.Error(), "dir/manifest.json: constraints is") {
+	if _, err := (Family{}).VerifyingKey(ctx, req, "", k.Constraints()+1); err == nil || !strings.Contains(err.Error(), "constraints, but chain/64 has") {
 		t.Errorf("constraint count off by one: %v", err)
 	}
-
 	j := newJob(t, k, 1, 1)
-	vk, err := j.VK()
-	if err != nil {
-		t.Fatal(err)
-	}
 	file := filepath.Join(t.TempDir(), "vk.bin")
-	if err := os.WriteFile(file, vk, 0o644); err != nil {
+	if err := os.WriteFile(file, k.VerifyingKey().Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	named := empty
-	named.VKFile = file
-	v, err := Family{}.Verifier(ctx, named)
-	if err != nil || v.From() != file {
-		t.Fatalf("--vk: %v, from %v", err, v)
+	vk, err := Family{}.VerifyingKey(ctx, empty, file, 0)
+	if err != nil || vk.From() != file {
+		t.Fatalf("--vk: %v, from %v", err, vk)
 	}
-	if err := v.Verify(0, gnarkFiles(t, j, 0)); err != nil {
+	if err := vk.Verify(gnarkFiles(t, j, 0)); err != nil {
 		t.Errorf("--vk: %v", err)
 	}
 }
 
-// Circuits and sizes: the default first, an unknown circuit and a size
-// below the circuit's minimum refused before any work.
+// Sizes and circuits are checked before any work: an unknown built-in
+// circuit, a size of 0 and one above MaxSize are refused.
 func TestGroth16RequestsAreCheckedFirst(t *testing.T) {
 	f := Family{}
-	if c := f.Circuits(); c[0] != DefaultCircuit || len(c) < 3 {
-		t.Errorf("circuits %v", c)
-	}
-	for _, req := range []family.KeyRequest{{Circuit: "nope", Size: 64}, {Size: 1}, {Size: MaxSize + 1}} {
-		req.Dir = t.TempDir()
-		if _, err := f.Setup(context.Background(), req, io.Discard); err == nil {
-			t.Errorf("%+v: set up", req)
+	for _, sys := range []family.System{{Name: "nope", Size: 64}, {Name: "chain", Size: 0}, {Name: "chain", Size: MaxSize + 1}} {
+		if _, err := f.Setup(context.Background(), family.KeyRequest{Dir: t.TempDir(), System: sys}, io.Discard); err == nil {
+			t.Errorf("%v: set up", sys)
 		}
+	}
+}
+
+// A user's own keys are read and checked against the constraint system:
+// another circuit's are refused naming the mismatch before any proving.
+func TestGroth16UserKeysAreCheckedAgainstTheConstraintSystem(t *testing.T) {
+	ctx := context.Background()
+	_, k := setup(t)
+	dir := t.TempDir()
+	sys := k.System()
+	gk := k.(*Key)
+	write := func(name string, w interface{ WriteTo(io.Writer) (int64, error) }) string {
+		var b bytes.Buffer
+		if _, err := w.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	pk, vk := write("pk", gk.Set.PK), write("vk", gk.Set.VK)
+	own, err := Family{}.ReadKeys(ctx, sys, pk, vk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (Family{}).ProveBaseline(newJob(t, own, 1, 4), 0); err != nil {
+		t.Errorf("a proof with the user's own keys: %v", err)
+	}
+	other, err := Family{}.Setup(ctx, family.KeyRequest{Dir: t.TempDir(), System: family.System{Name: "chain", Size: 256}}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opk, ovk := write("opk", other.(*Key).Set.PK), write("ovk", other.(*Key).Set.VK)
+	if _, err := (Family{}).ReadKeys(ctx, sys, opk, ovk); err == nil || !strings.Contains(err.Error(), "proving key is for") {
+		t.Errorf("another circuit's keys: %v", err)
+	}
+	if _, err := (Family{}).ReadKeys(ctx, sys, pk, ovk); err == nil || !strings.Contains(err.Error(), "--pk") {
+		t.Errorf("a proving key with another circuit's verifying key: %v", err)
 	}
 }
 
@@ -220,21 +240,21 @@ func TestMemEstimateFormula(t *testing.T) {
 		t.Error("with 10 partitions the prove needs more than the setup: the estimate is the larger")
 	}
 	dir := t.TempDir()
-	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: 1 << 17}, nil, 4); est != 0 || setup {
+	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, System: family.System{Name: "chain", Size: 1 << 17}}, nil, 4); est != 0 || setup {
 		t.Errorf("below 2^18: %d, %v; want no estimate", est, setup)
 	}
-	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: n}, nil, 10); est != memEstimate(c, n, 10, 0, true) || !setup {
+	if est, setup := (Family{}).HostMemory(family.KeyRequest{Dir: dir, System: family.System{Name: "chain", Size: n}}, nil, 10); est != memEstimate(c, n, 10, 0, true) || !setup {
 		t.Errorf("nothing cached: %d, %v; want the setup counted", est, setup)
 	}
 	// g2_on: cpu beside a device counts the host's G2 MSMs, g2_workers
 	// of them at most (2 by default), never more than the partitions.
 	// (a key cached: the prove's estimate, not the setup's)
 	cached := t.TempDir()
-	_, pk, _ := keys.Cache{Dir: cached}.Paths(DefaultCircuit, n)
+	_, pk, _ := keys.Cache{Dir: cached}.Paths("chain", n)
 	if err := os.WriteFile(pk, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dev := family.KeyRequest{Dir: cached, Size: n, OnDevice: true}
+	dev := family.KeyRequest{Dir: cached, System: family.System{Name: "chain", Size: n}, OnDevice: true}
 	for _, tc := range []struct {
 		params   map[string]string
 		inFlight int
@@ -250,7 +270,7 @@ func TestMemEstimateFormula(t *testing.T) {
 			t.Errorf("%v, %d in flight: %d bytes more than g2_on: device, want %d host G2 MSMs' %d", tc.params, tc.inFlight, with-without, tc.msms, tc.msms*n*hostG2PerC)
 		}
 	}
-	if cpuOnly, _ := (Family{}).HostMemory(family.KeyRequest{Dir: dir, Size: n}, map[string]string{"g2_on": "cpu"}, 4); cpuOnly != memEstimate(c, n, 4, 0, true) {
+	if cpuOnly, _ := (Family{}).HostMemory(family.KeyRequest{Dir: dir, System: family.System{Name: "chain", Size: n}}, map[string]string{"g2_on": "cpu"}, 4); cpuOnly != memEstimate(c, n, 4, 0, true) {
 		t.Error("on the CPU backend every MSM is on the host already: g2_on: cpu adds nothing")
 	}
 }

@@ -23,7 +23,7 @@ func TestSetupOnTheRequestsBackendMakesKeysThatProve(t *testing.T) {
 	defer be.Close()
 	dir := t.TempDir()
 	var log strings.Builder
-	req := family.KeyRequest{Dir: dir, Circuit: "chain", Size: 256, Force: true, Backend: be}
+	req := family.KeyRequest{Dir: dir, System: family.System{Name: "chain", Size: 256}, Force: true, Backend: be}
 	if _, err := (Family{}).Setup(context.Background(), req, &log); err != nil {
 		t.Fatal(err)
 	}
