@@ -15,6 +15,8 @@ import (
 	"testing"
 
 	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/constraint"
+	"github.com/consensys/gnark/frontend"
 
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/builtin"
@@ -29,7 +31,18 @@ import (
 // cache, a partition's proof the sha256 of key and public witness, and
 // its verifying key file the key itself. It has every kind of file a
 // family may write (proof, public inputs, a verifying key).
-type toyFamily struct{ prover.Family }
+type toyFamily struct{}
+
+func (toyFamily) Layout() family.Layout { return family.Layout{Public: true, VK: "vk.bin"} }
+func (toyFamily) Compile(name string, c frontend.Circuit) (constraint.ConstraintSystem, error) {
+	return prover.Family{}.Compile(name, c)
+}
+func (toyFamily) ReadSystem(ctx context.Context, path string) (constraint.ConstraintSystem, error) {
+	return prover.Family{}.ReadSystem(ctx, path)
+}
+func (toyFamily) Inputs(ccs constraint.ConstraintSystem) family.Inputs {
+	return prover.Family{}.Inputs(ccs)
+}
 
 func (toyFamily) Name() string               { return "toy" }
 func (toyFamily) ProofType() stages.DataType { return "toy.proof" }

@@ -156,14 +156,14 @@ func (f *proveFlags) traceIn(fs *flag.FlagSet) string {
 // proveRun is one prove: the pipeline, its family's key and job, the
 // backend, and the output directory being written.
 type proveRun struct {
-	f          *proveFlags
-	p          *runtime.Pipeline
-	fp         family.Prover
-	key        family.Key
-	job        family.Job
-	be         device.Backend
-	od         *outDir
-	nDev       int
+	f    *proveFlags
+	p    *runtime.Pipeline
+	fp   family.Prover
+	key  family.Key
+	job  family.Job
+	be   device.Backend
+	od   *outDir
+	nDev int
 }
 
 func runProve(args []string, stdout, stderr io.Writer) (err error) {
@@ -324,7 +324,7 @@ func (r *proveRun) prove(ctx context.Context, prov *pl.Provider, show bool, stde
 		return nil, 0, err
 	}
 	began := time.Now()
-	res, err := e.Run(ctx, runtime.Job{ID: r.key.System().String(), Partitions: nParts, Payload: r.job.Payload()})
+	res, err := e.Run(ctx, runtime.Job{ID: fmt.Sprintf("%s-%d", r.key.System().Name, r.key.System().Size), Partitions: nParts, Payload: r.job.Payload()})
 	el := time.Since(began)
 	pr.Stop()
 	// The engine goes before the backend it was lent.
@@ -357,7 +357,7 @@ func (r *proveRun) write(res *runtime.Result, el time.Duration) (manifest, error
 		if r.f.pk != "" {
 			err = fmt.Errorf("%w (with --pk %s and --vk %s: keys of another circuit or of two setups make proofs that do not verify)", err, r.f.pk, r.f.vk)
 		}
-		return m, fmt.Errorf("%w: nothing is written", err)
+		return m, fmt.Errorf("%w: the proof is not written", err)
 	}
 	return m, writeRun(r.od, r.fp, &m, r.key.VerifyingKey().Bytes(), parts)
 }

@@ -45,12 +45,19 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	if errors.Is(err, family.ErrNotCached) && dirVK != "" {
 		return fmt.Errorf("%w (the directory's own key only if you trust it: --vk %s)", err, dirVK)
 	}
+	if err != nil && !errors.Is(err, family.ErrNotCached) {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, manifestFile), err)
+	}
 	if err != nil {
 		return err
 	}
 	failed := verifyAll(c, fp, dir, m, verifyingWith(m, c, *vkPath, dir), stdout)
 	if failed > 0 {
 		fmt.Fprintf(stderr, "prooflane verify: %d of %d proofs in %s do not verify\n", failed, m.Partitions, dir)
+		if name := family.KeyName(m.system(), c.vk.Bytes()); *vkPath == "" && m.Key != "" && m.Key != name {
+			fmt.Fprintf(stderr, "prooflane verify: the proofs were made with another key: %s names key %s, %s is key %s\n",
+				filepath.Join(dir, manifestFile), m.Key, c.vk.From(), name)
+		}
 		if *vkPath == "" && dirVK != "" && differentVK(c.vk.Bytes(), dirVK) {
 			fmt.Fprintf(stderr, "prooflane verify: note: %s is not the verifying key the prover wrote to %s: the keys were set up again since, or proved with another --keys directory; if you trust the directory, check against the prover's key with --vk %s\n",
 				c.vk.From(), dirVK, dirVK)

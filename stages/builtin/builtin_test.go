@@ -23,7 +23,7 @@ func TestEveryShippedStageTypePassesTheLifecycleCheck(t *testing.T) {
 // Which shipped types keep their device busy is declared on the type:
 // Groth16's kernels stage does, its upload does not; a type declared busy
 // always runs on a device (a busy stage off any device does not load).
-// vcommit's one stage is its MSM kernel: busy. PLONK's device stages
+// PLONK's device stages
 // are its commitments and the quotient's kernels: busy.
 func TestShippedTypesDeclareWhichKeepTheDeviceBusy(t *testing.T) {
 	reg := Registry()
@@ -37,7 +37,7 @@ func TestShippedTypesDeclareWhichKeepTheDeviceBusy(t *testing.T) {
 			}
 		}
 	}
-	want := []string{"groth16.gpu_compute", "plonk.batch_open", "plonk.commit_lro", "plonk.commit_z", "plonk.open", "plonk.quotient", "vcommit.commit"}
+	want := []string{"groth16.gpu_compute", "plonk.batch_open", "plonk.commit_lro", "plonk.commit_z", "plonk.open", "plonk.quotient"}
 	if !slices.Equal(busy, want) {
 		t.Errorf("busy types %v, want %v", busy, want)
 	}

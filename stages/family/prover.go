@@ -108,8 +108,24 @@ func CompiledSystem(ccs constraint.ConstraintSystem) (System, error) {
 // not a built-in circuit's.
 func IsCompiled(name string) bool { return strings.HasPrefix(name, compiledPrefix) }
 
-// String is the system's name and size, as errors and logs show it.
-func (s System) String() string { return fmt.Sprintf("%s/%d", s.Name, s.Size) }
+// String names the system in errors and logs: `circuit "chain" size
+// 4096`, or `constraint system circuit-0123456789abcdef (N constraints)`.
+func (s System) String() string {
+	if IsCompiled(s.Name) {
+		return fmt.Sprintf("constraint system %s (%d constraints)", s.Name, s.Size)
+	}
+	return fmt.Sprintf("circuit %q size %d", s.Name, s.Size)
+}
+
+// KeyName is the name of the key of sys whose verifying key file is vk:
+// the system's name and size and the first 8 bytes of the file's SHA-256
+// in hex, so that two setups of one system differ ("chain-4096/0a1b...").
+// Every family names its keys so (Key.Name), and verify compares a
+// manifest's with the key it checks with.
+func KeyName(sys System, vk []byte) string {
+	sum := sha256.Sum256(vk)
+	return fmt.Sprintf("%s-%d/%s", sys.Name, sys.Size, hex.EncodeToString(sum[:8]))
+}
 
 // KeyRequest names one of a family's keys in a key cache.
 type KeyRequest struct {
@@ -144,9 +160,8 @@ type Layout struct {
 
 // Key is one of a family's keys, loaded, with its constraint system.
 type Key interface {
-	// Name identifies the key (recorded in the manifest): its system's
-	// name and size and a digest of its verifying key, so that two
-	// setups of one system differ.
+	// Name identifies the key (recorded in the manifest): KeyName of its
+	// system and verifying key.
 	Name() string
 	// System is the key's constraint system.
 	System() System

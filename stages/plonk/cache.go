@@ -67,6 +67,10 @@ func (c Cache) Load(ctx context.Context, circuit string, size int) (*Key, worklo
 // system the caller has (compiled, or read from a user's file), under
 // the key file's shared lock; ErrNotCached when the file is missing.
 func (c Cache) LoadSystem(ctx context.Context, name string, size int, spr *cs.SparseR1CS) (*Key, error) {
+	if _, err := os.Stat(c.Path(name, size)); errors.Is(err, os.ErrNotExist) {
+		// Nothing cached: no lock file made for a key that is not there.
+		return nil, fmt.Errorf("%s: %w", c.Path(name, size), ErrNotCached)
+	}
 	release, err := keyfile.Lock(ctx, c.lockPath(name, size), false, nil)
 	if err != nil {
 		return nil, err

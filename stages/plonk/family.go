@@ -159,7 +159,7 @@ func (f Family) ReadKeys(ctx context.Context, sys family.System, pkFile, vkFile 
 	}
 	pk, err := ReadUserPK(ctx, pkFile, domainSize(spr))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("--pk %s: %w", pkFile, err)
 	}
 	a, b := encodeVKRaw(vk), encodeVKRaw(pk.Vk)
 	if !bytes.Equal(a, b) {

@@ -100,4 +100,3 @@ func EstimateDevice(m device.MemoryModel, size int, p DevicePlan) DeviceEstimate
 	}
 	return e
 }
-

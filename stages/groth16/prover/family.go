@@ -211,11 +211,8 @@ func newKey(s *keys.Set, cache keys.Cache) *Key {
 	return k
 }
 
-// Name is the system's name and size and a digest of the verifying key:
-// two setups of one system have different names.
-func (k *Key) Name() string {
-	return fmt.Sprintf("%s-%d/%s", k.Set.Circuit, k.Set.Size, k.vk.digest())
-}
+// Name is family.KeyName of the key's system and verifying key.
+func (k *Key) Name() string { return family.KeyName(k.System(), k.vk.bytes) }
 
 // System is the key's constraint system.
 func (k *Key) System() family.System {

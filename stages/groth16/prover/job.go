@@ -2,8 +2,6 @@ package prover
 
 import (
 	"bytes"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
@@ -120,12 +118,6 @@ func (v *verifyingKey) Verify(f family.Files) error {
 		return named("read ", f.PublicName, err)
 	}
 	return groth16.VerifyProof(v.vk, proof, pub)
-}
-
-// digest is the first 8 bytes of vk.bin's sha256, in hex.
-func (v *verifyingKey) digest() string {
-	sum := sha256.Sum256(v.bytes)
-	return hex.EncodeToString(sum[:8])
 }
 
 var (

@@ -101,7 +101,7 @@ func TestGroth16VerifyingKeyChecksTheRequestAgainstTheCache(t *testing.T) {
 	if _, err := (Family{}).VerifyingKey(ctx, empty, "", k.Constraints()); !errors.Is(err, family.ErrNotCached) || !strings.Contains(err.Error(), "--vk FILE") {
 		t.Errorf("empty cache: %v", err)
 	}
-	if _, err := (Family{}).VerifyingKey(ctx, req, "", k.Constraints()+1); err == nil || !strings.Contains(err.Error(), "constraints, but chain/64 has") {
+	if _, err := (Family{}).VerifyingKey(ctx, req, "", k.Constraints()+1); err == nil || !strings.Contains(err.Error(), "constraints is 65, but circuit \"chain\" size 64 has") {
 		t.Errorf("constraint count off by one: %v", err)
 	}
 	j := newJob(t, k, 1, 1)
@@ -137,7 +137,9 @@ func TestGroth16UserKeysAreCheckedAgainstTheConstraintSystem(t *testing.T) {
 	dir := t.TempDir()
 	sys := k.System()
 	gk := k.(*Key)
-	write := func(name string, w interface{ WriteTo(io.Writer) (int64, error) }) string {
+	write := func(name string, w interface {
+		WriteTo(io.Writer) (int64, error)
+	}) string {
 		var b bytes.Buffer
 		if _, err := w.WriteTo(&b); err != nil {
 			t.Fatal(err)

@@ -40,7 +40,7 @@ func (f Family) VerifyingKey(ctx context.Context, req family.KeyRequest, file st
 			return nil, err
 		}
 		if n := r1cs.GetNbConstraints(); n != constraints {
-			return nil, fmt.Errorf("%d constraints, but %s has %d in the key cache %s", constraints, req.System, n, cache.Dir)
+			return nil, fmt.Errorf("constraints is %d, but %s has %d (the key cache's constraint system)", constraints, req.System, n)
 		}
 	}
 	_, _, from := cache.Paths(name, size)
