@@ -7,8 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/proving"
+	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/workloads"
 )
