@@ -263,6 +263,13 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if !isLoopback(host) && token == "" {
 		return usageErrorf(fs, "--addr %q is not loopback: a bearer token is required (--token-file or $%s)", *addr, tokenEnv)
 	}
+	// Both ports are taken before anything starts: one in use fails at
+	// once, naming its flag.
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: the API cannot listen there: %w (is another prooflane serve running? give --addr another address)", *addr, err)
+	}
+	defer ln.Close() // when serveAPI is not reached; closing twice is harmless
 	ctx, stop := signalContext()
 	defer stop()
 	q, err := qf.open(stderr)
@@ -296,7 +303,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	} else {
 		wkDone <- nil
 	}
-	err = serveAPI(ctx, srv, *addr, *tlsCert, *tlsKey, stderr)
+	err = serveAPI(ctx, srv, ln, *tlsCert, *tlsKey, stderr)
+	stop() // the API ended (a signal, or it failed): so does the worker
 	if werr := <-wkDone; err == nil {
 		err = werr
 	}
@@ -306,13 +314,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// serveAPI serves the API on addr (HTTPS with a certificate) until ctx
-// is done.
-func serveAPI(ctx context.Context, srv *service.Server, addr, tlsCert, tlsKey string, stderr io.Writer) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
-	}
+// serveAPI serves the API on ln (HTTPS with a certificate) until ctx is
+// done.
+func serveAPI(ctx context.Context, srv *service.Server, ln net.Listener, tlsCert, tlsKey string, stderr io.Writer) error {
+	var err error
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	scheme := "http"
 	if tlsCert != "" {
@@ -394,6 +399,11 @@ type queue struct {
 func (q *queueFlags) open(stderr io.Writer) (*queue, error) {
 	out := &queue{url: q.natsURL}
 	var err error
+	if q.natsURL == "" {
+		if err := portFree(q.natsListen); err != nil {
+			return nil, err
+		}
+	}
 	if q.natsURL == "" || q.secretFile == "" {
 		if err := os.MkdirAll(q.data, 0o700); err != nil {
 			return nil, fmt.Errorf("--data: %w", err)
@@ -569,6 +579,20 @@ func startEmbedded(listen, data string, secret service.Secret, syncAlways bool) 
 		e.url = ns.ClientURL()
 	}
 	return e, nil
+}
+
+// portFree fails at once when the embedded NATS's --nats-listen address
+// is taken: the server would otherwise retry it unseen until its start
+// times out.
+func portFree(listen string) error {
+	if listen == "none" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("--nats-listen %q: the embedded NATS cannot listen there: %w (is another prooflane serve running? give --nats-listen another address, or none for in-process workers only)", listen, err)
+	}
+	return ln.Close()
 }
 
 // checkNATSListen checks --nats-listen: "none", or a host and port. Off
