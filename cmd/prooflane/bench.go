@@ -233,8 +233,8 @@ func (f *benchFlags) printHeader(stderr io.Writer, fp family.Prover, key family.
 	if len(fp.Circuits()) == 0 {
 		what = fmt.Sprintf("the %s family at size %d", fp.Name(), size)
 	}
-	fmt.Fprintf(stderr, "bench: %s, %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
-		what, f.jobs, f.partitions, f.inflight, backend, nDev)
+	fmt.Fprintf(stderr, "bench: %s, %d jobs × %d partitions, %d in flight, backend %s, %s\n",
+		what, f.jobs, f.partitions, f.inflight, backend, plural(nDev, "device"))
 }
 
 // benchOutput is bench --json (docs/json.md).

@@ -88,7 +88,8 @@ func TestBenchOfTheVcommitFamilyWithEveryProofVerified(t *testing.T) {
 	if rc != 0 {
 		t.Fatalf("exit %d:\n%s", rc, stderr)
 	}
-	if !strings.Contains(out, "| vcommit ") || !strings.Contains(stderr, "bench: vcommit: 4 proofs in") || strings.Count(stderr, "every one verified") != 1 {
+	if !strings.Contains(out, "| vcommit ") || !strings.Contains(stderr, "bench: vcommit: 4 proofs in") || strings.Count(stderr, "every one verified") != 1 ||
+		!strings.Contains(stderr, ", backend cpu, 1 device\n") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out, stderr)
 	}
 

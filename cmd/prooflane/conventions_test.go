@@ -5,6 +5,7 @@ import (
 	"flag"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime/debug"
 	"strings"
@@ -94,12 +95,52 @@ func TestVersionNamesModuleVersionAndRevision(t *testing.T) {
 	}
 	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/prooflane/prooflane", Version: "v0.3.0"},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "815ae93"}, {Key: "vcs.modified", Value: "true"}}}
-	if got, want := versionLine(bi), "prooflane v0.3.0 github.com/prooflane/prooflane revision 815ae93 (modified) go1.26.8"; got != want {
+	if got, want := versionLine(bi, ""), "prooflane v0.3.0 github.com/prooflane/prooflane revision 815ae93 (modified) go1.26.8"; got != want {
 		t.Errorf("versionLine = %q, want %q", got, want)
 	}
+	// go install of a tagged module: the version says it all.
 	bi.Settings = nil
-	if got := versionLine(bi); !strings.Contains(got, "no VCS revision recorded") {
-		t.Errorf("without vcs settings: %q", got)
+	if got, want := versionLine(bi, ""), "prooflane v0.3.0 github.com/prooflane/prooflane go1.26.8"; got != want {
+		t.Errorf("a tagged module without vcs settings: %q, want %q", got, want)
+	}
+	bi.Main.Version = "(devel)"
+	if got := versionLine(bi, ""); !strings.Contains(got, "no VCS revision recorded") {
+		t.Errorf("a devel build without vcs settings: %q", got)
+	}
+	// make build stamps git describe in.
+	if got, want := versionLine(bi, "v0.3.0-4-g815ae93-dirty"), "prooflane v0.3.0-4-g815ae93-dirty github.com/prooflane/prooflane go1.26.8"; got != want {
+		t.Errorf("stamped: %q, want %q", got, want)
+	}
+}
+
+// make build stamps the checkout's git describe into main.version, which
+// --version prints; the family list of prove's summary is the registry's.
+func TestMakeBuildStampsTheVersion(t *testing.T) {
+	make, err := exec.LookPath("make")
+	git, gerr := exec.LookPath("git")
+	if err != nil || gerr != nil {
+		t.Skip("needs make and git")
+	}
+	describe, err := exec.Command(git, "describe", "--always", "--dirty").Output()
+	if err != nil {
+		t.Skipf("git describe: %v (not a git checkout?)", err)
+	}
+	cmd := exec.Command(make, "-n", "build")
+	cmd.Dir = "../.."
+	out, err := cmd.CombinedOutput()
+	if want := "-X main.version=" + strings.TrimSpace(string(describe)); err != nil || !strings.Contains(string(out), want) {
+		t.Errorf("make -n build: %v, want %q in:\n%s", err, want, out)
+	}
+	defer func(v string) { version = v }(version)
+	version = "v9.9.9-stamped"
+	if rc, out, _ := prooflane(t, "--version"); rc != 0 || !strings.HasPrefix(out, "prooflane v9.9.9-stamped ") {
+		t.Errorf("--version with a stamped version: exit %d, %q", rc, out)
+	}
+	_, help, _ := prooflane(t, "help")
+	for _, fam := range shipped.families().Names() {
+		if !strings.Contains(help, fam+",") && !strings.Contains(help, fam+")") {
+			t.Errorf("the summaries name no family %q:\n%s", fam, help)
+		}
 	}
 }
 

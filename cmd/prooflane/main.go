@@ -162,6 +162,19 @@ func didYouMean(word string, candidates []string, prefix string) string {
 	return fmt.Sprintf(" (did you mean %s%s?)", prefix, s)
 }
 
+// plural is "1 device", "2 devices".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// familyList is the registered proof families' names, for summaries.
+func familyList() string {
+	return strings.Join(shipped.families().Names(), ", ")
+}
+
 func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {

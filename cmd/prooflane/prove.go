@@ -21,7 +21,7 @@ import (
 )
 
 func init() {
-	register("prove", command{summary: "prove a job of a proof family (groth16, vcommit) with a pipeline and write the proofs", run: runProve})
+	register("prove", command{summary: "prove a job of a proof family (" + familyList() + ") with a pipeline and write the proofs", run: runProve})
 }
 
 // proveFlags are prove's flags.
