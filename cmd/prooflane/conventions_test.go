@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"flag"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"os"
 	"os/exec"
@@ -245,5 +248,43 @@ func TestTyposGetADidYouMeanAndExitTwo(t *testing.T) {
 		if rc != 2 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, rc, stderr, c.want)
 		}
+	}
+}
+
+// maxFuncLines bounds a function of cmd/prooflane: flags and printing,
+// with the work in packages, fit in 80 lines; a longer one is split.
+const maxFuncLines = 80
+
+// No function in the command's own files (tests aside) is longer than
+// maxFuncLines, from its func line to its closing brace.
+func TestNoCommandFunctionIsOver80Lines(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	checked := 0
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		f, err := parser.ParseFile(fset, name, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			fn, ok := d.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			checked++
+			from, to := fset.Position(fn.Pos()), fset.Position(fn.End())
+			if n := to.Line - from.Line + 1; n > maxFuncLines {
+				t.Errorf("%s:%d: func %s is %d lines, over %d: split it", name, from.Line, fn.Name.Name, n, maxFuncLines)
+			}
+		}
+	}
+	if checked < 100 {
+		t.Errorf("checked %d functions; the command has more", checked)
 	}
 }
