@@ -3,8 +3,10 @@
 // Conventions every subcommand follows: help asked for (-h, --help,
 // `prooflane help CMD`) goes to stdout and exits 0; a mistake on the
 // command line (an unknown flag, a bad flag value, a missing or extra
-// argument) prints the reason first, then one usage line and where the
-// help is, on stderr, and exits 2; a failure of the work itself exits 1.
+// argument) prints the reason first (with the closest command, flag or
+// pipeline name when one is near), then one usage line and where the help
+// is, on stderr, and exits 2; a failure of the work itself exits 1.
+// Flags and arguments come in any order; `--` ends the flags.
 package main
 
 import (
@@ -133,7 +135,7 @@ func help(args []string, stdout, stderr io.Writer) int {
 	}
 	// Every command answers -h with a helpRequest before doing any work,
 	// wherever the -h is among its arguments.
-	return report(args[0], c.run(append(args[1:], "-h"), io.Discard, io.Discard), stdout, stderr)
+	return report(args[0], c.run(append(slices.Clone(args[1:]), "-h"), io.Discard, io.Discard), stdout, stderr)
 }
 
 // suggestCommand is " (did you mean "prove"?)" for a misspelt command
