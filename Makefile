@@ -8,10 +8,14 @@ PKGS := ./...
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
 
-# With the cuda tag the library's hash goes into the binary: Go's build
-# cache does not notice libprooflane_cuda.a changing, and would link a stale one.
+# The checkout's git describe goes into the binary as the version that
+# --version prints (go install's builds print the module version instead).
+# With the cuda tag the library's hash goes in too: Go's build cache does
+# not notice libprooflane_cuda.a changing, and would link a stale one.
+VERSION ?= $(shell git describe --always --dirty 2>/dev/null)
+
 build: ## build bin/prooflane (CPU backend; add TAGS=cuda after `make cuda` for GPUs)
-	$(GO) build $(if $(TAGS),-tags $(TAGS) -ldflags=-X=github.com/prooflane/prooflane/cuda.libHash=$$(sha1sum cuda/build/libprooflane_cuda.a | cut -c1-16)) -o bin/prooflane ./cmd/prooflane
+	$(GO) build $(if $(TAGS),-tags $(TAGS)) -ldflags "-X main.version=$(VERSION)$(if $(TAGS), -X github.com/prooflane/prooflane/cuda.libHash=$$(sha1sum cuda/build/libprooflane_cuda.a | cut -c1-16))" -o bin/prooflane ./cmd/prooflane
 
 # go test -json through internal/testreport: the usual result lines, the
 # output of failing tests, and a closing list of skipped tests with their

@@ -22,6 +22,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/prooflane/prooflane/internal/regfile"
+	"github.com/prooflane/prooflane/internal/suggest"
 )
 
 //go:embed *.yaml
@@ -93,18 +94,37 @@ var retired = map[string]string{
 	"vcommit": "it was a toy second proof family, a vector commitment; PLONK is the second family now (pipelines plonk, plonk-single-lock), and the vector commitment lives on as an example of a stage family of one's own in stages/example/vcommit",
 }
 
+// ErrNotFound is what Open's and Source's errors wrap (errors.Is) when
+// the name is no embedded pipeline (and, for Source, no file either): a
+// mistake in what the user typed. The message names the closest
+// embedded pipeline when one is near.
+var ErrNotFound = errors.New("no such pipeline")
+
+// notFound is an ErrNotFound with its own message.
+type notFound string
+
+func (e notFound) Error() string        { return string(e) }
+func (e notFound) Is(target error) bool { return target == ErrNotFound }
+
+// closest is `did you mean "groth16"? ` for the embedded pipeline
+// nearest to name, or "".
+func closest(name string) string {
+	if s := suggest.Closest(strings.TrimSuffix(name, ".yaml"), Names()); s != "" {
+		return fmt.Sprintf("did you mean %q? ", s)
+	}
+	return ""
+}
+
 // Open returns the bytes of the embedded pipeline called name ("groth16"
 // or "groth16.yaml") and the file name its problems are reported against.
 func Open(name string) (file string, src []byte, err error) {
 	base := strings.TrimSuffix(name, ".yaml")
-	if base == "" || strings.ContainsAny(base, `/\`) || base != path.Clean(base) {
-		return "", nil, fmt.Errorf("no embedded pipeline %q (embedded: %s)", name, strings.Join(Names(), ", "))
+	if base != "" && !strings.ContainsAny(base, `/\`) && base == path.Clean(base) {
+		if src, err = files.ReadFile(base + ".yaml"); err == nil {
+			return Prefix + base + ".yaml", src, nil
+		}
 	}
-	src, err = files.ReadFile(base + ".yaml")
-	if err != nil {
-		return "", nil, fmt.Errorf("no embedded pipeline %q (embedded: %s)", name, strings.Join(Names(), ", "))
-	}
-	return Prefix + base + ".yaml", src, nil
+	return "", nil, notFound(fmt.Sprintf("no embedded pipeline %q (%sembedded: %s)", name, closest(name), strings.Join(Names(), ", ")))
 }
 
 // Source resolves a --pipeline value or a pipeline argument: a file that
@@ -133,10 +153,10 @@ func Source(arg string) (file string, src []byte, err error) {
 		return file, src, nil
 	}
 	if why, ok := retired[strings.TrimSuffix(arg, ".yaml")]; ok {
-		return "", nil, fmt.Errorf("pipeline %q is no longer shipped: %s", arg, why)
+		return "", nil, notFound(fmt.Sprintf("pipeline %q is no longer shipped: %s", arg, why))
 	}
-	return "", nil, fmt.Errorf("pipeline %q: no such file, and no embedded pipeline of that name (embedded: %s; `prooflane pipelines` lists them)",
-		arg, strings.Join(Names(), ", "))
+	return "", nil, notFound(fmt.Sprintf("pipeline %q: no such file, and no embedded pipeline of that name (%sembedded: %s; `prooflane pipelines` lists them)",
+		arg, closest(arg), strings.Join(Names(), ", ")))
 }
 
 // readBounded reads a pipeline file when it is a regular file (a FIFO

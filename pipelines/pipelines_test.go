@@ -1,6 +1,7 @@
 package pipelines_test
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +71,14 @@ func TestSourceResolvesPathsFirstThenEmbeddedNames(t *testing.T) {
 	}
 	if _, _, err := pipelines.Source("nope"); err == nil || !strings.Contains(err.Error(), `pipeline "nope": no such file, and no embedded pipeline of that name (embedded: groth16, `) {
 		t.Errorf("missing pipeline: %v", err)
+	}
+	// A near miss names the closest embedded pipeline; both misses are
+	// ErrNotFound, which a command reports as a mistake of the user's.
+	for _, open := range []func(string) (string, []byte, error){pipelines.Source, pipelines.Open} {
+		_, _, err := open("groth16-dual-workr")
+		if !errors.Is(err, pipelines.ErrNotFound) || !strings.Contains(err.Error(), `"groth16-dual-workr"`) || !strings.Contains(err.Error(), `(did you mean "groth16-dual-worker"? embedded: groth16, `) {
+			t.Errorf("near miss: %v", err)
+		}
 	}
 	big := filepath.Join(dir, "big.yaml")
 	if err := os.WriteFile(big, make([]byte, pipelines.MaxFileSize+1), 0o644); err != nil {

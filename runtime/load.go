@@ -80,9 +80,6 @@ func ParseWith(file string, src []byte, reg *stages.Registry, opts LoadOptions) 
 	ps := &problems{file: file}
 	doc, pr := decodeOne(file, src)
 	if pr != nil {
-		if strings.Contains(string(src), "{gpu}") || strings.Contains(string(src), "${") {
-			pr.Msg += ` (a "{gpu}" name or a "${param}" inside [...] or {...} must be quoted: ["gpu.{gpu}.compute"], {workers: "${n}"}; or use block style)`
-		}
 		return nil, &ValidationError{Problems: []Problem{*pr}}
 	}
 	if doc == nil || len(doc.Content) == 0 {
@@ -176,7 +173,7 @@ func decodeOne(file string, src []byte) (*yaml.Node, *Problem) {
 		if errors.Is(err, io.EOF) {
 			return nil, nil
 		}
-		pr := yamlSyntaxProblem(file, err)
+		pr := yamlSyntaxProblem(file, src, err)
 		return nil, &pr
 	}
 	var next yaml.Node
@@ -184,7 +181,7 @@ func decodeOne(file string, src []byte) (*yaml.Node, *Problem) {
 	case errors.Is(err, io.EOF):
 		return &doc, nil
 	case err != nil:
-		pr := yamlSyntaxProblem(file, err)
+		pr := yamlSyntaxProblem(file, src, err)
 		return nil, &pr
 	}
 	line, col := next.Line, next.Column
@@ -195,14 +192,41 @@ func decodeOne(file string, src []byte) (*yaml.Node, *Problem) {
 		Msg: "a second YAML document: a pipeline file holds one pipeline (remove the \"---\" and what follows, or put it in a file of its own)"}
 }
 
-func yamlSyntaxProblem(file string, err error) Problem {
+func yamlSyntaxProblem(file string, src []byte, err error) Problem {
 	// yaml.v3 says "yaml: line 3: mapping values are not allowed here".
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
-	if m := regexp.MustCompile(`^line (\d+): (.*)$`).FindStringSubmatch(msg); m != nil {
-		line, _ := strconv.Atoi(m[1])
-		return Problem{File: file, Line: line, Col: 1, Msg: "invalid YAML: " + m[2]}
+	m := regexp.MustCompile(`^line (\d+): (.*)$`).FindStringSubmatch(msg)
+	if m == nil {
+		return Problem{File: file, Msg: "invalid YAML: " + msg}
 	}
-	return Problem{File: file, Msg: "invalid YAML: " + msg}
+	line, _ := strconv.Atoi(m[1])
+	if l, c, ok := indentTab(src, line, m[2]); ok {
+		return Problem{File: file, Line: l, Col: c, Msg: fmt.Sprintf("invalid YAML: a tab at line %d column %d: YAML indents with spaces", l, c)}
+	}
+	pr := Problem{File: file, Line: line, Col: 1, Msg: "invalid YAML: " + m[2]}
+	if bytes.Contains(src, []byte("{gpu}")) || bytes.Contains(src, []byte("${")) {
+		pr.Msg += ` (a "{gpu}" name or a "${param}" inside [...] or {...} must be quoted: ["gpu.{gpu}.compute"], {workers: "${n}"}; or use block style)`
+	}
+	return pr
+}
+
+// indentTab finds the tab behind a yaml.v3 error about one: "found
+// character that cannot start any token" names the tab's line, "found a
+// tab character that violates indentation" the line before it. It
+// returns the first tab in the indentation of that line or the next
+// (columns count bytes from 1).
+func indentTab(src []byte, line int, msg string) (l, col int, ok bool) {
+	if !strings.Contains(msg, "cannot start any token") && !strings.Contains(msg, "tab character") {
+		return 0, 0, false
+	}
+	lines := bytes.Split(src, []byte("\n"))
+	for l = max(line, 1); l <= line+1 && l <= len(lines); l++ {
+		indent := len(lines[l-1]) - len(bytes.TrimLeft(lines[l-1], " \t"))
+		if i := bytes.IndexByte(lines[l-1][:indent], '\t'); i >= 0 {
+			return l, i + 1, true
+		}
+	}
+	return 0, 0, false
 }
 
 func hasKey(n *yaml.Node, key string) bool {

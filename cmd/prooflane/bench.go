@@ -234,8 +234,8 @@ func runtimePipelines(ps []*proving.Pipeline) []*runtime.Pipeline {
 // printHeader says on stderr what bench runs.
 func (f *benchFlags) printHeader(stderr io.Writer, key family.Key, backend string, nDev int) {
 	sys := key.System()
-	fmt.Fprintf(stderr, "bench: %s at size %d (%d constraints), %d jobs × %d partitions, %d in flight, backend %s, %d devices\n",
-		sys.Name, sys.Size, key.Constraints(), f.jobs, f.partitions, f.inflight, backend, nDev)
+	fmt.Fprintf(stderr, "bench: %s at size %d (%d constraints), %d jobs × %d partitions, %d in flight, backend %s, %s\n",
+		sys.Name, sys.Size, key.Constraints(), f.jobs, f.partitions, f.inflight, backend, plural(nDev, "device"))
 }
 
 // benchOutput is bench --json (docs/json.md).

@@ -89,7 +89,8 @@ func TestBenchOfAFamilyRegisteredInATestWithEveryProofVerified(t *testing.T) {
 	if rc != 0 {
 		t.Fatalf("exit %d:\n%s", rc, stderr)
 	}
-	if !strings.Contains(out, "| toy ") || !strings.Contains(stderr, "bench: toy: 4 proofs in") || strings.Count(stderr, "every one verified") != 1 {
+	if !strings.Contains(out, "| toy ") || !strings.Contains(stderr, "bench: toy: 4 proofs in") || strings.Count(stderr, "every one verified") != 1 ||
+		!strings.Contains(stderr, ", backend cpu, 1 device\n") {
 		t.Errorf("stdout:\n%s\nstderr:\n%s", out, stderr)
 	}
 	rc, out, stderr = prooflane(t, "bench", "--json", "--size", "2^8", "--keys", keysDir,

@@ -16,6 +16,7 @@ import (
 
 	"connectrpc.com/connect"
 
+	"github.com/prooflane/prooflane/admission"
 	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/service"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
@@ -27,7 +28,7 @@ func init() {
 	register("await", command{summary: "wait for a service job and write its proofs (--out)", run: runAwait})
 	register("status", command{summary: "a service job's state, or the service's queue, jobs and workers", run: runStatus})
 	register("cancel", command{summary: "cancel a service job", run: runCancel})
-	register("keys", command{summary: "list, preload or evict the keys a service's workers hold", run: runKeys})
+	register("keys", command{summary: "list, preload or evict the keys a service's workers hold", run: runKeys, subcommands: []string{"preload", "evict"}})
 }
 
 // maxProofResponse bounds an Await message read by the client.
@@ -81,9 +82,9 @@ func (c *clientFlags) client() (prooflanev1connect.ProverServiceClient, error) {
 		}
 		tr.TLSClientConfig = &tls.Config{RootCAs: pool, MinVersion: tls.VersionTLS12}
 	}
-	var rt http.RoundTripper = tr
+	var rt http.RoundTripper = apiCheck{addr: c.addr, next: tr}
 	if token != "" {
-		rt = bearer{token, tr}
+		rt = bearer{token, rt}
 	}
 	return prooflanev1connect.NewProverServiceClient(&http.Client{Transport: rt}, strings.TrimRight(c.addr, "/"),
 		connect.WithReadMaxBytes(maxProofResponse)), nil
@@ -98,9 +99,56 @@ func (c *clientFlags) print(stdout io.Writer, v any, plain func()) {
 	plain()
 }
 
+// apiCheck refuses an answer that no prooflane API gives: another
+// program listening at --addr (a web server, another service) would
+// otherwise come back as a puzzling protocol error.
+type apiCheck struct {
+	addr string
+	next http.RoundTripper
+}
+
+func (a apiCheck) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := a.next.RoundTrip(r)
+	if err != nil || isAPIAnswer(resp) {
+		return resp, err
+	}
+	resp.Body.Close()
+	return nil, &notAPIError{addr: a.addr, path: r.URL.Path, status: resp.Status, contentType: resp.Header.Get("Content-Type")}
+}
+
+// isAPIAnswer reports whether resp is a Connect server's: its procedures
+// answer in Connect's content types (JSON for a unary call's error), and
+// a prooflane API has every procedure this client calls (a 404 is a
+// server without them).
+func isAPIAnswer(resp *http.Response) bool {
+	ct := resp.Header.Get("Content-Type")
+	switch {
+	case resp.StatusCode == http.StatusNotFound:
+		return false
+	case strings.HasPrefix(ct, "application/proto"), strings.HasPrefix(ct, "application/connect+"):
+		return true
+	}
+	return resp.StatusCode != http.StatusOK && strings.HasPrefix(ct, "application/json")
+}
+
+// notAPIError is an answer from something at --addr that is not a
+// prooflane API.
+type notAPIError struct {
+	addr, path, status, contentType string
+}
+
+func (e *notAPIError) Error() string {
+	return fmt.Sprintf("--addr %q is not a prooflane API: %s answered %s with content type %q (give --addr the address prooflane serve prints)",
+		e.addr, e.path, e.status, e.contentType)
+}
+
 // rpcError words a service error for the command line.
 func rpcError(what string, err error) error {
 	var ce *connect.Error
+	var na *notAPIError
+	if errors.As(err, &na) {
+		return fmt.Errorf("%s: %w", what, na)
+	}
 	if errors.As(err, &ce) {
 		return fmt.Errorf("%s: %s (%s)", what, ce.Message(), ce.Code())
 	}
@@ -272,7 +320,7 @@ func runStatus(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stdout, "lane %-8s queued %d, in flight %d\n", service.LaneName(l.Priority), l.Queued, l.InFlight)
 		}
 		for _, w := range resp.Msg.Workers {
-			fmt.Fprintf(stdout, "worker %s (%s): %d of %d running, %d keys, admitted %d of %d bytes\n", w.Name, w.Backend, w.Running, w.Slots, len(w.Keys), w.AdmittedBytes, w.BudgetBytes)
+			fmt.Fprintf(stdout, "worker %s (%s): %d of %d running, %d keys, %s\n", w.Name, w.Backend, w.Running, w.Slots, len(w.Keys), admitted(w.AdmittedBytes, w.BudgetBytes))
 		}
 		for _, j := range resp.Msg.Jobs {
 			printJob(stdout, j)
@@ -282,6 +330,16 @@ func runStatus(args []string, stdout, stderr io.Writer) error {
 		}
 	})
 	return nil
+}
+
+// admitted says how much memory a worker's admitted jobs hold, against
+// its budget: "admitted 36 MiB of 15.6 GiB", or "admitted 36 MiB, no
+// budget" for a worker that admits anything (it reports a budget of 0).
+func admitted(bytes, budget uint64) string {
+	if budget == 0 {
+		return "admitted " + admission.HumanBytes(bytes) + ", no budget"
+	}
+	return "admitted " + admission.HumanBytes(bytes) + " of " + admission.HumanBytes(budget)
 }
 
 func printJob(w io.Writer, s *pb.JobStatus) {
@@ -347,7 +405,7 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 		cf.print(stdout, resp.Msg.Workers, func() {
 			for _, w := range resp.Msg.Workers {
 				for _, k := range w.Keys {
-					fmt.Fprintf(stdout, "worker %s: %s %s/%d (%d bytes)\n", w.Name, k.Family, k.Circuit, k.Size, k.Bytes)
+					fmt.Fprintf(stdout, "worker %s: %s %s/%d (%s)\n", w.Name, k.Family, k.Circuit, k.Size, admission.HumanBytes(k.Bytes))
 				}
 			}
 		})

@@ -56,7 +56,7 @@ func loadPipeline(arg string, params map[string]string) (*runtime.Pipeline, erro
 // (an unknown parameter, a value no parameter takes) makes the error a
 // usage mistake (exit 2); the problems still say which.
 func loadPipelineWith(arg string, opts runtime.LoadOptions) (*runtime.Pipeline, error) {
-	file, src, err := pipelines.Source(arg)
+	file, src, err := pipelineSource(arg)
 	if err != nil {
 		return nil, err
 	}
@@ -65,6 +65,17 @@ func loadPipelineWith(arg string, opts runtime.LoadOptions) (*runtime.Pipeline, 
 		return nil, usageError{err: err}
 	}
 	return p, err
+}
+
+// pipelineSource is pipelines.Source, with an argument that names neither
+// a file nor an embedded pipeline a usage mistake (exit 2): a typo, whose
+// message names the closest embedded pipeline.
+func pipelineSource(arg string) (file string, src []byte, err error) {
+	file, src, err = pipelines.Source(arg)
+	if errors.Is(err, pipelines.ErrNotFound) {
+		return "", nil, usageError{err: err}
+	}
+	return file, src, err
 }
 
 // Upper limits of the count flags that are not the runtime's own.

@@ -3,8 +3,10 @@
 // Conventions every subcommand follows: help asked for (-h, --help,
 // `prooflane help CMD`) goes to stdout and exits 0; a mistake on the
 // command line (an unknown flag, a bad flag value, a missing or extra
-// argument) prints the reason first, then one usage line and where the
-// help is, on stderr, and exits 2; a failure of the work itself exits 1.
+// argument) prints the reason first (with the closest command, flag or
+// pipeline name when one is near), then one usage line and where the help
+// is, on stderr, and exits 2; a failure of the work itself exits 1.
+// Flags and arguments come in any order; `--` ends the flags.
 package main
 
 import (
@@ -16,17 +18,23 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/prooflane/prooflane/internal/suggest"
 )
 
 // command is one subcommand. run gets the arguments after the subcommand
 // name and returns an error to print; errSilent exits non-zero quietly
-// (the command already said why).
+// (the command already said why). subcommands are the words its first
+// argument may be (trace send, keys preload): `prooflane help CMD SUB`
+// takes them, and CMD's help covers them.
 type command struct {
-	summary string
-	run     func(args []string, stdout, stderr io.Writer) error
+	summary     string
+	run         func(args []string, stdout, stderr io.Writer) error
+	subcommands []string
 }
 
 var errSilent = errors.New("silent failure")
@@ -104,18 +112,10 @@ func report(name string, err error, stdout, stderr io.Writer) int {
 	}
 }
 
-// help prints the top-level usage, or one command's, to stdout.
+// help prints the top-level usage, or one command's (with a subcommand:
+// `help trace send`), to stdout.
 func help(args []string, stdout, stderr io.Writer) int {
-	switch len(args) {
-	case 0:
-		usage(stdout)
-		return exitOK
-	case 1:
-	default:
-		fmt.Fprintf(stderr, "prooflane help: want one command, got %q\nsee 'prooflane help'\n", args)
-		return exitUsage
-	}
-	if args[0] == "help" {
+	if len(args) == 0 || (len(args) == 1 && args[0] == "help") {
 		usage(stdout)
 		return exitOK
 	}
@@ -124,28 +124,72 @@ func help(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "prooflane help: unknown command %q%s\nsee 'prooflane help' for the commands\n", args[0], suggestCommand(args[0]))
 		return exitUsage
 	}
-	// Every command answers -h with a helpRequest before doing any work.
-	return report(args[0], c.run([]string{"-h"}, io.Discard, io.Discard), stdout, stderr)
+	switch {
+	case len(args) > 2 || (len(args) == 2 && len(c.subcommands) == 0):
+		fmt.Fprintf(stderr, "prooflane help: want one command, got %q\nsee 'prooflane help'\n", args)
+		return exitUsage
+	case len(args) == 2 && !slices.Contains(c.subcommands, args[1]):
+		fmt.Fprintf(stderr, "prooflane help %s: unknown subcommand %q%s (want %s)\nsee 'prooflane help %s'\n",
+			args[0], args[1], didYouMean(args[1], c.subcommands, ""), strings.Join(c.subcommands, " or "), args[0])
+		return exitUsage
+	}
+	// Every command answers -h with a helpRequest before doing any work,
+	// wherever the -h is among its arguments.
+	return report(args[0], c.run(append(slices.Clone(args[1:]), "-h"), io.Discard, io.Discard), stdout, stderr)
 }
 
+// suggestCommand is " (did you mean "prove"?)" for a misspelt command
+// name: one it starts, that starts it, or the closest by edit distance.
 func suggestCommand(name string) string {
-	for n := range commands {
+	names := commandNames()
+	for _, n := range names {
 		if strings.HasPrefix(n, name) || strings.HasPrefix(name, n) {
 			return fmt.Sprintf(" (did you mean %q?)", n)
 		}
 	}
-	return ""
+	return didYouMean(name, names, "")
 }
 
-func usage(w io.Writer) {
-	fmt.Fprintln(w, "usage: prooflane <command> [flags] [args]")
-	fmt.Fprintln(w, "\ncommands:")
+// didYouMean is ` (did you mean "x"?)` for the candidate closest to
+// word, or "" when none is close; with a flag's dashes as prefix it is
+// " (did you mean --x?)".
+func didYouMean(word string, candidates []string, prefix string) string {
+	s := suggest.Closest(word, candidates)
+	switch {
+	case s == "":
+		return ""
+	case prefix == "":
+		return fmt.Sprintf(" (did you mean %q?)", s)
+	}
+	return fmt.Sprintf(" (did you mean %s%s?)", prefix, s)
+}
+
+// plural is "1 device", "2 devices".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// familyList is the registered proof families' names, for summaries.
+func familyList() string {
+	return strings.Join(shipped.families().Names(), ", ")
+}
+
+func commandNames() []string {
 	names := make([]string, 0, len(commands))
 	for n := range commands {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	for _, n := range names {
+	return names
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: prooflane <command> [flags] [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, n := range commandNames() {
 		fmt.Fprintf(w, "  %-10s %s\n", n, commands[n].summary)
 	}
 	fmt.Fprintln(w, "\nA pipeline argument is a file, or the name of a pipeline embedded in the binary")
@@ -165,7 +209,8 @@ func newFlags(name, argsUsage string, stderr io.Writer) *flag.FlagSet {
 	fs.Usage = func() {
 		w := fs.Output()
 		fmt.Fprintln(w, strings.TrimSpace(fmt.Sprintf("usage: prooflane %s [flags] %s", name, argsUsage)))
-		if s, ok := commands[name]; ok {
+		cmd, _, _ := strings.Cut(name, " ") // "trace send" is trace's
+		if s, ok := commands[cmd]; ok {
 			fmt.Fprintf(w, "\n%s\n", s.summary)
 		}
 		if hasFlags(fs) {
@@ -237,20 +282,82 @@ func (h helpRequest) Error() string { return "help requested" }
 func (h helpRequest) Unwrap() error { return flag.ErrHelp }
 
 // parseFlags parses a subcommand's flags: a mistake becomes a usageError
-// (exit 2, the reason printed once), -h a helpRequest (help on stdout,
-// exit 0).
+// (exit 2, the reason printed once; an unknown flag with the closest
+// known one), -h a helpRequest (help on stdout, exit 0). Flags and
+// arguments may come in any order (`trace send FILE --endpoint X`);
+// after `--` every argument is positional. fs.Args() is then the
+// positional arguments in their order.
 func parseFlags(fs *flag.FlagSet, args []string) error {
+	flags, positional, complete := splitArgs(fs, args)
+	if complete && len(positional) > 0 {
+		flags = append(append(flags, "--"), positional...)
+	}
 	out := fs.Output()
 	fs.SetOutput(io.Discard) // the flag package would print the reason and the whole usage
-	err := fs.Parse(args)
+	err := fs.Parse(flags)
 	fs.SetOutput(out)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
 		return helpRequest{fs}
 	case err != nil:
-		return usageError{err: err, fs: fs}
+		return usageError{err: suggestFlag(fs, err), fs: fs}
 	}
 	return nil
+}
+
+// splitArgs separates a command line into its flags (with their values)
+// and its positional arguments, as the flag package reads each flag: a
+// flag that is not a boolean takes the next argument as its value unless
+// it has one after "=". complete is false when the last flag wants a
+// value and has none: parsing the flags alone then reports it.
+func splitArgs(fs *flag.FlagSet, args []string) (flags, positional []string, complete bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			return flags, append(positional, args[i+1:]...), true
+		}
+		if len(a) < 2 || a[0] != '-' {
+			positional = append(positional, a)
+			continue
+		}
+		flags = append(flags, a)
+		name := strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		f := fs.Lookup(name)
+		if f == nil {
+			continue // unknown (or -h): Parse reports it
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if i+1 == len(args) {
+			return flags, positional, false
+		}
+		i++
+		flags = append(flags, args[i])
+	}
+	return flags, positional, true
+}
+
+// suggestFlag adds the closest known flag to the flag package's error for
+// an unknown one.
+func suggestFlag(fs *flag.FlagSet, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !ok {
+		return err
+	}
+	var known []string
+	fs.VisitAll(func(f *flag.Flag) {
+		if !strings.HasPrefix(f.Usage, hiddenPrefix) {
+			known = append(known, f.Name)
+		}
+	})
+	if s := didYouMean(name, known, "--"); s != "" {
+		return fmt.Errorf("%w%s", err, s)
+	}
+	return err
 }
 
 // deprecatedAlias registers old as a hidden spelling of the flag now

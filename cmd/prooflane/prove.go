@@ -20,7 +20,7 @@ import (
 )
 
 func init() {
-	register("prove", command{summary: "prove your own circuit's witnesses (--ccs, --witness) or a built-in circuit's job with a pipeline, and write the verified proofs", run: runProve})
+	register("prove", command{summary: "prove your own circuit's witnesses (--ccs, --witness) or a built-in circuit's job with a pipeline of a proof family (" + familyList() + "), and write the verified proofs", run: runProve})
 }
 
 // proveFlags are prove's flags.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,12 +67,42 @@ func readmeCommands(readme string) []string {
 	return cmds
 }
 
+// readmeArgs splits a README command into the binary's arguments and the
+// file its stdout goes to (`prooflane pipelines show groth16 > x.yaml`),
+// "" for none.
+func readmeArgs(c string) (args []string, redirect string) {
+	f := strings.Fields(c)[1:]
+	for i, w := range f {
+		if w == ">" && i+2 == len(f) {
+			return f[:i], f[i+1]
+		}
+	}
+	return f, ""
+}
+
+// runInto runs cmd with its stdout written to file, and returns its
+// stderr.
+func runInto(cmd *exec.Cmd, file string) ([]byte, error) {
+	f, err := os.Create(file)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = f, &stderr
+	err = cmd.Run()
+	return stderr.Bytes(), err
+}
+
 func TestReadmeCommandsAreFoundInTheirForms(t *testing.T) {
 	readme := "```sh\ngo build -o bin/prooflane ./cmd/prooflane && bin/prooflane prove --out d\nmake test\n```\n" +
 		"```sh\nprooflane verify d\nprooflane bench \\\n  --jobs 2 x\n```\n```console\nprooflane not-sh\n```\n"
 	got := strings.Join(readmeCommands(readme), "|")
 	if want := "prooflane prove --out d|prooflane verify d|prooflane bench    --jobs 2 x"; got != want {
 		t.Errorf("readmeCommands:\n got %q\nwant %q", got, want)
+	}
+	if args, to := readmeArgs("prooflane pipelines show groth16 > my.yaml"); strings.Join(args, " ") != "pipelines show groth16" || to != "my.yaml" {
+		t.Errorf("readmeArgs of a redirect: %q, %q", args, to)
 	}
 }
 
@@ -80,7 +111,9 @@ func TestReadmeCommandsAreFoundInTheirForms(t *testing.T) {
 // quick start's prove first, then the tour's commands on its output.
 // Pipelines are named, not found by path (`prove` run elsewhere used to
 // fail with "open pipelines/groth16.yaml"). CUDA commands are left out,
-// and so is `trace send`, which needs a running collector. Also: --help
+// and so is `trace send`, which needs a running collector. A command's
+// `> FILE` writes its output to FILE (an embedded pipeline shown, then
+// validated as a file of its own). Also: --help
 // goes to stdout for grep, and --version names the revision of a build
 // with VCS stamping.
 func TestReadmeCommandsWorkFromOutsideTheClone(t *testing.T) {
@@ -105,7 +138,7 @@ func TestReadmeCommandsWorkFromOutsideTheClone(t *testing.T) {
 	if len(cmds) == 0 || !strings.HasPrefix(cmds[0], "prooflane prove ") {
 		t.Fatalf("the README's first prooflane command is not the quick start's prove:\n%s", strings.Join(cmds, "\n"))
 	}
-	for _, want := range []string{"prove", "verify", "analyze", "run", "graph", "simulate", "validate"} {
+	for _, want := range []string{"prove", "verify", "analyze", "run", "graph", "simulate", "pipelines", "validate"} {
 		found := false
 		for _, c := range cmds {
 			found = found || strings.Fields(c)[1] == want
@@ -117,9 +150,16 @@ func TestReadmeCommandsWorkFromOutsideTheClone(t *testing.T) {
 	work := t.TempDir()
 	env := append(os.Environ(), "XDG_CACHE_HOME="+filepath.Join(work, "cache"))
 	for _, c := range cmds {
-		cmd := exec.Command(bin, strings.Fields(c)[1:]...)
+		args, redirect := readmeArgs(c)
+		cmd := exec.Command(bin, args...)
 		cmd.Dir, cmd.Env = work, env
-		if out, err := cmd.CombinedOutput(); err != nil {
+		var out []byte
+		if redirect == "" {
+			out, err = cmd.CombinedOutput()
+		} else {
+			out, err = runInto(cmd, filepath.Join(work, redirect))
+		}
+		if err != nil {
 			t.Errorf("%s (in %s): %v\n%s", c, work, err, out)
 		}
 	}

@@ -226,43 +226,68 @@ func (w *workerFlags) start(ctx context.Context, cmd string, fs *flag.FlagSet, m
 	return wk, func() { runner.Close(); be.Close(); cfg.Conn.Close() }, nil
 }
 
-func runServe(args []string, stdout, stderr io.Writer) error {
-	quietGnark()
-	fs := newFlags("serve", "", stderr)
-	addr := fs.String("addr", "127.0.0.1:7450", "address of the API (Connect, gRPC and HTTP/JSON); any other than loopback needs a token")
-	tokenFile := fs.String("token-file", "", "file holding the bearer token API clients must send (default: $"+tokenEnv+"); required off loopback")
-	tlsCert := fs.String("tls-cert", "", "TLS certificate file (with --tls-key): serve HTTPS")
-	tlsKey := fs.String("tls-key", "", "TLS key file")
-	var qf queueFlags
-	qf.register(fs)
-	var wf workerFlags
-	wf.register(fs, 1, "jobs the in-process worker runs at once; 0 runs none (use prooflane worker processes)")
+// serveFlags are serve's flags, checked.
+type serveFlags struct {
+	fs                               *flag.FlagSet
+	addr, tokenFile, tlsCert, tlsKey string
+	token                            string // read from --token-file or the environment
+	qf                               queueFlags
+	wf                               workerFlags
+}
+
+// parseServe parses and checks serve's flags before anything starts.
+func parseServe(args []string, stderr io.Writer) (*serveFlags, error) {
+	f := &serveFlags{fs: newFlags("serve", "", stderr)}
+	fs := f.fs
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:7450", "address of the API (Connect, gRPC and HTTP/JSON); any other than loopback needs a token")
+	fs.StringVar(&f.tokenFile, "token-file", "", "file holding the bearer token API clients must send (default: $"+tokenEnv+"); required off loopback")
+	fs.StringVar(&f.tlsCert, "tls-cert", "", "TLS certificate file (with --tls-key): serve HTTPS")
+	fs.StringVar(&f.tlsKey, "tls-key", "", "TLS key file")
+	f.qf.register(fs)
+	f.wf.register(fs, 1, "jobs the in-process worker runs at once; 0 runs none (use prooflane worker processes)")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf(fs, "serve takes no arguments, got %q", fs.Args())
+		return nil, usageErrorf(fs, "serve takes no arguments, got %q", fs.Args())
 	}
-	if err := wf.check(fs, 0); err != nil {
-		return err
+	if err := f.wf.check(fs, 0); err != nil {
+		return nil, err
 	}
-	if err := qf.check(fs, wf.replicas); err != nil {
-		return err
+	if err := f.qf.check(fs, f.wf.replicas); err != nil {
+		return nil, err
 	}
-	if (*tlsCert == "") != (*tlsKey == "") {
-		return usageErrorf(fs, "--tls-cert and --tls-key go together")
+	if (f.tlsCert == "") != (f.tlsKey == "") {
+		return nil, usageErrorf(fs, "--tls-cert and --tls-key go together")
 	}
-	token, err := readToken(*tokenFile)
+	var err error
+	if f.token, err = readToken(f.tokenFile); err != nil {
+		return nil, err
+	}
+	host, _, err := net.SplitHostPort(f.addr)
+	if err != nil {
+		return nil, usageErrorf(fs, "--addr %q: %w", f.addr, err)
+	}
+	if !isLoopback(host) && f.token == "" {
+		return nil, usageErrorf(fs, "--addr %q is not loopback: a bearer token is required (--token-file or $%s)", f.addr, tokenEnv)
+	}
+	return f, nil
+}
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	quietGnark()
+	f, err := parseServe(args, stderr)
 	if err != nil {
 		return err
 	}
-	host, _, err := net.SplitHostPort(*addr)
+	qf, wf := f.qf, f.wf
+	// Both ports are taken before anything starts: one in use fails at
+	// once, naming its flag.
+	ln, err := net.Listen("tcp", f.addr)
 	if err != nil {
-		return usageErrorf(fs, "--addr %q: %w", *addr, err)
+		return fmt.Errorf("--addr %q: the API cannot listen there: %w (is another prooflane serve running? give --addr another address)", f.addr, err)
 	}
-	if !isLoopback(host) && token == "" {
-		return usageErrorf(fs, "--addr %q is not loopback: a bearer token is required (--token-file or $%s)", *addr, tokenEnv)
-	}
+	defer ln.Close() // when serveAPI is not reached; closing twice is harmless
 	ctx, stop := signalContext()
 	defer stop()
 	q, err := qf.open(stderr)
@@ -275,7 +300,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer metrics.Close()
-	srv, err := service.NewServer(ctx, q.nc, service.ServerConfig{Token: token, Secret: q.secret, Queue: qf.config(wf), Metrics: metrics})
+	srv, err := service.NewServer(ctx, q.nc, service.ServerConfig{Token: f.token, Secret: q.secret, Queue: qf.config(wf), Metrics: metrics})
 	if err != nil {
 		return err
 	}
@@ -285,7 +310,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		wkDone  = make(chan error, 1)
 	)
 	if wf.slots > 0 {
-		wk, wkClose, err = wf.start(ctx, "serve", fs, metrics, func() (service.WorkerConfig, error) {
+		wk, wkClose, err = wf.start(ctx, "serve", f.fs, metrics, func() (service.WorkerConfig, error) {
 			wnc, err := q.connect("prooflane-serve-worker")
 			return service.WorkerConfig{Conn: wnc, Queue: qf.config(wf), Secret: q.secret}, err
 		}, stderr)
@@ -296,7 +321,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	} else {
 		wkDone <- nil
 	}
-	err = serveAPI(ctx, srv, *addr, *tlsCert, *tlsKey, stderr)
+	err = serveAPI(ctx, srv, ln, f.tlsCert, f.tlsKey, stderr)
+	stop() // the API ended (a signal, or it failed): so does the worker
 	if werr := <-wkDone; err == nil {
 		err = werr
 	}
@@ -306,13 +332,10 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// serveAPI serves the API on addr (HTTPS with a certificate) until ctx
-// is done.
-func serveAPI(ctx context.Context, srv *service.Server, addr, tlsCert, tlsKey string, stderr io.Writer) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("--addr: %w", err)
-	}
+// serveAPI serves the API on ln (HTTPS with a certificate) until ctx is
+// done.
+func serveAPI(ctx context.Context, srv *service.Server, ln net.Listener, tlsCert, tlsKey string, stderr io.Writer) error {
+	var err error
 	hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 	scheme := "http"
 	if tlsCert != "" {
@@ -394,6 +417,11 @@ type queue struct {
 func (q *queueFlags) open(stderr io.Writer) (*queue, error) {
 	out := &queue{url: q.natsURL}
 	var err error
+	if q.natsURL == "" {
+		if err := portFree(q.natsListen); err != nil {
+			return nil, err
+		}
+	}
 	if q.natsURL == "" || q.secretFile == "" {
 		if err := os.MkdirAll(q.data, 0o700); err != nil {
 			return nil, fmt.Errorf("--data: %w", err)
@@ -569,6 +597,20 @@ func startEmbedded(listen, data string, secret service.Secret, syncAlways bool) 
 		e.url = ns.ClientURL()
 	}
 	return e, nil
+}
+
+// portFree fails at once when the embedded NATS's --nats-listen address
+// is taken: the server would otherwise retry it unseen until its start
+// times out.
+func portFree(listen string) error {
+	if listen == "none" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return fmt.Errorf("--nats-listen %q: the embedded NATS cannot listen there: %w (is another prooflane serve running? give --nats-listen another address, or none for in-process workers only)", listen, err)
+	}
+	return ln.Close()
 }
 
 // checkNATSListen checks --nats-listen: "none", or a host and port. Off

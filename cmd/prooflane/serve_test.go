@@ -1,9 +1,15 @@
 package main
 
 import (
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/prooflane/prooflane/service"
 )
@@ -77,6 +83,62 @@ func TestParseBudget(t *testing.T) {
 	for in, want := range map[string]uint64{"machine": 0, "none": service.NoBudget, "8GiB": 8 << 30, "2^20": 1 << 20} {
 		if got, err := parseBudget(in); err != nil || got != want {
 			t.Errorf("%q: %d, %v; want %d", in, got, err, want)
+		}
+	}
+}
+
+// Something else listening at --addr (a web server, an older API without
+// the procedure) is named as such, not reported as a protocol puzzle.
+func TestClientCommandsSayWhenAddrIsNoProoflaneAPI(t *testing.T) {
+	t.Setenv(tokenEnv, "")
+	for name, h := range map[string]http.HandlerFunc{
+		"404": http.NotFound,
+		"html": func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintln(w, "<html>a web server</html>")
+		},
+	} {
+		srv := httptest.NewServer(h)
+		for _, args := range [][]string{{"status"}, {"status", "j1"}, {"submit"}, {"cancel", "j1"}, {"keys"}} {
+			rc, _, stderr := prooflane(t, append(args, "--addr", srv.URL)...)
+			want := fmt.Sprintf("--addr %q is not a prooflane API: ", srv.URL)
+			if rc != exitFailure || !strings.Contains(stderr, want) || !strings.Contains(stderr, "/prooflane.service.v1.ProverService/") {
+				t.Errorf("%s: %v: exit %d, stderr %q; want exit 1 and %q", name, args, rc, stderr, want)
+			}
+		}
+		srv.Close()
+	}
+}
+
+// serve checks that its two ports are free before it starts anything: a
+// port in use fails at once naming the flag and the address, with
+// nothing written to --data.
+func TestServeFailsAtOnceNamingAPortInUse(t *testing.T) {
+	t.Setenv(tokenEnv, "")
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	addr := taken.Addr().String()
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--nats-listen", addr}, fmt.Sprintf("--nats-listen %q: the embedded NATS cannot listen there: ", addr)},
+		{[]string{"--addr", addr, "--nats-listen", "127.0.0.1:0"}, fmt.Sprintf("--addr %q: the API cannot listen there: ", addr)},
+	} {
+		dir := filepath.Join(t.TempDir(), "data")
+		start := time.Now()
+		rc, _, stderr := prooflane(t, append([]string{"serve", "--workers", "0", "--data", dir, "--addr", "127.0.0.1:0"}, c.args...)...)
+		if rc != exitFailure || !strings.Contains(stderr, c.want) || !strings.Contains(stderr, "address already in use") {
+			t.Errorf("%v: exit %d, stderr %q; want exit 1 and %q", c.args, rc, stderr, c.want)
+		}
+		if d := time.Since(start); d > 20*time.Second {
+			t.Errorf("%v: took %s to fail", c.args, d)
+		}
+		if _, err := os.Stat(dir); !os.IsNotExist(err) {
+			t.Errorf("%v: --data made before the port was checked (%v)", c.args, err)
 		}
 	}
 }

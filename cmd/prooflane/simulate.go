@@ -11,7 +11,6 @@ import (
 
 	"github.com/prooflane/prooflane/otel/analyze"
 	"github.com/prooflane/prooflane/otel/tracefile"
-	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime/simulate"
 )
 
@@ -24,7 +23,7 @@ func init() {
 
 func runSimulate(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("simulate", "--from TRACE --pipeline PIPELINE", stderr)
-	from := fs.String("from", "", "recorded `trace` (trace.jsonl or a Jaeger JSON export) whose stage run times are replayed")
+	from := fs.String("from", "", "recorded trace `file` (trace.jsonl or a Jaeger JSON export) whose stage run times are replayed")
 	pipeline := fs.String("pipeline", "", "the layout to predict: "+pipelineArgHelp)
 	params := newSetFlag(fs, "the pipeline")
 	speed := fs.Float64("speed", 10, "time compression: stages sleep recorded/speed (results are in real time)")
@@ -60,7 +59,7 @@ func runSimulate(args []string, stdout, stderr io.Writer) error {
 	if !(*speed >= 1e-3 && *speed <= 1e6) {
 		return usageErrorf(fs, "--speed %v: want a factor between 0.001 and 1e6", *speed)
 	}
-	pfile, psrc, err := pipelines.Source(*pipeline)
+	pfile, psrc, err := pipelineSource(*pipeline)
 	if err != nil {
 		return err
 	}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -14,34 +12,30 @@ import (
 )
 
 func init() {
-	register("trace", command{summary: "trace send FILE: replay a trace file to an OTLP endpoint (Jaeger, Tempo, a Collector)", run: runTrace})
+	register("trace", command{summary: "trace send FILE: replay a trace file to an OTLP endpoint (Jaeger, Tempo, a Collector)", run: runTrace, subcommands: []string{"send"}})
 }
 
 func runTrace(args []string, stdout, stderr io.Writer) error {
-	// A usage mistake: main prints the reason first, then the usage line; exit 2.
-	mistake := func(fs *flag.FlagSet, err error) error { return usageError{err: err, fs: fs} }
-	if len(args) == 0 || args[0] != "send" {
-		fs := newFlags("trace", "send FILE", stderr)
-		if len(args) == 0 {
-			return mistake(fs, errors.New("want a subcommand: send"))
-		}
-		return mistake(fs, fmt.Errorf("unknown subcommand %q (want send)", args[0]))
-	}
 	fs := newFlags("trace send", "FILE", stderr)
-	endpoint := fs.String("endpoint", "", "OTLP collector, host:port or http(s)://host:port (default: OTEL_EXPORTER_OTLP_ENDPOINT, else localhost)")
+	endpoint := fs.String("endpoint", "", "OTLP collector, `host:port` or http(s)://host:port (default: OTEL_EXPORTER_OTLP_ENDPOINT, else localhost)")
 	insecure := fs.Bool("insecure", false, "plain text, no TLS (the default for a loopback host:port or an http:// URL)")
 	protocol := fs.String("protocol", "grpc", "grpc (port 4317) or http (OTLP/HTTP protobuf, port 4318)")
-	if err := parseFlags(fs, args[1:]); err != nil {
+	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 {
-		return mistake(fs, fmt.Errorf("want one trace file, got %d arguments", fs.NArg()))
+	switch {
+	case fs.NArg() == 0:
+		return usageErrorf(fs, "want a subcommand: send")
+	case fs.Arg(0) != "send":
+		return usageErrorf(fs, "unknown subcommand %q%s (want send)", fs.Arg(0), didYouMean(fs.Arg(0), []string{"send"}, ""))
+	case fs.NArg() != 2:
+		return usageErrorf(fs, "want one trace file, got %d arguments", fs.NArg()-1)
 	}
 	kind := map[string]string{"grpc": pl.ExporterOTLPGRPC, "http": pl.ExporterOTLPHTTP}[*protocol]
 	if kind == "" {
-		return mistake(fs, fmt.Errorf("--protocol %q: want grpc or http", *protocol))
+		return usageErrorf(fs, "--protocol %q: want grpc or http", *protocol)
 	}
-	path := fs.Arg(0)
+	path := fs.Arg(1)
 	tr, err := tracefile.Load(path)
 	if err != nil {
 		return err

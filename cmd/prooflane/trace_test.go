@@ -53,7 +53,8 @@ func spanKeys(spans []tracefile.Span) []string {
 
 // trace send replays a file written by run (OTLP JSON) and a file in the
 // older JSON-lines format to an OTLP endpoint with the original trace and
-// span ids, parents and timestamps.
+// span ids, parents and timestamps. The first is sent as the README
+// writes it, the flags after the file.
 func TestTraceSendReplaysAFileWithItsIDsAndTimes(t *testing.T) {
 	recorded := recordTrace(t, `
 pipeline: send
@@ -67,7 +68,11 @@ stages:
 	for _, file := range []string{recorded, "../../otel/tracefile/testdata/old-format.jsonl"} {
 		t.Run(file, func(t *testing.T) {
 			srv, got := otlpReceiver(t)
-			rc, out, stderr := prooflane(t, "trace", "send", "--protocol", "http", "--endpoint", srv.URL, file)
+			args := []string{"trace", "send", "--protocol", "http", "--endpoint", srv.URL, file}
+			if file == recorded {
+				args = []string{"trace", "send", file, "--endpoint", srv.URL, "--protocol", "http"}
+			}
+			rc, out, stderr := prooflane(t, args...)
 			if rc != 0 {
 				t.Fatalf("exit %d: %s%s", rc, out, stderr)
 			}
@@ -103,7 +108,7 @@ func TestTraceSendUsageMistakesExitTwoWithTheReasonFirst(t *testing.T) {
 		want string
 	}{
 		{[]string{"trace"}, "prooflane trace: want a subcommand: send"},
-		{[]string{"trace", "show"}, `prooflane trace: unknown subcommand "show" (want send)`},
+		{[]string{"trace", "sned", "x"}, `prooflane trace: unknown subcommand "sned" (did you mean "send"?) (want send)`},
 		{[]string{"trace", "send"}, "prooflane trace: want one trace file, got 0 arguments"},
 		{[]string{"trace", "send", "--protocol", "udp", "x"}, `prooflane trace: --protocol "udp": want grpc or http`},
 	} {

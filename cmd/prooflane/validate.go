@@ -7,6 +7,7 @@ import (
 	"io"
 	goruntime "runtime"
 
+	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 )
 
@@ -28,12 +29,15 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() == 0 {
 		return usageErrorf(fs, "no pipeline given (a file or an embedded name)")
 	}
-	bad, badSet := 0, 0
+	bad, badSet, unknown := 0, 0, 0
 	var results []validateResult
 	for _, f := range fs.Args() {
 		p, err := loadPipelineWith(f, sizing.options(set))
 		r := validateResult{Arg: f, File: f, OK: err == nil}
-		if errors.As(err, new(usageError)) {
+		switch {
+		case errors.Is(err, pipelines.ErrNotFound):
+			unknown++
+		case errors.As(err, new(usageError)):
 			badSet++
 		}
 		var ve *runtime.ValidationError
@@ -74,6 +78,9 @@ func runValidate(args []string, stdout, stderr io.Writer) error {
 		if err := writeJSON(stdout, validateOutput{Files: results, Invalid: bad}); err != nil {
 			return err
 		}
+	}
+	if unknown > 0 {
+		return usageErrorf(fs, "%d of %d arguments name neither a file nor an embedded pipeline (listed above)", unknown, fs.NArg())
 	}
 	if badSet > 0 {
 		return usageErrorf(fs, "--set %s: %d of %d files refuse it (their problems are listed)", set, badSet, fs.NArg())

@@ -10,6 +10,11 @@ func init() {
 	register("version", command{summary: "print the module version and the VCS revision this binary was built from", run: runVersion})
 }
 
+// version is what `make build` stamps in (-ldflags -X main.version=...:
+// git describe --always --dirty of the checkout); empty in other builds,
+// which go by the module version and VCS revision in the build info.
+var version string
+
 func runVersion(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("version", "", stderr)
 	if err := parseFlags(fs, args); err != nil {
@@ -20,19 +25,23 @@ func runVersion(args []string, stdout, stderr io.Writer) error {
 	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		fmt.Fprintln(stdout, "prooflane: no build information in this binary")
-		return nil
+		bi = &debug.BuildInfo{}
 	}
-	fmt.Fprintln(stdout, versionLine(bi))
+	fmt.Fprintln(stdout, versionLine(bi, version))
 	return nil
 }
 
 // versionLine says which module version and revision a binary is:
 // "prooflane (devel) github.com/prooflane/prooflane revision 815ae93c2f1e
 // (modified) 2026-12-01T01:00:00Z go1.26.8". go install of a tagged module
-// gives a version; a build in a clone gives the revision.
-func versionLine(bi *debug.BuildInfo) string {
-	s := "prooflane " + orUnknown(bi.Main.Version)
+// gives a version; a build in a clone gives the revision; stamped (make
+// build's git describe), when set, stands for the module version.
+func versionLine(bi *debug.BuildInfo, stamped string) string {
+	v := stamped
+	if v == "" {
+		v = orUnknown(bi.Main.Version)
+	}
+	s := "prooflane " + v
 	if bi.Main.Path != "" {
 		s += " " + bi.Main.Path
 	}
@@ -55,10 +64,13 @@ func versionLine(bi *debug.BuildInfo) string {
 		if when != "" {
 			s += " " + when
 		}
-	} else {
+	} else if stamped == "" && (bi.Main.Version == "" || bi.Main.Version == "(devel)") {
 		s += " (no VCS revision recorded)"
 	}
-	return s + " " + bi.GoVersion
+	if bi.GoVersion != "" {
+		s += " " + bi.GoVersion
+	}
+	return s
 }
 
 func orUnknown(v string) string {

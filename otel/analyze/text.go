@@ -3,6 +3,7 @@ package analyze
 import (
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -91,7 +92,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			if s.Failed {
 				name += " FAILED"
 			}
-			fmt.Fprintf(tw, "  +%s\t%s\t%d\t%d\t%s\t%s\t%s\n", lockstats.Dur(s.Offset), name, s.Partition, s.Device, lockstats.Dur(s.Wait), lockstats.Dur(s.Run), strings.Join(s.WaitedOn, ", "))
+			dev := "host" // a stage bound to no device
+			if s.Device >= 0 {
+				dev = strconv.Itoa(s.Device)
+			}
+			fmt.Fprintf(tw, "  +%s\t%s\t%d\t%s\t%s\t%s\t%s\n", lockstats.Dur(s.Offset), name, s.Partition, dev, lockstats.Dur(s.Wait), lockstats.Dur(s.Run), strings.Join(s.WaitedOn, ", "))
 		}
 		tw.Flush()
 	}
