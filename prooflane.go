@@ -83,7 +83,7 @@ func WithParams(params map[string]string) Option {
 	return func(c *config) { c.params = params }
 }
 
-// WithKeyCache keeps keys in dir instead of keys.DefaultDir()
+// WithKeyCache keeps keys in dir instead of family.DefaultKeyDir()
 // ($XDG_CACHE_HOME/prooflane/keys).
 func WithKeyCache(dir string) Option { return func(c *config) { c.keyDir = dir } }
 

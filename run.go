@@ -17,13 +17,12 @@ import (
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 	"github.com/prooflane/prooflane/workloads"
 )
 
 // newConfig applies opts over the defaults.
 func newConfig(opts []Option) config {
-	c := config{keyDir: keys.DefaultDir(), log: io.Discard}
+	c := config{keyDir: family.DefaultKeyDir(), log: io.Discard}
 	for _, o := range opts {
 		o(&c)
 	}

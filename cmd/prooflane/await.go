@@ -10,7 +10,6 @@ import (
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 // awaitFlags are the flags of await and submit --await: where the proofs
@@ -23,7 +22,7 @@ type awaitFlags struct {
 
 func (a *awaitFlags) register(fs *flag.FlagSet, outHelp string) {
 	fs.StringVar(&a.out, "out", "", outHelp)
-	fs.StringVar(&a.keys, "keys", keys.DefaultDir(), "key cache holding the job's key, whose verifying key the proofs are checked against before they are written")
+	fs.StringVar(&a.keys, "keys", family.DefaultKeyDir(), "key cache holding the job's key, whose verifying key the proofs are checked against before they are written")
 	fs.StringVar(&a.vk, "vk", "", "verifying key file to check the proofs against instead of the key cache's (the key's vk.bin)")
 	fs.BoolVar(&a.trustService, "trust-service-vk", false, "when neither --vk nor the key cache has the job's key, check the proofs against the verifying key the service sends (which a service that forged the result could have made: the output says so)")
 }

@@ -25,7 +25,6 @@ import (
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 	"github.com/prooflane/prooflane/workloads"
 )
 
@@ -51,7 +50,7 @@ type circuitFlags struct {
 func (c *circuitFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&c.circuit, "circuit", workloads.Default, "built-in circuit to prove ("+strings.Join(workloads.Names(), ", ")+")")
 	fs.StringVar(&c.size, "size", "2^12", "about how many constraints of the built-in circuit: 4096 or 2^12")
-	fs.StringVar(&c.keys, "keys", keys.DefaultDir(), "key cache directory")
+	fs.StringVar(&c.keys, "keys", family.DefaultKeyDir(), "key cache directory")
 }
 
 // registerCCS adds --ccs, for the commands that prove or set up a user's

@@ -23,7 +23,7 @@ import (
 	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/service"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/family"
 )
 
 func init() {
@@ -76,7 +76,7 @@ type workerFlags struct {
 }
 
 func (w *workerFlags) register(fs *flag.FlagSet, slotsDefault int, slotsHelp string) {
-	fs.StringVar(&w.keys, "keys", keys.DefaultDir(), "key cache directory")
+	fs.StringVar(&w.keys, "keys", family.DefaultKeyDir(), "key cache directory")
 	fs.StringVar(&w.backend, "backend", "cpu", "device backend: cpu, cuda (needs a -tags cuda build and a GPU) or auto")
 	fs.IntVar(&w.devices, "devices", 1, "devices the worker's engines run on")
 	fs.IntVar(&w.slots, "workers", slotsDefault, slotsHelp)

@@ -10,7 +10,6 @@ import (
 	"strings"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
 )
 
 func init() {
@@ -20,7 +19,7 @@ func init() {
 func runVerify(args []string, stdout, stderr io.Writer) error {
 	quietGnark()
 	fs := newFlags("verify", "DIR", stderr)
-	keysDir := fs.String("keys", keys.DefaultDir(), "key cache directory holding the verifying key")
+	keysDir := fs.String("keys", family.DefaultKeyDir(), "key cache directory holding the verifying key")
 	vkPath := fs.String("vk", "", "verifying key file (default: the key cache's for the manifest's circuit and size; DIR's own vk.bin is used only when named here, as --vk DIR/vk.bin)")
 	if err := parseFlags(fs, args); err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/consensys/gnark/backend/witness"
@@ -68,6 +70,18 @@ type Prover interface {
 	// (file != ""), or else the cache's for req, whose constraint system
 	// must have constraints constraints when that is not 0.
 	VerifyingKey(ctx context.Context, req KeyRequest, file string, constraints int) (VerifyingKey, error)
+}
+
+// DefaultKeyDir is the key cache every family shares by default:
+// $XDG_CACHE_HOME/prooflane/keys, else ~/.cache/prooflane/keys.
+func DefaultKeyDir() string {
+	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
+		return filepath.Join(d, "prooflane", "keys")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".cache", "prooflane", "keys")
+	}
+	return filepath.Join(os.TempDir(), "prooflane", "keys")
 }
 
 // MaxSystemFile bounds a constraint system file: 64 GiB, about a 2^28

@@ -16,6 +16,7 @@ import (
 	"github.com/prooflane/prooflane/device"
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	"github.com/prooflane/prooflane/runtime"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
 	"github.com/prooflane/prooflane/workloads"
 )
@@ -26,7 +27,7 @@ func benchKeys(b *testing.B, circuit string, size int) *keys.Set {
 	b.Helper()
 	dir := os.Getenv("PROOFLANE_BENCH_KEYS")
 	if dir == "" {
-		dir = keys.DefaultDir()
+		dir = family.DefaultKeyDir()
 	}
 	s, err := keys.Cache{Dir: dir}.LoadOrSetup(context.Background(), circuit, size, os.Stderr)
 	if err != nil {

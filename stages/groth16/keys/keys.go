@@ -179,16 +179,6 @@ type Cache struct {
 	Dir string
 }
 
-// DefaultDir is $XDG_CACHE_HOME/prooflane/keys, else ~/.cache/prooflane/keys.
-func DefaultDir() string {
-	if d := os.Getenv("XDG_CACHE_HOME"); d != "" {
-		return filepath.Join(d, "prooflane", "keys")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".cache", "prooflane", "keys")
-	}
-	return filepath.Join(os.TempDir(), "prooflane", "keys")
-}
 
 // Paths returns the files of circuit at size.
 func (c Cache) Paths(circuit string, size int) (r1csPath, pkPath, vkPath string) {
