@@ -179,7 +179,6 @@ type Cache struct {
 	Dir string
 }
 
-
 // Paths returns the files of circuit at size.
 func (c Cache) Paths(circuit string, size int) (r1csPath, pkPath, vkPath string) {
 	base := filepath.Join(c.Dir, fmt.Sprintf("%s-%d", circuit, size))
