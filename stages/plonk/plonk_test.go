@@ -262,7 +262,7 @@ func TestUnsatisfiedWitnessNamesPartitionAndConstraint(t *testing.T) {
 	}
 }
 
-// commitCircuit uses a BSB22 commitment (api.Commit).
+// commitCircuit uses a BSB22 commitment (api.Commit) directly.
 type commitCircuit struct {
 	X, Y frontend.Variable
 }
@@ -277,10 +277,28 @@ func (c *commitCircuit) Define(api frontend.API) error {
 	return nil
 }
 
-func TestCircuitWithCommitmentsIsRefusedNamingIt(t *testing.T) {
-	_, err := plonk.CompileCircuit("mine", &commitCircuit{})
-	if !errors.Is(err, plonk.ErrCommitments) || !strings.Contains(err.Error(), `circuit "mine"`) {
-		t.Fatalf("error %v: want ErrCommitments naming circuit \"mine\"", err)
+func TestCircuitCallingCommitProvesAndGnarkVerifies(t *testing.T) {
+	spr, err := plonk.CompileCircuit("mine", &commitCircuit{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := plonk.UnsafeSetup(context.Background(), "mine", spr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Commitments() != 1 {
+		t.Fatalf("%d commitments, want 1", k.Commitments())
+	}
+	ws := make([]witness.Witness, 2)
+	for p := range ws {
+		if ws[p], err = circuits.Witness(&commitCircuit{X: p + 3, Y: (p + 3) * (p + 3)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, pr := range proveJob(t, k, ws) {
+		if err := verify(t, k, ws[p], pr); err != nil {
+			t.Errorf("partition %d: gnark's plonk.Verify: %v", p, err)
+		}
 	}
 }
 
