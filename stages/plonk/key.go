@@ -56,8 +56,8 @@ type Key struct {
 	commitments constraint.PlonkCommitments
 	bsb22Rows   [][]int
 	qcp         [][]fr.Element
-	lOne               []fr.Element // L₁'s canonical coefficients: 1/n, n of them
-	zhInvPoly          []fr.Element // 1/(y-1) on y = xⁿ of domain1's coset, a polynomial of degree ρ-1
+	lOne        []fr.Element // L₁'s canonical coefficients: 1/n, n of them
+	zhInvPoly   []fr.Element // 1/(y-1) on y = xⁿ of domain1's coset, a polynomial of degree ρ-1
 }
 
 // CheckSupported refuses a constraint system the stages cannot prove:
