@@ -49,6 +49,9 @@ type Key struct {
 	qkLagrange         []fr.Element // qk in Lagrange form, public rows zero
 	perm               []int64
 	omegaPow           []fr.Element // ω^i, i < n
+	lOne               []fr.Element // L₁'s canonical coefficients: 1/n, n of them
+	zhInvPoly          []fr.Element // 1/(y-1) on y = xⁿ of domain1's coset, a polynomial of degree ρ-1
+
 	// BSB22 commitments (api.Commit): each one's committed rows and
 	// commitment row, the rows its committed polynomial is not zero on
 	// (bsb22Rows, for the sparse MSM of solve), its selector Qcp in
@@ -56,8 +59,6 @@ type Key struct {
 	commitments constraint.PlonkCommitments
 	bsb22Rows   [][]int
 	qcp         [][]fr.Element
-	lOne        []fr.Element // L₁'s canonical coefficients: 1/n, n of them
-	zhInvPoly   []fr.Element // 1/(y-1) on y = xⁿ of domain1's coset, a polynomial of degree ρ-1
 }
 
 // CheckSupported refuses a constraint system the stages cannot prove:
