@@ -8,9 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	gnarkplonk "github.com/consensys/gnark/backend/plonk"
 	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
@@ -102,7 +100,7 @@ func (f Family) Load(ctx context.Context, req family.KeyRequest) (family.Key, er
 }
 
 // maxVKFile bounds a verifying key file verify --vk reads (one without
-// commitments is about 10 KiB).
+// commitments is about 49 KiB; a BSB22 commitment adds 56 bytes).
 const maxVKFile = 1 << 20
 
 // Verifier checks proofs with the verifying key of the cache's key (which
@@ -154,16 +152,16 @@ func readVK(path string) (*gplonk.VerifyingKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verifying key %q: %w", path, err)
 	}
-	// A key without commitments: its count of digests is zero, checked
-	// before gnark's decoder allocates what a count says.
-	off := qcpOffset()
-	if int64(len(data)) < off+4 {
-		return nil, fmt.Errorf("verifying key %q: %d bytes, too short", path, len(data))
+	// The counts of BSB22 commitment selectors and rows, checked against
+	// the file's length before gnark's decoder allocates what they say (a
+	// count of 2^32 rows is 32 GiB to it); gnark's keys have one row a
+	// commitment.
+	qcp, rows, err := vkCounts(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("verifying key %q: %w", path, err)
 	}
-	// So is the count of commitment constraint indexes, the key's last
-	// four bytes (a count of 2^32 is 32 GiB to gnark's decoder).
-	if !bytes.Equal(data[off:off+4], []byte{0, 0, 0, 0}) || !bytes.Equal(data[len(data)-4:], []byte{0, 0, 0, 0}) {
-		return nil, fmt.Errorf("verifying key %q: declares commitments, which the plonk stages do not make", path)
+	if want := vkEncoding().size(qcp, rows); want != int64(len(data)) || qcp != rows {
+		return nil, fmt.Errorf("verifying key %q: declares %d BSB22 commitments and %d commitment rows, which make %d bytes, not its %d (one row a commitment)", path, qcp, rows, want, len(data))
 	}
 	vk := &gplonk.VerifyingKey{}
 	n, err := vk.ReadFrom(bytes.NewReader(data))
@@ -301,9 +299,6 @@ type verifier struct {
 	seed       uint64
 	partitions int
 	from       string
-
-	once      sync.Once
-	proofSize int
 }
 
 // From names what the proofs are checked with.
@@ -314,8 +309,9 @@ func (v *verifier) VK() []byte { return v.vkBytes }
 
 // Verify checks partition's files: the public inputs are the seed's (a
 // directory without public-N.bin is checked against the seed's), the
-// proof has the size of one without commitments (checked before gnark's
-// decoder reads a count) and gnark's plonk.Verify accepts it.
+// proof has the size of one with the verifying key's number of BSB22
+// commitments (checked before gnark's decoder reads a count) and gnark's
+// plonk.Verify accepts it.
 func (v *verifier) Verify(partition int, f family.Files) error {
 	if partition < 0 || partition >= v.partitions {
 		return fmt.Errorf("plonk partition %d of %d", partition, v.partitions)
@@ -331,15 +327,8 @@ func (v *verifier) Verify(partition int, f family.Files) error {
 	if f.Public != nil && !bytes.Equal(f.Public, want) {
 		return fmt.Errorf("plonk partition %d: the public inputs are not the ones of seed %d's witness", partition, v.seed)
 	}
-	v.once.Do(func() {
-		var b bytes.Buffer
-		p := gplonk.Proof{}
-		p.BatchedProof.ClaimedValues = make([]fr.Element, 6)
-		p.WriteTo(&b) // cannot fail: a bytes.Buffer
-		v.proofSize = b.Len()
-	})
-	if len(f.Proof) != v.proofSize {
-		return fmt.Errorf("plonk partition %d: proof of %d bytes, want %d", partition, len(f.Proof), v.proofSize)
+	if want := proofSize(len(v.vk.Qcp)); len(f.Proof) != want {
+		return fmt.Errorf("plonk partition %d: proof of %d bytes, want %d (%d BSB22 commitments)", partition, len(f.Proof), want, len(v.vk.Qcp))
 	}
 	var proof gplonk.Proof
 	if _, err := proof.ReadFrom(bytes.NewReader(f.Proof)); err != nil {
