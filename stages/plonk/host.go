@@ -42,7 +42,7 @@ func (solve) Run(ctx context.Context, in *stages.Input) (any, error) {
 	if nc > 0 {
 		opts = append(slices.Clip(opts), solver.OverrideHint(bsb22HintID, st.bsb22Hint))
 	}
-	res, err := k.SPR.Solve(j.Witnesses[in.Partition], opts...)
+	res, err := k.solveSystem().Solve(j.Witnesses[in.Partition], opts...)
 	if err != nil {
 		return nil, fmt.Errorf("circuit %q partition %d: witness does not satisfy the circuit: %w", k.Circuit, in.Partition, err)
 	}

@@ -59,11 +59,15 @@ type Key struct {
 	commitments constraint.PlonkCommitments
 	bsb22Rows   [][]int
 	qcp         [][]fr.Element
+	// lookups: the system has lookup blueprints, which keep state while
+	// solving (solveSystem).
+	lookups bool
 }
 
-// CheckSupported refuses a constraint system the stages cannot prove:
-// commitment info that is not PLONK's (a system not compiled with
-// scs.NewBuilder), or BSB22 commitments (api.Commit, which std/rangecheck,
+// CheckSupported refuses a constraint system the stages cannot prove: a
+// solver blueprint that keeps state while solving other than
+// std/lookup/logderivlookup's (solveSystem), commitment info that is not
+// PLONK's (a system not compiled with scs.NewBuilder), or BSB22 commitments (api.Commit, which std/rangecheck,
 // std/lookup/logderivlookup, std/math/emulated and std/hash/sha2 call)
 // whose rows are not where gnark's builder puts them: every committed row
 // and the commitment row within the constraints, the committed rows
@@ -74,6 +78,13 @@ func CheckSupported(circuit string, spr *cs.SparseR1CS) error {
 	ci, ok := spr.CommitmentInfo.(constraint.PlonkCommitments)
 	if !ok {
 		return fmt.Errorf("circuit %q: commitment info of type %T (a constraint system not compiled with scs.NewBuilder): %w", circuit, spr.CommitmentInfo, ErrUnsupported)
+	}
+	for _, b := range spr.Blueprints {
+		if _, stateful := b.(constraint.BlueprintStateful[constraint.U64]); stateful {
+			if _, lookup := b.(*constraint.BlueprintLookupHint[constraint.U64]); !lookup {
+				return fmt.Errorf("circuit %q: solver blueprint %T keeps state while solving, and only std/lookup/logderivlookup's can be given to each partition's solve: %w", circuit, b, ErrUnsupported)
+			}
+		}
 	}
 	nb := spr.GetNbConstraints()
 	for i, c := range ci {
@@ -269,6 +280,29 @@ func checkCommitments(circuit string, spr *cs.SparseR1CS, vk *gplonk.VerifyingKe
 	return nil
 }
 
+// solveSystem returns the constraint system one solve uses while other
+// partitions solve the same one. gnark's solver keeps what a lookup table
+// (std/lookup/logderivlookup, and the gadgets on it: range checks,
+// std/math/uints) resolves during a solve in the system's lookup
+// blueprint, which each solve resets: concurrent solves of one system
+// would read and reset each other's. A system with lookups is copied
+// (shallow: its instructions, coefficients and everything else shared)
+// with fresh lookup blueprints of its own; CheckSupported refuses any
+// other blueprint with state.
+func (k *Key) solveSystem() *cs.SparseR1CS {
+	if !k.lookups {
+		return k.SPR
+	}
+	sys := *k.SPR
+	sys.Blueprints = slices.Clone(k.SPR.Blueprints)
+	for i, b := range sys.Blueprints {
+		if l, ok := b.(*constraint.BlueprintLookupHint[constraint.U64]); ok {
+			sys.Blueprints[i] = &constraint.BlueprintLookupHint[constraint.U64]{EntriesCalldata: l.EntriesCalldata}
+		}
+	}
+	return &sys
+}
+
 // Commitments is the number of the constraint system's BSB22
 // commitments (api.Commit), each one a commitment in the proof.
 func (k *Key) Commitments() int { return len(k.commitments) }
@@ -302,6 +336,11 @@ func (k *Key) derive() {
 	k.ql, k.qr, k.qm, k.qo = canonical(tr.Ql.Coefficients()), canonical(tr.Qr.Coefficients()), canonical(tr.Qm.Coefficients()), canonical(tr.Qo.Coefficients())
 	k.qk = canonical(k.qkLagrange)
 	k.s1, k.s2, k.s3 = canonical(tr.S1.Coefficients()), canonical(tr.S2.Coefficients()), canonical(tr.S3.Coefficients())
+	for _, b := range k.SPR.Blueprints {
+		if _, ok := b.(*constraint.BlueprintLookupHint[constraint.U64]); ok {
+			k.lookups = true
+		}
+	}
 	k.commitments = k.SPR.CommitmentInfo.(constraint.PlonkCommitments)
 	k.qcp = make([][]fr.Element, len(tr.Qcp))
 	k.bsb22Rows = make([][]int, len(k.commitments))
