@@ -100,7 +100,7 @@ func (f Family) Load(ctx context.Context, req family.KeyRequest) (family.Key, er
 }
 
 // maxVKFile bounds a verifying key file verify --vk reads (one without
-// commitments is about 49 KiB; a BSB22 commitment adds 56 bytes).
+// commitments is about 48 KiB; a BSB22 commitment adds 56 bytes).
 const maxVKFile = 1 << 20
 
 // Verifier checks proofs with the verifying key of the cache's key (which
@@ -160,8 +160,11 @@ func readVK(path string) (*gplonk.VerifyingKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verifying key %q: %w", path, err)
 	}
-	if want := vkEncoding().size(qcp, rows); want != int64(len(data)) || qcp != rows {
-		return nil, fmt.Errorf("verifying key %q: declares %d BSB22 commitments and %d commitment rows, which make %d bytes, not its %d (one row a commitment)", path, qcp, rows, want, len(data))
+	if want := vkEncoding().size(qcp, rows); want != int64(len(data)) {
+		return nil, fmt.Errorf("verifying key %q: declares %d BSB22 commitments and %d commitment rows, which make %d bytes, not its %d", path, qcp, rows, want, len(data))
+	}
+	if qcp != rows {
+		return nil, fmt.Errorf("verifying key %q: declares %d BSB22 commitments and %d commitment rows, not one row a commitment", path, qcp, rows)
 	}
 	vk := &gplonk.VerifyingKey{}
 	n, err := vk.ReadFrom(bytes.NewReader(data))

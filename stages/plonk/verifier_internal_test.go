@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/kzg"
 	gnarkplonk "github.com/consensys/gnark/backend/plonk"
 	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
 	"github.com/consensys/gnark/frontend"
@@ -117,6 +118,19 @@ func TestVerifierAcceptsCommitmentsWithinBounds(t *testing.T) {
 	moved.Bsb22Commitments[0].Add(&moved.Bsb22Commitments[0], &g)
 	if err := v.Verify(0, family.Files{Proof: encode(&moved)}); err == nil {
 		t.Error("a proof with its commitment moved verified")
+	}
+
+	// Two selectors and one row, encoded as gnark does: the length fits,
+	// the counts do not.
+	lopsided, err := encodeVK(&gplonk.VerifyingKey{Qcp: make([]kzg.Digest, 2), CommitmentConstraintIndexes: []uint64{5}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(vkFile, lopsided, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := readVK(vkFile); err == nil || !strings.Contains(err.Error(), "declares 2 BSB22 commitments and 1 commitment rows, not one row a commitment") {
+		t.Errorf("two selectors and one row: %v", err)
 	}
 
 	// One more selector declared than the file holds, and one row more
