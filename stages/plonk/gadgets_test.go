@@ -305,14 +305,14 @@ func TestTamperedCommitmentOrOpeningIsRejected(t *testing.T) {
 // SHA-256 of std/hash/sha2 commits through std/math/uints' byte tables
 // (logderivlookup tables of 2^16 entries each): 613,831 constraints for an
 // 8-byte message, a domain of 2^20. Two partitions prove through the
-// stages and gnark's plonk.Verify accepts both. About 9 minutes and 6 GiB
+// stages and gnark's plonk.Verify accepts both. 9 to 12 minutes and 6 GiB
 // on 2 cores (the setup of a 2^20 SRS is 4.5 of them), so the race
 // detector's run and -short skip it:
 //
 //	go test -run TestSHA2CircuitProvesThroughTheStages -timeout 30m ./stages/plonk/
 func TestSHA2CircuitProvesThroughTheStages(t *testing.T) {
 	if testing.Short() || raceDetector {
-		t.Skip("sha2's domain of 2^20 takes about 9 minutes without the race detector: go test -run TestSHA2CircuitProvesThroughTheStages -timeout 30m ./stages/plonk/")
+		t.Skip("sha2's domain of 2^20 takes 9 to 12 minutes without the race detector: go test -run TestSHA2CircuitProvesThroughTheStages -timeout 30m ./stages/plonk/")
 	}
 	k := gadgetKey(t, "sha2", newSHA2(8))
 	if k.Commitments() == 0 {
