@@ -32,11 +32,13 @@ type PlonkProver struct {
 	key *plonk.Key
 }
 
-// NewPlonkProver compiles circuit for PLONK (a SparseR1CS; a circuit with
-// BSB22 commitments is refused, wrapping plonk.ErrCommitments), loads its
-// key from the cache (or runs the setup on an unsafe KZG SRS and caches
-// it), and prepares the pipeline (pipelines/plonk.yaml unless
-// WithPipeline names another PLONK one). Close it when done.
+// NewPlonkProver compiles circuit for PLONK (a SparseR1CS, with its BSB22
+// commitments: api.Commit and the standard gadgets that call it, such as
+// std/rangecheck, std/lookup/logderivlookup, std/math/emulated and
+// std/hash/sha2, prove with no option to set), loads its key from the
+// cache (or runs the setup on an unsafe KZG SRS and caches it), and
+// prepares the pipeline (pipelines/plonk.yaml unless WithPipeline names
+// another PLONK one). Close it when done.
 func NewPlonkProver(circuit frontend.Circuit, opts ...Option) (*PlonkProver, error) {
 	r, err := newRun(circuit, opts, "plonk", "NewPlonkProver", "NewProver")
 	if err != nil {

@@ -3,7 +3,7 @@ package prooflane_test
 import (
 	"bytes"
 	"context"
-	"errors"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +11,12 @@ import (
 
 	"github.com/consensys/gnark/backend/plonk"
 	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/std/lookup/logderivlookup"
+	"github.com/consensys/gnark/std/math/emulated"
+	"github.com/consensys/gnark/std/math/emulated/emparams"
+	"github.com/consensys/gnark/std/rangecheck"
 
 	"github.com/prooflane/prooflane"
-	stagesplonk "github.com/prooflane/prooflane/stages/plonk"
 )
 
 // The PLONK key is set up once per circuit and found in the cache after,
@@ -70,44 +73,78 @@ func TestProvePlonkCachesTheKeyAndNamesTheFailingAssignment(t *testing.T) {
 	})
 }
 
-// Committed uses gnark's BSB22 commitments (api.Commit), which the PLONK
-// stages do not make.
-type Committed struct {
-	X frontend.Variable
-	Y frontend.Variable `gnark:",public"`
+// Gadgets commits through three of gnark's standard gadgets at once
+// (std/multicommit makes one BSB22 commitment of them all): a range check
+// (std/rangecheck), a table lookup (std/lookup/logderivlookup) and a
+// product in BN254's base field (std/math/emulated, whose limbs are range
+// checked).
+type Gadgets struct {
+	Small frontend.Variable // below 2^16
+	Index frontend.Variable // below 4
+	A, B  emulated.Element[emparams.BN254Fp]
+	Out   frontend.Variable                  `gnark:",public"` // table[Index] + Small
+	AB    emulated.Element[emparams.BN254Fp] `gnark:",public"`
 }
 
-func (c *Committed) Define(api frontend.API) error {
-	committer, ok := api.(frontend.Committer)
-	if !ok {
-		return errors.New("the builder cannot commit")
+func (c *Gadgets) Define(api frontend.API) error {
+	rangecheck.New(api).Check(c.Small, 16)
+	t := logderivlookup.New(api)
+	for _, v := range []int{7, 11, 13, 17} {
+		t.Insert(v)
 	}
-	r, err := committer.Commit(c.X)
+	api.AssertIsEqual(api.Add(t.Lookup(c.Index)[0], c.Small), c.Out)
+	f, err := emulated.NewField[emparams.BN254Fp](api)
 	if err != nil {
 		return err
 	}
-	api.AssertIsDifferent(r, 0)
-	api.AssertIsEqual(c.Y, api.Mul(c.X, c.X))
+	f.AssertIsEqual(f.Mul(&c.A, &c.B), &c.AB)
 	return nil
 }
 
-// A circuit with commitments is refused before any setup, naming it; a
-// pipeline of the other family is refused by either constructor, naming
+func gadgetsAssignment(small, index int, a, b int64) *Gadgets {
+	p := emparams.BN254Fp{}.Modulus()
+	x, y := new(big.Int).Sub(p, big.NewInt(a)), big.NewInt(b) // x = -a
+	xy := new(big.Int).Mul(x, y)
+	return &Gadgets{Small: small, Index: index, Out: []int{7, 11, 13, 17}[index] + small,
+		A: emulated.ValueOf[emparams.BN254Fp](x), B: emulated.ValueOf[emparams.BN254Fp](y),
+		AB: emulated.ValueOf[emparams.BN254Fp](xy.Mod(xy, p))}
+}
+
+// A circuit whose gadgets commit proves with ProvePlonk and no option:
+// every proof carries its commitment and verifies with gnark's
+// plonk.Verify, and a value the range check refuses fails its assignment.
+func TestProvePlonkProvesCircuitsWhoseGadgetsCommit(t *testing.T) {
+	ctx := context.Background()
+	assignments := []frontend.Circuit{gadgetsAssignment(5, 0, 3, 4), gadgetsAssignment(65535, 3, 1<<40, 1<<50)}
+	proofs, err := prooflane.ProvePlonk(ctx, &Gadgets{}, assignments, prooflane.WithKeyCache(t.TempDir()), prooflane.SilenceGnark())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range proofs {
+		if len(p.Proof.Bsb22Commitments) != 1 {
+			t.Errorf("proof %d: %d commitments, want 1", i, len(p.Proof.Bsb22Commitments))
+		}
+		if err := plonk.Verify(p.Proof, p.VerifyingKey, p.Public); err != nil {
+			t.Errorf("proof %d: %v", i, err)
+		}
+	}
+	if err := plonk.Verify(proofs[0].Proof, proofs[0].VerifyingKey, proofs[1].Public); err == nil {
+		t.Error("proof 0 verifies with assignment 1's public input")
+	}
+	_, err = prooflane.ProvePlonk(ctx, &Gadgets{}, []frontend.Circuit{gadgetsAssignment(1<<16, 0, 3, 4)}, prooflane.WithKeyCache(t.TempDir()))
+	if err == nil || !strings.Contains(err.Error(), "assignment 0") {
+		t.Errorf("a value above the range check's 16 bits: %v, want assignment 0 refused", err)
+	}
+}
+
+// A pipeline of the other family is refused by either constructor, naming
 // the one to use, and one that makes no proof by its file.
-func TestNewPlonkProverRefusesCommitmentsAndOtherFamiliesPipelines(t *testing.T) {
+func TestNewPlonkProverRefusesOtherFamiliesPipelines(t *testing.T) {
 	dir := t.TempDir()
 	solveOnly := filepath.Join(dir, "solve-only.yaml")
 	yaml := "pipeline: plonk-solve-only\nstages:\n  solve:\n    type: plonk.solve\n"
 	if err := os.WriteFile(solveOnly, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
-	}
-	var log bytes.Buffer
-	_, err := prooflane.NewPlonkProver(&Committed{}, prooflane.WithKeyCache(dir), prooflane.WithLog(&log))
-	if !errors.Is(err, stagesplonk.ErrCommitments) || !strings.Contains(err.Error(), `circuit "*prooflane_test.Committed"`) {
-		t.Errorf("a circuit with commitments: %v, want ErrCommitments naming the circuit", err)
-	}
-	if log.Len() != 0 {
-		t.Errorf("a refused circuit ran the setup: %q", log.String())
 	}
 	for _, c := range []struct {
 		new  func() error

@@ -9,8 +9,8 @@
 // Groth16 proofs (the circuit compiled to an R1CS, a setup per circuit,
 // the smallest proofs and fastest verifier), ProvePlonk and
 // NewPlonkProver PLONK proofs (the circuit compiled to a SparseR1CS, keys
-// from one universal KZG SRS; circuits with gnark's BSB22 commitments,
-// api.Commit, are refused). Both take the same Options; the pipeline must
+// from one universal KZG SRS, gnark's BSB22 commitments of api.Commit and
+// the gadgets built on it included). Both take the same Options; the pipeline must
 // make the proofs of the function's family (a Groth16 pipeline for
 // Prove, a PLONK one for ProvePlonk), or the constructor refuses it.
 //

@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"sync"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/kzg"
@@ -90,17 +89,23 @@ func (c Cache) LoadVK(ctx context.Context, name string, size int) (*gplonk.Verif
 		return nil, err
 	}
 	defer release()
-	f, _, err := regfile.Open(path)
+	f, st, err := regfile.Open(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%s: %w", path, ErrNotCached)
 	}
 	if err != nil {
 		return nil, err
 	}
-	head := make([]byte, vkRawSize())
-	_, err = io.ReadFull(f, head)
-	f.Close()
+	defer f.Close()
+	qcp, rows, err := vkCounts(f, st.Size())
+	if err == nil && (qcp != rows || vkEncoding().size(qcp, rows) > st.Size()) {
+		err = fmt.Errorf("the verifying key declares %d BSB22 commitments and %d commitment rows, which its %d bytes do not make", qcp, rows, st.Size())
+	}
 	if err != nil {
+		return nil, fmt.Errorf("%s: %w (%s)", path, err, keyfile.SetupAgain)
+	}
+	head := make([]byte, vkEncoding().size(qcp, rows))
+	if _, err := f.ReadAt(head, 0); err != nil {
 		return nil, fmt.Errorf("%s: the verifying key: %w (%s)", path, err, keyfile.SetupAgain)
 	}
 	vk := &gplonk.VerifyingKey{}
@@ -110,7 +115,7 @@ func (c Cache) LoadVK(ctx context.Context, name string, size int) (*gplonk.Verif
 	if n := vk.Size; n < 2 || n > MaxSize || n&(n-1) != 0 {
 		return nil, fmt.Errorf("%s: a domain of %d (%s)", path, n, keyfile.SetupAgain)
 	}
-	pk, err := readPK(ctx, path, vk.Size)
+	pk, err := readPK(ctx, path, vk.Size, int(qcp))
 	if err != nil {
 		return nil, err
 	}
@@ -118,7 +123,7 @@ func (c Cache) LoadVK(ctx context.Context, name string, size int) (*gplonk.Verif
 }
 
 func (c Cache) load(ctx context.Context, circuit string, size int, spr *cs.SparseR1CS) (*Key, error) {
-	pk, err := readPK(ctx, c.Path(circuit, size), domainSize(spr))
+	pk, err := readPK(ctx, c.Path(circuit, size), domainSize(spr), len(spr.CommitmentInfo.CommitmentIndexes()))
 	if err != nil {
 		return nil, err
 	}
@@ -214,42 +219,16 @@ func (c Cache) waiting(circuit string, size int, log io.Writer) func() {
 	}
 }
 
-// vkRawSize is the length of a verifying key without commitments
-// (VerifyingKey.WriteRawTo), the part of a key file before the SRS.
-var vkRawSize = sync.OnceValue(func() int64 {
-	var b bytes.Buffer
-	if _, err := (&gplonk.VerifyingKey{}).WriteRawTo(&b); err != nil {
-		panic("plonk: encoding an empty verifying key: " + err.Error()) // cannot happen: a bytes.Buffer does not fail
-	}
-	return int64(b.Len())
-})
-
-// qcpOffset is where a raw verifying key's count of commitment digests
-// (a 4-byte length) sits: found by encoding keys with none and with one.
-var qcpOffset = sync.OnceValue(func() int64 {
-	var none, one bytes.Buffer
-	_, err1 := (&gplonk.VerifyingKey{}).WriteRawTo(&none)
-	_, err2 := (&gplonk.VerifyingKey{Qcp: make([]kzg.Digest, 1)}).WriteRawTo(&one)
-	if err1 != nil || err2 != nil {
-		panic("plonk: encoding an empty verifying key failed") // cannot happen: a bytes.Buffer does not fail
-	}
-	a, b := none.Bytes(), one.Bytes()
-	i := 0
-	for i < len(a) && a[i] == b[i] {
-		i++
-	}
-	return int64(i - 3) // the length's last byte is the first to differ
-})
-
-// readPK reads a key file of the cache for a domain of n: the lengths it
-// declares are checked against n and against the file's size before
-// gnark's decoder allocates them, and the checksum before anything is
-// decoded; reading stops when ctx is done.
-func readPK(ctx context.Context, path string, n uint64) (*gplonk.ProvingKey, error) {
+// readPK reads a key file of the cache for a domain of n and a
+// constraint system of commitments BSB22 commitments: the lengths it
+// declares are checked against n, the commitments and the file's size
+// before gnark's decoder allocates them, and the checksum before anything
+// is decoded; reading stops when ctx is done.
+func readPK(ctx context.Context, path string, n uint64, commitments int) (*gplonk.ProvingKey, error) {
 	pk := &gplonk.ProvingKey{}
 	err := keyfile.Read(ctx, path, true, ErrNotCached, keyfile.Decoder{
 		HashFirst: true,
-		Check:     func(r io.ReaderAt, size int64) error { return checkPKLengths(r, size, n) },
+		Check:     func(r io.ReaderAt, size int64) error { return checkPKLengths(r, size, n, commitments) },
 		Read:      pk.UnsafeReadFrom,
 	})
 	if err != nil {
@@ -258,39 +237,31 @@ func readPK(ctx context.Context, path string, n uint64) (*gplonk.ProvingKey, err
 	return pk, nil
 }
 
-// checkPKLengths checks a raw proving key of size bytes for a domain of n:
-// no commitment digests, n+3 canonical and n Lagrange points, nothing
-// else.
-func checkPKLengths(r io.ReaderAt, size int64, n uint64) error {
-	u32 := func(off int64, what string) (uint64, error) {
-		var b [4]byte
-		if off+4 > size {
-			return 0, fmt.Errorf("%d bytes: too short for the %s", size, what)
-		}
-		if _, err := r.ReadAt(b[:], off); err != nil {
-			return 0, err
-		}
-		return uint64(binary.BigEndian.Uint32(b[:])), nil
+// checkPKLengths checks a raw proving key of size bytes for a domain of n
+// and a constraint system of commitments BSB22 commitments: as many
+// commitment selectors and commitment rows in the verifying key, n+3
+// canonical and n Lagrange points, nothing else.
+func checkPKLengths(r io.ReaderAt, size int64, n uint64, commitments int) error {
+	qcp, rows, err := vkCounts(r, size)
+	if err != nil {
+		return err
 	}
-	// The verifying key's count of commitment digests and its last
-	// field, the count of commitment constraint indexes (which gnark's
-	// decoder allocates as it is).
-	off := vkRawSize()
-	for _, at := range []int64{qcpOffset(), off - 4} {
-		if n, err := u32(at, "verifying key"); err != nil {
-			return err
-		} else if n != 0 {
-			return fmt.Errorf("the verifying key declares %d commitments; the plonk stages support none", n)
-		}
+	if qcp != int64(commitments) || rows != int64(commitments) {
+		return fmt.Errorf("the verifying key declares %d BSB22 commitments and %d commitment rows, the circuit's constraint system has %d commitments (api.Commit)", qcp, rows, commitments)
 	}
+	off := vkEncoding().size(qcp, rows)
 	for _, want := range []struct {
 		n    uint64
 		what string
 	}{{n + 3, "canonical srs"}, {n, "lagrange srs"}} {
-		got, err := u32(off, want.what)
-		if err != nil {
+		var b [4]byte
+		if off+4 > size {
+			return fmt.Errorf("%d bytes: too short for the %s", size, want.what)
+		}
+		if _, err := r.ReadAt(b[:], off); err != nil {
 			return err
 		}
+		got := uint64(binary.BigEndian.Uint32(b[:]))
 		if got != want.n {
 			return fmt.Errorf("the %s declares %d points, the circuit's domain of %d needs %d", want.what, got, n, want.n)
 		}
@@ -303,12 +274,13 @@ func checkPKLengths(r io.ReaderAt, size int64, n uint64) error {
 }
 
 // ReadUserPK reads a user's proving key file (gnark's WriteTo, or
-// WriteRawTo) for a domain of n: its lengths checked against n and the
-// file's size before gnark decodes it; reading stops when ctx is done.
-func ReadUserPK(ctx context.Context, path string, n uint64) (*gplonk.ProvingKey, error) {
+// WriteRawTo) for a domain of n and a constraint system of commitments
+// BSB22 commitments: its lengths checked against them and the file's size
+// before gnark decodes it; reading stops when ctx is done.
+func ReadUserPK(ctx context.Context, path string, n uint64, commitments int) (*gplonk.ProvingKey, error) {
 	pk := &gplonk.ProvingKey{}
 	err := keyfile.Read(ctx, path, false, ErrNotCached, keyfile.Decoder{
-		Check: func(r io.ReaderAt, size int64) error { return checkUserPKLengths(r, size, n) },
+		Check: func(r io.ReaderAt, size int64) error { return checkUserPKLengths(r, size, n, commitments) },
 		Read:  pk.UnsafeReadFrom,
 	})
 	if err != nil {
@@ -317,31 +289,27 @@ func ReadUserPK(ctx context.Context, path string, n uint64) (*gplonk.ProvingKey,
 	return pk, nil
 }
 
-// vkSize is the length of a verifying key without commitments in
-// gnark's compressed encoding (WriteTo).
-var vkSize = sync.OnceValue(func() int64 {
-	var b bytes.Buffer
-	if _, err := (&gplonk.VerifyingKey{}).WriteTo(&b); err != nil {
-		panic("plonk: encoding an empty verifying key: " + err.Error()) // cannot happen: a bytes.Buffer does not fail
-	}
-	return int64(b.Len())
-})
-
 // checkUserPKLengths checks a proving key file of size bytes for a domain
-// of n, in either of gnark's encodings (told apart by the size, which is
-// exact for each): its verifying key without commitments, then n+3
-// canonical and n Lagrange points, the two counts as the domain says,
-// before gnark's decoder allocates what they say.
-func checkUserPKLengths(r io.ReaderAt, size int64, n uint64) error {
-	for _, enc := range []struct{ vk, point int64 }{
-		{vkSize(), curve.SizeOfG1AffineCompressed},
-		{vkRawSize(), curve.SizeOfG1AffineUncompressed},
-	} {
-		if size != enc.vk+8+int64(2*n+3)*enc.point {
+// of n and commitments BSB22 commitments, in either of gnark's encodings
+// (told apart by the size, which is exact for each): its verifying key
+// with that many commitments, then n+3 canonical and n Lagrange points,
+// the two counts as the domain says, before gnark's decoder allocates
+// what they say.
+func checkUserPKLengths(r io.ReaderAt, size int64, n uint64, commitments int) error {
+	qcp, rows, err := vkCounts(r, size)
+	if err != nil {
+		return err
+	}
+	if qcp != int64(commitments) || rows != int64(commitments) {
+		return fmt.Errorf("its verifying key declares %d BSB22 commitments and %d commitment rows, the constraint system has %d commitments (another circuit's key?)", qcp, rows, commitments)
+	}
+	vk := vkEncoding().size(qcp, rows)
+	for _, point := range []int64{curve.SizeOfG1AffineCompressed, curve.SizeOfG1AffineUncompressed} {
+		if size != vk+8+int64(2*n+3)*point {
 			continue
 		}
 		var b [4]byte
-		off := enc.vk
+		off := vk
 		for _, want := range []uint64{n + 3, n} {
 			if _, err := r.ReadAt(b[:], off); err != nil {
 				return err
@@ -349,11 +317,11 @@ func checkUserPKLengths(r io.ReaderAt, size int64, n uint64) error {
 			if got := uint64(binary.BigEndian.Uint32(b[:])); got != want {
 				return fmt.Errorf("an srs of %d points where a domain of %d needs %d", got, n, want)
 			}
-			off += 4 + int64(want)*enc.point
+			off += 4 + int64(want)*point
 		}
 		return nil
 	}
-	return fmt.Errorf("%d bytes: not a key without commitments for a domain of %d, in gnark's compressed or raw encoding (another circuit's?)", size, n)
+	return fmt.Errorf("%d bytes: not a key for a domain of %d in gnark's compressed or raw encoding (another circuit's?)", size, n)
 }
 
 // ReadSparseR1CS reads a user's constraint system file (gnark's

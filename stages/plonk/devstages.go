@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
@@ -91,7 +92,8 @@ func (s *commitLRO) Run(ctx context.Context, in *stages.Input) (any, error) {
 	return st, nil
 }
 
-// commitZ is plonk.commit_z: [Z] (blinded), then α.
+// commitZ is plonk.commit_z: [Z] (blinded), then α (bound to the BSB22
+// commitments, then [Z]).
 type commitZ struct{ onDevice }
 
 func (s *commitZ) Run(ctx context.Context, in *stages.Input) (any, error) {
@@ -107,7 +109,11 @@ func (s *commitZ) Run(ctx context.Context, in *stages.Input) (any, error) {
 	if err != nil {
 		return nil, err
 	}
-	if st.alpha, err = deriveRandomness(st.fs, "alpha", &st.proof.Z); err != nil {
+	deps := make([]*curve.G1Affine, 0, len(st.proof.Bsb22Commitments)+1)
+	for i := range st.proof.Bsb22Commitments {
+		deps = append(deps, &st.proof.Bsb22Commitments[i])
+	}
+	if st.alpha, err = deriveRandomness(st.fs, "alpha", append(deps, &st.proof.Z)...); err != nil {
 		return nil, stageErr(in, "alpha", err)
 	}
 	return st, nil
@@ -152,7 +158,8 @@ func (s *quotient) Run(ctx context.Context, in *stages.Input) (any, error) {
 }
 
 // numerator computes h's coefficients into st.h and the canonical forms of
-// L, R, O and Z into st.lc, st.rc, st.oc, st.zc.
+// L, R, O and Z into st.lc, st.rc, st.oc, st.zc (and of the BSB22
+// commitments' polynomials into st.pi2c).
 func (s *quotient) numerator(ctx context.Context, w *work, st *State) error {
 	k := st.key
 	n, N := k.n, int(k.domain1.Cardinality)
@@ -239,6 +246,45 @@ func (s *quotient) numerator(ctx context.Context, w *work, st *State) error {
 		return ds.Add(ctx, v, v, tmp)
 	}
 
+	// The BSB22 commitments' terms of the gate constraint, Σ Qcpᵢ·pi2ᵢ,
+	// summed first into the vector that becomes the gate's (before L, R,
+	// O and Z are on the device, so the peak stays the ordering
+	// constraint's); pi2ᵢ's canonical form is kept for linearize.
+	var gate device.Vector
+	st.pi2c = make([][]fr.Element, len(st.pi2))
+	for i, lag := range st.pi2 {
+		p, err := w.upload(lag, N)
+		if err != nil {
+			return err
+		}
+		if err := canonical(p); err != nil {
+			return fail(err, "bsb22 commitment to canonical form")
+		}
+		st.pi2c[i] = make([]fr.Element, n)
+		if err := ds.Download(st.pi2c[i], p); err != nil {
+			return fail(err, "download")
+		}
+		if err := cosetEval(p); err != nil {
+			return fail(err, "bsb22 commitment on the coset")
+		}
+		q, err := selector(k.qcp[i])
+		if err != nil {
+			return fail(err, "qcp")
+		}
+		if err := ds.Mul(ctx, p, p, q); err != nil {
+			return fail(err, "gate")
+		}
+		w.free(q)
+		if gate == nil {
+			gate = p
+			continue
+		}
+		if err := ds.Add(ctx, gate, gate, p); err != nil {
+			return fail(err, "gate")
+		}
+		w.free(p)
+	}
+
 	// L, R, O, Z: to canonical (kept on the host for linearize), then
 	// blinded on the coset; ZS = Z(ωX) from Z's coefficients scaled by ωⁱ.
 	st.lc, st.rc, st.oc, st.zc = make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n), make([]fr.Element, n)
@@ -287,19 +333,12 @@ func (s *quotient) numerator(ctx context.Context, w *work, st *State) error {
 	L, R, O, Z := wires[0], wires[1], wires[2], wires[3]
 
 	// The gate constraint: Ql·L + Qr·R + Qm·L·R + Qo·O + Qk (Qk with the
-	// public inputs).
-	gate, err := selector(k.ql)
-	if err != nil {
-		return fail(err, "ql")
-	}
-	if err := ds.Mul(ctx, gate, gate, L); err != nil {
-		return fail(err, "gate")
-	}
+	// public inputs and the commitments' hashes) + the commitments' terms.
 	for _, term := range []struct {
 		q     []fr.Element
 		a, b  device.Vector
 		label string
-	}{{k.qr, R, nil, "qr"}, {k.qm, L, R, "qm"}, {k.qo, O, nil, "qo"}} {
+	}{{k.ql, L, nil, "ql"}, {k.qr, R, nil, "qr"}, {k.qm, L, R, "qm"}, {k.qo, O, nil, "qo"}} {
 		t, err := selector(term.q)
 		if err != nil {
 			return fail(err, term.label)
@@ -312,6 +351,10 @@ func (s *quotient) numerator(ctx context.Context, w *work, st *State) error {
 				return fail(err, "gate")
 			}
 		}
+		if gate == nil {
+			gate = t
+			continue
+		}
 		if err := ds.Add(ctx, gate, gate, t); err != nil {
 			return fail(err, "gate")
 		}
@@ -319,6 +362,9 @@ func (s *quotient) numerator(ctx context.Context, w *work, st *State) error {
 	}
 	qk := append([]fr.Element(nil), k.qkLagrange...)
 	copy(qk, st.public)
+	for i, c := range k.commitments {
+		qk[len(st.public)+c.CommitmentIndex] = st.bsb22Values[i]
+	}
 	qkv, err := w.upload(qk, N)
 	if err != nil {
 		return err

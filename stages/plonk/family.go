@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	gnarkplonk "github.com/consensys/gnark/backend/plonk"
@@ -157,7 +156,7 @@ func (f Family) ReadKeys(ctx context.Context, sys family.System, pkFile, vkFile 
 	if err != nil {
 		return nil, err
 	}
-	pk, err := ReadUserPK(ctx, pkFile, domainSize(spr))
+	pk, err := ReadUserPK(ctx, pkFile, domainSize(spr), len(spr.CommitmentInfo.CommitmentIndexes()))
 	if err != nil {
 		return nil, fmt.Errorf("--pk %s: %w", pkFile, err)
 	}
@@ -176,7 +175,7 @@ func (f Family) ReadKeys(ctx context.Context, sys family.System, pkFile, vkFile 
 }
 
 // maxVKFile bounds a verifying key file verify --vk reads (one without
-// commitments is about 10 KiB).
+// commitments is about 48 KiB; a BSB22 commitment adds 56 bytes).
 const maxVKFile = 1 << 20
 
 // VerifyingKey returns the verifying key of file when it is named, else
@@ -209,16 +208,19 @@ func readVK(path string) (*gplonk.VerifyingKey, error) {
 	if err != nil {
 		return nil, fmt.Errorf("verifying key %q: %w", path, err)
 	}
-	// A key without commitments: its count of digests is zero, checked
-	// before gnark's decoder allocates what a count says.
-	off := qcpOffset()
-	if int64(len(data)) < off+4 {
-		return nil, fmt.Errorf("verifying key %q: %d bytes, too short", path, len(data))
+	// The counts of BSB22 commitment selectors and rows, checked against
+	// the file's length before gnark's decoder allocates what they say (a
+	// count of 2^32 rows is 32 GiB to it); gnark's keys have one row a
+	// commitment.
+	qcp, rows, err := vkCounts(bytes.NewReader(data), int64(len(data)))
+	if err != nil {
+		return nil, fmt.Errorf("verifying key %q: %w", path, err)
 	}
-	// So is the count of commitment constraint indexes, the key's last
-	// four bytes (a count of 2^32 is 32 GiB to gnark's decoder).
-	if !bytes.Equal(data[off:off+4], []byte{0, 0, 0, 0}) || !bytes.Equal(data[len(data)-4:], []byte{0, 0, 0, 0}) {
-		return nil, fmt.Errorf("verifying key %q: declares commitments, which the plonk stages do not make", path)
+	if want := vkEncoding().size(qcp, rows); want != int64(len(data)) {
+		return nil, fmt.Errorf("verifying key %q: declares %d BSB22 commitments and %d commitment rows, which make %d bytes, not its %d", path, qcp, rows, want, len(data))
+	}
+	if qcp != rows {
+		return nil, fmt.Errorf("verifying key %q: declares %d BSB22 commitments and %d commitment rows, not one row a commitment", path, qcp, rows)
 	}
 	vk := &gplonk.VerifyingKey{}
 	n, err := vk.ReadFrom(bytes.NewReader(data))
@@ -383,9 +385,6 @@ type verifyingKey struct {
 	vk    *gplonk.VerifyingKey
 	bytes []byte
 	from  string
-
-	once      sync.Once
-	proofSize int
 }
 
 func newVerifyingKey(vk *gplonk.VerifyingKey, from string) (*verifyingKey, error) {
@@ -420,15 +419,8 @@ func (v *verifyingKey) Verify(f family.Files) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", name(f.PublicName, "public inputs"), err)
 	}
-	v.once.Do(func() {
-		var b bytes.Buffer
-		p := gplonk.Proof{}
-		p.BatchedProof.ClaimedValues = make([]fr.Element, 6)
-		p.WriteTo(&b) // cannot fail: a bytes.Buffer
-		v.proofSize = b.Len()
-	})
-	if len(f.Proof) != v.proofSize {
-		return fmt.Errorf("%s: %d bytes, want %d", name(f.ProofName, "proof"), len(f.Proof), v.proofSize)
+	if want := proofSize(len(v.vk.Qcp)); len(f.Proof) != want {
+		return fmt.Errorf("%s: %d bytes, want %d (%d BSB22 commitments)", name(f.ProofName, "proof"), len(f.Proof), want, len(v.vk.Qcp))
 	}
 	var proof gplonk.Proof
 	if _, err := keyfile.ReadSafely(proof.ReadFrom, bytes.NewReader(f.Proof)); err != nil {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/iop"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/kzg"
 	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
+	"github.com/consensys/gnark/constraint/solver"
 
 	"github.com/prooflane/prooflane/stages"
 )
@@ -30,7 +32,17 @@ func (solve) Run(ctx context.Context, in *stages.Input) (any, error) {
 		return nil, err
 	}
 	k := j.Key
-	res, err := k.SPR.Solve(j.Witnesses[in.Partition], j.SolverOptions...)
+	nc := len(k.commitments)
+	st := &State{
+		Partition: in.Partition, key: k, public: j.Public(in.Partition),
+		proof: &gplonk.Proof{Bsb22Commitments: make([]kzg.Digest, nc)}, fs: newTranscript(),
+		pi2: make([][]fr.Element, nc), bsb22Values: make([]fr.Element, nc),
+	}
+	opts := j.SolverOptions
+	if nc > 0 {
+		opts = append(slices.Clip(opts), solver.OverrideHint(bsb22HintID, st.bsb22Hint))
+	}
+	res, err := k.solveSystem().Solve(j.Witnesses[in.Partition], opts...)
 	if err != nil {
 		return nil, fmt.Errorf("circuit %q partition %d: witness does not satisfy the circuit: %w", k.Circuit, in.Partition, err)
 	}
@@ -41,11 +53,12 @@ func (solve) Run(ctx context.Context, in *stages.Input) (any, error) {
 	if len(sol.L) != k.n || len(sol.R) != k.n || len(sol.O) != k.n {
 		return nil, fmt.Errorf("circuit %q partition %d: solution of %d rows, the key's domain is %d", k.Circuit, in.Partition, len(sol.L), k.n)
 	}
-	st := &State{
-		Partition: in.Partition, key: k, public: j.Public(in.Partition),
-		proof: &gplonk.Proof{}, fs: newTranscript(),
-		l: sol.L, r: sol.R, o: sol.O,
+	for i := range st.pi2 {
+		if st.pi2[i] == nil {
+			return nil, fmt.Errorf("circuit %q partition %d: the solver made no BSB22 commitment %d (api.Commit): its hint was not called", k.Circuit, in.Partition, i)
+		}
 	}
+	st.l, st.r, st.o = sol.L, sol.R, sol.O
 	for _, b := range []struct {
 		p *[]fr.Element
 		d int
@@ -101,6 +114,10 @@ func (linearize) Run(ctx context.Context, in *stages.Input) (any, error) {
 	st.oZeta = evalBlinded(st.oc, st.bo, zeta)
 	st.s1Zeta = eval(k.s1, zeta)
 	st.s2Zeta = eval(k.s2, zeta)
+	st.qcpZeta = make([]fr.Element, len(k.qcp))
+	for i, q := range k.qcp {
+		st.qcpZeta[i] = eval(q, zeta)
+	}
 
 	var zetaShifted fr.Element
 	zetaShifted.Mul(&zeta, &k.VK.Generator)
@@ -121,6 +138,7 @@ func (linearize) Run(ctx context.Context, in *stages.Input) (any, error) {
 //	+ α(l(ζ)+βs1(ζ)+γ)(r(ζ)+βs2(ζ)+γ)βZ(ωζ)·s3(X)
 //	- α(l(ζ)+βζ+γ)(r(ζ)+βuζ+γ)(o(ζ)+βu²ζ+γ)·Z(X)
 //	+ l(ζ)Ql(X) + l(ζ)r(ζ)Qm(X) + r(ζ)Qr(X) + o(ζ)Qo(X) + Qk(X)
+//	+ Σᵢ Qcpᵢ(ζ)·pi2ᵢ(X)
 //	- Z_H(ζ)(H₁(X) + ζⁿ⁺²H₂(X) + ζ²⁽ⁿ⁺²⁾H₃(X))
 //
 // with Qk without the public inputs (the verifier adds them), as gnark's
@@ -173,6 +191,10 @@ func (st *State) linearized(bz []fr.Element, zu fr.Element) []fr.Element {
 				t0.Mul(&k.qo[i], &oZeta)
 				t.Add(&t, &t0)
 				t.Add(&t, &k.qk[i])
+				for j := range st.pi2c {
+					t0.Mul(&st.pi2c[j][i], &st.qcpZeta[j])
+					t.Add(&t, &t0)
+				}
 			}
 			t0.Mul(&bz[i], &aL1)
 			bz[i].Add(&t, &t0)
@@ -189,8 +211,9 @@ func (st *State) linearized(bz []fr.Element, zu fr.Element) []fr.Element {
 	return bz
 }
 
-// fold is plonk.fold: the six polynomials opened at ζ folded with the
-// batched opening's challenge and divided by X-ζ (kzg.BatchOpenSinglePoint
+// fold is plonk.fold: the six polynomials opened at ζ, and the Qcp
+// selectors of the BSB22 commitments, folded with the batched opening's
+// challenge and divided by X-ζ (kzg.BatchOpenSinglePoint
 // up to the commitment, which plonk.batch_open makes).
 type fold struct{}
 
@@ -203,9 +226,9 @@ func (fold) Run(ctx context.Context, in *stages.Input) (any, error) {
 		return nil, err
 	}
 	k, zeta := st.key, st.zeta
-	polys := [][]fr.Element{st.lin, blinded(st.lc, st.bl), blinded(st.rc, st.br), blinded(st.oc, st.bo), k.s1, k.s2}
-	digests := []kzg.Digest{st.linDigest, st.proof.LRO[0], st.proof.LRO[1], st.proof.LRO[2], k.VK.S[0], k.VK.S[1]}
-	claimed := []fr.Element{eval(st.lin, zeta), st.lZeta, st.rZeta, st.oZeta, st.s1Zeta, st.s2Zeta}
+	polys := append([][]fr.Element{st.lin, blinded(st.lc, st.bl), blinded(st.rc, st.br), blinded(st.oc, st.bo), k.s1, k.s2}, k.qcp...)
+	digests := append([]kzg.Digest{st.linDigest, st.proof.LRO[0], st.proof.LRO[1], st.proof.LRO[2], k.VK.S[0], k.VK.S[1]}, k.VK.Qcp...)
+	claimed := append([]fr.Element{eval(st.lin, zeta), st.lZeta, st.rZeta, st.oZeta, st.s1Zeta, st.s2Zeta}, st.qcpZeta...)
 	zu := st.proof.ZShiftedOpening.ClaimedValue.Marshal()
 	gamma, err := foldingChallenge(newFoldingHash(), zeta, digests, claimed, zu)
 	if err != nil {

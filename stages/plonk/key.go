@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 
 	"github.com/consensys/gnark-crypto/ecc"
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -23,10 +24,9 @@ import (
 // allocated.
 const MaxSize = 1 << 24
 
-// ErrCommitments is wrapped by the error refusing a circuit with BSB22
-// commitments (api.Commit, or a gadget using it such as std's lookups and
-// range checks).
-var ErrCommitments = errors.New("circuit uses gnark's BSB22 commitments (api.Commit), which the prooflane plonk stages do not support")
+// ErrUnsupported is wrapped by the error refusing a constraint system the
+// stages cannot prove; the message names what in it is not supported.
+var ErrUnsupported = errors.New("not supported by the plonk stages")
 
 // Key is a circuit's constraint system with its PLONK keys, and what the
 // stages derive from them once (the trace in canonical form, the domains,
@@ -51,23 +51,63 @@ type Key struct {
 	omegaPow           []fr.Element // ω^i, i < n
 	lOne               []fr.Element // L₁'s canonical coefficients: 1/n, n of them
 	zhInvPoly          []fr.Element // 1/(y-1) on y = xⁿ of domain1's coset, a polynomial of degree ρ-1
+
+	// BSB22 commitments (api.Commit): each one's committed rows and
+	// commitment row, the rows its committed polynomial is not zero on
+	// (bsb22Rows, for the sparse MSM of solve), its selector Qcp in
+	// canonical form (n each).
+	commitments constraint.PlonkCommitments
+	bsb22Rows   [][]int
+	qcp         [][]fr.Element
+	// lookups: the system has lookup blueprints, which keep state while
+	// solving (solveSystem).
+	lookups bool
 }
 
-// CheckSupported refuses a constraint system the stages cannot prove: one
-// with BSB22 commitments.
+// CheckSupported refuses a constraint system the stages cannot prove: a
+// solver blueprint that keeps state while solving other than
+// std/lookup/logderivlookup's (solveSystem), commitment info that is not
+// PLONK's (a system not compiled with scs.NewBuilder), or BSB22 commitments (api.Commit, which std/rangecheck,
+// std/lookup/logderivlookup, std/math/emulated and std/hash/sha2 call)
+// whose rows are not where gnark's builder puts them: every committed row
+// and the commitment row within the constraints, the committed rows
+// increasing, none of them the commitment row or the last constraint
+// (gnark's prover draws the committed polynomial's values at those two
+// rows at random, its blinding).
 func CheckSupported(circuit string, spr *cs.SparseR1CS) error {
 	ci, ok := spr.CommitmentInfo.(constraint.PlonkCommitments)
 	if !ok {
-		return fmt.Errorf("circuit %q: commitment info is %T, want plonk commitments", circuit, spr.CommitmentInfo)
+		return fmt.Errorf("circuit %q: commitment info of type %T (a constraint system not compiled with scs.NewBuilder): %w", circuit, spr.CommitmentInfo, ErrUnsupported)
 	}
-	if len(ci) != 0 {
-		return fmt.Errorf("circuit %q: %w (%d commitment(s)); write the circuit without them", circuit, ErrCommitments, len(ci))
+	for _, b := range spr.Blueprints {
+		if _, stateful := b.(constraint.BlueprintStateful[constraint.U64]); stateful {
+			if _, lookup := b.(*constraint.BlueprintLookupHint[constraint.U64]); !lookup {
+				return fmt.Errorf("circuit %q: solver blueprint %T keeps state while solving, and only std/lookup/logderivlookup's can be given to each partition's solve: %w", circuit, b, ErrUnsupported)
+			}
+		}
+	}
+	nb := spr.GetNbConstraints()
+	for i, c := range ci {
+		where := fmt.Sprintf("circuit %q: BSB22 commitment %d of %d (api.Commit)", circuit, i, len(ci))
+		if c.CommitmentIndex < 0 || c.CommitmentIndex >= nb {
+			return fmt.Errorf("%s: its commitment row %d is outside the %d constraints: %w", where, c.CommitmentIndex, nb, ErrUnsupported)
+		}
+		for j, row := range c.Committed {
+			switch {
+			case row < 0 || row >= nb:
+				return fmt.Errorf("%s: committed row %d is outside the %d constraints: %w", where, row, nb, ErrUnsupported)
+			case j > 0 && row <= c.Committed[j-1]:
+				return fmt.Errorf("%s: committed rows not increasing (%d after %d): %w", where, row, c.Committed[j-1], ErrUnsupported)
+			case row == c.CommitmentIndex || row == nb-1:
+				return fmt.Errorf("%s: committed row %d is the commitment row or the last constraint, whose values the prover draws at random: %w", where, row, ErrUnsupported)
+			}
+		}
 	}
 	return nil
 }
 
-// CompileCircuit compiles c to a BLS12-381 SparseR1CS, refusing one with
-// commitments.
+// CompileCircuit compiles c to a BLS12-381 SparseR1CS (its BSB22
+// commitments included), refusing one CheckSupported refuses.
 func CompileCircuit(name string, c frontend.Circuit) (*cs.SparseR1CS, error) {
 	ccs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), scs.NewBuilder, c)
 	if err != nil {
@@ -209,6 +249,12 @@ func NewKey(circuit string, spr *cs.SparseR1CS, pk *gplonk.ProvingKey, vk *gplon
 	case !vk.S[0].Equal(&pk.Vk.S[0]) || !vk.Ql.Equal(&pk.Vk.Ql):
 		return nil, fmt.Errorf("circuit %q: the proving and verifying keys come from different setups", circuit)
 	}
+	if err := checkCommitments(circuit, spr, vk); err != nil {
+		return nil, err
+	}
+	if err := checkCommitments(circuit, spr, pk.Vk); err != nil {
+		return nil, err
+	}
 	name, err := keyName(circuit, vk)
 	if err != nil {
 		return nil, err
@@ -217,6 +263,49 @@ func NewKey(circuit string, spr *cs.SparseR1CS, pk *gplonk.ProvingKey, vk *gplon
 	k.derive()
 	return k, nil
 }
+
+// checkCommitments checks that vk has spr's BSB22 commitments: one
+// selector commitment and commitment row each, the same rows.
+func checkCommitments(circuit string, spr *cs.SparseR1CS, vk *gplonk.VerifyingKey) error {
+	rows := spr.CommitmentInfo.CommitmentIndexes()
+	if len(vk.Qcp) != len(rows) || len(vk.CommitmentConstraintIndexes) != len(rows) {
+		return fmt.Errorf("circuit %q: the verifying key has %d BSB22 commitment selectors and %d commitment rows, the constraint system %d commitments (api.Commit)",
+			circuit, len(vk.Qcp), len(vk.CommitmentConstraintIndexes), len(rows))
+	}
+	for i, r := range rows {
+		if vk.CommitmentConstraintIndexes[i] != uint64(r) {
+			return fmt.Errorf("circuit %q: the verifying key's BSB22 commitment %d is at row %d, the constraint system's at %d", circuit, i, vk.CommitmentConstraintIndexes[i], r)
+		}
+	}
+	return nil
+}
+
+// solveSystem returns the constraint system one solve uses while other
+// partitions solve the same one. gnark's solver keeps what a lookup table
+// (std/lookup/logderivlookup, and the gadgets on it: range checks,
+// std/math/uints) resolves during a solve in the system's lookup
+// blueprint, which each solve resets: concurrent solves of one system
+// would read and reset each other's. A system with lookups is copied
+// (shallow: its instructions, coefficients and everything else shared)
+// with fresh lookup blueprints of its own; CheckSupported refuses any
+// other blueprint with state.
+func (k *Key) solveSystem() *cs.SparseR1CS {
+	if !k.lookups {
+		return k.SPR
+	}
+	sys := *k.SPR
+	sys.Blueprints = slices.Clone(k.SPR.Blueprints)
+	for i, b := range sys.Blueprints {
+		if l, ok := b.(*constraint.BlueprintLookupHint[constraint.U64]); ok {
+			sys.Blueprints[i] = &constraint.BlueprintLookupHint[constraint.U64]{EntriesCalldata: l.EntriesCalldata}
+		}
+	}
+	return &sys
+}
+
+// Commitments is the number of the constraint system's BSB22
+// commitments (api.Commit), each one a commitment in the proof.
+func (k *Key) Commitments() int { return len(k.commitments) }
 
 // Constraints is the constraint system's number of constraints.
 func (k *Key) Constraints() int { return k.SPR.GetNbConstraints() }
@@ -247,6 +336,30 @@ func (k *Key) derive() {
 	k.ql, k.qr, k.qm, k.qo = canonical(tr.Ql.Coefficients()), canonical(tr.Qr.Coefficients()), canonical(tr.Qm.Coefficients()), canonical(tr.Qo.Coefficients())
 	k.qk = canonical(k.qkLagrange)
 	k.s1, k.s2, k.s3 = canonical(tr.S1.Coefficients()), canonical(tr.S2.Coefficients()), canonical(tr.S3.Coefficients())
+	for _, b := range k.SPR.Blueprints {
+		if _, ok := b.(*constraint.BlueprintLookupHint[constraint.U64]); ok {
+			k.lookups = true
+		}
+	}
+	k.commitments = k.SPR.CommitmentInfo.(constraint.PlonkCommitments)
+	k.qcp = make([][]fr.Element, len(tr.Qcp))
+	k.bsb22Rows = make([][]int, len(k.commitments))
+	offset, last := len(k.SPR.Public), len(k.SPR.Public)+k.SPR.GetNbConstraints()-1
+	for i, c := range k.commitments {
+		k.qcp[i] = canonical(tr.Qcp[i].Coefficients())
+		rows := make([]int, 0, len(c.Committed)+2)
+		for _, r := range c.Committed {
+			rows = append(rows, offset+r)
+		}
+		// The two rows drawn at random (CheckSupported: neither is a
+		// committed one), in increasing order with the rest.
+		rows = append(rows, offset+c.CommitmentIndex)
+		if offset+c.CommitmentIndex != last {
+			rows = append(rows, last)
+		}
+		slices.Sort(rows)
+		k.bsb22Rows[i] = rows
+	}
 
 	k.omegaPow = make([]fr.Element, k.n)
 	fft.BuildExpTable(k.domain0.Generator, k.omegaPow)

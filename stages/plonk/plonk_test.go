@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/big"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -14,6 +15,8 @@ import (
 	gnarkplonk "github.com/consensys/gnark/backend/plonk"
 	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/constraint"
+	cs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/frontend"
 
 	"github.com/prooflane/prooflane/device"
@@ -262,7 +265,7 @@ func TestUnsatisfiedWitnessNamesPartitionAndConstraint(t *testing.T) {
 	}
 }
 
-// commitCircuit uses a BSB22 commitment (api.Commit).
+// commitCircuit uses a BSB22 commitment (api.Commit) directly.
 type commitCircuit struct {
 	X, Y frontend.Variable
 }
@@ -277,10 +280,28 @@ func (c *commitCircuit) Define(api frontend.API) error {
 	return nil
 }
 
-func TestCircuitWithCommitmentsIsRefusedNamingIt(t *testing.T) {
-	_, err := plonk.CompileCircuit("mine", &commitCircuit{})
-	if !errors.Is(err, plonk.ErrCommitments) || !strings.Contains(err.Error(), `circuit "mine"`) {
-		t.Fatalf("error %v: want ErrCommitments naming circuit \"mine\"", err)
+func TestCircuitCallingCommitProvesAndGnarkVerifies(t *testing.T) {
+	spr, err := plonk.CompileCircuit("mine", &commitCircuit{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	k, err := plonk.UnsafeSetup(context.Background(), "mine", spr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if k.Commitments() != 1 {
+		t.Fatalf("%d commitments, want 1", k.Commitments())
+	}
+	ws := make([]witness.Witness, 2)
+	for p := range ws {
+		if ws[p], err = workloads.Witness(&commitCircuit{X: p + 3, Y: (p + 3) * (p + 3)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for p, pr := range proveJob(t, k, ws) {
+		if err := verify(t, k, ws[p], pr); err != nil {
+			t.Errorf("partition %d: gnark's plonk.Verify: %v", p, err)
+		}
 	}
 }
 
@@ -365,5 +386,49 @@ func BenchmarkVerify(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// otherStateful is a solver blueprint with state that is not a lookup
+// table's.
+type otherStateful struct {
+	*constraint.BlueprintLookupHint[constraint.U64]
+}
+
+// What the stages cannot prove is refused naming the circuit, the
+// commitment or blueprint and the cause, wrapping plonk.ErrUnsupported.
+func TestUnsupportedSystemsAreRefusedNamingTheCause(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		change func(spr *cs.SparseR1CS)
+		want   string
+	}{
+		{"a stateful blueprint", func(spr *cs.SparseR1CS) {
+			spr.Blueprints = append(spr.Blueprints, otherStateful{})
+		}, "solver blueprint plonk_test.otherStateful keeps state while solving"},
+		{"a committed row outside", func(spr *cs.SparseR1CS) {
+			ci := spr.CommitmentInfo.(constraint.PlonkCommitments)
+			ci[0].Committed = append(slices.Clone(ci[0].Committed), spr.GetNbConstraints())
+		}, "BSB22 commitment 0 of 1 (api.Commit): committed row"},
+		{"a committed row at the commitment's", func(spr *cs.SparseR1CS) {
+			ci := spr.CommitmentInfo.(constraint.PlonkCommitments)
+			ci[0].Committed = []int{ci[0].CommitmentIndex}
+		}, "is the commitment row or the last constraint"},
+		{"groth16's commitment info", func(spr *cs.SparseR1CS) {
+			spr.CommitmentInfo = constraint.Groth16Commitments{}
+		}, "commitment info of type constraint.Groth16Commitments"},
+	} {
+		spr, err := plonk.CompileCircuit("mine", &commitCircuit{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.change(spr)
+		err = plonk.CheckSupported("mine", spr)
+		if !errors.Is(err, plonk.ErrUnsupported) || !strings.Contains(err.Error(), `circuit "mine"`) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want ErrUnsupported naming the circuit and %q", c.name, err, c.want)
+		}
+		if _, err := plonk.UnsafeSetup(context.Background(), "mine", spr); !errors.Is(err, plonk.ErrUnsupported) {
+			t.Errorf("%s: the setup ran: %v", c.name, err)
+		}
 	}
 }

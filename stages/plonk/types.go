@@ -49,6 +49,14 @@ type State struct {
 	// canonical form, n each (quotient), and h's 3(n+2) coefficients.
 	lc, rc, oc, zc, h []fr.Element
 
+	// BSB22 commitments, one each (bsb22.go): the committed polynomial in
+	// Lagrange form (solve) and canonical (quotient), n each; the hash of
+	// its commitment, the commitment wire's value (solve); Qcp(ζ)
+	// (linearize).
+	pi2, pi2c   [][]fr.Element
+	bsb22Values []fr.Element
+	qcpZeta     []fr.Element
+
 	// linearize's: the blinded evaluations at ζ, s1(ζ), s2(ζ), the
 	// linearised polynomial, the quotient of Z's opening at ωζ.
 	lZeta, rZeta, oZeta, s1Zeta, s2Zeta fr.Element
