@@ -238,10 +238,16 @@ func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitReque
 		return connect.NewResponse(&pb.SubmitResponse{JobId: id, Duplicate: true}), nil
 	}
 	if err := s.enqueue(ctx, r); err != nil {
-		_, _ = s.st.update(context.Background(), id, func(r *record) bool {
-			r.State, r.Error = pb.JobState_JOB_STATE_FAILED, "not queued: "+err.Error()
-			return true
-		})
+		// With an idempotency key, a queue that does not answer now (a
+		// cluster electing a leader) leaves the job queued for the
+		// client's retry, which publishes it again; without one, the job
+		// cannot be named again, so it fails.
+		if req.Msg.IdempotencyKey == "" || !unreachable(err) {
+			_, _ = s.st.update(context.Background(), id, func(r *record) bool {
+				r.State, r.Error = pb.JobState_JOB_STATE_FAILED, "not queued: "+err.Error()
+				return true
+			})
+		}
 		return nil, storeError(err)
 	}
 	s.cfg.Metrics.job(pb.JobState_JOB_STATE_QUEUED)
