@@ -127,7 +127,7 @@ func (c *checker) blueprints() error {
 	for i, b := range c.sys.Blueprints {
 		k := classify(b, c.kind)
 		if k == 0 {
-			return fmt.Errorf("blueprint %d is a %T, which prooflane does not solve in an %s", i, b, c.kind)
+			return fmt.Errorf("blueprint %d is a %T, not one gnark's frontend emits into a system of kind %s", i, b, c.kind)
 		}
 		c.bps[i] = blueprint{kind: k, size: b.CalldataSize()}
 		if l, ok := sparseLayouts[k]; ok && c.bps[i].size != l.size {

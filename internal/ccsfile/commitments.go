@@ -26,6 +26,10 @@ import (
 func (c *checker) commitments() error {
 	var counts []int // the committed values of each commitment
 	var wires []int  // the commitments' wires (an R1CS's)
+	var want constraint.Commitments = constraint.PlonkCommitments{}
+	if c.kind == R1CS {
+		want = constraint.Groth16Commitments{}
+	}
 	switch info := c.sys.CommitmentInfo.(type) {
 	case constraint.Groth16Commitments:
 		if c.kind != R1CS {
@@ -51,7 +55,7 @@ func (c *checker) commitments() error {
 		}
 		return c.commitmentHintCalls(counts, nil)
 	}
-	return fmt.Errorf("commitments of type %T in an %s", c.sys.CommitmentInfo, c.kind)
+	return fmt.Errorf("its commitments are a %T, want a %T", c.sys.CommitmentInfo, want)
 }
 
 // groth16Commitments checks an R1CS's commitments' wires.
