@@ -133,7 +133,7 @@ func increasing(v []int, lo, hi int) error {
 // wire; no other hint is one of them.
 func (c *checker) commitmentHintCalls(counts, wires []int) error {
 	if len(c.commitmentHints) != len(counts) {
-		return fmt.Errorf("%d commitments, %d hints computing commitments", len(counts), len(c.commitmentHints))
+		return fmt.Errorf("%d commitment(s) and %d hint(s) computing commitments, want one hint a commitment", len(counts), len(c.commitmentHints))
 	}
 	seen := make([]bool, len(counts))
 	for _, i := range c.commitmentHints {
@@ -145,7 +145,7 @@ func (c *checker) commitmentHintCalls(counts, wires []int) error {
 		d, ok := c.constantInput(cd, h)
 		switch {
 		case !ok || d >= uint64(len(counts)) || seen[d]:
-			err = fmt.Errorf("a commitment's hint whose first input is not the number of a commitment (of %d) the others' are not", len(counts))
+			err = fmt.Errorf("a commitment's hint whose first input is not a constant naming one of the %d commitments, each once", len(counts))
 		case h.count != 1+counts[d]:
 			err = fmt.Errorf("commitment %d's hint of %d inputs, want %d", d, h.count, 1+counts[d])
 		case h.out[1]-h.out[0] != 1 || (wires != nil && int(h.out[0]) != wires[d]):

@@ -48,8 +48,9 @@ func (k Kind) systemType() constraint.SystemType {
 // Read reads the constraint system of kind that gnark's WriteTo wrote
 // to the file at path, over BLS12-381's scalar field: a *cs.R1CS or a
 // *cs.SparseR1CS of github.com/consensys/gnark/constraint/bls12-381. The
-// file is opened only when it is a regular file (a FIFO, a device or a
-// directory is refused at once, never waited on), and read whole into
+// file is opened only when it is a regular file and not a symbolic link
+// (a FIFO, a device or a directory is refused at once, never waited
+// on), and read whole into
 // memory when it holds at most limit bytes (a larger one is refused
 // before anything is allocated, wrapping regfile.ErrTooLarge); reading
 // stops at the first chunk after ctx is done, with its cause. Then
@@ -74,7 +75,7 @@ func read(ctx context.Context, path string, kind Kind, limit int64) (constraint.
 	if kind != R1CS && kind != SparseR1CS {
 		return nil, fmt.Errorf("unknown kind %v", kind)
 	}
-	f, st, err := regfile.Open(path)
+	f, st, err := regfile.OpenNoFollow(path)
 	if err != nil {
 		return nil, err
 	}
