@@ -61,10 +61,11 @@ func (k bpKind) constraints() uint64 {
 }
 
 // sparseLayouts is where a sparse constraint's calldata holds its wires
-// and coefficients: the first wires words are wires, the words from
-// there to coeffEnd coefficients (a generic one's last word is its
-// commitment flag); size is the calldata's length.
-var sparseLayouts = map[bpKind]struct{ size, wires, coeffEnd int }{
+// and coefficients, by kind: the first wires words are wires, the words
+// from there to coeffEnd coefficients (a generic one's last word is its
+// commitment flag); size is the calldata's length, 0 for the kinds that
+// are not sparse constraints.
+var sparseLayouts = [bpLookup + 1]struct{ size, wires, coeffEnd int }{
 	bpSparse:     {9, 3, 8},
 	bpSparseAdd:  {6, 3, 6},
 	bpSparseMul:  {4, 3, 4},
@@ -130,7 +131,7 @@ func (c *checker) blueprints() error {
 			return fmt.Errorf("blueprint %d is a %T, not one gnark's frontend emits into a system of kind %s", i, b, c.kind)
 		}
 		c.bps[i] = blueprint{kind: k, size: b.CalldataSize()}
-		if l, ok := sparseLayouts[k]; ok && c.bps[i].size != l.size {
+		if l := sparseLayouts[k]; l.size != 0 && c.bps[i].size != l.size {
 			return fmt.Errorf("blueprint %d (%T) takes %d calldata words, want %d", i, b, c.bps[i].size, l.size)
 		}
 		if k == bpLookup {

@@ -243,48 +243,69 @@ type testCircuit struct {
 	file       []byte // its WriteTo
 }
 
+// circuitSpecs are the test circuits, each compiled with both builders.
+var circuitSpecs = []struct {
+	name       string
+	circuit    func() frontend.Circuit
+	assignment func() frontend.Circuit
+}{
+	{"plain", func() frontend.Circuit { return new(plainCircuit) }, plainAssignment},
+	{"rangecheck", func() frontend.Circuit { return new(rangeCircuit) }, rangeAssignment},
+	{"logderivlookup", func() frontend.Circuit { return new(lookupCircuit) }, lookupAssignment},
+	{"emulated", func() frontend.Circuit { return new(emulatedCircuit) }, emulatedAssignment},
+	{"sha2", func() frontend.Circuit { return new(sha2Circuit) }, sha2Assignment},
+	{"mimc", func() frontend.Circuit { return new(mimcCircuit) }, mimcAssignment},
+	{"commit", func() frontend.Circuit { return new(commitCircuit) }, commitAssignment},
+}
+
 var (
-	compileOnce sync.Once
-	compiled    []*testCircuit
-	compileErr  error
+	compileMu sync.Mutex
+	compiled  = map[string]*testCircuit{}
 )
 
-// testCircuits compiles every test circuit with both builders, once a
-// test binary.
+// testCircuits compiles every test circuit with both builders (once a
+// test binary).
 func testCircuits(t testing.TB) []*testCircuit {
 	t.Helper()
-	compileOnce.Do(func() {
-		for _, c := range []struct {
-			name       string
-			circuit    func() frontend.Circuit
-			assignment func() frontend.Circuit
-		}{
-			{"plain", func() frontend.Circuit { return new(plainCircuit) }, plainAssignment},
-			{"rangecheck", func() frontend.Circuit { return new(rangeCircuit) }, rangeAssignment},
-			{"logderivlookup", func() frontend.Circuit { return new(lookupCircuit) }, lookupAssignment},
-			{"emulated", func() frontend.Circuit { return new(emulatedCircuit) }, emulatedAssignment},
-			{"sha2", func() frontend.Circuit { return new(sha2Circuit) }, sha2Assignment},
-			{"mimc", func() frontend.Circuit { return new(mimcCircuit) }, mimcAssignment},
-			{"commit", func() frontend.Circuit { return new(commitCircuit) }, commitAssignment},
-		} {
-			for _, k := range []Kind{R1CS, SparseR1CS} {
-				tc := &testCircuit{name: c.name + "/" + k.String(), kind: k, circuit: c.circuit(), assignment: c.assignment}
-				if tc.sys, compileErr = compile(tc.circuit, k); compileErr != nil {
-					return
-				}
-				var b bytes.Buffer
-				if _, compileErr = tc.sys.WriteTo(&b); compileErr != nil {
-					return
-				}
-				tc.file = b.Bytes()
-				compiled = append(compiled, tc)
-			}
+	var all []*testCircuit
+	for _, c := range circuitSpecs {
+		for _, k := range []Kind{R1CS, SparseR1CS} {
+			all = append(all, testCircuitNamed(t, c.name+"/"+k.String()))
 		}
-	})
-	if compileErr != nil {
-		t.Fatal(compileErr)
 	}
-	return compiled
+	return all
+}
+
+// testCircuitNamed returns the test circuit called name ("plain/R1CS"),
+// compiling it the first time.
+func testCircuitNamed(t testing.TB, name string) *testCircuit {
+	t.Helper()
+	compileMu.Lock()
+	defer compileMu.Unlock()
+	if tc, ok := compiled[name]; ok {
+		return tc
+	}
+	for _, c := range circuitSpecs {
+		for _, k := range []Kind{R1CS, SparseR1CS} {
+			if c.name+"/"+k.String() != name {
+				continue
+			}
+			tc := &testCircuit{name: name, kind: k, circuit: c.circuit(), assignment: c.assignment}
+			var err error
+			if tc.sys, err = compile(tc.circuit, k); err != nil {
+				t.Fatal(err)
+			}
+			var b bytes.Buffer
+			if _, err := tc.sys.WriteTo(&b); err != nil {
+				t.Fatal(err)
+			}
+			tc.file = b.Bytes()
+			compiled[name] = tc
+			return tc
+		}
+	}
+	t.Fatalf("no test circuit %q", name)
+	return nil
 }
 
 // compile compiles circuit with the builder of kind, over BLS12-381.

@@ -69,7 +69,7 @@ func (c *checker) groth16Commitments(info constraint.Groth16Commitments) error {
 		}
 		isCommitment[w] = i
 	}
-	committed := map[int]int{} // a private committed wire, to its commitment
+	committed := newBitset(c.wires) // the private wires committed so far
 	for i, cm := range info {
 		all, pub := cm.PublicAndCommitmentCommitted, cm.NbPublicCommitted
 		if pub < 0 || pub > len(all) {
@@ -93,10 +93,10 @@ func (c *checker) groth16Commitments(info constraint.Groth16Commitments) error {
 			if j, ok := isCommitment[w]; ok {
 				return fmt.Errorf("commitment %d: commits to wire %d as a private one, commitment %d's wire", i, w, j)
 			}
-			if j, ok := committed[w]; ok {
-				return fmt.Errorf("commitment %d: commits to private wire %d, which commitment %d commits to", i, w, j)
+			if committed.has(uint64(w)) {
+				return fmt.Errorf("commitment %d: commits to private wire %d, which an earlier commitment commits to", i, w)
 			}
-			committed[w] = i
+			committed.set(uint64(w))
 		}
 	}
 	return nil

@@ -11,18 +11,6 @@ import (
 	bls12381 "github.com/consensys/gnark/constraint/bls12-381"
 )
 
-// testCircuit returns the compiled test circuit called name.
-func testCircuitNamed(t testing.TB, name string) *testCircuit {
-	t.Helper()
-	for _, tc := range testCircuits(t) {
-		if tc.name == name {
-			return tc
-		}
-	}
-	t.Fatalf("no test circuit %q", name)
-	return nil
-}
-
 // edited decodes the test circuit called name, applies edit to it and
 // returns it.
 func edited(t testing.TB, name string, edit func(s *constraint.System, coeffs []fr.Element)) (constraint.ConstraintSystem, Kind) {
@@ -165,7 +153,7 @@ func TestCheckSolvableRefuses(t *testing.T) {
 		}, `commitment 1: commits to wire 5 as a private one, commitment 0's wire`},
 		{"a private wire committed twice", "commit/R1CS", func(s *constraint.System, _ []fr.Element) {
 			s.CommitmentInfo.(constraint.Groth16Commitments)[1].PrivateCommitted = []int{4}
-		}, `commitment 1: commits to private wire 4, which commitment 0 commits to`},
+		}, `commitment 1: commits to private wire 4, which an earlier commitment commits to`},
 		{"a commitment's hint of more inputs than it commits to", "commit/R1CS", func(s *constraint.System, _ []fr.Element) {
 			s.CommitmentInfo.(constraint.Groth16Commitments)[0].PrivateCommitted = []int{2, 3}
 		}, `instruction 2 (blueprint 0, *constraint.BlueprintGenericHint): commitment 0's hint of 5 inputs, want 4`},
