@@ -62,6 +62,11 @@ func TestCheckSolvableRefuses(t *testing.T) {
 		}, `coefficient 5 is not reduced (not below BLS12-381's modulus)`},
 		{"no constant wire", "plain/R1CS", func(s *constraint.System, _ []fr.Element) { s.Public = nil },
 			`an R1CS without its constant wire (the first public one)`},
+		{"no wires", "commit/SparseR1CS", func(s *constraint.System, _ []fr.Element) {
+			s.Public, s.Secret, s.NbInternalVariables = nil, nil, 0
+			s.Instructions, s.CallData, s.Levels, s.NbConstraints = nil, nil, nil, 0
+			s.CommitmentInfo = constraint.PlonkCommitments{}
+		}, `a constraint system without wires`},
 		{"negative internal wires", "plain/R1CS", func(s *constraint.System, _ []fr.Element) { s.NbInternalVariables = -1 },
 			`2 public, 2 secret and -1 internal wires`},
 		{"more internal wires than instructions solve", "plain/R1CS", func(s *constraint.System, _ []fr.Element) { s.NbInternalVariables += 1000 },

@@ -65,6 +65,10 @@ func CheckSolvable(sys constraint.ConstraintSystem, kind Kind) error {
 		return fmt.Errorf("%d public, %d secret and %d internal wires", len(s.Public), len(s.Secret), s.NbInternalVariables)
 	}
 	c.wires = c.inputs + uint64(s.NbInternalVariables)
+	if c.wires == 0 {
+		// The solver's result of a SparseR1CS starts with wire 0's value.
+		return errors.New("a constraint system without wires")
+	}
 	for _, check := range []func() error{c.blueprints, c.instructions, c.commitments, c.levels, c.debugInfo} {
 		if err := check(); err != nil {
 			return err
