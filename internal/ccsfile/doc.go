@@ -44,8 +44,12 @@
 // Memory: Read holds the file's bytes while gnark decodes them into a
 // system of about three times their size (257 MB for the 81 MB file of
 // the 2^20-constraint chain); the checks add a bit a wire and a bit an
-// instruction. The limit bounds the file, not the system's wires, which
-// the caller's admission weighs once the system is read.
+// instruction. That is for what gnark writes: its decoder of the CBOR
+// body (names, debug and log entries, the symbol table) allocates what
+// the body declares, up to about 80 bytes for a byte of a crafted one
+// (an empty debug entry is one byte), so set the limit with that in
+// mind. The limit bounds the file, not the system's wires, which the
+// caller's admission weighs once the system is read.
 //
 // Fields: every check but the coefficient table's is the same for every
 // field; another field (BN254) is another entry of fields.go's table and

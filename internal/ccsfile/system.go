@@ -38,8 +38,8 @@ const maxWires = math.MaxUint32
 //     system's tables (debuginfo.go).
 //
 // A system CheckSolvable passes solves without a panic, whatever the
-// witness: a witness that does not satisfy it is an error of the
-// solver's.
+// witness, when its hints run under RecoverHints: a witness that does
+// not satisfy it is an error of the solver's.
 func CheckSolvable(sys constraint.ConstraintSystem, kind Kind) error {
 	f, s, err := fieldOf(sys)
 	if err != nil {
@@ -61,7 +61,7 @@ func CheckSolvable(sys constraint.ConstraintSystem, kind Kind) error {
 	if kind == R1CS && len(s.Public) == 0 {
 		return errors.New("an R1CS without its constant wire (the first public one)")
 	}
-	if s.NbInternalVariables < 0 || uint64(s.NbInternalVariables) > maxWires-c.inputs {
+	if c.inputs > maxWires || s.NbInternalVariables < 0 || uint64(s.NbInternalVariables) > maxWires-c.inputs {
 		return fmt.Errorf("%d public, %d secret and %d internal wires", len(s.Public), len(s.Secret), s.NbInternalVariables)
 	}
 	c.wires = c.inputs + uint64(s.NbInternalVariables)
