@@ -46,9 +46,9 @@
 // the 2^20-constraint chain); the checks add a bit a wire and a bit an
 // instruction. That is for what gnark writes: its decoder of the CBOR
 // body (names, debug and log entries, the symbol table) allocates what
-// the body declares, up to about 80 bytes for a byte of a crafted one
-// (an empty debug entry is one byte), so set the limit with that in
-// mind. The limit bounds the file, not the system's wires, which the
+// the body declares, up to about 85 bytes for a byte of a crafted one
+// (an empty debug entry is one byte: a 1 MB file of them decodes into
+// 89 MB), so set the limit with that in mind. The limit bounds the file, not the system's wires, which the
 // caller's admission weighs once the system is read.
 //
 // Fields: every check but the coefficient table's is the same for every
