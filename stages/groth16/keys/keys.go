@@ -31,7 +31,7 @@
 // still checked for what gnark's decoders and solver trust on goroutines
 // of their own, where a panic is beyond any recover: a constraint
 // system's sections, compressed streams and, once decoded, what its
-// solver indexes (r1csfile.go), and a proving key's domain size. Such a
+// solver indexes (internal/ccsfile), and a proving key's domain size. Such a
 // file is corrupt, named, like any other.
 //
 // Point checks: decoding the proving key with gnark's checks that every
@@ -96,6 +96,7 @@ import (
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 
 	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/internal/ccsfile"
 	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/workloads"
@@ -394,14 +395,15 @@ func checkPKLengthsOf(r io.ReaderAt, size int64, g1, g2 int64) error {
 }
 
 // r1csDecoder reads a constraint system into sys, hashing the file
-// first, checking its lengths and streams before gnark decodes it and
-// what the solver will index after (r1csfile.go): gnark decodes it, and
-// solves it, in goroutines of its own, where a panic is no error.
+// first, checking its lengths and streams before gnark decodes it
+// (ccsfile.CheckLayout) and what the solver will index after
+// (ccsfile.CheckSolvable): gnark decodes it, and solves it, in goroutines
+// of its own, where a panic is no error.
 func r1csDecoder(sys *cs.R1CS) decoder {
-	return decoder{check: checkR1CS, hashFirst: true, read: func(r io.Reader) (int64, error) {
+	return decoder{check: ccsfile.CheckLayout, hashFirst: true, read: func(r io.Reader) (int64, error) {
 		n, err := sys.ReadFrom(r)
 		if err == nil {
-			err = checkSolvable(sys)
+			err = ccsfile.CheckSolvable(sys, ccsfile.R1CS)
 		}
 		return n, err
 	}}

@@ -8,9 +8,13 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/prooflane/prooflane/internal/ccsfile"
 	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/workloads"
 )
+
+// r1csHeader is the length of a constraint system file's header.
+const r1csHeader = ccsfile.FileHeader
 
 // r1csInCache compiles circuit at size and writes its constraint system
 // to a fresh cache, returning the cache and the file's content.
@@ -82,7 +86,7 @@ func TestAConstraintSystemCorruptUnderItsChecksumIsAnErrorNotAPanic(t *testing.T
 		levels := binary.LittleEndian.Uint64(orig[r1csHeader:])
 		instructions := binary.LittleEndian.Uint64(orig[r1csHeader+8:])
 		for _, at := range []uint64{0, r1csHeader, r1csHeader + 8, r1csHeader + 16, r1csHeader + 24,
-			r1csHeader + systemHeader, r1csHeader + systemHeader + levels, r1csHeader + systemHeader + levels + instructions} {
+			r1csHeader + ccsfile.SystemHeader, r1csHeader + ccsfile.SystemHeader + levels, r1csHeader + ccsfile.SystemHeader + levels + instructions} {
 			for _, v := range []uint64{0, 1, 7, 1 << 31, 1 << 40, 1<<64 - 1} {
 				edits = append(edits, func(b []byte) { binary.LittleEndian.PutUint64(b[at:], v) })
 			}
@@ -130,7 +134,7 @@ func TestAProvingKeyWithABadDomainSizeIsCorruptNotAPanic(t *testing.T) {
 func TestAConstraintSystemOfHeadersOnlyIsRefused(t *testing.T) {
 	c, orig := r1csInCache(t, "chain", 64)
 	rp, _, _ := c.Paths("chain", 64)
-	for _, n := range []int{0, 16, r1csHeader, r1csHeader + systemHeader} {
+	for _, n := range []int{0, 16, r1csHeader, r1csHeader + ccsfile.SystemHeader} {
 		b := append([]byte(nil), orig[:n]...)
 		if n >= r1csHeader {
 			binary.LittleEndian.PutUint64(b, uint64(n-r1csHeader))
