@@ -8,7 +8,7 @@ import (
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/std/rangecheck"
 
-	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/workloads"
 )
 
 // rangeChecked range-checks its values to 32 bits (std/rangecheck: a
@@ -44,12 +44,12 @@ func largeSystems(b *testing.B) []benchSystem {
 		const n = 1 << 20
 		// A step of the chain is a constraint of an R1CS, two of a
 		// SparseR1CS; a value range-checked about 3.3 and 15.
-		chain, err := circuits.New("chain", n)
+		chain, err := workloads.New("chain", n)
 		if err != nil {
 			benchErr = err
 			return
 		}
-		half, err := circuits.New("chain", n/2)
+		half, err := workloads.New("chain", n/2)
 		if err != nil {
 			benchErr = err
 			return

@@ -15,6 +15,7 @@ import (
 	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 
+	"github.com/prooflane/prooflane/internal/ccsfile"
 	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/stages/family"
@@ -325,21 +326,17 @@ func checkUserPKLengths(r io.ReaderAt, size int64, n uint64, commitments int) er
 }
 
 // ReadSparseR1CS reads a user's constraint system file (gnark's
-// SparseR1CS WriteTo), at most family.MaxSystemFile bytes; reading stops
-// when ctx is done.
+// SparseR1CS WriteTo), at most family.MaxSystemFile bytes, checked before
+// and after gnark decodes it (internal/ccsfile) so that neither decoding
+// nor solving it can panic; reading stops when ctx is done.
 func ReadSparseR1CS(ctx context.Context, path string) (*cs.SparseR1CS, error) {
-	spr := new(cs.SparseR1CS)
-	err := keyfile.Read(ctx, path, false, ErrNotCached, keyfile.Decoder{
-		Check: func(_ io.ReaderAt, size int64) error {
-			if size > family.MaxSystemFile {
-				return fmt.Errorf("%d bytes, above the limit of %d", size, int64(family.MaxSystemFile))
-			}
-			return nil
-		},
-		Read: spr.ReadFrom,
-	})
+	sys, err := ccsfile.Read(ctx, path, ccsfile.SparseR1CS, family.MaxSystemFile)
 	if err != nil {
-		return nil, fmt.Errorf("constraint system: %w", err)
+		return nil, err
+	}
+	spr, ok := sys.(*cs.SparseR1CS)
+	if !ok {
+		return nil, fmt.Errorf("%s: a %T, want a BLS12-381 SparseR1CS", path, sys)
 	}
 	return spr, nil
 }

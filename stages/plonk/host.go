@@ -13,6 +13,7 @@ import (
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/constraint/solver"
 
+	"github.com/prooflane/prooflane/internal/ccsfile"
 	"github.com/prooflane/prooflane/stages"
 )
 
@@ -42,6 +43,9 @@ func (solve) Run(ctx context.Context, in *stages.Input) (any, error) {
 	if nc > 0 {
 		opts = append(slices.Clip(opts), solver.OverrideHint(bsb22HintID, st.bsb22Hint))
 	}
+	// Last: every hint's panic (a system from a file sets the constants
+	// hints trust) is the solve's error, not the process's end.
+	opts = append(slices.Clip(opts), ccsfile.RecoverHints())
 	res, err := k.solveSystem().Solve(j.Witnesses[in.Partition], opts...)
 	if err != nil {
 		return nil, fmt.Errorf("circuit %q partition %d: witness does not satisfy the circuit: %w", k.Circuit, in.Partition, err)

@@ -7,19 +7,24 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 
+	"github.com/prooflane/prooflane/internal/ccsfile"
 	"github.com/prooflane/prooflane/stages/groth16"
 )
 
-// ReadR1CS reads a user's constraint system file (gnark's R1CS WriteTo):
-// its lengths and compressed streams checked before gnark decodes it, and
-// what the solver will index after, so that no file makes the decoder or
-// the solver panic; reading stops when ctx is done.
-func ReadR1CS(ctx context.Context, path string) (*cs.R1CS, error) {
-	sys := new(cs.R1CS)
-	if err := readKeyFile(ctx, path, false, r1csDecoder(sys)); err != nil {
+// ReadR1CS reads a user's constraint system file (gnark's R1CS WriteTo)
+// of at most limit bytes, checked before and after gnark decodes it
+// (internal/ccsfile) so that neither decoding nor solving it can panic;
+// reading stops when ctx is done.
+func ReadR1CS(ctx context.Context, path string, limit int64) (*cs.R1CS, error) {
+	sys, err := ccsfile.Read(ctx, path, ccsfile.R1CS, limit)
+	if err != nil {
 		return nil, err
 	}
-	return sys, nil
+	r, ok := sys.(*cs.R1CS)
+	if !ok {
+		return nil, fmt.Errorf("%s: a %T, want a BLS12-381 R1CS", path, sys)
+	}
+	return r, nil
 }
 
 // ReadUserKeys reads a user's own proving and verifying key files (gnark's

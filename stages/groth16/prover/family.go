@@ -59,7 +59,7 @@ func (Family) Compile(name string, c frontend.Circuit) (constraint.ConstraintSys
 // ReadSystem reads an R1CS file (keys.ReadR1CS), refusing what the stages
 // cannot prove.
 func (Family) ReadSystem(ctx context.Context, path string) (constraint.ConstraintSystem, error) {
-	sys, err := keys.ReadR1CS(ctx, path)
+	sys, err := keys.ReadR1CS(ctx, path, family.MaxSystemFile)
 	if err != nil {
 		return nil, err
 	}
