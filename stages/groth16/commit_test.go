@@ -1,0 +1,361 @@
+package groth16_test
+
+import (
+	"context"
+	"crypto/sha256"
+	"math/big"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	gnarkg16 "github.com/consensys/gnark/backend/groth16"
+	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/std/hash/sha2"
+	"github.com/consensys/gnark/std/lookup/logderivlookup"
+	"github.com/consensys/gnark/std/math/emulated"
+	"github.com/consensys/gnark/std/math/emulated/emparams"
+	"github.com/consensys/gnark/std/math/uints"
+	"github.com/consensys/gnark/std/rangecheck"
+
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/groth16/circuits"
+	"github.com/prooflane/prooflane/stages/groth16/keys"
+)
+
+// rangeCircuit range checks its private values with std/rangecheck,
+// whose log-derivative argument commits to their limbs.
+type rangeCircuit struct {
+	V   [8]frontend.Variable
+	Sum frontend.Variable `gnark:",public"`
+}
+
+func (c *rangeCircuit) Define(api frontend.API) error {
+	rc := rangecheck.New(api)
+	var sum frontend.Variable = 0
+	for i, v := range c.V {
+		rc.Check(v, 8+7*i)
+		sum = api.Add(sum, v)
+	}
+	api.AssertIsEqual(sum, c.Sum)
+	return nil
+}
+
+func rangeAssignment(r *rand.Rand) frontend.Circuit {
+	a := &rangeCircuit{}
+	sum := new(big.Int)
+	for i := range a.V {
+		v := randBelow(r, new(big.Int).Lsh(big.NewInt(1), uint(8+7*i)))
+		a.V[i] = v
+		sum.Add(sum, v)
+	}
+	a.Sum = sum
+	return a
+}
+
+// lookupCircuit looks values up in a table of private entries with
+// std/lookup/logderivlookup.
+type lookupCircuit struct {
+	Table   [16]frontend.Variable
+	Queries [6]frontend.Variable
+	Results [6]frontend.Variable `gnark:",public"`
+}
+
+func (c *lookupCircuit) Define(api frontend.API) error {
+	t := logderivlookup.New(api)
+	for _, e := range c.Table {
+		t.Insert(e)
+	}
+	for i, r := range t.Lookup(c.Queries[:]...) {
+		api.AssertIsEqual(r, c.Results[i])
+	}
+	return nil
+}
+
+func lookupAssignment(r *rand.Rand) frontend.Circuit {
+	a := &lookupCircuit{}
+	var table [16]uint64
+	for i := range table {
+		table[i] = r.Uint64()
+		a.Table[i] = table[i]
+	}
+	for i := range a.Queries {
+		q := r.IntN(len(table))
+		a.Queries[i], a.Results[i] = q, table[q]
+	}
+	return a
+}
+
+// emulatedCircuit multiplies secp256k1 base-field elements with
+// std/math/emulated, whose deferred product checks and limb range checks
+// commit.
+type emulatedCircuit struct {
+	X    [4]emulated.Element[emparams.Secp256k1Fp]
+	Prod emulated.Element[emparams.Secp256k1Fp] `gnark:",public"`
+}
+
+func (c *emulatedCircuit) Define(api frontend.API) error {
+	f, err := emulated.NewField[emparams.Secp256k1Fp](api)
+	if err != nil {
+		return err
+	}
+	p := &c.X[0]
+	for i := 1; i < len(c.X); i++ {
+		p = f.Mul(p, &c.X[i])
+	}
+	f.AssertIsEqual(p, &c.Prod)
+	return nil
+}
+
+func emulatedAssignment(r *rand.Rand) frontend.Circuit {
+	a := &emulatedCircuit{}
+	mod := emparams.Secp256k1Fp{}.Modulus()
+	prod := big.NewInt(1)
+	for i := range a.X {
+		x := randBelow(r, mod)
+		a.X[i] = emulated.ValueOf[emparams.Secp256k1Fp](x)
+		prod.Mul(prod, x).Mod(prod, mod)
+	}
+	a.Prod = emulated.ValueOf[emparams.Secp256k1Fp](prod)
+	return a
+}
+
+// sha2Circuit hashes its private input with std/hash/sha2, whose byte
+// operations look up tables (std/lookup/logderivlookup) and commit.
+type sha2Circuit struct {
+	In     [4]uints.U8
+	Digest [32]uints.U8 `gnark:",public"`
+}
+
+func (c *sha2Circuit) Define(api frontend.API) error {
+	h, err := sha2.New(api)
+	if err != nil {
+		return err
+	}
+	h.Write(c.In[:])
+	u, err := uints.New[uints.U32](api)
+	if err != nil {
+		return err
+	}
+	for i, b := range h.Sum() {
+		u.ByteAssertEq(b, c.Digest[i])
+	}
+	return nil
+}
+
+func sha2Assignment(r *rand.Rand) frontend.Circuit {
+	var in [4]byte
+	for i := range in {
+		in[i] = byte(r.Uint32())
+	}
+	a := &sha2Circuit{}
+	copy(a.In[:], uints.NewU8Array(in[:]))
+	d := sha256.Sum256(in[:])
+	copy(a.Digest[:], uints.NewU8Array(d[:]))
+	return a
+}
+
+// twoCommitCircuit calls api.Commit twice, the second commitment over the
+// first and a public input: two commitments, the second hashing a public
+// input and the first's wire.
+type twoCommitCircuit struct {
+	X, Y frontend.Variable
+	Z    frontend.Variable `gnark:",public"`
+}
+
+func (c *twoCommitCircuit) Define(api frontend.API) error {
+	committer := api.(frontend.Committer)
+	c1, err := committer.Commit(c.X, c.Y)
+	if err != nil {
+		return err
+	}
+	c2, err := committer.Commit(c1, c.Z, api.Mul(c.X, c.Y))
+	if err != nil {
+		return err
+	}
+	api.AssertIsDifferent(c1, 0)
+	api.AssertIsDifferent(c2, c1)
+	api.AssertIsEqual(api.Mul(c.X, c.Y), c.Z)
+	return nil
+}
+
+func twoCommitAssignment(r *rand.Rand) frontend.Circuit {
+	x, y := r.Uint32()|1, r.Uint32()|1
+	return &twoCommitCircuit{X: x, Y: y, Z: uint64(x) * uint64(y)}
+}
+
+// randBelow is a number below n drawn from r (nearly uniform: 128 bits
+// more than n, reduced).
+func randBelow(r *rand.Rand, n *big.Int) *big.Int {
+	b := make([]byte, (n.BitLen()+128+7)/8)
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return new(big.Int).Mod(new(big.Int).SetBytes(b), n)
+}
+
+// committing is a test circuit that commits, and its assignments.
+type committing struct {
+	name       string
+	circuit    frontend.Circuit
+	assignment func(*rand.Rand) frontend.Circuit
+	// gadget is what an error about its commitment names.
+	gadget string
+}
+
+func committingCircuits() []committing {
+	return []committing{
+		{"rangecheck", &rangeCircuit{}, rangeAssignment, "std/rangecheck"},
+		{"logderivlookup", &lookupCircuit{}, lookupAssignment, "std/lookup/logderivlookup"},
+		{"emulated", &emulatedCircuit{}, emulatedAssignment, "std/math/emulated"},
+		{"sha2", &sha2Circuit{}, sha2Assignment, "std/lookup/logderivlookup"},
+		{"two-commits", &twoCommitCircuit{}, twoCommitAssignment, "std/math/bits"},
+	}
+}
+
+var (
+	commitKeysMu sync.Mutex
+	commitKeys   = map[string]*keys.Set{}
+)
+
+// committedKeys compiles c and runs gnark's setup, once per test binary.
+func committedKeys(t testing.TB, c committing) *keys.Set {
+	t.Helper()
+	commitKeysMu.Lock()
+	defer commitKeysMu.Unlock()
+	if s, ok := commitKeys[c.name]; ok {
+		return s
+	}
+	sys, err := keys.CompileCircuit(c.name, c.circuit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pk g16.ProvingKey
+	var vk g16.VerifyingKey
+	if err := g16.Setup(sys, &pk, &vk); err != nil {
+		t.Fatal(err)
+	}
+	s := &keys.Set{Circuit: c.name, Size: sys.GetNbConstraints(), R1CS: sys, PK: &pk, VK: &vk}
+	commitKeys[c.name] = s
+	return s
+}
+
+// committedJob is a job of c with one assignment a partition, each
+// from its own seed.
+func committedJob(t testing.TB, c committing, set *keys.Set, partitions int, seed uint64) *groth16.Job {
+	t.Helper()
+	r := rand.New(rand.NewPCG(seed, 17))
+	ws := make([]witness.Witness, partitions)
+	for p := range ws {
+		var err error
+		if ws[p], err = circuits.Witness(c.assignment(r)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	job, err := groth16.NewJob(c.name, set.R1CS, set.PK, set.VK, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return job
+}
+
+// verifyGnark checks proof with gnark's generic groth16.Verify against
+// partition p's public witness.
+func verifyGnark(t testing.TB, job *groth16.Job, p int, proof *g16.Proof) error {
+	t.Helper()
+	pub, err := job.Public(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return gnarkg16.Verify(proof, job.VK, pub)
+}
+
+// Circuits built on each gadget that commits (std/rangecheck,
+// std/lookup/logderivlookup, std/math/emulated, std/hash/sha2) and one
+// with two commitments prove through the six stages, one partition per
+// assignment and several partitions a job, and gnark verifies each proof.
+func TestCommittingGadgetsProveThroughTheStages(t *testing.T) {
+	for _, c := range committingCircuits() {
+		t.Run(c.name, func(t *testing.T) {
+			set := committedKeys(t, c)
+			job := committedJob(t, c, set, 3, 1)
+			proofs, err := runSequential(t, job, cpuBackend(t, 2), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for p, proof := range proofs {
+				if len(proof.Commitments) == 0 {
+					t.Fatalf("partition %d: a proof without commitments", p)
+				}
+				if err := verifyGnark(t, job, p, proof); err != nil {
+					t.Errorf("partition %d: %v", p, err)
+				}
+			}
+			if err := verifyGnark(t, job, 0, proofs[1]); err == nil {
+				t.Error("partition 1's proof verifies partition 0's public inputs")
+			}
+		})
+	}
+}
+
+// A proof whose commitment or proof of knowledge was changed does not
+// verify, with gnark's verifier or the epilogue's check.
+func TestATamperedCommitmentOrProofOfKnowledgeIsRejected(t *testing.T) {
+	c := committingCircuits()[0]
+	set := committedKeys(t, c)
+	job := committedJob(t, c, set, 1, 2)
+	be := cpuBackend(t, 1)
+	set2 := newStageSet(t, be, nil)
+	values := map[stages.DataType]any{}
+	for _, typ := range dagOrder[:len(dagOrder)-1] {
+		f, _ := set2.reg.Lookup(typ)
+		in := stages.NewInput(values)
+		in.Job, in.Stage, in.Partition, in.Device = job, typ, 0, 0
+		out, err := set2.built[typ].Run(context.Background(), in)
+		if err != nil {
+			t.Fatalf("%s: %v", typ, err)
+		}
+		values[f.Output] = out
+	}
+	g1 := values[groth16.TypeG1MSMs].(*groth16.G1MSMs)
+	g2 := values[groth16.TypeG2MSM].(*groth16.G2MSM)
+	var r, s fr.Element
+	r.SetUint64(5)
+	s.SetUint64(7)
+	good := groth16.Assemble(job.PK, g1, g2, r, s)
+	if err := verifyGnark(t, job, 0, good); err != nil {
+		t.Fatalf("untampered proof: %v", err)
+	}
+	tamper := map[string]func(m *groth16.G1MSMs){
+		"commitment doubled": func(m *groth16.G1MSMs) {
+			var d curve.G1Affine
+			d.Add(&m.Commitments[0], &m.Commitments[0])
+			m.Commitments = []curve.G1Affine{d}
+		},
+		"proof of knowledge doubled": func(m *groth16.G1MSMs) { m.PoK.DoubleAssign() },
+		"proof of knowledge zero":    func(m *groth16.G1MSMs) { m.PoK = curve.G1Jac{} },
+	}
+	for name, f := range tamper {
+		t.Run(name, func(t *testing.T) {
+			m := *g1
+			m.Commitments = append([]curve.G1Affine(nil), g1.Commitments...)
+			f(&m)
+			if err := verifyGnark(t, job, 0, groth16.Assemble(job.PK, &m, g2, r, s)); err == nil {
+				t.Fatal("gnark's verifier accepts it")
+			}
+			vals := map[stages.DataType]any{groth16.TypeG1MSMs: &m, groth16.TypeG2MSM: g2}
+			in := stages.NewInput(vals)
+			in.Job, in.Stage, in.Partition = job, groth16.TypeNameEpilogue, 0
+			_, err := set2.built[groth16.TypeNameEpilogue].Run(context.Background(), in)
+			if err == nil || !strings.Contains(err.Error(), "partition 0: proof does not verify") {
+				t.Fatalf("epilogue: %v, want it to refuse the proof", err)
+			}
+		})
+	}
+}
+
