@@ -46,6 +46,9 @@ type Job struct {
 	small smallSystem
 	// commit is the circuit's commitments (commit.go).
 	commit *commitPlan
+	// solveMu serializes the solves of a system with stateful blueprints
+	// synthesize cannot copy (Job.solve).
+	solveMu sync.Mutex
 	// pok is pokBases', made on first use.
 	pok struct {
 		once  sync.Once

@@ -11,6 +11,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/constraint"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/constraint/solver"
 	"go.opentelemetry.io/otel/attribute"
@@ -86,7 +88,7 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 			return err
 		}))
 	}
-	res, err := j.R1CS.Solve(w, opts...)
+	res, err := j.solve(w, opts)
 	mu.Lock()
 	defer mu.Unlock()
 	if hintErr != nil {
@@ -106,6 +108,38 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 		C:           []fr.Element(sol.C),
 		Commitments: points,
 	}, nil
+}
+
+// solve runs gnark's solver on w. A system with stateful blueprints
+// (std/lookup/logderivlookup's lookups cache the table's values of the
+// solve in progress, in the blueprint, which every solve of the system
+// shares) is solved on a copy of the system with blueprints of its own,
+// so that partitions solve at once, each with its own table; one with a
+// stateful blueprint of a kind it cannot copy, one solve at a time.
+func (j *Job) solve(w witness.Witness, opts []solver.Option) (any, error) {
+	sys, ok := j.R1CS, true
+	for i, b := range j.R1CS.Blueprints {
+		if _, stateful := b.(constraint.BlueprintStateful[constraint.U64]); !stateful {
+			continue
+		}
+		if sys == j.R1CS {
+			c := *j.R1CS
+			c.Blueprints = slices.Clone(j.R1CS.Blueprints)
+			sys = &c
+		}
+		lookup, known := b.(*constraint.BlueprintLookupHint[constraint.U64])
+		if !known {
+			ok = false
+			break
+		}
+		sys.Blueprints[i] = &constraint.BlueprintLookupHint[constraint.U64]{EntriesCalldata: lookup.EntriesCalldata}
+	}
+	if !ok {
+		j.solveMu.Lock()
+		defer j.solveMu.Unlock()
+		return j.R1CS.Solve(w, opts...)
+	}
+	return sys.Solve(w, opts...)
 }
 
 // firstErr keeps the first error.

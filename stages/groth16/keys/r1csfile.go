@@ -44,8 +44,8 @@ const (
 )
 
 // minInstructionCalldata is the fewest calldata words an instruction of
-// the two kinds prooflane's circuits compile to takes (a constraint:
-// its size and three lengths; a hint: more), which bounds the
+// the kinds checkSolvable accepts takes (a constraint: its size and
+// three lengths; a hint or a lookup: more), which bounds the
 // instructions a file can declare by its calldata.
 const minInstructionCalldata = 4
 
@@ -372,15 +372,20 @@ func ends64(words []uint64) uint64 {
 const maxWires = 1 << 32
 
 // checkSolvable checks a decoded constraint system for what gnark's
-// solver and setup will index: the instructions' blueprints (the generic
-// constraint and hint, all prooflane's circuits use), their calldata
-// whole and their wires and coefficients within the system's, the
+// solver and setup will index: the instructions' blueprints (every kind
+// gnark's R1CS builder and the standard gadgets write: the generic
+// constraint, the generic hint, which api.Commit's commitment hint and
+// every gadget's hints are, and std/lookup/logderivlookup's lookup),
+// their calldata whole and their wires and coefficients within the
+// system's, a lookup table's entries whole and within them too, the
 // constraints numbered in order, every instruction in exactly one level
 // and, run level by level as the solver runs them (a level's
 // instructions at once), each constraint with at most one wire not yet
-// solved (by a non-zero coefficient), each hint's inputs solved and its
-// outputs not, no wire solved twice and every wire solved; and the debug
-// entries a failing constraint prints within the system's tables.
+// solved (by a non-zero coefficient), each hint's and lookup's inputs
+// (and the table entries a lookup reads) solved and its outputs not, no
+// wire solved twice and every wire solved; and the debug entries a
+// failing constraint prints within the system's tables. (The commitment
+// info is the groth16 stages' to check: groth16.CheckSupported.)
 func checkSolvable(sys *cs.R1CS) error {
 	if sys.Type != constraint.SystemR1CS {
 		return fmt.Errorf("a constraint system of type %d, not an R1CS", sys.Type)
@@ -409,14 +414,26 @@ func checkSolvable(sys *cs.R1CS) error {
 type solvable struct {
 	sys            *cs.R1CS
 	inputs, wires  uint64
-	kinds          []int // blueprintR1C or blueprintHint, by blueprint
+	kinds          []int // blueprintR1C, blueprintHint or blueprintLookup, by blueprint
 	solved, placed bitset
+	// tables are the lookup blueprints' entries, by blueprint.
+	tables map[int]*lookupTable
 }
 
 const (
 	blueprintR1C = iota
 	blueprintHint
+	blueprintLookup
 )
+
+// lookupTable is a lookup blueprint's table: where each entry (a linear
+// expression: its length, then a coefficient and a wire a term) starts
+// in its calldata, and how many entries levels found solved.
+type lookupTable struct {
+	calldata []uint32
+	entries  []int
+	solved   int
+}
 
 // instructions checks every instruction's blueprint and calldata, in
 // order, and bounds the wires by what the instructions can solve (a
@@ -426,13 +443,23 @@ func (c *solvable) instructions() error {
 	sys := c.sys
 	c.kinds = make([]int, len(sys.Blueprints))
 	for i, b := range sys.Blueprints {
-		switch b.(type) {
+		switch b := b.(type) {
 		case *constraint.BlueprintGenericR1C:
 			c.kinds[i] = blueprintR1C
 		case *constraint.BlueprintGenericHint:
 			c.kinds[i] = blueprintHint
+		case *constraint.BlueprintLookupHint[constraint.U64]:
+			c.kinds[i] = blueprintLookup
+			t, err := c.table(b.EntriesCalldata)
+			if err != nil {
+				return fmt.Errorf("blueprint %d (std/lookup/logderivlookup's table): %w", i, err)
+			}
+			if c.tables == nil {
+				c.tables = map[int]*lookupTable{}
+			}
+			c.tables[i] = t
 		default:
-			return fmt.Errorf("blueprint %d is a %T, which the groth16 stages do not prove", i, b)
+			return fmt.Errorf("blueprint %d is a %T, which is not one gnark's R1CS builder or its standard gadgets write (a generic constraint, a hint, a std/lookup/logderivlookup lookup): the groth16 stages do not prove it", i, b)
 		}
 	}
 	var constraints, outputs uint64
@@ -444,9 +471,14 @@ func (c *solvable) instructions() error {
 			}
 			constraints++
 			err = errors.Join(err, r1cLength(cd))
-		} else if err == nil {
+		} else if err == nil && kind == blueprintHint {
 			var out [2]uint32
 			if out, err = c.hintTerms(cd, func(constraint.Term) {}); err == nil {
+				outputs += uint64(out[1] - out[0])
+			}
+		} else if err == nil {
+			var out [2]uint32
+			if out, err = c.lookupTerms(pi, cd, func(constraint.Term) {}); err == nil {
 				outputs += uint64(out[1] - out[0])
 			}
 		}
@@ -543,6 +575,84 @@ func (c *solvable) hintTerms(cd []uint32, f func(constraint.Term)) ([2]uint32, e
 	return out, nil
 }
 
+// table reads a lookup table's entries (linear expressions, one after
+// the other, filling the calldata) and checks their terms.
+func (c *solvable) table(cd []uint32) (*lookupTable, error) {
+	t := &lookupTable{calldata: cd}
+	for j := uint64(0); j < uint64(len(cd)); {
+		t.entries = append(t.entries, int(j))
+		n := uint64(cd[j])
+		j++
+		if j+2*n > uint64(len(cd)) {
+			return nil, fmt.Errorf("entry %d of %d terms past the table's %d words", len(t.entries)-1, n, len(cd))
+		}
+		for ; n > 0; n-- {
+			if err := c.term(constraint.Term{CID: cd[j], VID: cd[j+1]}, true); err != nil {
+				return nil, fmt.Errorf("entry %d: %w", len(t.entries)-1, err)
+			}
+			j += 2
+		}
+	}
+	return t, nil
+}
+
+// lookupTerms checks a lookup's calldata (its length, the table entries
+// it may read, the count of queries, each query's length and terms) and
+// calls f on each query term; it returns the output range, a wire a
+// query from the instruction's wire offset.
+func (c *solvable) lookupTerms(pi constraint.PackedInstruction, cd []uint32, f func(constraint.Term)) ([2]uint32, error) {
+	bad := fmt.Errorf("a lookup's calldata of %d words does not hold its queries", len(cd))
+	if len(cd) < 3 {
+		return [2]uint32{}, bad
+	}
+	if t := c.tables[int(pi.BlueprintID)]; uint64(cd[1]) > uint64(len(t.entries)) {
+		return [2]uint32{}, fmt.Errorf("a lookup reading %d entries of a table of %d", cd[1], len(t.entries))
+	}
+	j := uint64(3)
+	for range cd[2] {
+		if j >= uint64(len(cd)) {
+			return [2]uint32{}, bad
+		}
+		n := uint64(cd[j])
+		j++
+		if j+2*n > uint64(len(cd)) {
+			return [2]uint32{}, bad
+		}
+		for ; n > 0; n-- {
+			t := constraint.Term{CID: cd[j], VID: cd[j+1]}
+			if err := c.term(t, true); err != nil {
+				return [2]uint32{}, err
+			}
+			f(t)
+			j += 2
+		}
+	}
+	if j != uint64(len(cd)) {
+		return [2]uint32{}, bad
+	}
+	out := [2]uint32{pi.WireOffset, pi.WireOffset + cd[2]}
+	if out[1] < out[0] || uint64(out[1]) > c.wires {
+		return [2]uint32{}, fmt.Errorf("a lookup's outputs %d to %d, of %d wires", pi.WireOffset, uint64(pi.WireOffset)+uint64(cd[2]), c.wires)
+	}
+	return out, nil
+}
+
+// tableSolved checks that the first n entries of t have their wires
+// solved (at the start of the level of a lookup that reads them).
+func (c *solvable) tableSolved(t *lookupTable, n int) error {
+	for ; t.solved < n; t.solved++ {
+		j := t.entries[t.solved]
+		terms := int(t.calldata[j])
+		for k := 0; k < terms; k++ {
+			tm := constraint.Term{CID: t.calldata[j+1+2*k], VID: t.calldata[j+2+2*k]}
+			if !tm.IsConstant() && !c.solved.has(uint64(tm.VID)) {
+				return fmt.Errorf("a lookup of table entry %d, whose wire %d is not yet solved", t.solved, tm.VID)
+			}
+		}
+	}
+	return nil
+}
+
 // term checks a term's coefficient and wire (a constant's, in a hint's
 // input, has none).
 func (c *solvable) term(t constraint.Term, constantOK bool) error {
@@ -628,16 +738,22 @@ func (c *solvable) solves(pi constraint.PackedInstruction, solves []uint32) ([]u
 		return solves, nil
 	}
 	unsolved := false
-	out, err := c.hintTerms(cd, func(t constraint.Term) {
+	input := func(t constraint.Term) {
 		if !t.IsConstant() && !c.solved.has(uint64(t.VID)) {
 			unsolved = true
 		}
-	})
+	}
+	var out [2]uint32
+	if kind == blueprintHint {
+		out, err = c.hintTerms(cd, input)
+	} else if out, err = c.lookupTerms(pi, cd, input); err == nil {
+		err = c.tableSolved(c.tables[int(pi.BlueprintID)], int(cd[1]))
+	}
 	if err != nil {
 		return nil, err
 	}
 	if unsolved {
-		return nil, errors.New("a hint of a wire not yet solved")
+		return nil, errors.New("a hint or lookup of a wire not yet solved")
 	}
 	for w := out[0]; w < out[1]; w++ {
 		if c.solved.has(uint64(w)) {
