@@ -358,4 +358,3 @@ func TestATamperedCommitmentOrProofOfKnowledgeIsRejected(t *testing.T) {
 		})
 	}
 }
-

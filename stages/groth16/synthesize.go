@@ -55,17 +55,20 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 		return nil, err
 	}
 	w := j.Witnesses[in.Partition]
+	opts, err := j.solverOptions()
+	if err != nil {
+		return nil, fmt.Errorf("circuit %q partition %d: %w", j.Circuit, in.Partition, err)
+	}
 	// sha256's wires are small integers: solved in int64 (smallsolve.go),
 	// else by gnark's solver. A commitment is a random field element (and
 	// so is the mask api.Commit adds): never small.
 	if v, ok := w.Vector().(fr.Vector); ok && j.commit.count() == 0 {
-		if sol, err := solveSmall(j.R1CS, &j.small, j.SolverOptions, v); err == nil {
+		if sol, err := solveSmall(j.R1CS, &j.small, opts, v); err == nil {
 			trace.SpanFromContext(ctx).SetAttributes(pl.KeySolver.String("small"))
 			return sol, nil
 		}
 	}
 	trace.SpanFromContext(ctx).SetAttributes(pl.KeySolver.String("gnark"))
-	opts := j.SolverOptions
 	var (
 		points  []curve.G1Affine
 		mu      sync.Mutex
@@ -73,9 +76,9 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 	)
 	if n := j.commit.count(); n > 0 {
 		points = make([]curve.G1Affine, n)
-		hint := j.commitHint(func(i int, values []fr.Element) (curve.G1Affine, error) {
+		hint := safeHint(j.commitHint(func(i int, values []fr.Element) (curve.G1Affine, error) {
 			return s.commitMSM(ctx, in, j, i, values)
-		}, points)
+		}, points))
 		// The hint's own error, kept: the solver words it as an
 		// unsatisfied constraint.
 		opts = append(slices.Clip(opts), solver.OverrideHint(bsb22Hint, func(m *big.Int, ins, outs []*big.Int) error {
@@ -108,6 +111,16 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 		C:           []fr.Element(sol.C),
 		Commitments: points,
 	}, nil
+}
+
+// solverOptions are the job's solver options with every hint the system
+// calls made safe (SafeHints), worked out once per job.
+func (j *Job) solverOptions() ([]solver.Option, error) {
+	j.safe.once.Do(func() {
+		safe, err := SafeHints(j.R1CS, j.SolverOptions...)
+		j.safe.opts, j.safe.err = append(slices.Clip(j.SolverOptions), safe...), err
+	})
+	return j.safe.opts, j.safe.err
 }
 
 // solve runs gnark's solver on w. A system with stateful blueprints
