@@ -11,9 +11,12 @@ import (
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/pedersen"
 	gnarkg16 "github.com/consensys/gnark/backend/groth16"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/constraint"
+	"github.com/consensys/gnark/constraint/solver"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/std/hash/sha2"
 	"github.com/consensys/gnark/std/lookup/logderivlookup"
@@ -22,10 +25,13 @@ import (
 	"github.com/consensys/gnark/std/math/uints"
 	"github.com/consensys/gnark/std/rangecheck"
 
+	pl "github.com/prooflane/prooflane/otel/semconv"
+	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/stages/groth16/circuits"
 	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/stagetest"
 )
 
 // rangeCircuit range checks its private values with std/rangecheck,
@@ -223,7 +229,9 @@ var (
 	commitKeys   = map[string]*keys.Set{}
 )
 
-// committedKeys compiles c and runs gnark's setup, once per test binary.
+// committedKeys compiles c and makes its keys with prooflane's setup
+// (gnark's keys byte for byte: keys.TestCommittingKeysAreGnarksSetupByteForByte,
+// several times faster on these cores), once per test binary.
 func committedKeys(t testing.TB, c committing) *keys.Set {
 	t.Helper()
 	commitKeysMu.Lock()
@@ -235,12 +243,16 @@ func committedKeys(t testing.TB, c committing) *keys.Set {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var pk g16.ProvingKey
-	var vk g16.VerifyingKey
-	if err := g16.Setup(sys, &pk, &vk); err != nil {
+	ci := sys.CommitmentInfo.(constraint.Groth16Commitments)
+	sec, err := keys.RandomSecrets(len(ci))
+	if err != nil {
 		t.Fatal(err)
 	}
-	s := &keys.Set{Circuit: c.name, Size: sys.GetNbConstraints(), R1CS: sys, PK: &pk, VK: &vk}
+	pk, vk, _, err := keys.NewKeys(context.Background(), sys, sec, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &keys.Set{Circuit: c.name, Size: sys.GetNbConstraints(), R1CS: sys, PK: pk, VK: vk}
 	commitKeys[c.name] = s
 	return s
 }
@@ -282,8 +294,17 @@ func verifyGnark(t testing.TB, job *groth16.Job, p int, proof *g16.Proof) error 
 func TestCommittingGadgetsProveThroughTheStages(t *testing.T) {
 	for _, c := range committingCircuits() {
 		t.Run(c.name, func(t *testing.T) {
+			partitions := 3
+			if c.name == "sha2" {
+				// 157k constraints of byte tables whatever the input: a
+				// setup of minutes on two cores, more under -race.
+				if testing.Short() || raceEnabled {
+					t.Skip("std/hash/sha2's system (157k constraints) takes minutes to set up on 2 cores: run without -short and -race")
+				}
+				partitions = 2
+			}
 			set := committedKeys(t, c)
-			job := committedJob(t, c, set, 3, 1)
+			job := committedJob(t, c, set, partitions, 1)
 			proofs, err := runSequential(t, job, cpuBackend(t, 2), nil)
 			if err != nil {
 				t.Fatal(err)
@@ -356,5 +377,182 @@ func TestATamperedCommitmentOrProofOfKnowledgeIsRejected(t *testing.T) {
 				t.Fatalf("epilogue: %v, want it to refuse the proof", err)
 			}
 		})
+	}
+}
+
+// The shipped pipeline proves jobs of the built-in emulated circuit and
+// of table lookups whose partitions each have a table of their own, two
+// synthesis workers solving at once (std/lookup/logderivlookup caches a
+// solve's table in the system's blueprint: each solve has its own). The
+// commitments' MSMs run through the device contract (the threshold
+// lowered: msm_commit) and the proofs of knowledge in gpu_compute
+// (msm_pok), once a partition; gnark verifies every proof.
+func TestCommittingJobsProveThroughTheShippedPipeline(t *testing.T) {
+	defer groth16.CommitOnDeviceMin(groth16.CommitOnDeviceMin(1))
+	const partitions = 4
+	lookup := committingCircuits()[1]
+	for _, tc := range []struct {
+		name string
+		job  func() *groth16.Job
+	}{
+		{"emulated", func() *groth16.Job {
+			job, err := setupKeys(t, "emulated", 1<<10).NewJob(partitions, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return job
+		}},
+		{lookup.name, func() *groth16.Job { return committedJob(t, lookup, committedKeys(t, lookup), partitions, 5) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			job := tc.job()
+			p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"synth_workers": "2"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rec := stagetest.NewRecorder()
+			e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 2, Backend: cpuBackend(t, 2)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close(context.Background())
+			res, err := e.Run(context.Background(), runtime.Job{ID: tc.name, Partitions: partitions, Payload: job})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, proof := range proofs(t, res) {
+				if err := verifyGnark(t, job, i, proof); err != nil {
+					t.Errorf("partition %d: %v", i, err)
+				}
+			}
+			kernels := map[string]int{}
+			for _, iv := range rec.Intervals(pl.KindKernel) {
+				kernels[iv.Name]++
+			}
+			for _, k := range []string{"msm_commit", "msm_pok"} {
+				if kernels[k] != partitions {
+					t.Errorf("%d %q kernel spans, want %d", kernels[k], k, partitions)
+				}
+			}
+		})
+	}
+}
+
+// When the device has no room for a commitment key's bases, synthesize
+// computes the commitment on the host, says so on its span, and the
+// proofs verify; nothing leaks.
+func TestACommitmentWhoseBasesDoNotFitIsComputedOnTheHost(t *testing.T) {
+	defer groth16.CommitOnDeviceMin(groth16.CommitOnDeviceMin(1))
+	c := committingCircuits()[2]
+	job := committedJob(t, c, committedKeys(t, c), 2, 8)
+	mem := &fakeMem{Backend: cpuBackend(t, 1), vectors: 7, failLoad: func(key string) bool { return strings.Contains(key, "/commit.") }}
+	p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := stagetest.NewRecorder()
+	e, err := runtime.NewEngine(p, runtime.Options{Tracer: rec.TracerProvider(), Devices: 1, Backend: mem})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Run(context.Background(), runtime.Job{ID: "oom", Payload: job})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Close(context.Background())
+	for i, proof := range proofs(t, res) {
+		if err := verifyGnark(t, job, i, proof); err != nil {
+			t.Errorf("partition %d: %v", i, err)
+		}
+	}
+	events := 0
+	for _, s := range rec.Spans() {
+		for _, ev := range s.Events() {
+			if strings.HasPrefix(ev.Name, "commitment computed on the host") {
+				events++
+			}
+		}
+	}
+	if events != 2 {
+		t.Errorf("%d span events of a commitment computed on the host, want one a partition", events)
+	}
+	if err := mem.leaks(); err != nil {
+		t.Error(err)
+	}
+}
+
+// A hint that panics (gnark's gadgets' hints trust their inputs) fails
+// its partition with an error naming the hint, instead of ending the
+// process from the solver's goroutines.
+func TestAPanickingHintFailsThePartitionNamingIt(t *testing.T) {
+	sys, err := keys.CompileCircuit("panicky", &panickyCircuit{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pk g16.ProvingKey
+	var vk g16.VerifyingKey
+	if err := g16.Setup(sys, &pk, &vk); err != nil {
+		t.Fatal(err)
+	}
+	var ws []witness.Witness
+	for _, x := range []int{0, 5} {
+		w, err := circuits.Witness(&panickyCircuit{X: x, Y: x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ws = append(ws, w)
+	}
+	job, err := groth16.NewJob("panicky", sys, &pk, &vk, ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	job.SolverOptions = []solver.Option{solver.WithHints(panickyHint)}
+	_, err = runSequential(t, job, cpuBackend(t, 1), nil)
+	if err == nil || !strings.Contains(err.Error(), "partition 1") || !strings.Contains(err.Error(), "panickyHint panicked") {
+		t.Fatalf("error %v, want partition 1 failed naming the hint", err)
+	}
+}
+
+// panickyCircuit calls panickyHint on X.
+type panickyCircuit struct {
+	X frontend.Variable
+	Y frontend.Variable `gnark:",public"`
+}
+
+func (c *panickyCircuit) Define(api frontend.API) error {
+	out, err := api.Compiler().NewHint(panickyHint, 1, c.X)
+	if err != nil {
+		return err
+	}
+	api.AssertIsEqual(out[0], c.Y)
+	return nil
+}
+
+// panickyHint returns its input, and indexes out of range when it is
+// not zero.
+func panickyHint(_ *big.Int, in, out []*big.Int) error {
+	if in[0].Sign() != 0 {
+		var none []int
+		_ = none[in[0].Int64()]
+	}
+	out[0].Set(in[0])
+	return nil
+}
+
+// An error about a commitment (here its proving key changed in memory
+// after the job was built) names the commitment and the gadgets whose
+// wires it commits to.
+func TestACommitmentErrorNamesTheGadget(t *testing.T) {
+	c := committingCircuits()[0]
+	set := committedKeys(t, c)
+	job := committedJob(t, c, set, 1, 4)
+	pk := *job.PK
+	ck := pk.CommitmentKeys[0]
+	ck.Basis = ck.Basis[:len(ck.Basis)-1]
+	pk.CommitmentKeys = []pedersen.ProvingKey{ck}
+	job.PK = &pk
+	_, err := runSequential(t, job, cpuBackend(t, 1), nil)
+	if err == nil || !strings.Contains(err.Error(), "commitment 0 of 1 (api.Commit by ") || !strings.Contains(err.Error(), c.gadget) {
+		t.Fatalf("error %v, want it to name commitment 0 and %s", err, c.gadget)
 	}
 }

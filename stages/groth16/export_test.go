@@ -5,3 +5,11 @@ package groth16
 func UsePrepChunk(j *Job, n int) {
 	j.plan.once.Do(func() { j.plan.p = newPrepPlan(j.PK, j.nbPublic, j.commit.removed, n) })
 }
+
+// CommitOnDeviceMin sets the fewest committed values whose commitment
+// synthesize computes on the device, returning the value to restore.
+func CommitOnDeviceMin(n int) int {
+	old := commitOnDeviceMin
+	commitOnDeviceMin = n
+	return old
+}

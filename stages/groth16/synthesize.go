@@ -166,7 +166,8 @@ func firstErr(first, next error) error {
 // commitOnDeviceMin is the fewest committed values whose Pedersen
 // commitment goes through the device contract; fewer are summed on the
 // host cores, where they cost less than a device's round trip (doc.go).
-const commitOnDeviceMin = 1 << 12
+// A variable for the tests.
+var commitOnDeviceMin = 1 << 12
 
 // commitMSM computes commitment i's Pedersen commitment Σ vⱼ·Basisⱼ of
 // values: with an engine's backend, as an MSM on the partition's device
