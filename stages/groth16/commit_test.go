@@ -429,10 +429,11 @@ func TestCommittingJobsProveThroughTheShippedPipeline(t *testing.T) {
 			for _, iv := range rec.Intervals(pl.KindKernel) {
 				kernels[iv.Name]++
 			}
-			for _, k := range []string{"msm_commit", "msm_pok"} {
-				if kernels[k] != partitions {
-					t.Errorf("%d %q kernel spans, want %d", kernels[k], k, partitions)
-				}
+			if want := partitions * len(job.VK.CommitmentKeys); kernels["msm_commit"] != want {
+				t.Errorf("%d msm_commit kernel spans, want %d (one a commitment)", kernels["msm_commit"], want)
+			}
+			if kernels["msm_pok"] != partitions {
+				t.Errorf("%d msm_pok kernel spans, want %d", kernels["msm_pok"], partitions)
 			}
 		})
 	}

@@ -62,18 +62,53 @@ func (c *emulatedCircuit) Define(api frontend.API) error {
 // emulatedChain is the emulated circuit of n products.
 type emulatedChain struct{ n int }
 
-// emulatedPerProduct bounds the constraints of a product and its range
-// checks from above (about 219 at 2^10, 205 at 2^16, fewer as the range
-// checks' limbs widen with their count), and emulatedFixed the rest (the
-// final equality, the range-check table), so that New's instance stays
-// under its size.
-const (
-	emulatedPerProduct = 222
-	emulatedFixed      = 300
-)
-
 func newEmulated(size int) (Instance, error) {
-	return emulatedChain{n: max(1, (size-emulatedFixed)/emulatedPerProduct)}, nil
+	// The most products whose modelled count stays a percent under size
+	// (the model is within a fifth of a percent at 2^10 to 2^20).
+	lo, hi := 1, max(2, size)
+	for lo+1 < hi {
+		mid := (lo + hi) / 2
+		if emulatedModel(mid) <= size-size/100 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return emulatedChain{n: lo}, nil
+}
+
+// emulatedModel models the constraints of n products: about 20.5 a
+// product besides its range checks (the product, its deferred check),
+// and std/rangecheck's cost, which falls as the checks grow in number:
+// 16 checks of 32 bits a product and 13 of 64 (the product's limbs and
+// carries), 9 more of 64 for the final equality, each check one
+// constraint plus one a limb of the width gnark picks (plus one when the
+// width does not divide the bits), and the table of 2^width entries.
+func emulatedModel(n int) int {
+	checks := [][2]int{{32, emulatedChecks * n}, {64, 13*n + 9}}
+	limbs := func(bits, w int) int {
+		l := (bits + w - 1) / w
+		if l*w > bits {
+			l++
+		}
+		return l
+	}
+	cost := func(w int) int {
+		c := 1 << w
+		for _, ch := range checks {
+			c += ch[1] * (1 + limbs(ch[0], w))
+		}
+		return c
+	}
+	// std/rangecheck's choice of width: the least of its estimate over
+	// 2..17 (its estimate is cost's).
+	best := 2
+	for w := 3; w < 18; w++ {
+		if cost(w) < cost(best) {
+			best = w
+		}
+	}
+	return 25 + 41*n/2 + cost(best)
 }
 
 func (c emulatedChain) Circuit() frontend.Circuit {
