@@ -210,7 +210,8 @@ func log2(n int) int {
 // a Pedersen MSM of n values over bases resident on the device, as
 // synthesize runs it through the device contract (upload, MSM, free, on
 // a stream of its own), against gnark-crypto's MSM on every host core
-// (commitOnDeviceMin is where the device starts to win).
+// (commitOnDeviceMin is where the device starts to win) and on one, as
+// gnark's prover runs it (Commit and ProveKnowledge with NbTasks 1).
 //
 //	go test -run '^$' -bench BenchmarkCommitmentMSM ./stages/groth16/
 //	PROOFLANE_BENCH_BACKEND=cuda go test -tags cuda -run '^$' -bench BenchmarkCommitmentMSM ./stages/groth16/
@@ -232,14 +233,16 @@ func BenchmarkCommitmentMSM(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, n := range []int{1 << 8, 1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18} {
-		b.Run(fmt.Sprintf("n=2^%d/host", log2(n)), func(b *testing.B) {
-			for i := 0; i < b.N; i++ {
-				var p curve.G1Affine
-				if _, err := p.MultiExp(bases[:n], scalars[:n], ecc.MultiExpConfig{NbTasks: goruntime.NumCPU()}); err != nil {
-					b.Fatal(err)
+		for _, tasks := range []int{1, goruntime.NumCPU()} {
+			b.Run(fmt.Sprintf("n=2^%d/host-tasks=%d", log2(n), tasks), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					var p curve.G1Affine
+					if _, err := p.MultiExp(bases[:n], scalars[:n], ecc.MultiExpConfig{NbTasks: tasks}); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 		b.Run(fmt.Sprintf("n=2^%d/device", log2(n)), func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				st, err := dev.NewStream()
