@@ -167,7 +167,7 @@ func firstErr(first, next error) error {
 // commitment goes through the device contract; fewer are summed on the
 // host cores, where they cost less than a device's round trip (doc.go).
 // A variable for the tests.
-var commitOnDeviceMin = 1 << 12
+var commitOnDeviceMin = 1 << 10
 
 // commitMSM computes commitment i's Pedersen commitment Σ vⱼ·Basisⱼ of
 // values: with an engine's backend, as an MSM on the partition's device
