@@ -355,7 +355,7 @@ func TestBadRequestsGetClearErrorsAndChangeNothing(t *testing.T) {
 		{"no spec", &pb.SubmitRequest{}, "spec: missing"},
 		{"unknown pipeline", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth17", Circuit: "chain", Size: 64}}, `spec: no embedded pipeline "groth17"`},
 		{"bad yaml", &pb.SubmitRequest{Spec: &pb.JobSpec{PipelineYaml: "pipeline: x\nstages:\n  a: {tpye: groth16.synthesize}\n", Circuit: "chain", Size: 64}}, `pipeline_yaml:3:`},
-		{"unknown circuit", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chian", Size: 64}}, `spec: circuit "chian" is not one of the groth16 family's (chain, mimc, sha256)`},
+		{"unknown circuit", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chian", Size: 64}}, `spec: circuit "chian" is not one of the groth16 family's (chain, emulated, mimc, sha256)`},
 		{"size", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chain", Size: 1 << 40}}, "spec: size 1099511627776: above the limit of 2^28"},
 		{"small", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: "chain", Size: 1}}, "spec: chain size 1: want 2 to 268435456"},
 		{"circuit of vcommit", &pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "vcommit", Circuit: "chain", Size: 8}}, `spec: circuit "chain": the vcommit family has no circuits`},

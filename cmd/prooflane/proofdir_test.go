@@ -90,7 +90,7 @@ func TestVerifyRefusesWhatTheDirectoryClaims(t *testing.T) {
 		{
 			name:   "circuit with a path",
 			mutate: func(t *testing.T, dir string) { editManifest(t, dir, "circuit", "../../x") },
-			stderr: `circuit "../../x" is not one of the shipped circuits (chain, mimc, sha256)`,
+			stderr: `circuit "../../x" is not one of the shipped circuits (chain, emulated, mimc, sha256)`,
 		},
 		{
 			name: "a file outside the directory",

@@ -557,3 +557,33 @@ func TestACommitmentErrorNamesTheGadget(t *testing.T) {
 		t.Fatalf("error %v, want it to name commitment 0 and %s", err, c.gadget)
 	}
 }
+
+// A proof or verifying key read from a file could make gnark's verifier
+// index past its slices (a commitment missing from the proof, a hashed
+// input past the public ones): VerifyProof says so instead of panicking.
+func TestVerifyProofRefusesCommitmentShapesGnarksVerifierWouldIndexPast(t *testing.T) {
+	c := committingCircuits()[4] // two commitments, the second hashing a public input and the first
+	set := committedKeys(t, c)
+	job := committedJob(t, c, set, 1, 6)
+	proofs, err := runSequential(t, job, cpuBackend(t, 1), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pub, err := job.Public(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := groth16.VerifyProof(job.VK, proofs[0], pub); err != nil {
+		t.Fatal(err)
+	}
+	short := *proofs[0]
+	short.Commitments = short.Commitments[:1]
+	if err := groth16.VerifyProof(job.VK, &short, pub); err == nil || !strings.Contains(err.Error(), "proof has 1 commitments, the verifying key 2") {
+		t.Errorf("a proof short of a commitment: %v", err)
+	}
+	vk := *job.VK
+	vk.PublicAndCommitmentCommitted = [][]int{{1}, {1, 7}}
+	if err := groth16.VerifyProof(&vk, proofs[0], pub); err == nil || !strings.Contains(err.Error(), "commitment 1 hashes input 7") {
+		t.Errorf("a verifying key hashing an input past the public ones: %v", err)
+	}
+}
