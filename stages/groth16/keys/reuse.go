@@ -55,8 +55,9 @@ type cachedR1CS struct {
 // reusable returns the cache's constraint system of circuit at size when
 // a setup can use it instead of compiling: its file is whole (the
 // checksum trailer verifies and gnark decodes it, under the entry's
-// shared lock so no save of it is halfway), its commitment info is well formed (groth16.CheckSupported), and it
-// has the constraint count the circuit compiles to at the size
+// shared lock so no save of it is halfway), its commitment info is well
+// formed (groth16.CheckSupported), and it has the constraint count the
+// circuit compiles to at the size
 // (circuits.Instance.Constraints): a file of another circuit or size is
 // not used. It says on log that it is used, or why not; nil, saying
 // nothing, when the cache holds none.
