@@ -381,8 +381,9 @@ func TestATamperedCommitmentOrProofOfKnowledgeIsRejected(t *testing.T) {
 }
 
 // The shipped pipeline proves jobs of the built-in emulated circuit and
-// of table lookups whose partitions each have a table of their own, two
-// synthesis workers solving at once (std/lookup/logderivlookup caches a
+// of table lookups whose partitions each have a table of their own (the
+// key's bases on the device, and on the host), two synthesis workers
+// solving at once (std/lookup/logderivlookup caches a
 // solve's table in the system's blueprint: each solve has its own). The
 // commitments' MSMs run through the device contract (the threshold
 // lowered: msm_commit) and the proofs of knowledge in gpu_compute
@@ -392,21 +393,26 @@ func TestCommittingJobsProveThroughTheShippedPipeline(t *testing.T) {
 	const partitions = 4
 	lookup := committingCircuits()[1]
 	for _, tc := range []struct {
-		name string
-		job  func() *groth16.Job
+		name, bases string
+		job         func(t *testing.T) *groth16.Job
 	}{
-		{"emulated", func() *groth16.Job {
+		{"emulated", groth16.BasesDevice, func(t *testing.T) *groth16.Job {
 			job, err := setupKeys(t, "emulated", 1<<10).NewJob(partitions, 3)
 			if err != nil {
 				t.Fatal(err)
 			}
 			return job
 		}},
-		{lookup.name, func() *groth16.Job { return committedJob(t, lookup, committedKeys(t, lookup), partitions, 5) }},
+		{lookup.name, groth16.BasesDevice, func(t *testing.T) *groth16.Job {
+			return committedJob(t, lookup, committedKeys(t, lookup), partitions, 5)
+		}},
+		{lookup.name, groth16.BasesHost, func(t *testing.T) *groth16.Job {
+			return committedJob(t, lookup, committedKeys(t, lookup), partitions, 6)
+		}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			job := tc.job()
-			p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"synth_workers": "2"})
+		t.Run(tc.name+"/bases="+tc.bases, func(t *testing.T) {
+			job := tc.job(t)
+			p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"synth_workers": "2", "bases": tc.bases})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -586,4 +592,13 @@ func TestVerifyProofRefusesCommitmentShapesGnarksVerifierWouldIndexPast(t *testi
 	if err := groth16.VerifyProof(&vk, proofs[0], pub); err == nil || !strings.Contains(err.Error(), "commitment 1 hashes input 7") {
 		t.Errorf("a verifying key hashing an input past the public ones: %v", err)
 	}
+}
+
+// On a device that wants its scalars in canonical form, prep_msm converts
+// the proof of knowledge's scalars with the others; the proofs verify.
+func TestCommittingCircuitsProveOnACanonicalDevice(t *testing.T) {
+	defer groth16.CommitOnDeviceMin(groth16.CommitOnDeviceMin(1))
+	c := committingCircuits()[0]
+	job := committedJob(t, c, committedKeys(t, c), 2, 9)
+	proveAndVerify(t, job, stagetest.Canonical(cpuBackend(t, 1)), nil)
 }

@@ -29,8 +29,8 @@ func TestCUDACommittingCircuitsProveAndGnarkVerifies(t *testing.T) {
 	defer be.Close()
 	defer groth16.CommitOnDeviceMin(groth16.CommitOnDeviceMin(1))
 	const partitions = 3
-	jobs := map[string]func() *groth16.Job{
-		"emulated-2^14": func() *groth16.Job {
+	jobs := map[string]func(t *testing.T) *groth16.Job{
+		"emulated-2^14": func(t *testing.T) *groth16.Job {
 			job, err := setupKeys(t, "emulated", 1<<14).NewJob(partitions, 1)
 			if err != nil {
 				t.Fatal(err)
@@ -42,12 +42,12 @@ func TestCUDACommittingCircuitsProveAndGnarkVerifies(t *testing.T) {
 		if c.name == "sha2" {
 			continue // minutes of setup; the other gadgets cover its lookups
 		}
-		jobs[c.name] = func() *groth16.Job { return committedJob(t, c, committedKeys(t, c), partitions, 7) }
+		jobs[c.name] = func(t *testing.T) *groth16.Job { return committedJob(t, c, committedKeys(t, c), partitions, 7) }
 	}
 	for name, mk := range jobs {
 		for _, bases := range []string{groth16.BasesDevice, groth16.BasesHost} {
 			t.Run(name+"/bases="+bases, func(t *testing.T) {
-				job := mk()
+				job := mk(t)
 				p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"bases": bases})
 				if err != nil {
 					t.Fatal(err)
