@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"errors"
 	"fmt"
 	"math/big"
 	"slices"
@@ -136,7 +137,16 @@ func newCommitPlan(circuit string, r1cs *cs.R1CS) (*commitPlan, error) {
 		w := lists[least][0]
 		lists[least] = lists[least][1:]
 		if n := len(p.removed); n > 0 && p.removed[n-1] == uint32(w) {
-			return nil, bad(min(least, len(ci)-1), "wire %d is committed twice, or is a commitment wire and committed", w)
+			var by []string
+			for i, c := range ci {
+				if slices.Contains(c.PrivateCommitted, w) {
+					by = append(by, fmt.Sprintf("committed by commitment %d", i))
+				}
+				if c.CommitmentIndex == w {
+					by = append(by, fmt.Sprintf("commitment %d's wire", i))
+				}
+			}
+			return nil, fmt.Errorf("circuit %q: wire %d is %s: %w", circuit, w, strings.Join(by, " and "), ErrMalformedCommitments)
 		}
 		p.removed = append(p.removed, uint32(w))
 	}
@@ -148,7 +158,7 @@ func newCommitPlan(circuit string, r1cs *cs.R1CS) (*commitPlan, error) {
 // (wires out of range, out of order or committed twice): a corrupt or
 // hand-made system, on which gnark's setup and the stages would index out
 // of bounds.
-var ErrMalformedCommitments = fmt.Errorf("malformed commitment info")
+var ErrMalformedCommitments = errors.New("malformed commitment info")
 
 // about names commitment i for an error: "commitment 0 of 1 (api.Commit
 // by std/rangecheck, std/math/emulated)".

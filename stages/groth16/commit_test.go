@@ -3,8 +3,11 @@ package groth16_test
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
+	"fmt"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -601,4 +604,55 @@ func TestCommittingCircuitsProveOnACanonicalDevice(t *testing.T) {
 	c := committingCircuits()[0]
 	job := committedJob(t, c, committedKeys(t, c), 2, 9)
 	proveAndVerify(t, job, stagetest.Canonical(cpuBackend(t, 1)), nil)
+}
+
+// Commitment info gnark's builder could not have written (a corrupt or
+// hand-made system) is refused, naming the commitment or the wire, before
+// gnark's setup or the stages index by it.
+func TestMalformedCommitmentInfoIsRefused(t *testing.T) {
+	c := committingCircuits()[4]
+	set := committedKeys(t, c)
+	ci := set.R1CS.CommitmentInfo.(constraint.Groth16Commitments)
+	clone := func() constraint.Groth16Commitments {
+		out := make(constraint.Groth16Commitments, len(ci))
+		for i, x := range ci {
+			out[i] = x
+			out[i].PrivateCommitted = slices.Clone(x.PrivateCommitted)
+			out[i].PublicAndCommitmentCommitted = slices.Clone(x.PublicAndCommitmentCommitted)
+		}
+		return out
+	}
+	nbWires := set.R1CS.GetNbInternalVariables() + set.R1CS.GetNbPublicVariables() + set.R1CS.GetNbSecretVariables()
+	for _, e := range []struct {
+		name string
+		edit func(ci constraint.Groth16Commitments)
+		want string
+	}{
+		{"commitment wire past the wires", func(ci constraint.Groth16Commitments) { ci[1].CommitmentIndex = nbWires },
+			fmt.Sprintf("commitment 1 of 2: commitment wire %d is not a private wire", nbWires)},
+		{"committed wires out of order", func(ci constraint.Groth16Commitments) {
+			p := ci[0].PrivateCommitted
+			p[0], p[1] = p[1], p[0]
+		}, "commitment 0 of 2: committed wire"},
+		{"a wire committed twice", func(ci constraint.Groth16Commitments) {
+			ci[1].PrivateCommitted = append(ci[1].PrivateCommitted, ci[0].PrivateCommitted[0])
+			slices.Sort(ci[1].PrivateCommitted)
+		}, "is committed by commitment 0 and committed by commitment 1"},
+		{"a hashed wire that is no earlier commitment's", func(ci constraint.Groth16Commitments) {
+			last := len(ci[1].PublicAndCommitmentCommitted) - 1
+			ci[1].PublicAndCommitmentCommitted[last] = ci[1].CommitmentIndex
+		}, "is not an earlier commitment's wire"},
+	} {
+		sys := *set.R1CS
+		bad := clone()
+		e.edit(bad)
+		sys.CommitmentInfo = bad
+		err := groth16.CheckSupported("two-commits", &sys)
+		if !errors.Is(err, groth16.ErrMalformedCommitments) || !strings.Contains(err.Error(), e.want) {
+			t.Errorf("%s: %v, want %q", e.name, err, e.want)
+		}
+		if _, err := groth16.NewJob("two-commits", &sys, set.PK, set.VK, committedJob(t, c, set, 1, 1).Witnesses); !errors.Is(err, groth16.ErrMalformedCommitments) {
+			t.Errorf("%s: NewJob: %v", e.name, err)
+		}
+	}
 }
