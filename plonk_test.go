@@ -73,12 +73,12 @@ func TestProvePlonkCachesTheKeyAndNamesTheFailingAssignment(t *testing.T) {
 	})
 }
 
-// Gadgets commits through three of gnark's standard gadgets at once
+// PlonkGadgets commits through three of gnark's standard gadgets at once
 // (std/multicommit makes one BSB22 commitment of them all): a range check
 // (std/rangecheck), a table lookup (std/lookup/logderivlookup) and a
 // product in BN254's base field (std/math/emulated, whose limbs are range
 // checked).
-type Gadgets struct {
+type PlonkGadgets struct {
 	Small frontend.Variable // below 2^16
 	Index frontend.Variable // below 4
 	A, B  emulated.Element[emparams.BN254Fp]
@@ -86,7 +86,7 @@ type Gadgets struct {
 	AB    emulated.Element[emparams.BN254Fp] `gnark:",public"`
 }
 
-func (c *Gadgets) Define(api frontend.API) error {
+func (c *PlonkGadgets) Define(api frontend.API) error {
 	rangecheck.New(api).Check(c.Small, 16)
 	t := logderivlookup.New(api)
 	for _, v := range []int{7, 11, 13, 17} {
@@ -101,11 +101,11 @@ func (c *Gadgets) Define(api frontend.API) error {
 	return nil
 }
 
-func gadgetsAssignment(small, index int, a, b int64) *Gadgets {
+func gadgetsAssignment(small, index int, a, b int64) *PlonkGadgets {
 	p := emparams.BN254Fp{}.Modulus()
 	x, y := new(big.Int).Sub(p, big.NewInt(a)), big.NewInt(b) // x = -a
 	xy := new(big.Int).Mul(x, y)
-	return &Gadgets{Small: small, Index: index, Out: []int{7, 11, 13, 17}[index] + small,
+	return &PlonkGadgets{Small: small, Index: index, Out: []int{7, 11, 13, 17}[index] + small,
 		A: emulated.ValueOf[emparams.BN254Fp](x), B: emulated.ValueOf[emparams.BN254Fp](y),
 		AB: emulated.ValueOf[emparams.BN254Fp](xy.Mod(xy, p))}
 }
@@ -116,7 +116,7 @@ func gadgetsAssignment(small, index int, a, b int64) *Gadgets {
 func TestProvePlonkProvesCircuitsWhoseGadgetsCommit(t *testing.T) {
 	ctx := context.Background()
 	assignments := []frontend.Circuit{gadgetsAssignment(5, 0, 3, 4), gadgetsAssignment(65535, 3, 1<<40, 1<<50)}
-	proofs, err := prooflane.ProvePlonk(ctx, &Gadgets{}, assignments, prooflane.WithKeyCache(t.TempDir()), prooflane.SilenceGnark())
+	proofs, err := prooflane.ProvePlonk(ctx, &PlonkGadgets{}, assignments, prooflane.WithKeyCache(t.TempDir()), prooflane.SilenceGnark())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +131,7 @@ func TestProvePlonkProvesCircuitsWhoseGadgetsCommit(t *testing.T) {
 	if err := plonk.Verify(proofs[0].Proof, proofs[0].VerifyingKey, proofs[1].Public); err == nil {
 		t.Error("proof 0 verifies with assignment 1's public input")
 	}
-	_, err = prooflane.ProvePlonk(ctx, &Gadgets{}, []frontend.Circuit{gadgetsAssignment(1<<16, 0, 3, 4)}, prooflane.WithKeyCache(t.TempDir()))
+	_, err = prooflane.ProvePlonk(ctx, &PlonkGadgets{}, []frontend.Circuit{gadgetsAssignment(1<<16, 0, 3, 4)}, prooflane.WithKeyCache(t.TempDir()))
 	if err == nil || !strings.Contains(err.Error(), "assignment 0") {
 		t.Errorf("a value above the range check's 16 bits: %v, want assignment 0 refused", err)
 	}

@@ -7,7 +7,10 @@
 //
 // Choose the proof system by the function: Prove and NewProver make
 // Groth16 proofs (the circuit compiled to an R1CS, a setup per circuit,
-// the smallest proofs and fastest verifier), ProvePlonk and
+// the smallest proofs and fastest verifier; a circuit that commits, with
+// api.Commit or a gadget built on it such as std/rangecheck,
+// std/math/emulated, std/lookup/logderivlookup or std/hash/sha2, proves
+// with no option, its proofs carrying gnark's commitments), ProvePlonk and
 // NewPlonkProver PLONK proofs (the circuit compiled to a SparseR1CS, keys
 // from one universal KZG SRS, gnark's BSB22 commitments of api.Commit and
 // the gadgets built on it included). Both take the same Options; the pipeline must

@@ -11,11 +11,14 @@
 // constraint (the last equality on the public output), for tests of error
 // reporting.
 //
-// Every shipped circuit is commitment-free (no api.Commit, no gadget that
-// uses one internally, such as gnark's std sha2, lookup or rangecheck): the
-// prooflane stages refuse circuits with commitments at load time.
+// emulated is built on gadgets that commit (api.Commit: gnark's
+// std/rangecheck and std/math/emulated), as most real gnark circuits are:
+// its proofs carry a Pedersen commitment and its proof of knowledge. The
+// others are commitment-free.
 //
-//	chain   dense multiplication chain x <- x*x + i; every wire is random
-//	sha256  SHA-256 hash chain written over bits; most wires are 0 or 1
-//	mimc    MiMC hash chain (gnark's std MiMC), dense arithmetic
+//	chain     dense multiplication chain x <- x*x + i; every wire is random
+//	sha256    SHA-256 hash chain written over bits; most wires are 0 or 1
+//	mimc      MiMC hash chain (gnark's std MiMC), dense arithmetic
+//	emulated  secp256k1 base-field products and 32-bit range checks; one
+//	          commitment to about half of the wires
 package workloads

@@ -22,9 +22,10 @@ type Instance interface {
 	// one, so that the final equality constraint fails.
 	Unsatisfied(seed uint64) frontend.Circuit
 	// Constraints is the exact number of R1CS constraints Circuit()
-	// compiles to, had without compiling it at its size (at most a few
-	// small compiles): what a cached constraint system of the instance
-	// has.
+	// compiles to: what a cached constraint system of the instance has.
+	// Most circuits have it without compiling at their size (at most a
+	// few small compiles); emulated compiles (its count follows gnark's
+	// choices inside its gadgets).
 	Constraints() int
 }
 

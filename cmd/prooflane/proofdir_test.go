@@ -90,7 +90,7 @@ func TestVerifyRefusesWhatTheDirectoryClaims(t *testing.T) {
 		{
 			name:   "circuit with a path",
 			mutate: func(t *testing.T, dir string) { editManifest(t, dir, "circuit", "../../x") },
-			stderr: `unknown circuit "../../x"; have [chain mimc sha256]`,
+			stderr: `unknown circuit "../../x"; have [chain emulated mimc sha256]`,
 		},
 		{
 			name: "a file outside the directory",

@@ -44,7 +44,8 @@ func (j *Job) bases(dev device.Device, where, tables string) (_ *Bases, notes []
 	var err error
 	pk := j.PK
 	// densest first: with a limited room for tables, z (H's quotient
-	// coefficients, dense whatever the witness) and k gain the most.
+	// coefficients, dense whatever the witness) and k gain the most; the
+	// commitments' proof of knowledge last, when the circuit has one.
 	vecs := []struct {
 		dst  *device.G1Bases
 		name string
@@ -54,6 +55,13 @@ func (j *Job) bases(dev device.Device, where, tables string) (_ *Bases, notes []
 		{&b.K, "g1.k", pk.G1.K},
 		{&b.A, "g1.a", pk.G1.A},
 		{&b.B, "g1.b", pk.G1.B},
+	}
+	if pok := j.pokBases(); len(pok) > 0 {
+		vecs = append(vecs, struct {
+			dst  *device.G1Bases
+			name string
+			pts  []curve.G1Affine
+		}{&b.PoK, "g1.pok", pok})
 	}
 	if where == BasesHost {
 		hb, err := hostBases(dev)

@@ -10,6 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/consensys/gnark-crypto/ecc"
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/logger"
 
@@ -72,6 +75,7 @@ func BenchmarkProveVsGnark(b *testing.B) {
 		{"chain", 1 << 14},
 		{"sha256", 1 << 14},
 		{"mimc", 1 << 14},
+		{"emulated", 1 << 14},
 	}
 	// PROOFLANE_BENCH_LOG2=16 runs every circuit at 2^16 instead (for
 	// machines with more cores).
@@ -201,4 +205,64 @@ func log2(n int) int {
 		k++
 	}
 	return k
+}
+
+// BenchmarkCommitmentMSM weighs where synthesize computes a commitment:
+// a Pedersen MSM of n values over bases resident on the device, as
+// synthesize runs it through the device contract (upload, MSM, free, on
+// a stream of its own), against gnark-crypto's MSM on every host core
+// (commitOnDeviceMin is where the device starts to win) and on one, as
+// gnark's prover runs it (Commit and ProveKnowledge with NbTasks 1).
+//
+//	go test -run '^$' -bench BenchmarkCommitmentMSM ./stages/groth16/
+//	PROOFLANE_BENCH_BACKEND=cuda go test -tags cuda -run '^$' -bench BenchmarkCommitmentMSM ./stages/groth16/
+func BenchmarkCommitmentMSM(b *testing.B) {
+	be, _ := benchBackend(b, 1)
+	dev, err := be.Device(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	const most = 1 << 18
+	scalars := make([]fr.Element, most)
+	for i := range scalars {
+		scalars[i].SetRandom()
+	}
+	_, _, g1, _ := curve.Generators()
+	bases := curve.BatchScalarMultiplicationG1(&g1, scalars)
+	resident, err := dev.LoadG1("bench/commit", bases)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{1 << 8, 1 << 10, 1 << 12, 1 << 14, 1 << 16, 1 << 18} {
+		for _, tasks := range []int{1, goruntime.NumCPU()} {
+			b.Run(fmt.Sprintf("n=2^%d/host-tasks=%d", log2(n), tasks), func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					var p curve.G1Affine
+					if _, err := p.MultiExp(bases[:n], scalars[:n], ecc.MultiExpConfig{NbTasks: tasks}); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		b.Run(fmt.Sprintf("n=2^%d/device", log2(n)), func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				st, err := dev.NewStream()
+				if err != nil {
+					b.Fatal(err)
+				}
+				v, err := st.Alloc(n)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if err := st.Upload(v, scalars[:n], device.FormMontgomery); err != nil {
+					b.Fatal(err)
+				}
+				if _, err := st.MSMG1(context.Background(), resident, v, n); err != nil {
+					b.Fatal(err)
+				}
+				st.Free(v)
+				st.Close()
+			}
+		})
+	}
 }

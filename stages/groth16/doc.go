@@ -5,14 +5,16 @@
 //	synthesize -> prep_msm -> b_g2_msm ----------------------------> epilogue
 //	                       \-> vram_stage -> gpu_compute ----------/
 //
-//	groth16.synthesize   solve the R1CS: wire values and the a, b, c vectors
+//	groth16.synthesize   solve the R1CS: wire values and the a, b, c vectors,
+//	                     and the commitments the solver asks for
 //	groth16.prep_msm     filter wires whose A / B bases are infinity, split
 //	                     scalars equal to one off for batch addition (zeros
 //	                     are free in an MSM), convert to canonical form once
 //	                     when the device wants it
 //	groth16.b_g2_msm     the G2 MSM for B (on the CPU by default)
 //	groth16.vram_stage   allocate and upload the partition's vectors
-//	groth16.gpu_compute  H by NTTs, the G1 MSMs (A, B1, K, Z/H) and the batch
+//	groth16.gpu_compute  H by NTTs, the G1 MSMs (A, B1, K, Z/H, and the
+//	                     commitments' proof of knowledge) and the batch
 //	                     additions of the ones, with one kernel span each
 //	groth16.epilogue     sample r and s, assemble Ar, Bs, Krs
 //
@@ -42,6 +44,47 @@
 //     that is not retryable;
 //   - an unsatisfied witness fails synthesize with gnark's solver error
 //     (which names the failing constraint) wrapped, with the partition;
-//   - circuits that use gnark commitments (api.Commit) are refused by
-//     NewJob: the stages do not implement the commitment proof of knowledge.
+//   - a hint that panics (gnark's gadgets' hints trust their inputs) fails
+//     synthesize with an error naming it (SafeHints);
+//   - circuits that commit (api.Commit, or the gadgets built on it:
+//     std/rangecheck, std/math/emulated, std/lookup/logderivlookup,
+//     std/hash/sha2...) prove, with any number of commitments (commit.go):
+//     NewJob refuses only a system whose commitment info gnark's builder
+//     could not have written (ErrMalformedCommitments), naming the
+//     commitment.
+//
+// Commitments. gnark's solver needs each commitment's value while it
+// solves: the hint that fills the commitment wire hashes the Pedersen
+// commitment Σ vⱼ·Basisⱼ of the committed private wires. So synthesize
+// computes that MSM inside the hint, through the device contract: on the
+// engine's backend (the partition's device, or device Partition mod the
+// devices before it is placed: synthesize runs before any device stage),
+// over the commitment key's bases made resident there once. On the CPU
+// backend that is gnark-crypto on every core, where gnark's prover takes
+// one (ProveKnowledge and Commit run with NbTasks 1); on the CUDA backend
+// the GPU, which matters because a circuit built on these gadgets commits
+// to about half of its wires (the built-in emulated circuit: 46,787 of
+// 107,229 at 2^16 constraints, 823,117 of 1,757,777 at 2^20), an MSM the
+// size of the proving key's K: a G1 MSM of 2^20 points takes 793 ms on
+// the 16 cores of an H100 host and 8.4 ms on the H100 (docs/gpu.md), and
+// the solver waits for it. Commitments of fewer than commitOnDeviceMin
+// (2^10) values are summed on the host, which takes on the order of a
+// millisecond there (a thousandth of the 2^20 figure, less well spread),
+// about what a device round trip (a stream, an upload, the MSM's kernel
+// launches, a synchronization) costs before any arithmetic;
+// BenchmarkCommitmentMSM measures both sides on a machine (not yet on a
+// GPU). When the device has no room for the commitment key's bases, the
+// commitment is computed on the host, a span event on synthesize saying
+// so (the device memory estimate does not count the commitment keys).
+// The MSM runs under a kernel span, msm_commit, inside synthesize's. The
+// folded proof of knowledge needs the commitment wires' hash, known once
+// the system is solved: prep_msm builds its scalars and gpu_compute runs
+// it with the other G1 MSMs (msm_pok), over the commitment keys'
+// BasisExpSigma resident with the key's other bases (bases: host keeps
+// them on the host as it does the others).
+//
+// A system with std/lookup/logderivlookup's tables keeps the values of
+// the solve in progress in its blueprints, which every solve of the
+// system shares: synthesize solves each partition on a copy of the system
+// with blueprints of its own, so that partitions still solve at once.
 package groth16

@@ -53,6 +53,10 @@ func (s epilogue) Run(ctx context.Context, in *stages.Input) (any, error) {
 //	Bs  = β₂ + Σ wB·B₂ + s·δ₂
 //	Bs1 = β₁ + Σ wB·B₁ + s·δ₁
 //	Krs = Σ wK·K + Σ h·Z + s·Ar + r·Bs1 − rs·δ₁
+//
+// with the commitments and their folded proof of knowledge as g1 has
+// them (none without commitments; K then leaves out the committed and
+// commitment wires).
 func Assemble(pk *g16.ProvingKey, g1 *G1MSMs, g2 *G2MSM, r, s fr.Element) *g16.Proof {
 	var kr fr.Element
 	kr.Mul(&r, &s).Neg(&kr)
@@ -62,7 +66,11 @@ func Assemble(pk *g16.ProvingKey, g1 *G1MSMs, g2 *G2MSM, r, s fr.Element) *g16.P
 	r.BigInt(&rb)
 	s.BigInt(&sb)
 
-	proof := &g16.Proof{}
+	proof := &g16.Proof{Commitments: g1.Commitments}
+	if proof.Commitments == nil {
+		proof.Commitments = []curve.G1Affine{}
+	}
+	proof.CommitmentPok.FromJacobian(&g1.PoK)
 	ar := g1.A
 	ar.AddMixed(&pk.G1.Alpha)
 	ar.AddMixed(&deltas[0])

@@ -32,9 +32,9 @@ func factories() []stages.Factory {
 	return []stages.Factory{
 		{
 			Type:   TypeNameSynthesize,
-			Doc:    "Solve the R1CS for the partition's witness: wire values and the a, b, c vectors.",
+			Doc:    "Solve the R1CS for the partition's witness: wire values, the a, b, c vectors and the commitments (api.Commit) on the device.",
 			Output: TypeSolution,
-			New:    func(stages.Config) (stages.Stage, error) { return synthesize{}, nil },
+			New:    func(stages.Config) (stages.Stage, error) { return &synthesize{}, nil },
 		},
 		{
 			Type:      TypeNamePrepMSM,

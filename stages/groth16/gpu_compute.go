@@ -57,7 +57,7 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 		}
 		buf.Deferred = false
 	}
-	out := &G1MSMs{}
+	out := &G1MSMs{Commitments: buf.Commitments}
 	type step struct {
 		name string
 		f    func(context.Context) error
@@ -76,6 +76,9 @@ func (gpuCompute) Run(ctx context.Context, in *stages.Input) (_ any, err error) 
 		{"msm_b1", msm(st, b.B, buf.WB, buf.WB.Len(), &out.B1)},
 		{"msm_k", msm(st, b.K, buf.WK, buf.WK.Len(), &out.K)},
 		{"msm_h", msm(st, b.Z, buf.ABC[0], n-1, &out.H)},
+	}
+	if buf.WP != nil {
+		steps = append(steps, step{"msm_pok", msm(st, b.PoK, buf.WP, buf.WP.Len(), &out.PoK)})
 	}
 	// The ones the host listed (prep_msm; a device that SumsUnits finds
 	// them in its MSMs and gets none).

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -43,6 +44,22 @@ type Job struct {
 	// small is the R1CS's coefficients for synthesize's small-integer
 	// solver, read on first use.
 	small smallSystem
+	// commit is the circuit's commitments (commit.go).
+	commit *commitPlan
+	// safe is solverOptions', made on first use.
+	safe struct {
+		once sync.Once
+		opts []solver.Option
+		err  error
+	}
+	// solveMu serializes the solves of a system with stateful blueprints
+	// synthesize cannot copy (Job.solve).
+	solveMu sync.Mutex
+	// pok is pokBases', made on first use.
+	pok struct {
+		once  sync.Once
+		bases []curve.G1Affine
+	}
 }
 
 // NewJob checks that the keys belong to r1cs and that the circuit is one
@@ -51,7 +68,8 @@ func NewJob(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verifying
 	if r1cs == nil || pk == nil || vk == nil {
 		return nil, fmt.Errorf("groth16 job %q: missing r1cs, proving key or verifying key", circuit)
 	}
-	if err := CheckSupported(circuit, r1cs); err != nil {
+	plan, err := newCommitPlan(circuit, r1cs)
+	if err != nil {
 		return nil, err
 	}
 	if err := CheckKeys(circuit, r1cs, pk, vk); err != nil {
@@ -73,6 +91,7 @@ func NewJob(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verifying
 		Witnesses: witnesses,
 		BasesKey:  basesKey(circuit, pk),
 		nbPublic:  r1cs.GetNbPublicVariables(),
+		commit:    plan,
 	}, nil
 }
 
@@ -98,28 +117,33 @@ func basesKey(circuit string, pk *g16.ProvingKey) string {
 	return fmt.Sprintf("%s/%d/%x", circuit, pk.Domain.Cardinality, h.Sum(nil)[:12])
 }
 
-// ErrCommitments is wrapped by the error refusing a circuit that uses
-// gnark commitments.
-var ErrCommitments = errors.New("circuit uses gnark commitments (api.Commit), which the prooflane groth16 stages do not support")
-
-// CheckSupported refuses circuits the stages cannot prove: those with
-// commitments (api.Commit, or a gadget using it such as std sha2, lookup,
-// rangecheck).
+// CheckSupported refuses constraint systems the stages cannot prove:
+// one that is not a Groth16 R1CS's, or whose commitment info (api.Commit,
+// or a gadget built on it: std/rangecheck, std/math/emulated,
+// std/lookup/logderivlookup, std/hash/sha2...) gnark's builder could not
+// have written (ErrMalformedCommitments). Any number of commitments is
+// proved.
 func CheckSupported(circuit string, r1cs *cs.R1CS) error {
-	ci, ok := r1cs.CommitmentInfo.(constraint.Groth16Commitments)
-	if !ok {
-		return fmt.Errorf("circuit %q: commitment info is %T, want groth16 commitments", circuit, r1cs.CommitmentInfo)
-	}
-	if len(ci) != 0 {
-		return fmt.Errorf("circuit %q: %w (%d commitment(s)); write the circuit without them", circuit, ErrCommitments, len(ci))
-	}
-	return nil
+	_, err := newCommitPlan(circuit, r1cs)
+	return err
 }
 
-// CheckKeys checks that pk and vk were set up for r1cs.
+// CheckKeys checks that pk and vk were set up for r1cs, whose commitment
+// info CheckSupported accepted: the K bases leave out the committed
+// private wires and the commitment wires, which the commitment keys and
+// the verifying key hold.
 func CheckKeys(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.VerifyingKey) error {
 	nbWires := r1cs.GetNbInternalVariables() + r1cs.GetNbPublicVariables() + r1cs.GetNbSecretVariables()
-	nbPublic := r1cs.GetNbPublicVariables()
+	ci, _ := r1cs.CommitmentInfo.(constraint.Groth16Commitments)
+	nbCommitted := 0
+	for _, c := range ci {
+		nbCommitted += len(c.PrivateCommitted)
+	}
+	// The commitment wires are public to the verifier.
+	nbPublic := r1cs.GetNbPublicVariables() + len(ci)
+	if err := checkCommitmentKeys(circuit, ci, r1cs.GetNbPublicVariables(), pk, vk); err != nil {
+		return err
+	}
 	switch {
 	case len(pk.InfinityA) != nbWires || len(pk.InfinityB) != nbWires:
 		return fmt.Errorf("circuit %q: proving key is for %d wires, the constraint system has %d", circuit, len(pk.InfinityA), nbWires)
@@ -128,8 +152,8 @@ func CheckKeys(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verify
 		// prep_msm keeps one scalar per wire whose flag is false: a flag
 		// count other than the bases' would index past them.
 		return fmt.Errorf("circuit %q: proving key's A/B bases do not match its infinity flags", circuit)
-	case len(pk.G1.K) != nbWires-nbPublic:
-		return fmt.Errorf("circuit %q: proving key has %d K bases, want %d", circuit, len(pk.G1.K), nbWires-nbPublic)
+	case len(pk.G1.K) != nbWires-nbPublic-nbCommitted:
+		return fmt.Errorf("circuit %q: proving key has %d K bases, want %d", circuit, len(pk.G1.K), nbWires-nbPublic-nbCommitted)
 	case pk.Domain.Cardinality < uint64(r1cs.GetNbConstraints()) || len(pk.G1.Z) < int(pk.Domain.Cardinality)-1:
 		return fmt.Errorf("circuit %q: proving key's domain (%d) does not fit %d constraints", circuit, pk.Domain.Cardinality, r1cs.GetNbConstraints())
 	case len(vk.G1.K) != nbPublic:
@@ -148,6 +172,38 @@ func CheckKeys(circuit string, r1cs *cs.R1CS, pk *g16.ProvingKey, vk *g16.Verify
 // setups (their α, β or δ differ): no proof made with the proving key
 // would verify with the verifying key.
 var ErrKeysFromDifferentSetups = errors.New("proving and verifying keys come from different setups (α, β or δ differ)")
+
+// checkCommitmentKeys checks the keys' commitment parts against the
+// system's commitments: a proving key per commitment with a base and a
+// base·σ per committed wire, a verifying key per commitment sharing one
+// G2 point (gnark's verifier batches their checks), and the lists of
+// hashed wires the verifier reads.
+func checkCommitmentKeys(circuit string, ci constraint.Groth16Commitments, nbPublic int, pk *g16.ProvingKey, vk *g16.VerifyingKey) error {
+	if len(pk.CommitmentKeys) != len(ci) || len(vk.CommitmentKeys) != len(ci) {
+		return fmt.Errorf("circuit %q: the constraint system has %d commitment(s), the proving key %d commitment key(s), the verifying key %d",
+			circuit, len(ci), len(pk.CommitmentKeys), len(vk.CommitmentKeys))
+	}
+	for i, c := range ci {
+		k := &pk.CommitmentKeys[i]
+		if len(k.Basis) != len(c.PrivateCommitted) || len(k.BasisExpSigma) != len(c.PrivateCommitted) {
+			return fmt.Errorf("circuit %q: commitment %d commits to %d wires, its proving key has %d bases and %d bases·σ",
+				circuit, i, len(c.PrivateCommitted), len(k.Basis), len(k.BasisExpSigma))
+		}
+		if !vk.CommitmentKeys[i].G.Equal(&vk.CommitmentKeys[0].G) {
+			return fmt.Errorf("circuit %q: commitment %d's verifying key has another G2 point than commitment 0's", circuit, i)
+		}
+	}
+	want := ci.GetPublicAndCommitmentCommitted(ci.CommitmentIndexes(), nbPublic)
+	if len(vk.PublicAndCommitmentCommitted) != len(want) {
+		return fmt.Errorf("circuit %q: verifying key lists hashed inputs for %d commitment(s), want %d", circuit, len(vk.PublicAndCommitmentCommitted), len(want))
+	}
+	for i := range want {
+		if !slices.Equal(vk.PublicAndCommitmentCommitted[i], want[i]) {
+			return fmt.Errorf("circuit %q: verifying key's hashed inputs of commitment %d are %v, the constraint system's %v", circuit, i, vk.PublicAndCommitmentCommitted[i], want[i])
+		}
+	}
+	return nil
+}
 
 func countTrue(flags []bool) int {
 	n := 0

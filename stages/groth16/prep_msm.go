@@ -39,12 +39,15 @@ func (s *prepMSM) Run(ctx context.Context, in *stages.Input) (any, error) {
 	// they are: its gather beats uploading the lists (cuda.PlanMSM).
 	out := s.scalars(j, sol.Wires, s.cfg.SplitOnes && !dev.SumsUnits())
 	out.Solution = sol
+	if out.PoK, err = j.pokScalars(sol.Wires); err != nil {
+		return nil, fmt.Errorf("partition %d: %w", in.Partition, err)
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	if dev.WantsCanonical() {
 		out.BMont = append([]fr.Element(nil), out.B...)
-		for _, v := range [][]fr.Element{out.A, out.B, out.K} {
+		for _, v := range [][]fr.Element{out.A, out.B, out.K, out.PoK} {
 			toCanonical(v)
 		}
 		out.Form = device.FormCanonical
@@ -59,29 +62,35 @@ const prepChunk = 1 << 12
 
 // prepPlan is what prep_msm derives from the proving key once, rather
 // than for every partition: where each chunk of wires starts in the A and
-// B vectors, which leave out the wires whose base is infinity.
+// B vectors, which leave out the wires whose base is infinity, and in K,
+// which leaves out the public wires and, with commitments, the committed
+// private wires and the commitment wires (commitPlan.removed).
 type prepPlan struct {
 	// chunk is the number of wires in a chunk (prepChunk but in tests).
 	chunk int
-	// offA[c], offB[c] index the first scalar of chunk c (wires
-	// c*chunk...) in A and B; the last entry is the vector's length.
-	offA, offB []int
+	// offA[c], offB[c], offK[c] index the first scalar of chunk c (wires
+	// c*chunk...) in A, B and K; the last entry is the vector's length.
+	offA, offB, offK []int
+	// offRemoved[c] indexes the first wire of commitPlan.removed in chunk
+	// c or after it.
+	offRemoved []int
 }
 
 // prepPlan returns the job's plan, computing it on first use.
 func (j *Job) prepPlan() *prepPlan {
-	j.plan.once.Do(func() { j.plan.p = newPrepPlan(j.PK, prepChunk) })
+	j.plan.once.Do(func() { j.plan.p = newPrepPlan(j.PK, j.nbPublic, j.commit.removed, prepChunk) })
 	return j.plan.p
 }
 
-func newPrepPlan(pk *g16.ProvingKey, chunk int) *prepPlan {
+func newPrepPlan(pk *g16.ProvingKey, nbPublic int, removed []uint32, chunk int) *prepPlan {
 	n := len(pk.InfinityA)
 	chunks := (n + chunk - 1) / chunk
-	p := &prepPlan{chunk: chunk, offA: make([]int, chunks+1), offB: make([]int, chunks+1)}
-	a, b := 0, 0
+	p := &prepPlan{chunk: chunk, offA: make([]int, chunks+1), offB: make([]int, chunks+1),
+		offK: make([]int, chunks+1), offRemoved: make([]int, chunks+1)}
+	a, b, k, r := 0, 0, 0, 0
 	for i := 0; i < n; i++ {
 		if i%chunk == 0 {
-			p.offA[i/chunk], p.offB[i/chunk] = a, b
+			p.offA[i/chunk], p.offB[i/chunk], p.offK[i/chunk], p.offRemoved[i/chunk] = a, b, k, r
 		}
 		if !pk.InfinityA[i] {
 			a++
@@ -89,8 +98,14 @@ func newPrepPlan(pk *g16.ProvingKey, chunk int) *prepPlan {
 		if !pk.InfinityB[i] {
 			b++
 		}
+		switch {
+		case r < len(removed) && removed[r] == uint32(i):
+			r++
+		case i >= nbPublic:
+			k++
+		}
 	}
-	p.offA[chunks], p.offB[chunks] = a, b
+	p.offA[chunks], p.offB[chunks], p.offK[chunks], p.offRemoved[chunks] = a, b, k, r
 	return p
 }
 
@@ -121,7 +136,7 @@ func (p *prepPart) put(v []fr.Element, i int, w *fr.Element, kind int, ones *[]i
 // written as zero; with ones a one is written as zero and its index
 // listed.
 func (s *prepMSM) scalars(j *Job, wires []fr.Element, ones bool) *MSMInputs {
-	pk, plan, nbPublic := j.PK, j.prepPlan(), j.nbPublic
+	pk, plan, nbPublic, removed := j.PK, j.prepPlan(), j.nbPublic, j.commit.removed
 	out := &MSMInputs{
 		Form: device.FormMontgomery,
 		A:    make([]fr.Element, len(pk.G1.A)),
@@ -132,7 +147,7 @@ func (s *prepMSM) scalars(j *Job, wires []fr.Element, ones bool) *MSMInputs {
 	parts := make([]prepPart, chunks)
 	split.Run(chunks, 1, func(lo, hi int) {
 		part := &parts[lo]
-		ja, jb := plan.offA[lo], plan.offB[lo]
+		ja, jb, jk, r := plan.offA[lo], plan.offB[lo], plan.offK[lo], plan.offRemoved[lo]
 		for i := lo * plan.chunk; i < min(hi*plan.chunk, len(wires)); i++ {
 			w := &wires[i]
 			kind := 2
@@ -150,8 +165,12 @@ func (s *prepMSM) scalars(j *Job, wires []fr.Element, ones bool) *MSMInputs {
 				part.put(out.B, jb, w, kind, &part.onesB)
 				jb++
 			}
-			if i >= nbPublic {
-				part.put(out.K, i-nbPublic, w, kind, &part.onesK)
+			switch {
+			case r < len(removed) && removed[r] == uint32(i):
+				r++ // a committed or commitment wire: not in K
+			case i >= nbPublic:
+				part.put(out.K, jk, w, kind, &part.onesK)
+				jk++
 			}
 		}
 	})

@@ -14,7 +14,6 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	gnarkg16 "github.com/consensys/gnark/backend/groth16"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
-	"github.com/consensys/gnark/frontend"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
@@ -87,31 +86,6 @@ func TestProofVerifiesWithGnarksGenericVerifierAndTamperingBreaksIt(t *testing.T
 	// Partition 1's proof does not prove partition 0's statement.
 	if err := job.Verify(0, proofs[1]); err == nil {
 		t.Error("partition 1's proof verifies partition 0's public inputs")
-	}
-}
-
-type commitCircuit struct {
-	X frontend.Variable
-	Y frontend.Variable `gnark:",public"`
-}
-
-func (c *commitCircuit) Define(api frontend.API) error {
-	cm, err := api.(frontend.Committer).Commit(c.X)
-	if err != nil {
-		return err
-	}
-	api.AssertIsDifferent(cm, 0)
-	api.AssertIsEqual(api.Mul(c.X, c.X), c.Y)
-	return nil
-}
-
-func TestCommitmentCircuitIsRefusedAtLoad(t *testing.T) {
-	_, err := keys.CompileCircuit("committed", &commitCircuit{})
-	if !errors.Is(err, groth16.ErrCommitments) {
-		t.Fatalf("error %v, want ErrCommitments", err)
-	}
-	if !strings.Contains(err.Error(), `circuit "committed"`) {
-		t.Errorf("error %q does not name the circuit", err)
 	}
 }
 

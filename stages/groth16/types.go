@@ -35,6 +35,9 @@ type Solution struct {
 	// A, B, C are the constraints' evaluations (one per constraint, not
 	// padded to the domain).
 	A, B, C []fr.Element
+	// Commitments are the Pedersen commitments of the circuit's
+	// commitments (api.Commit), in order; none without.
+	Commitments []curve.G1Affine
 }
 
 // MSMInputs are the scalars of the G1 and G2 MSMs, aligned with the
@@ -51,6 +54,10 @@ type MSMInputs struct {
 	// BMont is B in Montgomery form, for a G2 MSM on the host; it is B
 	// itself when Form is FormMontgomery.
 	BMont []fr.Element
+	// PoK are the scalars of the commitments' folded proof of knowledge
+	// in Form, aligned with the commitment keys' BasisExpSigma
+	// concatenated; nil without commitments.
+	PoK []fr.Element
 	// OnesA, OnesB, OnesK index the scalars equal to one.
 	OnesA, OnesB, OnesK []int32
 	// Zeros counts the scalars equal to zero, over A, B and K.
@@ -63,9 +70,11 @@ type G2MSM struct {
 	B curve.G2Jac
 }
 
-// Bases are the proving key's vectors resident on one device.
+// Bases are the proving key's vectors resident on one device; PoK is
+// the commitment keys' BasisExpSigma concatenated (nil without
+// commitments).
 type Bases struct {
-	A, B, K, Z device.G1Bases
+	A, B, K, Z, PoK device.G1Bases
 }
 
 // DeviceBuffers are a partition's vectors on its device and the stream
@@ -85,8 +94,11 @@ type DeviceBuffers struct {
 	Bases  *Bases
 	// ABC are a, b, c padded to the domain cardinality.
 	ABC [3]device.Vector
-	// WA, WB, WK are the MSM scalars (MSMInputs.A, B, K).
-	WA, WB, WK device.Vector
+	// WA, WB, WK are the MSM scalars (MSMInputs.A, B, K); WP is
+	// MSMInputs.PoK's (nil without commitments).
+	WA, WB, WK, WP device.Vector
+	// Commitments are the solution's, passed on to the proof.
+	Commitments []curve.G1Affine
 	// Ones are MSMInputs' OnesA, OnesB, OnesK.
 	OnesA, OnesB, OnesK []int32
 	// Deferred says the vectors are not on the device yet: vram_stage ran
@@ -176,12 +188,15 @@ func (d *DeviceBuffers) free() {
 func (d *DeviceBuffers) dropVectors() {
 	d.res.freeVectors()
 	d.ABC = [3]device.Vector{}
-	d.WA, d.WB, d.WK = nil, nil, nil
+	d.WA, d.WB, d.WK, d.WP = nil, nil, nil, nil
 }
 
 // G1MSMs are gpu_compute's results, ones included, without the key's
 // α, β, δ terms.
 type G1MSMs struct {
-	// A is Σ wA·G1.A, B1 is Σ wB·G1.B, K is Σ wK·G1.K, H is Σ h·G1.Z.
-	A, B1, K, H curve.G1Jac
+	// A is Σ wA·G1.A, B1 is Σ wB·G1.B, K is Σ wK·G1.K, H is Σ h·G1.Z;
+	// PoK is the folded proof of knowledge of the commitments, Σ p·BasisExpSigma.
+	A, B1, K, H, PoK curve.G1Jac
+	// Commitments are the partition's Pedersen commitments (synthesize's).
+	Commitments []curve.G1Affine
 }

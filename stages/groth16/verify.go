@@ -36,8 +36,36 @@ func VerifyProof(vk *g16.VerifyingKey, proof *g16.Proof, public witness.Witness)
 	if !ok {
 		return fmt.Errorf("public witness is %T, want a bls12-381 fr.Vector", public.Vector())
 	}
+	if err := checkCommitmentShapes(vk, proof, len(vec)); err != nil {
+		return fmt.Errorf("proof does not verify: %w", err)
+	}
 	if err := g16.Verify(proof, vk, vec); err != nil {
 		return fmt.Errorf("proof does not verify: %w", err)
+	}
+	return nil
+}
+
+// checkCommitmentShapes checks what gnark's verifier indexes without
+// checking it (a proof or verifying key read from a file could make it
+// panic): a commitment in the proof per commitment key, and each
+// commitment's hashed inputs among the public inputs and the commitments
+// before it.
+func checkCommitmentShapes(vk *g16.VerifyingKey, proof *g16.Proof, public int) error {
+	n := len(vk.PublicAndCommitmentCommitted)
+	if len(vk.CommitmentKeys) != n {
+		return fmt.Errorf("verifying key has %d commitment keys and hashed inputs for %d commitments", len(vk.CommitmentKeys), n)
+	}
+	if len(proof.Commitments) != n {
+		return fmt.Errorf("proof has %d commitments, the verifying key %d", len(proof.Commitments), n)
+	}
+	for i, hashed := range vk.PublicAndCommitmentCommitted {
+		for _, w := range hashed {
+			// public (without the constant one) and the commitments
+			// before i, 1-based
+			if w < 1 || w > public+i {
+				return fmt.Errorf("verifying key: commitment %d hashes input %d, of %d public inputs and %d commitments before it", i, w, public, i)
+			}
+		}
 	}
 	return nil
 }

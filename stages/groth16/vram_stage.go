@@ -62,6 +62,7 @@ func (s *vramStage) Run(ctx context.Context, in *stages.Input) (_ any, err error
 	}
 	buf := newDeviceBuffers(idx, st, bases)
 	buf.OnesA, buf.OnesB, buf.OnesK = mi.OnesA, mi.OnesB, mi.OnesK
+	buf.Commitments = mi.Solution.Commitments
 	err = buf.upload(ctx, mi, int(j.PK.Domain.Cardinality))
 	if err == nil {
 		return buf, nil
@@ -100,6 +101,15 @@ func (buf *DeviceBuffers) upload(ctx context.Context, mi *MSMInputs, n int) (err
 		{&buf.WA, "wA", len(mi.A), mi.A, mi.Form},
 		{&buf.WB, "wB", len(mi.B), mi.B, mi.Form},
 		{&buf.WK, "wK", len(mi.K), mi.K, mi.Form},
+	}
+	if len(mi.PoK) > 0 {
+		uploads = append(uploads, struct {
+			dst  *device.Vector
+			name string
+			len  int
+			src  []fr.Element
+			form device.Form
+		}{&buf.WP, "wPoK", len(mi.PoK), mi.PoK, mi.Form})
 	}
 	for _, u := range uploads {
 		if err := ctx.Err(); err != nil {

@@ -45,7 +45,7 @@ func TestNewKeysCancelledMidwayReturnsAndFreesItsMemory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec, err := RandomSecrets()
+	sec, err := RandomSecrets(0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +81,7 @@ func TestNewKeysCancelledBeforeTheQAPMakesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sec, err := RandomSecrets()
+	sec, err := RandomSecrets(0)
 	if err != nil {
 		t.Fatal(err)
 	}

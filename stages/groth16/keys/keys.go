@@ -121,8 +121,7 @@ type Set struct {
 // ErrNotCached is wrapped when a key file is missing from the cache.
 var ErrNotCached = errors.New("not cached")
 
-// Compile builds and compiles the named circuit at size, refusing circuits
-// with commitments.
+// Compile builds and compiles the named circuit at size.
 func Compile(circuit string, size int) (*cs.R1CS, workloads.Instance, error) {
 	inst, err := workloads.New(circuit, size)
 	if err != nil {
@@ -139,7 +138,9 @@ func Compile(circuit string, size int) (*cs.R1CS, workloads.Instance, error) {
 }
 
 // CompileCircuit compiles any circuit to a BLS12-381 R1CS with gnark's
-// options, refusing one with commitments.
+// options, refusing what the stages cannot prove (groth16.CheckSupported);
+// commitments (api.Commit, std/rangecheck, std/math/emulated, ...) are
+// proved.
 func CompileCircuit(name string, c frontend.Circuit, opts ...frontend.CompileOption) (*cs.R1CS, error) {
 	ccs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, c, opts...)
 	if err != nil {
@@ -300,7 +301,8 @@ func readVK(path string, inCache bool) (*g16.VerifyingKey, error) {
 // checksum could tell. The layout: the domain, α₁ β₁ δ₁, the G1 vectors
 // A B Z K (a 4-byte count, then 96 bytes a point), β₂ δ₂, G2 B (192 bytes
 // a point), the wire count and the two infinity counts (8 bytes each), one
-// byte per wire for each infinity vector, then the commitment count. The
+// byte per wire for each infinity vector, then the commitment count and
+// each commitment key's two G1 vectors (its bases, and them times σ). The
 // domain's size, a power of two, is one more than the Z points.
 func checkPKLengths(r io.ReaderAt, size int64) error {
 	return checkPKLengthsOf(r, size, 96, 192) // uncompressed, as WriteRawTo writes them
@@ -391,6 +393,21 @@ func checkPKLengthsOf(r io.ReaderAt, size int64, g1, g2 int64) error {
 	if left := size - at; left < 0 || wires > uint64(left)/2 {
 		return fmt.Errorf("declares %d wires, %d bytes left for their infinity flags", wires, max(left, 0))
 	}
+	at += 2 * int64(wires)
+	if b, err = read(4, "the commitment count"); err != nil {
+		return err
+	}
+	commitments := int64(binary.BigEndian.Uint32(b))
+	if commitments*8 > size-at {
+		return fmt.Errorf("declares %d commitment keys, %d bytes left for them", commitments, size-at)
+	}
+	for i := range commitments {
+		for _, what := range []string{"bases", "bases·σ"} {
+			if err := vector(fmt.Sprintf("commitment key %d's %s", i, what), g1); err != nil {
+				return err
+			}
+		}
+	}
 	return nil
 }
 
@@ -413,8 +430,9 @@ func r1csDecoder(sys *cs.R1CS) decoder {
 const maxVKFile = 256 << 20
 
 // checkVKLengths checks the slice lengths of a verifying key in gnark's
-// encoding ([α]₁ [β]₁ [β]₂ [γ]₂ [δ]₁ [δ]₂, then the public bases K, then
-// the lists of committed public inputs) against the bytes that follow.
+// encoding ([α]₁ [β]₁ [β]₂ [γ]₂ [δ]₁ [δ]₂, then the public bases K, the
+// lists of committed public inputs, and the commitment keys, two G2
+// points each) against the bytes that follow.
 func checkVKLengths(b []byte) error {
 	if len(b) > maxVKFile {
 		return fmt.Errorf("larger than %d MiB", maxVKFile>>20)
@@ -451,7 +469,8 @@ func checkVKLengths(b []byte) error {
 		}
 		at += m * 8
 	}
-	return nil
+	_, err = count("commitment keys", 2*g2)
+	return err
 }
 
 // Save writes s to the cache, creating the directory.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/prooflane/prooflane/internal/ccsfile"
 	"github.com/prooflane/prooflane/internal/keyfile"
+	"github.com/prooflane/prooflane/stages/groth16"
 	"github.com/prooflane/prooflane/workloads"
 )
 
@@ -101,7 +102,13 @@ func TestAConstraintSystemCorruptUnderItsChecksumIsAnErrorNotAPanic(t *testing.T
 				}
 			} else {
 				loaded++
-				sys.Solve(w) // an error or not; no panic
+				// an error or not, solved as the prover does (its hints
+				// made safe: groth16.SafeHints); no panic
+				safe, err := groth16.SafeHints(sys)
+				if err != nil {
+					t.Fatal(err)
+				}
+				sys.Solve(w, safe...)
 			}
 			restore()
 		}

@@ -10,12 +10,14 @@ import (
 	"sync"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/pedersen"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 )
 
 // readProvingKey reads a proving key that WriteRawTo wrote into pk: the
-// values UnsafeReadFrom reads (no subgroup checks; the tests compare
-// them), with the point vectors decoded on every core a batch at a time.
+// values UnsafeReadFrom reads (no subgroup checks, the commitment keys'
+// points included; the tests compare them), with the point vectors
+// decoded on every core a batch at a time.
 // gnark decodes one point after the other at 170-270 MB/s, so loading
 // the 9 GiB key of chain at 2^24 took some 40 s on the H200's host.
 // Every point must be uncompressed, as WriteRawTo writes them; memory on
@@ -64,8 +66,23 @@ func readProvingKey(r io.Reader, pk *g16.ProvingKey) (int64, error) {
 	if err := decode("the infinity flags and the commitment count", &pk.InfinityA, &pk.InfinityB, &commitments); err != nil {
 		return cr.n, err
 	}
-	if commitments != 0 {
-		return cr.n, fmt.Errorf("%d commitment keys: not supported", commitments)
+	// The commitment keys (api.Commit), as pedersen.ProvingKey.WriteRawTo
+	// writes them: the bases, then the bases times σ.
+	if commitments > 0 {
+		pk.CommitmentKeys = make([]pedersen.ProvingKey, commitments)
+	}
+	for i := range pk.CommitmentKeys {
+		k := &pk.CommitmentKeys[i]
+		var err error
+		if k.Basis, err = readPoints[curve.G1Affine](cr, curve.SizeOfG1AffineUncompressed, fmt.Sprintf("commitment key %d's bases", i)); err != nil {
+			return cr.n, err
+		}
+		if k.BasisExpSigma, err = readPoints[curve.G1Affine](cr, curve.SizeOfG1AffineUncompressed, fmt.Sprintf("commitment key %d's bases·σ", i)); err != nil {
+			return cr.n, err
+		}
+		if len(k.Basis) != len(k.BasisExpSigma) {
+			return cr.n, fmt.Errorf("commitment key %d: %d bases and %d bases·σ", i, len(k.Basis), len(k.BasisExpSigma))
+		}
 	}
 	return cr.n, nil
 }
@@ -132,11 +149,8 @@ func (c *countingReader) Read(p []byte) (int, error) {
 // writeProvingKey writes pk as WriteRawTo does, byte for byte, with the
 // point vectors encoded on every core a batch at a time (gnark encodes
 // one point after the other, some 740 MB/s a core: 12 s of chain's 9 GiB
-// key at 2^24). A key with commitment keys is left to WriteRawTo.
+// key at 2^24), the commitment keys' too.
 func writeProvingKey(w io.Writer, pk *g16.ProvingKey) (int64, error) {
-	if len(pk.CommitmentKeys) != 0 {
-		return pk.WriteRawTo(w)
-	}
 	n, err := pk.Domain.WriteTo(w)
 	if err != nil {
 		return n, err
@@ -156,17 +170,23 @@ func writeProvingKey(w io.Writer, pk *g16.ProvingKey) (int64, error) {
 	// One batch's buffer for every vector: fresh pages for each would
 	// cost more than the encoding saves.
 	buf := make([]byte, writeBatch*curve.SizeOfG2AffineUncompressed)
-	for _, v := range [][]curve.G1Affine{pk.G1.A, pk.G1.B, pk.G1.Z, pk.G1.K} {
-		m, err := writePoints(w, buf, len(v), curve.SizeOfG1AffineUncompressed, func(from, to int, b []byte) {
-			for i := from; i < to; i++ {
-				r := v[i].RawBytes()
-				copy(b[(i-from)*curve.SizeOfG1AffineUncompressed:], r[:])
+	writeG1 := func(vs ...[]curve.G1Affine) error {
+		for _, v := range vs {
+			m, err := writePoints(w, buf, len(v), curve.SizeOfG1AffineUncompressed, func(from, to int, b []byte) {
+				for i := from; i < to; i++ {
+					r := v[i].RawBytes()
+					copy(b[(i-from)*curve.SizeOfG1AffineUncompressed:], r[:])
+				}
+			})
+			n += m
+			if err != nil {
+				return err
 			}
-		})
-		n += m
-		if err != nil {
-			return n + enc.BytesWritten(), err
 		}
+		return nil
+	}
+	if err := writeG1(pk.G1.A, pk.G1.B, pk.G1.Z, pk.G1.K); err != nil {
+		return n + enc.BytesWritten(), err
 	}
 	if err := encode(&pk.G2.Beta, &pk.G2.Delta); err != nil {
 		return n + enc.BytesWritten(), err
@@ -182,7 +202,10 @@ func writeProvingKey(w io.Writer, pk *g16.ProvingKey) (int64, error) {
 	if err != nil {
 		return n + enc.BytesWritten(), err
 	}
-	err = encode(uint64(len(pk.InfinityA)), pk.NbInfinityA, pk.NbInfinityB, pk.InfinityA, pk.InfinityB, uint32(0))
+	err = encode(uint64(len(pk.InfinityA)), pk.NbInfinityA, pk.NbInfinityB, pk.InfinityA, pk.InfinityB, uint32(len(pk.CommitmentKeys)))
+	for i := 0; err == nil && i < len(pk.CommitmentKeys); i++ {
+		err = writeG1(pk.CommitmentKeys[i].Basis, pk.CommitmentKeys[i].BasisExpSigma)
+	}
 	return n + enc.BytesWritten(), err
 }
 

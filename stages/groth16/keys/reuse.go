@@ -60,8 +60,9 @@ func (c *cachedR1CS) inFile() bool { return c != nil && c.info != nil }
 // reusable returns the cache's constraint system of circuit at size when
 // a setup can use it instead of compiling: its file is whole (the
 // checksum trailer verifies and gnark decodes it, under the entry's
-// shared lock so no save of it is halfway), it has no commitments, and it
-// has the constraint count the circuit compiles to at the size
+// shared lock so no save of it is halfway), its commitment info is well
+// formed (groth16.CheckSupported), and it has the constraint count the
+// circuit compiles to at the size
 // (workloads.Instance.Constraints): a file of another circuit or size is
 // not used. It says on log that it is used, or why not; nil, saying
 // nothing, when the cache holds none.

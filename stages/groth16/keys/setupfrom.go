@@ -6,17 +6,21 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/big"
+	"slices"
 	"time"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/pedersen"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/constraint"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/cpu"
+	"github.com/prooflane/prooflane/stages/groth16"
 )
 
 // Phases are the times a setup spent in each of its steps.
@@ -40,18 +44,22 @@ type Phases struct {
 // field as gnark's Setup fills it for the same secret values (so the key
 // files are byte for byte the same), with the base points computed by mul:
 // a device stream's FixedBase capability, or nil for gnark-crypto on the
-// host. Systems with commitments are refused (as CheckSupported does).
-// Cancelling ctx stops it between its phases (the QAP's columns, K, Z)
-// and between chunks of the bases (mul checks ctx), returning ctx's error
-// and dropping what it made.
+// host. With commitments (api.Commit), as gnark's Setup: the committed
+// private wires' K bases (over γ) are the commitment keys' bases, with
+// those bases times σᵢ, and the commitment wires' join the verifying
+// key's (sec holds a σ per commitment: RandomSecrets). Cancelling ctx
+// stops it between its phases (the QAP's columns, K, Z) and between
+// chunks of the bases (mul checks ctx), returning ctx's error and
+// dropping what it made.
 func NewKeys(ctx context.Context, sys *cs.R1CS, sec Secrets, mul device.FixedBase) (*g16.ProvingKey, *g16.VerifyingKey, Phases, error) {
 	var ph Phases
 	if mul == nil {
 		mul = hostFixedBase()
 	}
-	if ci, ok := sys.CommitmentInfo.(constraint.Groth16Commitments); !ok || len(ci) != 0 {
-		return nil, nil, ph, errors.New("setup: constraint systems with commitments are not supported")
+	if err := groth16.CheckSupported("the constraint system", sys); err != nil {
+		return nil, nil, ph, err
 	}
+	ci := sys.CommitmentInfo.(constraint.Groth16Commitments)
 	nbPublic := sys.GetNbPublicVariables()
 	nbWires := sys.NbInternalVariables + nbPublic + sys.GetNbSecretVariables()
 	nbCons := sys.GetNbConstraints()
@@ -60,7 +68,7 @@ func NewKeys(ctx context.Context, sys *cs.R1CS, sec Secrets, mul device.FixedBas
 	}
 	domain := fft.NewDomain(uint64(nbCons))
 	n := int(domain.Cardinality)
-	if err := sec.check(domain.Cardinality); err != nil {
+	if err := sec.check(domain.Cardinality, len(ci)); err != nil {
 		return nil, nil, ph, err
 	}
 	var gammaInv, deltaInv fr.Element
@@ -75,8 +83,10 @@ func NewKeys(ctx context.Context, sys *cs.R1CS, sec Secrets, mul device.FixedBas
 	if err := ctx.Err(); err != nil {
 		return nil, nil, ph, err
 	}
-	// K: (β·A + α·B + C)/γ for the public wires (the verifying key's),
-	// /δ for the others (the proving key's); computed into C.
+	// K: (β·A + α·B + C)/γ for the public wires, the commitment wires
+	// (the verifying key's) and the committed private wires (the
+	// commitment keys'), /δ for the others (the proving key's); computed
+	// into C, which kScalars reorders.
 	parallel(nbWires, func(lo, hi int) {
 		var t fr.Element
 		for i := lo; i < hi; i++ {
@@ -84,13 +94,20 @@ func NewKeys(ctx context.Context, sys *cs.R1CS, sec Secrets, mul device.FixedBas
 			C[i].Add(&C[i], &t)
 			t.Mul(&A[i], &sec.Beta)
 			C[i].Add(&C[i], &t)
-			if i < nbPublic {
-				C[i].Mul(&C[i], &gammaInv)
-			} else {
-				C[i].Mul(&C[i], &deltaInv)
-			}
 		}
 	})
+	vkK, pkK, ckK := kScalars(C, nbPublic, ci)
+	C = nil
+	for _, v := range []struct {
+		s []fr.Element
+		c *fr.Element
+	}{{vkK, &gammaInv}, {pkK, &deltaInv}, {ckK, &gammaInv}} {
+		parallel(len(v.s), func(lo, hi int) {
+			for i := lo; i < hi; i++ {
+				v.s[i].Mul(&v.s[i], v.c)
+			}
+		})
+	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, ph, err
 	}
@@ -131,15 +148,20 @@ func NewKeys(ctx context.Context, sys *cs.R1CS, sec Secrets, mul device.FixedBas
 		return nil, nil, ph, err
 	}
 	Z = nil
-	if vk.G1.K, err = g1("verifying key K", C[:nbPublic]); err != nil {
+	if vk.G1.K, err = g1("verifying key K", vkK); err != nil {
 		return nil, nil, ph, err
 	}
-	if pk.G1.K, err = g1("K", C[nbPublic:]); err != nil {
+	if pk.G1.K, err = g1("K", pkK); err != nil {
 		return nil, nil, ph, err
 	}
-	C = nil
+	pkK = nil
 	if pk.G1.B, err = g1("B", B); err != nil {
 		return nil, nil, ph, err
+	}
+	if len(ci) > 0 {
+		if pk.CommitmentKeys, vk.CommitmentKeys, err = commitmentKeys(ci, ckK, sec, g1); err != nil {
+			return nil, nil, ph, err
+		}
 	}
 	ph.G1 = time.Since(start)
 
@@ -163,12 +185,81 @@ func NewKeys(ctx context.Context, sys *cs.R1CS, sec Secrets, mul device.FixedBas
 
 	vk.G1.Alpha, vk.G1.Beta, vk.G1.Delta = pk.G1.Alpha, pk.G1.Beta, pk.G1.Delta
 	vk.G2.Beta, vk.G2.Delta, vk.G2.Gamma = bdg[0], bdg[1], bdg[2]
-	vk.PublicAndCommitmentCommitted = constraint.Groth16Commitments{}.GetPublicAndCommitmentCommitted(nil, nbPublic)
+	vk.PublicAndCommitmentCommitted = ci.GetPublicAndCommitmentCommitted(ci.CommitmentIndexes(), nbPublic)
 	if err := vk.Precompute(); err != nil {
 		return nil, nil, ph, fmt.Errorf("setup: verifying key: %w", err)
 	}
 	pk.Domain = *domain
 	return pk, vk, ph, nil
+}
+
+// kScalars splits the K scalars of every wire (k, which it reuses) into
+// the verifying key's (the public wires, then the commitment wires), the
+// proving key's (the other private wires, ascending) and the commitment
+// keys' (each commitment's committed private wires, commitment after
+// commitment): gnark's layout. ci was checked (groth16.CheckSupported).
+func kScalars(k []fr.Element, nbPublic int, ci constraint.Groth16Commitments) (vk, pk, ck []fr.Element) {
+	if len(ci) == 0 {
+		return k[:nbPublic], k[nbPublic:], nil
+	}
+	vk = append([]fr.Element(nil), k[:nbPublic]...)
+	var removed []int
+	for _, c := range ci {
+		vk = append(vk, k[c.CommitmentIndex])
+		for _, w := range c.PrivateCommitted {
+			ck = append(ck, k[w])
+		}
+		removed = append(removed, c.CommitmentIndex)
+		removed = append(removed, c.PrivateCommitted...)
+	}
+	slices.Sort(removed)
+	// The proving key's, compacted in place.
+	pk = k[nbPublic:nbPublic]
+	for i := nbPublic; i < len(k); i++ {
+		if len(removed) > 0 && removed[0] == i {
+			removed = removed[1:]
+			continue
+		}
+		pk = append(pk, k[i])
+	}
+	return vk, pk, ck
+}
+
+// commitmentKeys makes the Pedersen keys of the commitments ci, whose
+// committed wires' K scalars (over γ) ck holds commitment after
+// commitment: as gnark-crypto's pedersen.Setup with gnark's G2 point,
+// the bases ck's points, BasisExpSigma the same times σᵢ, the verifying
+// key G and G·(−σᵢ). g1 multiplies the generator of G1.
+func commitmentKeys(ci constraint.Groth16Commitments, ck []fr.Element, sec Secrets, g1 func(string, []fr.Element) ([]curve.G1Affine, error)) ([]pedersen.ProvingKey, []pedersen.VerifyingKey, error) {
+	sigma := make([]fr.Element, len(ck))
+	at := 0
+	for i, c := range ci {
+		for range c.PrivateCommitted {
+			sigma[at].Mul(&ck[at], &sec.Sigmas[i])
+			at++
+		}
+	}
+	bases, err := g1("commitment", ck)
+	if err != nil {
+		return nil, nil, err
+	}
+	times, err := g1("commitment·σ", sigma)
+	if err != nil {
+		return nil, nil, err
+	}
+	pks := make([]pedersen.ProvingKey, len(ci))
+	vks := make([]pedersen.VerifyingKey, len(ci))
+	at = 0
+	for i, c := range ci {
+		n := len(c.PrivateCommitted)
+		pks[i] = pedersen.ProvingKey{Basis: bases[at : at+n : at+n], BasisExpSigma: times[at : at+n : at+n]}
+		at += n
+		var neg fr.Element
+		neg.Neg(&sec.Sigmas[i])
+		vks[i].G = sec.CommitmentG2
+		vks[i].GSigmaNeg.ScalarMultiplication(&sec.CommitmentG2, neg.BigInt(new(big.Int)))
+	}
+	return pks, vks, nil
 }
 
 // dropZeros returns the flags of the zero scalars of s and s without them
@@ -186,6 +277,12 @@ func dropZeros(s []fr.Element) ([]bool, []fr.Element) {
 		k++
 	}
 	return inf, s[:k]
+}
+
+// commitments is the number of sys's commitments (api.Commit).
+func commitments(sys *cs.R1CS) int {
+	ci, _ := sys.CommitmentInfo.(constraint.Groth16Commitments)
+	return len(ci)
 }
 
 // hostFixedBase is the CPU backend's generator multiplication.
@@ -211,7 +308,7 @@ func SetupFresh(ctx context.Context, circuit string, size int, bases device.Fixe
 		return nil, Phases{}, err
 	}
 	compile := time.Since(start)
-	sec, err := RandomSecrets()
+	sec, err := RandomSecrets(commitments(sys))
 	if err != nil {
 		return nil, Phases{}, err
 	}
@@ -287,7 +384,7 @@ func setupOn(ctx context.Context, circuit string, size int, be device.Backend, l
 	if err != nil {
 		return nil, Phases{}, err
 	}
-	sec, err := RandomSecrets()
+	sec, err := RandomSecrets(commitments(sys))
 	if err != nil {
 		return nil, Phases{}, err
 	}

@@ -63,7 +63,7 @@ func TestNewKeysAreGnarksSetupByteForByte(t *testing.T) {
 			orig := rand.Reader
 			defer func() { rand.Reader = orig }()
 			rand.Reader = mrand.NewChaCha8([32]byte{byte(c.size), 7})
-			sec, err := RandomSecrets()
+			sec, err := RandomSecrets(0)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -129,7 +129,7 @@ func TestProofsWithKeysFromSecretsVerify(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			sec, err := RandomSecrets()
+			sec, err := RandomSecrets(0)
 			if err != nil {
 				t.Fatal(err)
 			}
