@@ -33,11 +33,11 @@
 //
 //	constraint system "c.ccs": level 3: instruction 1234 (blueprint 5, *constraint.BlueprintLookupHint[github.com/consensys/gnark/constraint.U64]): reads wire 900, which no earlier level solves
 //
-// Solve what Read returns with RecoverHints as the last solver option
+// Solve what Read returns with solve.RecoverHints (internal/solve) as the last solver option
 // (through a prover: backend.WithSolverOptions): hints trust their inputs,
 // and a file sets the constants among them (a limb width, a bit count),
 // so a std gadget's hint can panic, in the solver's goroutines, on a file
-// that passes every check; under RecoverHints that panic is the solve's
+// that passes every check; under solve.RecoverHints that panic is the solve's
 // error. A hint still computes with what it is given: a bit count of a
 // million makes a big number of a million bits.
 //

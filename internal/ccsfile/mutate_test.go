@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/prooflane/prooflane/internal/solve"
 	"math"
 	"math/rand/v2"
 	"sync/atomic"
@@ -197,7 +198,7 @@ func system(sys constraint.ConstraintSystem) *constraint.System {
 // length and count set to what its bytes do not hold, the decoded
 // system's calldata, levels, instructions, wire counts and lookup
 // tables changed) is refused with an error or read into a system that
-// gnark's solver solves (under RecoverHints), with the circuit's witness
+// gnark's solver solves (under solve.RecoverHints), with the circuit's witness
 // and with random ones, without a panic (in the solver's goroutines, a panic would end
 // the test binary) and without a hang. Before the checks, gnark's
 // decoder and solver panicked in goroutines of their own on most such
@@ -234,8 +235,8 @@ func TestAnEditedFileIsRefusedOrSolvesWithoutAPanic(t *testing.T) {
 			}
 			passed++
 			// An error or not; no panic.
-			sys.Solve(valid, RecoverHints())
-			sys.Solve(randomWitness(t, sys, r), RecoverHints())
+			sys.Solve(valid, solve.RecoverHints())
+			sys.Solve(randomWitness(t, sys, r), solve.RecoverHints())
 		}
 		t.Logf("%s: %d edits, %d read and solved (or failed to) without a panic", tc.name, len(ms), passed)
 		total, read = total+len(ms), read+passed

@@ -2,6 +2,7 @@ package ccsfile
 
 import (
 	"bytes"
+	"github.com/prooflane/prooflane/internal/solve"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -104,6 +105,6 @@ func FuzzRead(f *testing.F) {
 			return
 		}
 		r := rand.New(rand.NewPCG(uint64(len(b)), 1))
-		sys.Solve(randomWitness(t, sys, r), RecoverHints())
+		sys.Solve(randomWitness(t, sys, r), solve.RecoverHints())
 	})
 }

@@ -38,7 +38,7 @@ const maxWires = math.MaxUint32
 //     system's tables (debuginfo.go).
 //
 // A system CheckSolvable passes solves without a panic, whatever the
-// witness, when its hints run under RecoverHints: a witness that does
+// witness, when its hints run under solve.RecoverHints: a witness that does
 // not satisfy it is an error of the solver's.
 func CheckSolvable(sys constraint.ConstraintSystem, kind Kind) error {
 	f, s, err := fieldOf(sys)

@@ -45,7 +45,7 @@
 //   - an unsatisfied witness fails synthesize with gnark's solver error
 //     (which names the failing constraint) wrapped, with the partition;
 //   - a hint that panics (gnark's gadgets' hints trust their inputs) fails
-//     synthesize with an error naming it (SafeHints);
+//     synthesize with an error naming it (solve.RecoverHints, internal/solve);
 //   - circuits that commit (api.Commit, or the gadgets built on it:
 //     std/rangecheck, std/math/emulated, std/lookup/logderivlookup,
 //     std/hash/sha2...) prove, with any number of commitments (commit.go):

@@ -46,12 +46,6 @@ type Job struct {
 	small smallSystem
 	// commit is the circuit's commitments (commit.go).
 	commit *commitPlan
-	// safe is solverOptions', made on first use.
-	safe struct {
-		once sync.Once
-		opts []solver.Option
-		err  error
-	}
 	// solveMu serializes the solves of a system with stateful blueprints
 	// synthesize cannot copy (Job.solve).
 	solveMu sync.Mutex

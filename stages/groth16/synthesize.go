@@ -12,7 +12,6 @@ import (
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark/backend/witness"
-	"github.com/consensys/gnark/constraint"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/constraint/solver"
 	"go.opentelemetry.io/otel/attribute"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/traced"
+	"github.com/prooflane/prooflane/internal/solve"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/stages"
 )
@@ -55,10 +55,7 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 		return nil, err
 	}
 	w := j.Witnesses[in.Partition]
-	opts, err := j.solverOptions()
-	if err != nil {
-		return nil, fmt.Errorf("circuit %q partition %d: %w", j.Circuit, in.Partition, err)
-	}
+	opts := slices.Clip(j.SolverOptions)
 	// sha256's wires are small integers: solved in int64 (smallsolve.go),
 	// else by gnark's solver. A commitment is a random field element (and
 	// so is the mask api.Commit adds): never small.
@@ -76,9 +73,9 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 	)
 	if n := j.commit.count(); n > 0 {
 		points = make([]curve.G1Affine, n)
-		hint := safeHint(j.commitHint(func(i int, values []fr.Element) (curve.G1Affine, error) {
+		hint := j.commitHint(func(i int, values []fr.Element) (curve.G1Affine, error) {
 			return s.commitMSM(ctx, in, j, i, values)
-		}, points))
+		}, points)
 		// The hint's own error, kept: the solver words it as an
 		// unsatisfied constraint.
 		opts = append(slices.Clip(opts), solver.OverrideHint(bsb22Hint, func(m *big.Int, ins, outs []*big.Int) error {
@@ -91,7 +88,9 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 			return err
 		}))
 	}
-	res, err := j.solve(w, opts)
+	// Last: every hint's panic (the std gadgets' hints trust the
+	// constants a system gives them) is the solve's error.
+	res, err := j.solve(w, append(opts, solve.RecoverHints()))
 	mu.Lock()
 	defer mu.Unlock()
 	if hintErr != nil {
@@ -113,45 +112,24 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 	}, nil
 }
 
-// solverOptions are the job's solver options with every hint the system
-// calls made safe (SafeHints), worked out once per job.
-func (j *Job) solverOptions() ([]solver.Option, error) {
-	j.safe.once.Do(func() {
-		safe, err := SafeHints(j.R1CS, j.SolverOptions...)
-		j.safe.opts, j.safe.err = append(slices.Clip(j.SolverOptions), safe...), err
-	})
-	return j.safe.opts, j.safe.err
-}
-
 // solve runs gnark's solver on w. A system with stateful blueprints
-// (std/lookup/logderivlookup's lookups cache the table's values of the
-// solve in progress, in the blueprint, which every solve of the system
-// shares) is solved on a copy of the system with blueprints of its own,
-// so that partitions solve at once, each with its own table; one with a
-// stateful blueprint of a kind it cannot copy, one solve at a time.
+// (std/lookup/logderivlookup's lookups keep the solve in progress's table
+// in the blueprint, which every solve of the system shares) is solved on
+// a copy with blueprints of its own (solve.OwnState), so that partitions
+// solve at once; one with a stateful blueprint of a kind it cannot copy,
+// one solve at a time.
 func (j *Job) solve(w witness.Witness, opts []solver.Option) (any, error) {
-	sys, ok := j.R1CS, true
-	for i, b := range j.R1CS.Blueprints {
-		if _, stateful := b.(constraint.BlueprintStateful[constraint.U64]); !stateful {
-			continue
-		}
-		if sys == j.R1CS {
-			c := *j.R1CS
-			c.Blueprints = slices.Clone(j.R1CS.Blueprints)
-			sys = &c
-		}
-		lookup, known := b.(*constraint.BlueprintLookupHint[constraint.U64])
-		if !known {
-			ok = false
-			break
-		}
-		sys.Blueprints[i] = &constraint.BlueprintLookupHint[constraint.U64]{EntriesCalldata: lookup.EntriesCalldata}
-	}
-	if !ok {
+	stateful, copyable := solve.Stateful(&j.R1CS.System)
+	switch {
+	case !stateful:
+		return j.R1CS.Solve(w, opts...)
+	case !copyable:
 		j.solveMu.Lock()
 		defer j.solveMu.Unlock()
 		return j.R1CS.Solve(w, opts...)
 	}
+	sys := *j.R1CS
+	solve.OwnState(&sys.System)
 	return sys.Solve(w, opts...)
 }
 

@@ -13,7 +13,7 @@ import (
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/constraint/solver"
 
-	"github.com/prooflane/prooflane/internal/ccsfile"
+	gsolve "github.com/prooflane/prooflane/internal/solve"
 	"github.com/prooflane/prooflane/stages"
 )
 
@@ -45,7 +45,7 @@ func (solve) Run(ctx context.Context, in *stages.Input) (any, error) {
 	}
 	// Last: every hint's panic (a system from a file sets the constants
 	// hints trust) is the solve's error, not the process's end.
-	opts = append(slices.Clip(opts), ccsfile.RecoverHints())
+	opts = append(slices.Clip(opts), gsolve.RecoverHints())
 	res, err := k.solveSystem().Solve(j.Witnesses[in.Partition], opts...)
 	if err != nil {
 		return nil, fmt.Errorf("circuit %q partition %d: witness does not satisfy the circuit: %w", k.Circuit, in.Partition, err)

@@ -17,6 +17,8 @@ import (
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/scs"
+
+	gsolve "github.com/prooflane/prooflane/internal/solve"
 )
 
 // MaxSize bounds a key's domain (constraints plus public inputs, rounded
@@ -281,25 +283,15 @@ func checkCommitments(circuit string, spr *cs.SparseR1CS, vk *gplonk.VerifyingKe
 }
 
 // solveSystem returns the constraint system one solve uses while other
-// partitions solve the same one. gnark's solver keeps what a lookup table
-// (std/lookup/logderivlookup, and the gadgets on it: range checks,
-// std/math/uints) resolves during a solve in the system's lookup
-// blueprint, which each solve resets: concurrent solves of one system
-// would read and reset each other's. A system with lookups is copied
-// (shallow: its instructions, coefficients and everything else shared)
-// with fresh lookup blueprints of its own; CheckSupported refuses any
-// other blueprint with state.
+// partitions solve the same one: a shallow copy with lookup blueprints of
+// its own when the system has lookups (solve.OwnState; CheckSupported
+// refuses any other blueprint with state), else the system itself.
 func (k *Key) solveSystem() *cs.SparseR1CS {
 	if !k.lookups {
 		return k.SPR
 	}
 	sys := *k.SPR
-	sys.Blueprints = slices.Clone(k.SPR.Blueprints)
-	for i, b := range sys.Blueprints {
-		if l, ok := b.(*constraint.BlueprintLookupHint[constraint.U64]); ok {
-			sys.Blueprints[i] = &constraint.BlueprintLookupHint[constraint.U64]{EntriesCalldata: l.EntriesCalldata}
-		}
-	}
+	gsolve.OwnState(&sys.System)
 	return &sys
 }
 
