@@ -60,7 +60,7 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 	// else by gnark's solver. A commitment is a random field element (and
 	// so is the mask api.Commit adds): never small.
 	if v, ok := w.Vector().(fr.Vector); ok && j.commit.count() == 0 {
-		if sol, err := solveSmall(j.R1CS, &j.small, opts, v); err == nil {
+		if sol, err := solveSmall(j.R1CS, &j.small, append(opts, solve.RecoverHints()), v); err == nil {
 			trace.SpanFromContext(ctx).SetAttributes(pl.KeySolver.String("small"))
 			return sol, nil
 		}

@@ -333,11 +333,11 @@ func TestLookupTablesAreCheckedLikeTheRest(t *testing.T) {
 		{"a lookup past its table", func(sys *cs.R1CS) {
 			_, cd := lookup(sys)
 			cd[1] = 9
-		}, "a lookup reading 9 entries of a table of 8"},
+		}, "a lookup reading the first 9 entries of a table of 8"},
 		{"an entry's wire past the system's", func(sys *cs.R1CS) {
 			b, _ := lookup(sys)
 			b.EntriesCalldata[2] = 1 << 30
-		}, fmt.Sprintf("table): entry 0: wire %d of", 1<<30)},
+		}, fmt.Sprintf("table entry 0: wire %d of", 1<<30)},
 		{"an entry read before it is solved", func(sys *cs.R1CS) {
 			b, _ := lookup(sys)
 			for _, pi := range sys.Instructions {
@@ -345,11 +345,11 @@ func TestLookupTablesAreCheckedLikeTheRest(t *testing.T) {
 					b.EntriesCalldata[2] = pi.WireOffset // the lookup's own output
 				}
 			}
-		}, "whose wire"},
+		}, "which no earlier level solves"},
 		{"a table cut short", func(sys *cs.R1CS) {
 			b, _ := lookup(sys)
 			b.EntriesCalldata = b.EntriesCalldata[:len(b.EntriesCalldata)-1]
-		}, "past the table's"},
+		}, "ends past its calldata"},
 	} {
 		sys := compile()
 		c.edit(sys)
