@@ -35,7 +35,7 @@ func FuzzSubmitRequestDecoding(f *testing.F) {
 			if decode(data, &req) != nil {
 				continue
 			}
-			spec, prio, err := checkSubmit(&req, now)
+			spec, prio, err := checkSubmit(&req, now, nil)
 			if err != nil {
 				continue
 			}

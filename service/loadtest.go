@@ -135,8 +135,14 @@ type LoadConfig struct {
 	// Jobs to submit, at most Concurrency in flight (submitted, not yet
 	// awaited to their proofs).
 	Jobs, Concurrency int
-	// Spec is each job's spec; job i has seed Spec.Seed+i.
-	Spec *pb.JobSpec
+	// Spec is each job's spec: a built-in circuit's, job i seeded
+	// Spec.Seed+i; or an added circuit's (CircuitId), job i proving
+	// Witnesses(i).
+	Spec      *pb.JobSpec
+	Witnesses func(i int) []*pb.Witness
+	// Priorities, when set, are the jobs' lanes in turn: job i's is
+	// Priorities[i%len(Priorities)]; none: normal.
+	Priorities []pb.Priority
 	// Verify, when set, checks each job's proofs (outside the latency).
 	Verify func(spec *pb.JobSpec, proofs []*pb.Proof) error
 }
@@ -195,10 +201,18 @@ func LoadTest(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 			defer wg.Done()
 			defer func() { <-sem }()
 			spec := proto.Clone(cfg.Spec).(*pb.JobSpec)
-			spec.Seed += uint64(i)
+			if cfg.Witnesses != nil {
+				spec.Witnesses = cfg.Witnesses(i)
+			} else {
+				spec.Seed += uint64(i)
+			}
+			req := &pb.SubmitRequest{Spec: spec}
+			if len(cfg.Priorities) > 0 {
+				req.Priority = cfg.Priorities[i%len(cfg.Priorities)]
+			}
 			t0 := time.Now()
 			err := func() error {
-				resp, err := cl.Submit(ctx, connect.NewRequest(&pb.SubmitRequest{Spec: spec}))
+				resp, err := cl.Submit(ctx, connect.NewRequest(req))
 				if err != nil {
 					return err
 				}
@@ -214,7 +228,7 @@ func LoadTest(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 				if err := stream.Err(); err != nil {
 					return err
 				}
-				if last == nil || len(last.Proofs) != int(spec.Partitions) {
+				if want := max(int(spec.Partitions), len(spec.Witnesses)); last == nil || len(last.Proofs) != want {
 					return fmt.Errorf("job %s: no proofs", resp.Msg.JobId)
 				}
 				lat[i] = time.Since(t0)
