@@ -313,8 +313,9 @@ func (s *Server) RemoveCircuit(ctx context.Context, req *connect.Request[pb.Remo
 
 // UploadWitness implements the API: a witness of an added circuit, at
 // most MaxWitnessBytes, received onto disk, its SHA-256 checked against
-// the header's, then stored under it (kept for --retain). A Submit that
-// names it checks it against the circuit.
+// the header's, then stored under it (kept for --retain; not stored again
+// while it has more than half of that left). A Submit that names it
+// checks it against the circuit.
 func (s *Server) UploadWitness(ctx context.Context, stream *connect.ClientStream[pb.UploadWitnessRequest]) (*connect.Response[pb.UploadWitnessResponse], error) {
 	if !stream.Receive() {
 		return nil, invalid(fmt.Errorf("upload witness: the stream ended before its header: %v", stream.Err()))
@@ -358,6 +359,9 @@ func (s *Server) UploadWitness(ctx context.Context, stream *connect.ClientStream
 	}
 	if got := hex.EncodeToString(hash.Sum(nil)); got != h.Sha256 {
 		return nil, invalid(fmt.Errorf("upload witness: the bytes' SHA-256 is %s, the header says %s", got, h.Sha256))
+	}
+	if s.st.witnessFresh(ctx, h.Sha256, int64(h.Bytes)) {
+		return connect.NewResponse(&pb.UploadWitnessResponse{Upload: h.Sha256}), nil
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return nil, connect.NewError(connect.CodeInternal, err)

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -150,16 +151,32 @@ func (s *store) CircuitFile(ctx context.Context, name string, w io.Writer) error
 }
 
 // Witness returns the witness stored as name (its SHA-256 in hex), at
-// most MaxWitnessBytes, its bytes checked against its name.
+// most MaxWitnessBytes, its bytes checked against its name. A read that
+// fails is tried once more: a witness stored again (putWitness) gets new
+// chunks, and the old ones go.
 func (s *store) Witness(ctx context.Context, name string) ([]byte, error) {
 	ctx, cancel := opContext(ctx)
 	defer cancel()
 	if !validDigest(name) {
 		return nil, fmt.Errorf("witness %q: not a witness's name (64 hex digits)", name)
 	}
+	var b []byte
+	var err error
+	for range 2 {
+		if b, err = s.readWitness(ctx, name); err == nil || errors.Is(err, errNoWitness) {
+			break
+		}
+	}
+	return b, err
+}
+
+// errNoWitness is a witness missing from the object store.
+var errNoWitness = errors.New("not in the object store (upload it again; witnesses are kept for --retain)")
+
+func (s *store) readWitness(ctx context.Context, name string) ([]byte, error) {
 	info, err := s.objects.GetInfo(ctx, witnessPrefix+name)
 	if errors.Is(err, jetstream.ErrObjectNotFound) {
-		return nil, fmt.Errorf("witness %s: not in the object store (upload it again; uploads are kept for --retain)", name)
+		return nil, fmt.Errorf("witness %s: %w", name, errNoWitness)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("witness %s: %w", name, err)
@@ -177,15 +194,27 @@ func (s *store) Witness(ctx context.Context, name string) ([]byte, error) {
 	return b, nil
 }
 
-// putWitness stores a witness under its SHA-256 (storing it again keeps
-// it another --retain) and returns its name.
+// putWitness stores a witness under its SHA-256 and returns its name. A
+// witness stored already is stored again only when it has lived half its
+// time (--retain), so that jobs reading it are rarely disturbed (a read
+// then is tried again: Witness).
 func (s *store) putWitness(ctx context.Context, data []byte) (string, error) {
 	sum := sha256.Sum256(data)
 	name := hex.EncodeToString(sum[:])
+	if s.witnessFresh(ctx, name, int64(len(data))) {
+		return name, nil
+	}
 	if _, err := s.objects.PutBytes(ctx, witnessPrefix+name, data); err != nil {
 		return "", fmt.Errorf("witness %s: %w", name, err)
 	}
 	return name, nil
+}
+
+// witnessFresh reports whether witness name, of size bytes, is stored
+// and has lived less than half its time: storing it again can wait.
+func (s *store) witnessFresh(ctx context.Context, name string, size int64) bool {
+	info, err := s.objects.GetInfo(ctx, witnessPrefix+name)
+	return err == nil && !info.Deleted && info.Size == uint64(size) && (s.retain == 0 || time.Since(info.ModTime) < s.retain/2)
 }
 
 // circuitFile is a file of an AddCircuit: its object's name and where it

@@ -429,3 +429,52 @@ func TestPreloadEvictAndRemoveAnAddedCircuit(t *testing.T) {
 		t.Errorf("a job of a removed circuit: %v, want not_found", err)
 	}
 }
+
+// failFirstGet is an object store whose first GetBytes fails, as a read
+// does whose chunks went while it read (the object stored again).
+type failFirstGet struct {
+	jetstream.ObjectStore
+	failed bool
+}
+
+func (f *failFirstGet) GetBytes(ctx context.Context, name string, opts ...jetstream.GetObjectOpt) ([]byte, error) {
+	if !f.failed {
+		f.failed = true
+		return nil, errors.New("read pipe: i/o timeout")
+	}
+	return f.ObjectStore.GetBytes(ctx, name, opts...)
+}
+
+// A witness stored again while it is fresh is left as it is (jobs reading
+// it keep their chunks); a read that fails is tried once more; a witness
+// that is not there is named so.
+func TestWitnessesAreStoredOnceAndReadAgainOnAFailure(t *testing.T) {
+	h := newHarness(t, "")
+	st := h.srv.st
+	ctx := context.Background()
+	full, _ := cubicWitness(t, 2, 3)
+	name, err := st.putWitness(ctx, full)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := st.objects.GetInfo(ctx, witnessPrefix+name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.putWitness(ctx, full); err != nil {
+		t.Fatal(err)
+	}
+	if again, err := st.objects.GetInfo(ctx, witnessPrefix+name); err != nil || again.NUID != first.NUID {
+		t.Errorf("a fresh witness was stored again: %v, %v", again, err)
+	}
+	objects := st.objects
+	st.objects = &failFirstGet{ObjectStore: objects}
+	defer func() { st.objects = objects }()
+	if b, err := st.Witness(ctx, name); err != nil || string(b) != string(full) {
+		t.Errorf("a read after a failed one: %v", err)
+	}
+	missing := strings.Repeat("ab", 32)
+	if _, err := st.Witness(ctx, missing); !errors.Is(err, errNoWitness) {
+		t.Errorf("a missing witness: %v", err)
+	}
+}

@@ -174,6 +174,8 @@ type store struct {
 	lanes        map[pb.Priority]jetstream.Consumer
 	ackWait      time.Duration
 	secret       Secret
+	// retain is how long the objects live (the object store's TTL).
+	retain time.Duration
 }
 
 // openTimeout bounds the opening of the queue: a NATS server without
@@ -316,6 +318,11 @@ func openStoreCtx(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, 
 	if s.circuitFiles, err = objects(circuitFilesBucket, 0); err != nil {
 		return nil, err
 	}
+	st, err := s.objects.Status(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("object store %s: %w", objectsBucket, err)
+	}
+	s.retain = st.TTL()
 	return s, nil
 }
 
