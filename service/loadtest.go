@@ -162,6 +162,8 @@ type LoadReport struct {
 	HeapBefore          uint64 `json:"heap_before_bytes"`
 	HeapAfter           uint64 `json:"heap_after_bytes"`
 	ProofBytesPerJobAvg int    `json:"proof_bytes_per_job"`
+	// IDs are the jobs' ids, job i's at i.
+	IDs []string `json:"-"`
 }
 
 // heapInUse is the heap in use after a collection.
@@ -182,6 +184,7 @@ func LoadTest(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 	}
 	rep := &LoadReport{Jobs: cfg.Jobs, GoroutinesBefore: goruntime.NumGoroutine(), HeapBefore: heapInUse()}
 	lat := make([]time.Duration, cfg.Jobs)
+	rep.IDs = make([]string, cfg.Jobs)
 	sizes := make([]int, cfg.Jobs)
 	sem := make(chan struct{}, cfg.Concurrency)
 	var (
@@ -216,6 +219,7 @@ func LoadTest(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 				if err != nil {
 					return err
 				}
+				rep.IDs[i] = resp.Msg.JobId
 				stream, err := cl.Await(ctx, connect.NewRequest(&pb.AwaitRequest{JobId: resp.Msg.JobId}))
 				if err != nil {
 					return err
