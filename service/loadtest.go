@@ -164,6 +164,45 @@ type LoadReport struct {
 	ProofBytesPerJobAvg int    `json:"proof_bytes_per_job"`
 	// IDs are the jobs' ids, job i's at i.
 	IDs []string `json:"-"`
+	// Lanes are the latencies of each lane's jobs, highest lane first,
+	// when the jobs went to more than one.
+	Lanes []LaneLatency `json:"lanes,omitempty"`
+}
+
+// LaneLatency is the submit-to-proofs latency of one lane's jobs.
+type LaneLatency struct {
+	Lane string        `json:"lane"`
+	Jobs int           `json:"jobs"`
+	P50  time.Duration `json:"p50_ns"`
+	P99  time.Duration `json:"p99_ns"`
+}
+
+// percentiles returns the median and 99th percentile of lat, sorting it.
+func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
+	slices.Sort(lat)
+	return lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+}
+
+// laneLatencies splits the jobs' latencies by lane: job i's lane is
+// prios[i%len(prios)].
+func laneLatencies(lat []time.Duration, prios []pb.Priority) []LaneLatency {
+	if len(slices.Compact(slices.Clone(prios))) < 2 {
+		return nil
+	}
+	var out []LaneLatency
+	for _, l := range Lanes {
+		var mine []time.Duration
+		for i, d := range lat {
+			if prios[i%len(prios)] == l {
+				mine = append(mine, d)
+			}
+		}
+		if len(mine) > 0 {
+			p50, p99 := percentiles(mine)
+			out = append(out, LaneLatency{Lane: LaneName(l), Jobs: len(mine), P50: p50, P99: p99})
+		}
+	}
+	return out
 }
 
 // heapInUse is the heap in use after a collection.
@@ -258,8 +297,9 @@ func LoadTest(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 	if first != nil {
 		return nil, first
 	}
-	slices.Sort(lat)
-	rep.P50, rep.P99, rep.Max = lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)], lat[len(lat)-1]
+	rep.Lanes = laneLatencies(lat, cfg.Priorities)
+	rep.P50, rep.P99 = percentiles(lat)
+	rep.Max = lat[len(lat)-1]
 	rep.JobsPerSecond = float64(cfg.Jobs) / rep.Elapsed.Seconds()
 	total := 0
 	for _, s := range sizes {

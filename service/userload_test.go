@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -131,10 +132,17 @@ func TestLoadTestOfAUsersCircuitLosesNoJobAndProvesNoneTwice(t *testing.T) {
 	if redelivered == 0 {
 		t.Error("no job was handed to the survivor: the victim died idle")
 	}
+	if len(rep.Lanes) != 4 || rep.Lanes[0].Lane != "critical" || rep.Lanes[0].Jobs != jobs/4 {
+		t.Errorf("lanes: %+v, want the four, %d jobs each", rep.Lanes, jobs/4)
+	}
+	var lanes []string
+	for _, l := range rep.Lanes {
+		lanes = append(lanes, fmt.Sprintf("%s p50 %.0f ms, p99 %.0f ms", l.Lane, ms(l.P50), ms(l.P99)))
+	}
 	userLoadReport = fmt.Sprintf("user circuit load test: %d jobs of %s (%d constraints, a witness each, four lanes) through serve and two workers, one SIGKILLed after 50 jobs: "+
-		"%.1fs, %.1f jobs/s, p50 %.0f ms, p99 %.0f ms, max %.0f ms; %d jobs handed to the survivor, none lost, none proved twice",
+		"%.1fs, %.1f jobs/s, p50 %.0f ms, p99 %.0f ms, max %.0f ms (%s); %d jobs handed to the survivor, none lost, none proved twice",
 		jobs, added.Circuit.CircuitId, added.Circuit.Constraints, rep.Elapsed.Seconds(), rep.JobsPerSecond,
-		ms(rep.P50), ms(rep.P99), ms(rep.Max), redelivered)
+		ms(rep.P50), ms(rep.P99), ms(rep.Max), strings.Join(lanes, "; "), redelivered)
 	t.Log(userLoadReport)
 	// Every job's record says done.
 	list, err := cl.List(context.Background(), connect.NewRequest(&pb.ListRequest{Limit: MaxListJobs}))

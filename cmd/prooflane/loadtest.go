@@ -219,6 +219,12 @@ func (f *loadtestFlags) report(rep *service.LoadReport, what, where string, stdo
 			rep.Jobs, f.conc, f.slots, what,
 			ms(rep.P50), ms(rep.P99), ms(rep.Max), rep.JobsPerSecond,
 			rep.GoroutinesBefore, rep.GoroutinesAfter, mib(rep.HeapBefore), mib(rep.HeapAfter))
+		for _, l := range rep.Lanes {
+			fmt.Fprintf(stdout, "\nlane %s: %d jobs, p50 %.1f ms, p99 %.1f ms", l.Lane, l.Jobs, ms(l.P50), ms(l.P99))
+		}
+		if len(rep.Lanes) > 0 {
+			fmt.Fprintln(stdout)
+		}
 	})
 }
 

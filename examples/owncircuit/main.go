@@ -109,7 +109,7 @@ func write(system, dir string) error {
 			return err
 		}
 	}
-	fmt.Printf("%s: circuit.ccs (%d constraints), pk.bin, vk.bin, witness-0.bin to witness-%d.bin\n", dir, ccs.GetNbConstraints(), len(triangles)-1)
+	fmt.Printf("%s: circuit.ccs (%d constraints), pk.bin, vk.bin, witness-0.bin to witness-%d.bin\n", system, ccs.GetNbConstraints(), len(triangles)-1)
 	return nil
 }
 
