@@ -34,7 +34,8 @@ import (
 // both families), counted as decodePerByte; a user's proving key is read
 // whole, counted twice; decodeBase besides. An AddCircuit whose estimate
 // is above the host's memory (admission.Host) is refused before its
-// files are read, and the server checks one upload at a time.
+// files are read, and the server checks one upload at a time (receiving
+// up to maxUploads at once onto its disk).
 const (
 	decodePerByte = 8
 	decodeBase    = 64 << 20
@@ -126,13 +127,22 @@ func (s *Server) uploadDir() (string, error) {
 	return os.MkdirTemp(dir, "upload-*")
 }
 
-// oneCheck waits for the server's one check of an upload (a constraint
-// system decoded, uploaded witnesses read): one at a time, so that their
+// maxUploads bounds the uploads (AddCircuit, UploadWitness) a server
+// receives at once, and so the disk they take.
+const maxUploads = 4
+
+// oneCheck waits for the server's one check of an AddCircuit (its
+// constraint system decoded, its keys read): one at a time, so that their
 // memory does not add up.
 func (s *Server) oneCheck(ctx context.Context) (release func(), err error) {
+	return acquire(ctx, s.checking)
+}
+
+// acquire takes a place in sem, waiting until one is free or ctx is done.
+func acquire(ctx context.Context, sem chan struct{}) (release func(), err error) {
 	select {
-	case s.checking <- struct{}{}:
-		return func() { <-s.checking }, nil
+	case sem <- struct{}{}:
+		return func() { <-sem }, nil
 	case <-ctx.Done():
 		return nil, connect.NewError(connect.CodeCanceled, ctx.Err())
 	}
@@ -206,7 +216,7 @@ func (s *Server) AddCircuit(ctx context.Context, stream *connect.ClientStream[pb
 	if err := admitDecode(h); err != nil {
 		return nil, err
 	}
-	release, err := s.oneCheck(ctx)
+	release, err := acquire(ctx, s.uploads)
 	if err != nil {
 		return nil, err
 	}
@@ -224,7 +234,7 @@ func (s *Server) AddCircuit(ctx context.Context, stream *connect.ClientStream[pb
 	if err := receiveFiles(ctx, stream, chunk, paths, []uint64{h.CcsBytes, h.PkBytes, h.VkBytes}); err != nil {
 		return nil, invalid(fmt.Errorf("add circuit: %w", err))
 	}
-	c, files, err := checkCircuit(ctx, fp, spec.Pipeline, paths, h.PkBytes > 0)
+	c, files, err := s.checkCircuit(ctx, fp, spec.Pipeline, paths, h.PkBytes > 0)
 	if err != nil {
 		// The files are named by what they are, not the server's paths.
 		return nil, invalid(fmt.Errorf("add circuit: %s", strings.ReplaceAll(err.Error(), dir+string(os.PathSeparator), "")))
@@ -243,9 +253,14 @@ func (s *Server) AddCircuit(ctx context.Context, stream *connect.ClientStream[pb
 }
 
 // checkCircuit checks an AddCircuit's files (paths: the constraint
-// system, the proving and verifying keys) with fp and returns the
-// circuit, named by its content, and its files' objects.
-func checkCircuit(ctx context.Context, fp family.Prover, pipeline string, paths []string, userKeys bool) (*Circuit, []circuitFile, error) {
+// system, the proving and verifying keys) with fp, one check at a time,
+// and returns the circuit, named by its content, and its files' objects.
+func (s *Server) checkCircuit(ctx context.Context, fp family.Prover, pipeline string, paths []string, userKeys bool) (*Circuit, []circuitFile, error) {
+	release, err := s.oneCheck(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer release()
 	ccs, err := fp.ReadSystem(ctx, paths[0])
 	if err != nil {
 		return nil, nil, fmt.Errorf("constraint system: %w", err)
@@ -335,6 +350,11 @@ func (s *Server) UploadWitness(ctx context.Context, stream *connect.ClientStream
 	if _, err := s.st.Circuit(ctx, h.CircuitId); err != nil {
 		return nil, storeError(err)
 	}
+	release, err := acquire(ctx, s.uploads)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	dir, err := s.uploadDir()
 	if err != nil {
 		return nil, connect.NewError(connect.CodeInternal, fmt.Errorf("upload witness: %w", err))
@@ -407,9 +427,11 @@ func (s *Server) jobWitnesses(ctx context.Context, c *Circuit, ws []*pb.Witness)
 	return names, inline, nil
 }
 
-// uploadedWitness reads an uploaded witness, one such read at a time.
+// uploadedWitness reads an uploaded witness, one such read at a time
+// (apart from AddCircuit's checks: a Submit does not wait for a large
+// constraint system's).
 func (s *Server) uploadedWitness(ctx context.Context, name string) ([]byte, error) {
-	release, err := s.oneCheck(ctx)
+	release, err := acquire(ctx, s.reading)
 	if err != nil {
 		return nil, err
 	}

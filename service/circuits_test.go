@@ -478,3 +478,55 @@ func TestWitnessesAreStoredOnceAndReadAgainOnAFailure(t *testing.T) {
 		t.Errorf("a missing witness: %v", err)
 	}
 }
+
+// The key of a circuit with keys of its own is estimated without a
+// setup (no worker sets one up); one whose keys the workers set up, with
+// it until the key cache holds them.
+func TestACircuitsOwnKeysAreEstimatedWithoutASetup(t *testing.T) {
+	spec := Spec{Pipeline: "groth16", Circuit: "circuit-0123456789abcdef", CircuitID: "circuit-0123456789abcdef", Size: 1 << 20, Partitions: 1}
+	dir := t.TempDir()
+	setup, err := EstimateKeyHost(spec, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	spec.Keys = "pk.a,vk.b"
+	own, err := EstimateKeyHost(spec, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if own >= setup {
+		t.Errorf("own keys estimated at %d bytes, with a setup %d: want less", own, setup)
+	}
+}
+
+// What a killed server left in its upload directory is removed when a
+// server starts on it; anything else there is left.
+func TestNewServerRemovesUploadsAKilledServerLeft(t *testing.T) {
+	h := newHarness(t, "")
+	dir := t.TempDir()
+	left := filepath.Join(dir, "upload-123")
+	if err := os.MkdirAll(left, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(left, "circuit.ccs"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(dir, "mine")
+	if err := os.WriteFile(other, []byte("y"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	nc, err := Connect("", h.ns, h.secret, "second-server")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	if _, err := NewServer(context.Background(), nc, ServerConfig{Secret: h.secret, Queue: QueueConfig{Memory: true}, UploadDir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(left); !os.IsNotExist(err) {
+		t.Errorf("%s left: %v", left, err)
+	}
+	if _, err := os.Stat(other); err != nil {
+		t.Errorf("%s removed: %v", other, err)
+	}
+}

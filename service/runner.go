@@ -301,6 +301,16 @@ func keyRequest(spec Spec, keysDir string) family.KeyRequest {
 	return family.KeyRequest{Dir: keysDir, System: family.System{Name: spec.Circuit, Size: spec.Size}}
 }
 
+// estimateRequest is the key request a memory estimate of spec is of:
+// keyRequest, with the key taken as cached (no setup counted) when it is
+// an added circuit's own keys, which no worker sets up.
+func estimateRequest(spec Spec, keysDir string) family.KeyRequest {
+	if spec.Keys != "" {
+		keysDir = ""
+	}
+	return keyRequest(spec, keysDir)
+}
+
 // Run implements Runner: the family's key (kept loaded), its job, the
 // engine's run, and each partition's files checked by the job's verifier.
 func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) (*Output, error) {
@@ -497,7 +507,7 @@ func (r *EngineRunner) Estimate(spec Spec) (Estimate, error) {
 		devices = max(devices, 1)
 		inFlight := min(n, p.InFlight(devices))
 		perDevice := (inFlight + devices - 1) / devices
-		est.Device, _, _ = de.DeviceMemory(r.Backend.Memory(), keyRequest(spec, r.KeysDir), p.Params, perDevice)
+		est.Device, _, _ = de.DeviceMemory(r.Backend.Memory(), estimateRequest(spec, r.KeysDir), p.Params, perDevice)
 	}
 	return est, nil
 }
@@ -526,7 +536,7 @@ func EstimateHost(spec Spec, keysDir string) (uint64, error) {
 		n = p.Partitions
 	}
 	inFlight := min(n, p.InFlight(p.Devices))
-	req := keyRequest(spec, keysDir)
+	req := estimateRequest(spec, keysDir)
 	if b, _ := admission.HostEstimate(fp, req, []map[string]string{p.Params}, inFlight); b > 0 {
 		return b, nil
 	}
@@ -540,7 +550,7 @@ func EstimateKeyHost(spec Spec, keysDir string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	req := keyRequest(spec, keysDir)
+	req := estimateRequest(spec, keysDir)
 	if b, _ := admission.HostEstimate(fp, req, []map[string]string{p.Params}, 0); b > 0 {
 		return b, nil
 	}

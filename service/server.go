@@ -49,8 +49,10 @@ type ServerConfig struct {
 type Server struct {
 	cfg ServerConfig
 	st  *store
-	// checking admits one upload's check at a time (oneCheck).
-	checking chan struct{}
+	// checking admits one AddCircuit's check at a time (oneCheck),
+	// reading one uploaded witness's (uploadedWitness), uploads
+	// maxUploads uploads received at once.
+	checking, reading, uploads chan struct{}
 
 	mu          sync.Mutex
 	lastReports []workerReport
@@ -65,7 +67,8 @@ func NewServer(ctx context.Context, nc *nats.Conn, cfg ServerConfig) (*Server, e
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, st: st, checking: make(chan struct{}, 1)}
+	s := &Server{cfg: cfg, st: st, checking: make(chan struct{}, 1), reading: make(chan struct{}, 1),
+		uploads: make(chan struct{}, maxUploads)}
 	if cfg.UploadDir != "" {
 		left, _ := filepath.Glob(filepath.Join(cfg.UploadDir, "upload-*"))
 		for _, d := range left {
@@ -281,7 +284,10 @@ func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitReque
 		}
 		return connect.NewResponse(&pb.SubmitResponse{JobId: id, Duplicate: true}), nil
 	}
-	if err := s.enqueue(ctx, r); err != nil {
+	// The record is there: its enqueue does not stop with the caller (a
+	// client's timeout while the queue's stream elects a leader would
+	// fail an accepted job); retry bounds it.
+	if err := s.enqueue(context.WithoutCancel(ctx), r); err != nil {
 		_, _ = s.st.update(context.Background(), id, func(r *record) bool {
 			r.State, r.Error = pb.JobState_JOB_STATE_FAILED, "not queued: "+err.Error()
 			return true
