@@ -259,7 +259,6 @@ func setPipeline(spec *pb.JobSpec, pipeline string) error {
 }
 
 func runSubmit(args []string, stdout, stderr io.Writer) error {
-	quietGnark()
 	fs, f, err := parseSubmit(args, stderr)
 	if err != nil {
 		return err
@@ -295,7 +294,6 @@ func runSubmit(args []string, stdout, stderr io.Writer) error {
 }
 
 func runAwait(args []string, stdout, stderr io.Writer) error {
-	quietGnark()
 	fs := newFlags("await", "JOB_ID", stderr)
 	var cf clientFlags
 	cf.register(fs)
