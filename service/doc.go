@@ -10,6 +10,16 @@
 //     returns once the job's record is in JetStream's key-value store and
 //     its message is on its lane's work queue: an accepted job survives a
 //     restart of the server.
+//   - A user's circuit is added once (AddCircuit, its files streamed in
+//     chunks): its constraint system read by its family's reader within
+//     the family's size and the file limits, the user's keys checked
+//     against it, the memory of that check admitted against the host's,
+//     before anything is stored; its id is the system's content name
+//     (family.CompiledSystem), the same for the same system. A job of it
+//     carries its witnesses (inline, or uploaded first), each checked
+//     against the circuit before the job is queued. Workers fetch the
+//     circuit by id into their key cache directory, and use the user's
+//     keys or set up the system's once.
 //   - Each priority is a lane; a Worker takes work from the highest lane
 //     that has any, admits it against its host and device memory budgets
 //     (waiters served by lane), hands a job waiting for memory back to the

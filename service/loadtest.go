@@ -135,8 +135,14 @@ type LoadConfig struct {
 	// Jobs to submit, at most Concurrency in flight (submitted, not yet
 	// awaited to their proofs).
 	Jobs, Concurrency int
-	// Spec is each job's spec; job i has seed Spec.Seed+i.
-	Spec *pb.JobSpec
+	// Spec is each job's spec: a built-in circuit's, job i seeded
+	// Spec.Seed+i; or an added circuit's (CircuitId), job i proving
+	// Witnesses(i).
+	Spec      *pb.JobSpec
+	Witnesses func(i int) []*pb.Witness
+	// Priorities, when set, are the jobs' lanes in turn: job i's is
+	// Priorities[i%len(Priorities)]; none: normal.
+	Priorities []pb.Priority
 	// Verify, when set, checks each job's proofs (outside the latency).
 	Verify func(spec *pb.JobSpec, proofs []*pb.Proof) error
 }
@@ -156,6 +162,47 @@ type LoadReport struct {
 	HeapBefore          uint64 `json:"heap_before_bytes"`
 	HeapAfter           uint64 `json:"heap_after_bytes"`
 	ProofBytesPerJobAvg int    `json:"proof_bytes_per_job"`
+	// IDs are the jobs' ids, job i's at i.
+	IDs []string `json:"-"`
+	// Lanes are the latencies of each lane's jobs, highest lane first,
+	// when the jobs went to more than one.
+	Lanes []LaneLatency `json:"lanes,omitempty"`
+}
+
+// LaneLatency is the submit-to-proofs latency of one lane's jobs.
+type LaneLatency struct {
+	Lane string        `json:"lane"`
+	Jobs int           `json:"jobs"`
+	P50  time.Duration `json:"p50_ns"`
+	P99  time.Duration `json:"p99_ns"`
+}
+
+// percentiles returns the median and 99th percentile of lat, sorting it.
+func percentiles(lat []time.Duration) (p50, p99 time.Duration) {
+	slices.Sort(lat)
+	return lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)]
+}
+
+// laneLatencies splits the jobs' latencies by lane: job i's lane is
+// prios[i%len(prios)].
+func laneLatencies(lat []time.Duration, prios []pb.Priority) []LaneLatency {
+	if len(slices.Compact(slices.Clone(prios))) < 2 {
+		return nil
+	}
+	var out []LaneLatency
+	for _, l := range Lanes {
+		var mine []time.Duration
+		for i, d := range lat {
+			if prios[i%len(prios)] == l {
+				mine = append(mine, d)
+			}
+		}
+		if len(mine) > 0 {
+			p50, p99 := percentiles(mine)
+			out = append(out, LaneLatency{Lane: LaneName(l), Jobs: len(mine), P50: p50, P99: p99})
+		}
+	}
+	return out
 }
 
 // heapInUse is the heap in use after a collection.
@@ -176,6 +223,7 @@ func LoadTest(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 	}
 	rep := &LoadReport{Jobs: cfg.Jobs, GoroutinesBefore: goruntime.NumGoroutine(), HeapBefore: heapInUse()}
 	lat := make([]time.Duration, cfg.Jobs)
+	rep.IDs = make([]string, cfg.Jobs)
 	sizes := make([]int, cfg.Jobs)
 	sem := make(chan struct{}, cfg.Concurrency)
 	var (
@@ -195,13 +243,22 @@ func LoadTest(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 			defer wg.Done()
 			defer func() { <-sem }()
 			spec := proto.Clone(cfg.Spec).(*pb.JobSpec)
-			spec.Seed += uint64(i)
+			if cfg.Witnesses != nil {
+				spec.Witnesses = cfg.Witnesses(i)
+			} else {
+				spec.Seed += uint64(i)
+			}
+			req := &pb.SubmitRequest{Spec: spec}
+			if len(cfg.Priorities) > 0 {
+				req.Priority = cfg.Priorities[i%len(cfg.Priorities)]
+			}
 			t0 := time.Now()
 			err := func() error {
-				resp, err := cl.Submit(ctx, connect.NewRequest(&pb.SubmitRequest{Spec: spec}))
+				resp, err := cl.Submit(ctx, connect.NewRequest(req))
 				if err != nil {
 					return err
 				}
+				rep.IDs[i] = resp.Msg.JobId
 				stream, err := cl.Await(ctx, connect.NewRequest(&pb.AwaitRequest{JobId: resp.Msg.JobId}))
 				if err != nil {
 					return err
@@ -214,7 +271,7 @@ func LoadTest(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 				if err := stream.Err(); err != nil {
 					return err
 				}
-				if last == nil || len(last.Proofs) != int(spec.Partitions) {
+				if want := max(int(spec.Partitions), len(spec.Witnesses)); last == nil || len(last.Proofs) != want {
 					return fmt.Errorf("job %s: no proofs", resp.Msg.JobId)
 				}
 				lat[i] = time.Since(t0)
@@ -240,8 +297,9 @@ func LoadTest(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 	if first != nil {
 		return nil, first
 	}
-	slices.Sort(lat)
-	rep.P50, rep.P99, rep.Max = lat[len(lat)/2], lat[min(len(lat)-1, len(lat)*99/100)], lat[len(lat)-1]
+	rep.Lanes = laneLatencies(lat, cfg.Priorities)
+	rep.P50, rep.P99 = percentiles(lat)
+	rep.Max = lat[len(lat)-1]
 	rep.JobsPerSecond = float64(cfg.Jobs) / rep.Elapsed.Seconds()
 	total := 0
 	for _, s := range sizes {

@@ -59,8 +59,10 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	if clusterReport != "" {
-		fmt.Println(clusterReport)
+	for _, r := range []string{clusterReport, userLoadReport} {
+		if r != "" {
+			fmt.Println(r)
+		}
 	}
 	if code == 0 {
 		// Every server, worker and watch a test started is gone with it.

@@ -2,15 +2,22 @@ package service
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
+
+	"github.com/consensys/gnark/backend/witness"
 
 	"github.com/prooflane/prooflane/admission"
 	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/internal/durable"
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/proving"
 	"github.com/prooflane/prooflane/runtime"
@@ -105,11 +112,26 @@ type EngineRunner struct {
 }
 
 // keyID names a key: a family's circuit ("" for a family without
-// circuits) at a size.
+// circuits) at a size, and an added circuit's own keys (Spec.Keys).
 type keyID struct {
 	family  string
 	circuit string
 	size    int
+	keys    string
+}
+
+// JobInputs are what a job of an added circuit needs from the queue: the
+// circuit's record and files, and the job's witnesses. A worker gives
+// its queue to every job it runs and Preload it answers (Spec.Inputs).
+type JobInputs interface {
+	// Circuit returns added circuit id's record.
+	Circuit(ctx context.Context, id string) (*Circuit, error)
+	// CircuitFile writes one of a circuit's files (its object's name,
+	// Circuit.CCS, PK or VK) to w.
+	CircuitFile(ctx context.Context, name string, w io.Writer) error
+	// Witness returns the witness of that name (its SHA-256 in hex), at
+	// most MaxWitnessBytes.
+	Witness(ctx context.Context, name string) ([]byte, error)
 }
 
 type cachedEngine struct {
@@ -205,7 +227,7 @@ func (r *EngineRunner) engine(p *runtime.Pipeline) (*cachedEngine, error) {
 // key returns the key spec names, loading it (or making it) once however
 // many jobs ask at the same time.
 func (r *EngineRunner) key(ctx context.Context, fp family.Prover, spec Spec) (family.Key, error) {
-	id := keyID{fp.Name(), spec.Circuit, spec.Size}
+	id := keyID{fp.Name(), spec.Circuit, spec.Size, spec.Keys}
 	for {
 		r.mu.Lock()
 		if r.keys == nil {
@@ -236,7 +258,13 @@ func (r *EngineRunner) key(ctx context.Context, fp family.Prover, spec Spec) (fa
 		// or Preload stops it and frees its memory.
 		req := keyRequest(spec, r.KeysDir)
 		req.Backend = r.Backend
-		k, err := fp.Setup(ctx, req, log)
+		var k family.Key
+		var err error
+		if spec.CircuitID != "" {
+			k, err = r.circuitKey(ctx, fp, spec, req, log)
+		} else {
+			k, err = fp.Setup(ctx, req, log)
+		}
 		r.mu.Lock()
 		delete(r.loading, id)
 		if err == nil && r.keys != nil { // nil: closed meanwhile
@@ -273,6 +301,16 @@ func keyRequest(spec Spec, keysDir string) family.KeyRequest {
 	return family.KeyRequest{Dir: keysDir, System: family.System{Name: spec.Circuit, Size: spec.Size}}
 }
 
+// estimateRequest is the key request a memory estimate of spec is of:
+// keyRequest, with the key taken as cached (no setup counted) when it is
+// an added circuit's own keys, which no worker sets up.
+func estimateRequest(spec Spec, keysDir string) family.KeyRequest {
+	if spec.Keys != "" {
+		keysDir = ""
+	}
+	return keyRequest(spec, keysDir)
+}
+
 // Run implements Runner: the family's key (kept loaded), its job, the
 // engine's run, and each partition's files checked by the job's verifier.
 func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.Event)) (*Output, error) {
@@ -292,7 +330,12 @@ func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.
 	if err != nil {
 		return nil, err
 	}
-	job, err := workloads.Job(k, n, spec.Seed)
+	var job family.Job
+	if spec.CircuitID != "" {
+		job, err = circuitJob(ctx, k, spec)
+	} else {
+		job, err = workloads.Job(k, n, spec.Seed)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -311,6 +354,115 @@ func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.
 		out[i] = PartitionProof{Partition: i, Proof: f.Proof, Public: f.Public}
 	}
 	return &Output{Proofs: out, KeyFacts: KeyFacts{Key: k.Name(), Constraints: k.Constraints(), VK: k.VerifyingKey().Bytes()}}, nil
+}
+
+// circuitKey loads the key of added circuit spec.CircuitID: its files
+// from the runner's key cache directory (fetched from the queue the first
+// time, under the circuit's id), its constraint system read by the family
+// and named again (it must be the id's), then the user's own keys, or
+// else the key cache's key of the system, set up on first use (req with
+// the system).
+func (r *EngineRunner) circuitKey(ctx context.Context, fp family.Prover, spec Spec, req family.KeyRequest, log io.Writer) (family.Key, error) {
+	if spec.Inputs == nil {
+		return nil, fmt.Errorf("circuit %s: no queue to fetch it from", spec.CircuitID)
+	}
+	c, err := spec.Inputs.Circuit(ctx, spec.CircuitID)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case c.Family != fp.Name():
+		return nil, fmt.Errorf("circuit %s is a %s circuit, not %s", c.ID, c.Family, fp.Name())
+	case c.keys() != spec.Keys:
+		return nil, fmt.Errorf("circuit %s was removed and added again with other keys since the job was submitted", c.ID)
+	}
+	dir := circuitDir(r.KeysDir, c.ID)
+	path, err := fetchCircuitFile(ctx, spec.Inputs, dir, c.CCS)
+	if err != nil {
+		return nil, err
+	}
+	ccs, err := fp.ReadSystem(ctx, path)
+	if err != nil {
+		return nil, fmt.Errorf("circuit %s: %w", c.ID, err)
+	}
+	if req.System, err = family.CompiledSystem(ccs); err != nil {
+		return nil, fmt.Errorf("circuit %s: %w", c.ID, err)
+	}
+	if req.System.Name != c.ID {
+		return nil, fmt.Errorf("circuit %s: its constraint system file %s is system %s", c.ID, path, req.System.Name)
+	}
+	if c.PK == "" {
+		return fp.Setup(ctx, req, log)
+	}
+	pk, err := fetchCircuitFile(ctx, spec.Inputs, dir, c.PK)
+	if err != nil {
+		return nil, err
+	}
+	vk, err := fetchCircuitFile(ctx, spec.Inputs, dir, c.VK)
+	if err != nil {
+		return nil, err
+	}
+	k, err := fp.ReadKeys(ctx, req.System, pk, vk)
+	if err != nil {
+		return nil, fmt.Errorf("circuit %s: %w", c.ID, err)
+	}
+	return k, nil
+}
+
+// fetchCircuitFile returns the path of circuit file name (its kind and
+// SHA-256) in dir, fetching it from in when it is not there: into a
+// temporary file, its SHA-256 checked against its name, synced, then
+// renamed, so that the name holds the whole file or nothing.
+func fetchCircuitFile(ctx context.Context, in JobInputs, dir, name string) (string, error) {
+	path := filepath.Join(dir, name)
+	if st, err := os.Lstat(path); err == nil && st.Mode().IsRegular() {
+		return path, nil
+	}
+	_, digest, _ := strings.Cut(name, ".")
+	if !validDigest(digest) {
+		return "", fmt.Errorf("circuit file %q: not a circuit file's name", name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	f, err := os.CreateTemp(dir, "."+name+".*")
+	if err != nil {
+		return "", err
+	}
+	defer os.Remove(f.Name())
+	h := sha256.New()
+	err = durable.Write(f, func(w io.Writer) error { return in.CircuitFile(ctx, name, io.MultiWriter(w, h)) })
+	if err != nil {
+		return "", err
+	}
+	if got := hex.EncodeToString(h.Sum(nil)); got != digest {
+		return "", fmt.Errorf("circuit file %s: fetched bytes of SHA-256 %s", name, got)
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return "", err
+	}
+	return path, durable.SyncDir(dir)
+}
+
+// circuitJob is the job of spec's witnesses (an added circuit's, in the
+// object store) on key k, each decoded for the key's system: one
+// partition a witness.
+func circuitJob(ctx context.Context, k family.Key, spec Spec) (family.Job, error) {
+	if spec.Inputs == nil {
+		return nil, fmt.Errorf("circuit %s: no queue to fetch the witnesses from", spec.CircuitID)
+	}
+	field := k.System().CCS.Field()
+	ws := make([]witness.Witness, len(spec.Witnesses))
+	for i, name := range spec.Witnesses {
+		data, err := spec.Inputs.Witness(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("witness %d: %w", i, err)
+		}
+		if ws[i], err = family.DecodeWitness(data, field, k.Inputs()); err != nil {
+			return nil, fmt.Errorf("witness %d: %w", i, err)
+		}
+	}
+	return k.NewJob(ws)
 }
 
 // runObserved runs job on e with onEvent told of its events: the engine's
@@ -355,7 +507,7 @@ func (r *EngineRunner) Estimate(spec Spec) (Estimate, error) {
 		devices = max(devices, 1)
 		inFlight := min(n, p.InFlight(devices))
 		perDevice := (inFlight + devices - 1) / devices
-		est.Device, _, _ = de.DeviceMemory(r.Backend.Memory(), keyRequest(spec, r.KeysDir), p.Params, perDevice)
+		est.Device, _, _ = de.DeviceMemory(r.Backend.Memory(), estimateRequest(spec, r.KeysDir), p.Params, perDevice)
 	}
 	return est, nil
 }
@@ -384,7 +536,7 @@ func EstimateHost(spec Spec, keysDir string) (uint64, error) {
 		n = p.Partitions
 	}
 	inFlight := min(n, p.InFlight(p.Devices))
-	req := keyRequest(spec, keysDir)
+	req := estimateRequest(spec, keysDir)
 	if b, _ := admission.HostEstimate(fp, req, []map[string]string{p.Params}, inFlight); b > 0 {
 		return b, nil
 	}
@@ -398,7 +550,7 @@ func EstimateKeyHost(spec Spec, keysDir string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	req := keyRequest(spec, keysDir)
+	req := estimateRequest(spec, keysDir)
 	if b, _ := admission.HostEstimate(fp, req, []map[string]string{p.Params}, 0); b > 0 {
 		return b, nil
 	}
@@ -426,7 +578,7 @@ func (r *EngineRunner) Preload(ctx context.Context, spec Spec) error {
 func (r *EngineRunner) Evict(spec Spec) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	id := keyID{spec.Family, spec.Circuit, spec.Size}
+	id := keyID{spec.Family, spec.Circuit, spec.Size, spec.Keys}
 	_, ok := r.keys[id]
 	delete(r.keys, id)
 	return ok

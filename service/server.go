@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -36,12 +38,21 @@ type ServerConfig struct {
 	// Metrics, when set, count jobs and read the lanes' depths; served on
 	// /metrics behind the same token check.
 	Metrics *Metrics
+	// UploadDir holds the files of an AddCircuit or UploadWitness while
+	// they are checked, each upload in a directory of its own removed
+	// when it ends (default: the system's temporary directory). What a
+	// killed server left there is removed when NewServer starts.
+	UploadDir string
 }
 
 // Server answers the API from the queue's state in JetStream.
 type Server struct {
 	cfg ServerConfig
 	st  *store
+	// checking admits one AddCircuit's check at a time (oneCheck),
+	// reading one uploaded witness's (uploadedWitness), uploads
+	// maxUploads uploads received at once.
+	checking, reading, uploads chan struct{}
 
 	mu          sync.Mutex
 	lastReports []workerReport
@@ -56,7 +67,14 @@ func NewServer(ctx context.Context, nc *nats.Conn, cfg ServerConfig) (*Server, e
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, st: st}
+	s := &Server{cfg: cfg, st: st, checking: make(chan struct{}, 1), reading: make(chan struct{}, 1),
+		uploads: make(chan struct{}, maxUploads)}
+	if cfg.UploadDir != "" {
+		left, _ := filepath.Glob(filepath.Join(cfg.UploadDir, "upload-*"))
+		for _, d := range left {
+			_ = os.RemoveAll(d)
+		}
+	}
 	if m := cfg.Metrics; m != nil {
 		m.mu.Lock()
 		m.lanes = s.laneDepths
@@ -86,7 +104,11 @@ func (s *Server) Handler() http.Handler {
 	}
 	want := s.tokenHash()
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes+64<<10)
+		// The uploads stream files in chunks, each message bounded by
+		// MaxRequestBytes and the whole by what the header declares.
+		if r.URL.Path != prooflanev1connect.ProverServiceAddCircuitProcedure && r.URL.Path != prooflanev1connect.ProverServiceUploadWitnessProcedure {
+			r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes+64<<10)
+		}
 		if !strings.HasPrefix(r.URL.Path, path) && want != nil && !tokenOK(want, r.Header.Get("Authorization")) {
 			w.Header().Set("WWW-Authenticate", "Bearer")
 			http.Error(w, "missing or wrong bearer token", http.StatusUnauthorized)
@@ -150,10 +172,10 @@ func (t tokenInterceptor) WrapStreamingHandler(next connect.StreamingHandlerFunc
 
 func invalid(err error) error { return connect.NewError(connect.CodeInvalidArgument, err) }
 
-// storeError maps a store error: a missing job is NotFound, anything else
-// the queue being unavailable.
+// storeError maps a store error: a missing job or circuit is NotFound,
+// anything else the queue being unavailable.
 func storeError(err error) error {
-	if errors.Is(err, errNoJob) {
+	if errors.Is(err, errNoJob) || errors.Is(err, errNoCircuit) {
 		return connect.NewError(connect.CodeNotFound, err)
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -169,9 +191,10 @@ func checkJobID(id string) error {
 	return nil
 }
 
-// checkSubmit validates a submit request; it changes nothing.
-func checkSubmit(req *pb.SubmitRequest, now time.Time) (Spec, pb.Priority, error) {
-	spec, err := checkSpec(req.Spec)
+// checkSubmit validates a submit request, of added circuit c when its
+// spec names one; it changes nothing.
+func checkSubmit(req *pb.SubmitRequest, now time.Time, c *Circuit) (Spec, pb.Priority, error) {
+	spec, err := checkSpec(req.Spec, c)
 	if err != nil {
 		return Spec{}, 0, err
 	}
@@ -191,15 +214,39 @@ func checkSubmit(req *pb.SubmitRequest, now time.Time) (Spec, pb.Priority, error
 	return spec, prio, nil
 }
 
-// Submit implements the API: the job is on its lane when it returns.
+// Submit implements the API: the job is on its lane when it returns. A
+// job of an added circuit has its witnesses checked against the circuit
+// first, and its inline ones stored (under their SHA-256) once it is
+// admitted.
 func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitRequest]) (*connect.Response[pb.SubmitResponse], error) {
 	now := time.Now()
-	spec, prio, err := checkSubmit(req.Msg, now)
+	var c *Circuit
+	if id := req.Msg.GetSpec().GetCircuitId(); id != "" {
+		if err := checkCircuitID("spec: circuit_id", id); err != nil {
+			return nil, invalid(err)
+		}
+		var err error
+		if c, err = s.st.Circuit(ctx, id); err != nil {
+			return nil, storeError(fmt.Errorf("spec: %w", err))
+		}
+	}
+	spec, prio, err := checkSubmit(req.Msg, now, c)
 	if err != nil {
 		return nil, invalid(err)
 	}
+	var inline map[string][]byte
+	if c != nil {
+		if spec.Witnesses, inline, err = s.jobWitnesses(ctx, c, req.Msg.Spec.Witnesses); err != nil {
+			return nil, err
+		}
+	}
 	if err := s.admit(ctx, "spec", spec, EstimateHost); err != nil {
 		return nil, err
+	}
+	for _, data := range inline {
+		if _, err := s.st.putWitness(ctx, data); err != nil {
+			return nil, storeError(err)
+		}
 	}
 	id := newJobID(req.Msg.IdempotencyKey)
 	r := &record{ID: id, State: pb.JobState_JOB_STATE_QUEUED, Priority: prio, Spec: spec, SpecHash: spec.hash() + LaneName(prio),
@@ -237,11 +284,13 @@ func (s *Server) Submit(ctx context.Context, req *connect.Request[pb.SubmitReque
 		}
 		return connect.NewResponse(&pb.SubmitResponse{JobId: id, Duplicate: true}), nil
 	}
-	if err := s.enqueue(ctx, r); err != nil {
-		// With an idempotency key, a queue that does not answer now (a
-		// cluster electing a leader) leaves the job queued for the
-		// client's retry, which publishes it again; without one, the job
-		// cannot be named again, so it fails.
+	// The record is there: its enqueue does not stop with the caller (a
+	// client's timeout while the queue's stream elects a leader would
+	// fail an accepted job); retry bounds it. With an idempotency key, a
+	// queue that does not answer now leaves the job queued for the
+	// client's retry, which publishes it again; without one, the job
+	// cannot be named again, so it fails.
+	if err := s.enqueue(context.WithoutCancel(ctx), r); err != nil {
 		if req.Msg.IdempotencyKey == "" || !unreachable(err) {
 			_, _ = s.st.update(context.Background(), id, func(r *record) bool {
 				r.State, r.Error = pb.JobState_JOB_STATE_FAILED, "not queued: "+err.Error()
@@ -465,7 +514,7 @@ func checkKey(req *pb.KeyRequest) (Spec, error) {
 	if pipeline == "" {
 		pipeline = "groth16"
 	}
-	return checkSpec(&pb.JobSpec{Pipeline: pipeline, Circuit: req.Circuit, Size: req.Size, Partitions: 1})
+	return checkSpec(&pb.JobSpec{Pipeline: pipeline, Circuit: req.Circuit, Size: req.Size, Partitions: 1}, nil)
 }
 
 // Preload implements the API: every live worker loads the key (making it
@@ -479,10 +528,38 @@ func (s *Server) Evict(ctx context.Context, req *connect.Request[pb.KeyRequest])
 	return s.control(ctx, "evict", req.Msg, 30*time.Second)
 }
 
-func (s *Server) control(ctx context.Context, op string, req *pb.KeyRequest, wait time.Duration) (*connect.Response[pb.KeyResponse], error) {
-	spec, err := checkKey(req)
+// keySpec is the spec of a Preload's or Evict's key: a built-in
+// circuit's (checkKey), or an added circuit's (NotFound naming an
+// unknown id).
+func (s *Server) keySpec(ctx context.Context, req *pb.KeyRequest) (Spec, error) {
+	if req.CircuitId == "" {
+		spec, err := checkKey(req)
+		if err != nil {
+			return Spec{}, invalid(err)
+		}
+		return spec, nil
+	}
+	if req.Circuit != "" || req.Size != 0 {
+		return Spec{}, invalid(fmt.Errorf("circuit %q and size %d name a built-in circuit's key: give circuit_id alone", req.Circuit, req.Size))
+	}
+	if err := checkCircuitID("circuit_id", req.CircuitId); err != nil {
+		return Spec{}, invalid(err)
+	}
+	c, err := s.st.Circuit(ctx, req.CircuitId)
 	if err != nil {
-		return nil, invalid(err)
+		return Spec{}, storeError(err)
+	}
+	spec, err := circuitKeySpec(c, req.Pipeline, "")
+	if err != nil {
+		return Spec{}, invalid(err)
+	}
+	return spec, nil
+}
+
+func (s *Server) control(ctx context.Context, op string, req *pb.KeyRequest, wait time.Duration) (*connect.Response[pb.KeyResponse], error) {
+	spec, err := s.keySpec(ctx, req)
+	if err != nil {
+		return nil, err
 	}
 	if op == "preload" {
 		if err := s.admit(ctx, "preload", spec, EstimateKeyHost); err != nil {

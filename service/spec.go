@@ -7,9 +7,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/prooflane/prooflane/proving"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
-	"github.com/prooflane/prooflane/stages/builtin"
+	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/workloads"
 )
 
@@ -26,6 +25,26 @@ const (
 	MaxIdempotencyKey = 256
 	// MaxListJobs bounds List's jobs.
 	MaxListJobs = 1000
+	// MaxInlineWitnessBytes bounds the witnesses a Submit carries in
+	// itself, together; larger ones go first to UploadWitness.
+	MaxInlineWitnessBytes = 1 << 20
+	// MaxWitnessBytes bounds one witness (8M inputs of 32 bytes), inline
+	// or uploaded.
+	MaxWitnessBytes = 256 << 20
+	// MaxJobWitnessBytes bounds a job's witnesses together.
+	MaxJobWitnessBytes = 4 << 30
+	// MaxCircuitBytes bounds an added circuit's constraint system file:
+	// family.MaxSystemFile, about a 2^28 constraint circuit's.
+	MaxCircuitBytes = family.MaxSystemFile
+	// MaxKeyBytes bounds an added circuit's proving key file; MaxVKBytes
+	// its verifying key file.
+	MaxKeyBytes = 4 * family.MaxSystemFile
+	MaxVKBytes  = 1 << 20
+	// MaxCircuits bounds the circuits added and not removed.
+	MaxCircuits = 1000
+	// ChunkBytes is the size of the chunks the client streams a file in
+	// (AddCircuit, UploadWitness).
+	ChunkBytes = 512 << 10
 )
 
 // Spec is a validated job: what a worker runs.
@@ -33,10 +52,23 @@ type Spec struct {
 	Pipeline     string `json:"pipeline,omitempty"`
 	PipelineYAML string `json:"pipeline_yaml,omitempty"`
 	Family       string `json:"family"`
-	Circuit      string `json:"circuit,omitempty"`
-	Size         int    `json:"size"`
-	Partitions   int    `json:"partitions"`
-	Seed         uint64 `json:"seed"`
+	// Circuit and Size name the key: a built-in circuit and its size, or
+	// an added circuit's id and constraint count.
+	Circuit    string `json:"circuit,omitempty"`
+	Size       int    `json:"size"`
+	Partitions int    `json:"partitions"`
+	Seed       uint64 `json:"seed"`
+	// CircuitID is an added circuit's id (then Circuit too): the job
+	// proves Witnesses, the names of the witnesses in the object store
+	// (the hex SHA-256 of each), one partition each. Keys names the
+	// circuit's own key files (their objects), "" when the workers set
+	// up its keys.
+	CircuitID string   `json:"circuit_id,omitempty"`
+	Witnesses []string `json:"witnesses,omitempty"`
+	Keys      string   `json:"keys,omitempty"`
+	// Inputs is where a runner fetches an added circuit's files and the
+	// job's witnesses: the worker's queue.
+	Inputs JobInputs `json:"-"`
 	// JobID names the job in the engine's errors and events.
 	JobID string `json:"-"`
 	// Priority is the job's priority in the engine's lock queues
@@ -68,11 +100,17 @@ func ParsePriority(s string) (pb.Priority, error) {
 }
 
 // checkSpec validates a submitted spec: its pipeline parses and makes the
-// proofs of one family, the circuit and sizes are in bounds. The error
+// proofs of one family, the circuit and sizes are in bounds; for an added
+// circuit's job (c, the circuit in.CircuitId names; nil when none does),
+// the pipeline is of the circuit's family and the witnesses (checked
+// against the circuit by the caller) are within their bounds. The error
 // names the field.
-func checkSpec(in *pb.JobSpec) (Spec, error) {
+func checkSpec(in *pb.JobSpec, c *Circuit) (Spec, error) {
 	if in == nil {
 		return Spec{}, fmt.Errorf("spec: missing")
+	}
+	if in.CircuitId != "" || len(in.Witnesses) > 0 {
+		return checkCircuitSpec(in, c)
 	}
 	s := Spec{Pipeline: in.Pipeline, PipelineYAML: in.PipelineYaml, Circuit: in.Circuit, Seed: in.Seed}
 	switch {
@@ -86,14 +124,11 @@ func checkSpec(in *pb.JobSpec) (Spec, error) {
 	if s.Pipeline != "" && (strings.ContainsAny(s.Pipeline, "/\\") || strings.HasSuffix(s.Pipeline, ".yaml")) {
 		return Spec{}, fmt.Errorf("spec: pipeline %q: want an embedded pipeline's name (a file's content goes in pipeline_yaml)", s.Pipeline)
 	}
-	p, err := parsePipeline(s)
+	pp, err := specProving(s)
 	if err != nil {
 		return Spec{}, fmt.Errorf("spec: %w", err)
 	}
-	pp, err := proving.Resolve(p, builtin.Families())
-	if err != nil {
-		return Spec{}, fmt.Errorf("spec: %w", err)
-	}
+	p := pp.Pipeline
 	s.Family = pp.Family.Name()
 	s.Partitions = int(in.Partitions)
 	if s.Partitions == 0 {
@@ -120,6 +155,75 @@ func checkSpec(in *pb.JobSpec) (Spec, error) {
 	return s, nil
 }
 
+// checkCircuitSpec validates the spec of a job of added circuit c: the
+// pipeline (the circuit's by default) of its family, the witnesses' count,
+// their inline bytes and upload names within bounds, and none of a
+// built-in circuit's fields.
+func checkCircuitSpec(in *pb.JobSpec, c *Circuit) (Spec, error) {
+	switch {
+	case in.CircuitId == "":
+		return Spec{}, fmt.Errorf("spec: witnesses: for an added circuit: give its circuit_id")
+	case c == nil || c.ID != in.CircuitId:
+		return Spec{}, fmt.Errorf("spec: circuit_id %q: %w", in.CircuitId, errNoCircuit)
+	case in.Circuit != "" || in.Size != 0 || in.Seed != 0:
+		return Spec{}, fmt.Errorf("spec: circuit, size and seed are a built-in circuit's: circuit %s proves its witnesses", c.ID)
+	case in.Pipeline != "" && in.PipelineYaml != "":
+		return Spec{}, fmt.Errorf("spec: pipeline %q and pipeline_yaml both set: want one", in.Pipeline)
+	case len(in.Witnesses) == 0:
+		return Spec{}, fmt.Errorf("spec: witnesses: none; a job of circuit %s proves one witness a partition", c.ID)
+	case len(in.Witnesses) > MaxPartitions:
+		return Spec{}, fmt.Errorf("spec: witnesses: %d, above the limit of %d (one a partition)", len(in.Witnesses), MaxPartitions)
+	case in.Partitions != 0 && int(in.Partitions) != len(in.Witnesses):
+		return Spec{}, fmt.Errorf("spec: partitions %d: a job of circuit %s has one a witness, %d", in.Partitions, c.ID, len(in.Witnesses))
+	}
+	s, err := circuitKeySpec(c, in.Pipeline, in.PipelineYaml)
+	if err != nil {
+		return Spec{}, err
+	}
+	s.Partitions = len(in.Witnesses)
+	inline := 0
+	for i, w := range in.Witnesses {
+		switch src := w.GetSource().(type) {
+		case *pb.Witness_Data:
+			if len(src.Data) > MaxWitnessBytes {
+				return Spec{}, fmt.Errorf("spec: witnesses[%d]: %d bytes, above the limit of %d", i, len(src.Data), MaxWitnessBytes)
+			}
+			inline += len(src.Data)
+		case *pb.Witness_Upload:
+			if !validDigest(src.Upload) {
+				return Spec{}, fmt.Errorf("spec: witnesses[%d]: upload %q: not an UploadWitness answer (64 hex digits)", i, src.Upload)
+			}
+		default:
+			return Spec{}, fmt.Errorf("spec: witnesses[%d]: neither data nor upload", i)
+		}
+	}
+	if inline > MaxInlineWitnessBytes {
+		return Spec{}, fmt.Errorf("spec: witnesses: %d bytes inline, above the limit of %d: upload the larger ones (UploadWitness)", inline, MaxInlineWitnessBytes)
+	}
+	return s, nil
+}
+
+// circuitKeySpec is the spec of circuit c's key: with pipeline (an
+// embedded one's name) or pipelineYAML, or else the circuit's own
+// pipeline, which must make proofs of c's family.
+func circuitKeySpec(c *Circuit, pipeline, pipelineYAML string) (Spec, error) {
+	s := Spec{Pipeline: pipeline, PipelineYAML: pipelineYAML, Circuit: c.ID, Size: c.Constraints, Partitions: 1, CircuitID: c.ID, Keys: c.keys()}
+	if s.Pipeline == "" && s.PipelineYAML == "" {
+		s.Pipeline = c.Pipeline
+	}
+	if s.Pipeline != "" && (strings.ContainsAny(s.Pipeline, "/\\") || strings.HasSuffix(s.Pipeline, ".yaml")) {
+		return Spec{}, fmt.Errorf("spec: pipeline %q: want an embedded pipeline's name (a file's content goes in pipeline_yaml)", s.Pipeline)
+	}
+	pp, err := specProving(s)
+	if err != nil {
+		return Spec{}, fmt.Errorf("spec: %w", err)
+	}
+	if s.Family = pp.Family.Name(); s.Family != c.Family {
+		return Spec{}, fmt.Errorf("spec: pipeline %q makes %s proofs, but circuit %s is a %s circuit", pp.Name, s.Family, c.ID, c.Family)
+	}
+	return s, nil
+}
+
 // hash is the spec's identity for idempotency keys.
 func (s Spec) hash() string {
 	b, _ := json.Marshal(s)
@@ -128,5 +232,10 @@ func (s Spec) hash() string {
 }
 
 func (s Spec) proto() *pb.JobSpec {
-	return &pb.JobSpec{Pipeline: s.Pipeline, PipelineYaml: s.PipelineYAML, Circuit: s.Circuit, Size: uint64(s.Size), Partitions: uint32(s.Partitions), Seed: s.Seed}
+	out := &pb.JobSpec{Pipeline: s.Pipeline, PipelineYaml: s.PipelineYAML, Circuit: s.Circuit, Size: uint64(s.Size),
+		Partitions: uint32(s.Partitions), Seed: s.Seed, CircuitId: s.CircuitID}
+	for _, w := range s.Witnesses {
+		out.Witnesses = append(out.Witnesses, &pb.Witness{Source: &pb.Witness_Upload{Upload: w}})
+	}
+	return out
 }

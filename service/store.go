@@ -23,7 +23,9 @@ import (
 // work-queue consumer each); another the job ids in the order they were
 // submitted (what List pages through, newest first); key-value buckets
 // hold the jobs' records, their results and the workers' reports; an
-// object store holds what is too large for a message.
+// object store holds what is too large for a message and the jobs'
+// witnesses. Added circuits have a bucket and an object store of their
+// own (circuits.go), which keep them until they are removed.
 const (
 	queueStream    = "PROOFLANE_QUEUE"
 	queueSubject   = "prooflane.queue."
@@ -165,10 +167,15 @@ type store struct {
 	results jetstream.KeyValue
 	workers jetstream.KeyValue
 	objects jetstream.ObjectStore
-	submits jetstream.Stream
-	lanes   map[pb.Priority]jetstream.Consumer
-	ackWait time.Duration
-	secret  Secret
+	// circuits and circuitFiles hold the added circuits.
+	circuits     jetstream.KeyValue
+	circuitFiles jetstream.ObjectStore
+	submits      jetstream.Stream
+	lanes        map[pb.Priority]jetstream.Consumer
+	ackWait      time.Duration
+	secret       Secret
+	// retain is how long the objects live (the object store's TTL).
+	retain time.Duration
 }
 
 // openTimeout bounds the opening of the queue: a NATS server without
@@ -288,17 +295,34 @@ func openStoreCtx(ctx context.Context, nc *nats.Conn, cfg QueueConfig) (*store, 
 	if s.workers, err = kv(workersBucket, workerTTL); err != nil {
 		return nil, err
 	}
-	s.objects, err = js.ObjectStore(ctx, objectsBucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		s.objects, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: objectsBucket, Storage: storage, Replicas: replicas, TTL: cfg.Retain})
-		if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
-			s.objects, err = js.ObjectStore(ctx, objectsBucket)
-		}
-		err = placed(err)
+	if s.circuits, err = kv(circuitsBucket, 0); err != nil {
+		return nil, err
 	}
+	objects := func(bucket string, ttl time.Duration) (jetstream.ObjectStore, error) {
+		o, err := js.ObjectStore(ctx, bucket)
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			o, err = js.CreateObjectStore(ctx, jetstream.ObjectStoreConfig{Bucket: bucket, Storage: storage, Replicas: replicas, TTL: ttl})
+			if errors.Is(err, jetstream.ErrBucketExists) || errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				o, err = js.ObjectStore(ctx, bucket)
+			}
+			err = placed(err)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("object store %s: %w", bucket, err)
+		}
+		return o, nil
+	}
+	if s.objects, err = objects(objectsBucket, cfg.Retain); err != nil {
+		return nil, err
+	}
+	if s.circuitFiles, err = objects(circuitFilesBucket, 0); err != nil {
+		return nil, err
+	}
+	st, err := s.objects.Status(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("object store %s: %w", objectsBucket, err)
 	}
+	s.retain = st.TTL()
 	return s, nil
 }
 

@@ -432,7 +432,7 @@ func (w *Worker) handle(ctx context.Context, msg jetstream.Msg) {
 		fail(err)
 		return
 	}
-	spec.Priority = LanePriority(r.Priority)
+	spec.Priority, spec.Inputs = LanePriority(r.Priority), w.st
 	est, err := w.cfg.Runner.Estimate(spec)
 	if err != nil {
 		fail(fmt.Errorf("job %q: %w", id, err))
@@ -719,6 +719,7 @@ func (w *Worker) control(ctx context.Context, m *nats.Msg) {
 			}
 			return // nobody waits for an answer
 		case "preload":
+			c.Spec.Inputs = w.st
 			if err := w.preload(ctx, c); err != nil {
 				reply.Error = err.Error()
 			}

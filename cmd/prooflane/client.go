@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -117,14 +118,14 @@ func (a apiCheck) RoundTrip(r *http.Request) (*http.Response, error) {
 }
 
 // isAPIAnswer reports whether resp is a Connect server's: its procedures
-// answer in Connect's content types (JSON for a unary call's error), and
-// a prooflane API has every procedure this client calls (a 404 is a
-// server without them).
+// answer in Connect's content types (JSON for a unary call's error: a
+// not_found one is a 404 too), and a prooflane API has every procedure
+// this client calls (a plain 404 is a server without them).
 func isAPIAnswer(resp *http.Response) bool {
 	ct := resp.Header.Get("Content-Type")
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
-		return false
+		return strings.HasPrefix(ct, "application/json")
 	case strings.HasPrefix(ct, "application/proto"), strings.HasPrefix(ct, "application/connect+"):
 		return true
 	}
@@ -155,74 +156,141 @@ func rpcError(what string, err error) error {
 	return fmt.Errorf("%s: %w", what, err)
 }
 
-func runSubmit(args []string, stdout, stderr io.Writer) error {
+// submitFlags are submit's flags.
+type submitFlags struct {
+	cf                                 clientFlags
+	af                                 awaitFlags
+	pipeline, circuit, size, circuitID string
+	priority, idem                     string
+	partitions                         int
+	seed                               uint64
+	deadline                           time.Duration
+	await                              bool
+	witnesses                          filesFlag
+}
+
+// parseSubmit parses and checks submit's flags.
+func parseSubmit(args []string, stderr io.Writer) (*flag.FlagSet, *submitFlags, error) {
 	fs := newFlags("submit", "", stderr)
-	var cf clientFlags
-	cf.register(fs)
-	pipeline := fs.String("pipeline", "groth16", "an embedded pipeline's name, or a pipeline file (sent as its content)")
-	circuit := fs.String("circuit", "chain", "the Groth16 circuit (empty for a family without circuits)")
-	size := fs.String("size", "2^12", "about how many constraints (or the family's size): 4096 or 2^12")
-	partitions := fs.Int("partitions", 0, "proofs (default: the pipeline's partitions)")
-	seed := fs.Uint64("seed", 1, "witness seed")
-	priority := fs.String("priority", "normal", "lane: critical, high, normal or low")
-	idem := fs.String("idempotency-key", "", "names the request: submitting it again returns the same job")
-	deadline := fs.Duration("deadline", 0, "fail the job not finished within this long (0: none)")
-	await := fs.Bool("await", false, "wait for the proofs, check them and write them to --out (as await does)")
-	var af awaitFlags
-	af.register(fs, "with --await: directory for the proofs, written as prove writes them")
+	f := &submitFlags{}
+	f.cf.register(fs)
+	fs.StringVar(&f.circuitID, "circuit-id", "", "ID: prove your own circuit, added with prooflane circuits add, with its --witness files")
+	fs.Var(&f.witnesses, "witness", "FILE: a full witness of the --circuit-id circuit (gnark's witness MarshalBinary); one partition each, in order; repeat it")
+	fs.StringVar(&f.pipeline, "pipeline", "", "an embedded pipeline's name, or a pipeline file (sent as its content); default: the --circuit-id circuit's, else groth16")
+	fs.StringVar(&f.circuit, "circuit", "chain", "a built-in circuit, for load tests (empty for a family without circuits)")
+	fs.StringVar(&f.size, "size", "2^12", "the built-in circuit's size: 4096 or 2^12")
+	fs.IntVar(&f.partitions, "partitions", 0, "the built-in circuit's proofs (default: the pipeline's partitions)")
+	fs.Uint64Var(&f.seed, "seed", 1, "the built-in circuit's witness seed")
+	fs.StringVar(&f.priority, "priority", "normal", "lane: critical, high, normal or low")
+	fs.StringVar(&f.idem, "idempotency-key", "", "names the request: submitting it again returns the same job")
+	fs.DurationVar(&f.deadline, "deadline", 0, "fail the job not finished within this long (0: none)")
+	fs.BoolVar(&f.await, "await", false, "wait for the proofs, check them and write them to --out (as await does)")
+	f.af.register(fs, "with --await: directory for the proofs, written as prove writes them")
 	if err := parseFlags(fs, args); err != nil {
-		return err
+		return nil, nil, err
 	}
 	if fs.NArg() != 0 {
-		return usageErrorf(fs, "submit takes no arguments, got %q", fs.Args())
+		return nil, nil, usageErrorf(fs, "submit takes no arguments, got %q", fs.Args())
 	}
 	if err := checkCounts(fs, "partitions"); err != nil {
+		return nil, nil, err
+	}
+	if f.await && f.af.out == "" {
+		return nil, nil, usageErrorf(fs, "--await needs --out")
+	}
+	switch {
+	case f.circuitID == "" && len(f.witnesses) > 0:
+		return nil, nil, usageErrorf(fs, "--witness is for your own circuit: give its id with --circuit-id (prooflane circuits add prints it)")
+	case f.circuitID != "" && len(f.witnesses) == 0:
+		return nil, nil, usageErrorf(fs, "--circuit-id: give the witnesses to prove with --witness FILE (one partition each)")
+	case f.circuitID != "":
+		for _, name := range []string{"circuit", "size", "seed", "partitions"} {
+			if flagGiven(fs, name) {
+				return nil, nil, usageErrorf(fs, "--%s: a built-in circuit's; --circuit-id proves your --witness files", name)
+			}
+		}
+	}
+	return fs, f, nil
+}
+
+// spec is the job the flags submit: the --circuit-id circuit's
+// witnesses (inline, or uploaded first when large: service.Witnesses), or
+// a built-in circuit's partitions from a seed.
+func (f *submitFlags) spec(ctx context.Context, fs *flag.FlagSet, cl prooflanev1connect.ProverServiceClient) (*pb.JobSpec, error) {
+	spec := &pb.JobSpec{CircuitId: f.circuitID}
+	if f.circuitID == "" {
+		n, err := parseSize(f.size)
+		if err != nil {
+			return nil, usageErrorf(fs, "--size: %w", err)
+		}
+		spec = &pb.JobSpec{Circuit: f.circuit, Size: uint64(n), Partitions: uint32(f.partitions), Seed: f.seed}
+		f.pipeline = cmp.Or(f.pipeline, "groth16")
+	}
+	if err := setPipeline(spec, f.pipeline); err != nil {
+		return nil, err
+	}
+	if f.circuitID != "" {
+		ws, err := service.Witnesses(ctx, cl, f.circuitID, f.witnesses)
+		if err != nil {
+			return nil, fmt.Errorf("--witness: %w", err)
+		}
+		spec.Witnesses = ws
+	}
+	return spec, nil
+}
+
+// setPipeline sets spec's pipeline: a file's content, else a name ("" for
+// the circuit's).
+func setPipeline(spec *pb.JobSpec, pipeline string) error {
+	st, err := os.Stat(pipeline)
+	if pipeline == "" || err != nil || st.IsDir() {
+		spec.Pipeline = pipeline
+		return nil
+	}
+	if st.Size() > 1<<20 {
+		return fmt.Errorf("--pipeline %q: %d bytes, over the limit of 1 MiB", pipeline, st.Size())
+	}
+	b, err := regfile.ReadFile(pipeline, 1<<20)
+	if err != nil {
+		return fmt.Errorf("--pipeline: %w", err)
+	}
+	spec.PipelineYaml = string(b)
+	return nil
+}
+
+func runSubmit(args []string, stdout, stderr io.Writer) error {
+	fs, f, err := parseSubmit(args, stderr)
+	if err != nil {
 		return err
 	}
-	n, err := parseSize(*size)
-	if err != nil {
-		return usageErrorf(fs, "--size: %w", err)
-	}
-	prio, err := service.ParsePriority(*priority)
+	prio, err := service.ParsePriority(f.priority)
 	if err != nil {
 		return usageErrorf(fs, "--priority: %w", err)
 	}
-	if *await && af.out == "" {
-		return usageErrorf(fs, "--await needs --out")
-	}
-	spec := &pb.JobSpec{Circuit: *circuit, Size: uint64(n), Partitions: uint32(*partitions), Seed: *seed}
-	if st, err := os.Stat(*pipeline); err == nil && !st.IsDir() {
-		if st.Size() > 1<<20 {
-			return fmt.Errorf("--pipeline %q: %d bytes, over the limit of 1 MiB", *pipeline, st.Size())
-		}
-		b, err := regfile.ReadFile(*pipeline, 1<<20)
-		if err != nil {
-			return fmt.Errorf("--pipeline: %w", err)
-		}
-		spec.PipelineYaml = string(b)
-	} else {
-		spec.Pipeline = *pipeline
-	}
-	req := &pb.SubmitRequest{Spec: spec, Priority: prio, IdempotencyKey: *idem}
-	if *deadline > 0 {
-		req.DeadlineUnixMs = time.Now().Add(*deadline).UnixMilli()
-	}
-	cl, err := cf.client()
+	cl, err := f.cf.client()
 	if err != nil {
 		return err
 	}
 	ctx, stop := signalContext()
 	defer stop()
+	spec, err := f.spec(ctx, fs, cl)
+	if err != nil {
+		return err
+	}
+	req := &pb.SubmitRequest{Spec: spec, Priority: prio, IdempotencyKey: f.idem}
+	if f.deadline > 0 {
+		req.DeadlineUnixMs = time.Now().Add(f.deadline).UnixMilli()
+	}
 	resp, err := cl.Submit(ctx, connect.NewRequest(req))
 	if err != nil {
 		return rpcError("submit", err)
 	}
-	if !*await {
-		cf.print(stdout, resp.Msg, func() { fmt.Fprintln(stdout, resp.Msg.JobId) })
+	if !f.await {
+		f.cf.print(stdout, resp.Msg, func() { fmt.Fprintln(stdout, resp.Msg.JobId) })
 		return nil
 	}
 	fmt.Fprintf(stderr, "prooflane submit: job %s\n", resp.Msg.JobId)
-	return awaitJob(ctx, cl, cf, resp.Msg.JobId, af, stdout, stderr)
+	return awaitJob(ctx, cl, f.cf, resp.Msg.JobId, f.af, stdout, stderr)
 }
 
 func runAwait(args []string, stdout, stderr io.Writer) error {
@@ -382,9 +450,10 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("keys", "[preload|evict]", stderr)
 	var cf clientFlags
 	cf.register(fs)
-	pipeline := fs.String("pipeline", "groth16", "an embedded pipeline of the key's family")
-	circuit := fs.String("circuit", "", "the key's circuit (default: the family's default; none for a family without circuits)")
+	pipeline := fs.String("pipeline", "groth16", "an embedded pipeline of the key's family (with --circuit-id: default the circuit's)")
+	circuit := fs.String("circuit", "", "the key's built-in circuit (default: the family's default; none for a family without circuits)")
 	size := fs.String("size", "2^12", "the key's size: 4096 or 2^12")
+	circuitID := fs.String("circuit-id", "", "ID: the key of your own circuit, added with prooflane circuits add, instead of --circuit and --size")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -398,35 +467,30 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 	ctx, stop := signalContext()
 	defer stop()
 	if fs.NArg() == 0 {
-		resp, err := cl.List(ctx, connect.NewRequest(&pb.ListRequest{Limit: 1}))
+		return listKeys(ctx, cl, cf, stdout)
+	}
+	req := &pb.KeyRequest{Pipeline: *pipeline, Circuit: *circuit, CircuitId: *circuitID}
+	what := *circuitID
+	if *circuitID == "" {
+		n, err := parseSize(*size)
 		if err != nil {
-			return rpcError("keys", err)
+			return usageErrorf(fs, "--size: %w", err)
 		}
-		cf.print(stdout, resp.Msg.Workers, func() {
-			for _, w := range resp.Msg.Workers {
-				for _, k := range w.Keys {
-					fmt.Fprintf(stdout, "worker %s: %s %s/%d (%s)\n", w.Name, k.Family, k.Circuit, k.Size, admission.HumanBytes(k.Bytes))
-				}
-			}
-		})
-		return nil
+		req.Size, what = uint64(n), fmt.Sprintf("%s %s/%d", *pipeline, *circuit, n)
+	} else if err := circuitKeyFlags(fs, req); err != nil {
+		return err
 	}
-	n, err := parseSize(*size)
-	if err != nil {
-		return usageErrorf(fs, "--size: %w", err)
-	}
-	req := connect.NewRequest(&pb.KeyRequest{Pipeline: *pipeline, Circuit: *circuit, Size: uint64(n)})
 	var resp *connect.Response[pb.KeyResponse]
 	if fs.Arg(0) == "preload" {
-		resp, err = cl.Preload(ctx, req)
+		resp, err = cl.Preload(ctx, connect.NewRequest(req))
 	} else {
-		resp, err = cl.Evict(ctx, req)
+		resp, err = cl.Evict(ctx, connect.NewRequest(req))
 	}
 	if err != nil {
 		return rpcError("keys "+fs.Arg(0), err)
 	}
 	cf.print(stdout, resp.Msg, func() {
-		fmt.Fprintf(stdout, "%s %s %s/%d: %d workers done\n", fs.Arg(0), *pipeline, *circuit, n, len(resp.Msg.Workers))
+		fmt.Fprintf(stdout, "%s %s: %d workers done\n", fs.Arg(0), what, len(resp.Msg.Workers))
 		for _, e := range resp.Msg.Errors {
 			fmt.Fprintln(stdout, e)
 		}
@@ -434,5 +498,35 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 	if len(resp.Msg.Errors) > 0 {
 		return errSilent
 	}
+	return nil
+}
+
+// circuitKeyFlags fits req to --circuit-id: no built-in circuit's flags,
+// and the circuit's pipeline unless --pipeline names one.
+func circuitKeyFlags(fs *flag.FlagSet, req *pb.KeyRequest) error {
+	for _, name := range []string{"circuit", "size"} {
+		if flagGiven(fs, name) {
+			return usageErrorf(fs, "--%s: a built-in circuit's; --circuit-id names your circuit's key", name)
+		}
+	}
+	if !flagGiven(fs, "pipeline") {
+		req.Pipeline = ""
+	}
+	return nil
+}
+
+// listKeys prints the keys each worker holds.
+func listKeys(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf clientFlags, stdout io.Writer) error {
+	resp, err := cl.List(ctx, connect.NewRequest(&pb.ListRequest{Limit: 1}))
+	if err != nil {
+		return rpcError("keys", err)
+	}
+	cf.print(stdout, resp.Msg.Workers, func() {
+		for _, w := range resp.Msg.Workers {
+			for _, k := range w.Keys {
+				fmt.Fprintf(stdout, "worker %s: %s %s/%d (%s)\n", w.Name, k.Family, k.Circuit, k.Size, admission.HumanBytes(k.Bytes))
+			}
+		}
+	})
 	return nil
 }

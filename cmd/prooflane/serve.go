@@ -300,7 +300,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	defer metrics.Close()
-	srv, err := service.NewServer(ctx, q.nc, service.ServerConfig{Token: f.token, Secret: q.secret, Queue: qf.config(wf), Metrics: metrics})
+	srv, err := service.NewServer(ctx, q.nc, service.ServerConfig{Token: f.token, Secret: q.secret, Queue: qf.config(wf), Metrics: metrics,
+		UploadDir: filepath.Join(qf.data, "uploads")})
 	if err != nil {
 		return err
 	}

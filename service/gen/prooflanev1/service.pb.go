@@ -143,22 +143,30 @@ func (JobState) EnumDescriptor() ([]byte, []int) {
 	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{1}
 }
 
-// JobSpec says what to prove: one proof per partition.
+// JobSpec says what to prove, one proof per partition: a circuit added
+// with AddCircuit (circuit_id) and the job's witnesses, or a built-in
+// circuit (circuit, size) and partitions whose witnesses come from a seed.
 type JobSpec struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// pipeline names an embedded pipeline (`prooflane pipelines`); or
+	// empty with circuit_id: the pipeline the circuit was added with.
 	Pipeline string `protobuf:"bytes,1,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
 	// pipeline_yaml is a pipeline's YAML (at most 1 MiB).
 	PipelineYaml string `protobuf:"bytes,2,opt,name=pipeline_yaml,json=pipelineYaml,proto3" json:"pipeline_yaml,omitempty"`
-	// circuit is the Groth16 circuit (chain, sha256, mimc); empty for a
-	// family without circuits.
+	// circuit is a built-in circuit (chain, sha256, mimc); empty: chain.
 	Circuit string `protobuf:"bytes,3,opt,name=circuit,proto3" json:"circuit,omitempty"`
-	// size is the circuit's size in constraints (or the family's size).
+	// size is the built-in circuit's size in constraints.
 	Size uint64 `protobuf:"varint,4,opt,name=size,proto3" json:"size,omitempty"`
-	// partitions is the number of proofs; 0 takes the pipeline's.
+	// partitions is the number of proofs; 0 takes the pipeline's (with
+	// circuit_id, the witnesses').
 	Partitions uint32 `protobuf:"varint,5,opt,name=partitions,proto3" json:"partitions,omitempty"`
-	// seed derives each partition's witness.
-	Seed          uint64 `protobuf:"varint,6,opt,name=seed,proto3" json:"seed,omitempty"`
+	// seed derives each partition's witness of a built-in circuit.
+	Seed uint64 `protobuf:"varint,6,opt,name=seed,proto3" json:"seed,omitempty"`
+	// circuit_id names a circuit added with AddCircuit: the job proves
+	// witnesses, one partition each (circuit, size and seed stay unset).
+	CircuitId string `protobuf:"bytes,7,opt,name=circuit_id,json=circuitId,proto3" json:"circuit_id,omitempty"`
+	// witnesses are the circuit's full witnesses, in partition order.
+	Witnesses     []*Witness `protobuf:"bytes,8,rep,name=witnesses,proto3" json:"witnesses,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -235,6 +243,106 @@ func (x *JobSpec) GetSeed() uint64 {
 	return 0
 }
 
+func (x *JobSpec) GetCircuitId() string {
+	if x != nil {
+		return x.CircuitId
+	}
+	return ""
+}
+
+func (x *JobSpec) GetWitnesses() []*Witness {
+	if x != nil {
+		return x.Witnesses
+	}
+	return nil
+}
+
+// Witness is one full witness of a circuit (gnark's witness
+// MarshalBinary: public and secret inputs): its bytes in the request, or
+// the name UploadWitness gave it. The service checks it against the
+// circuit's inputs before the job is queued.
+type Witness struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Source:
+	//
+	//	*Witness_Data
+	//	*Witness_Upload
+	Source        isWitness_Source `protobuf_oneof:"source"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *Witness) Reset() {
+	*x = Witness{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *Witness) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*Witness) ProtoMessage() {}
+
+func (x *Witness) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use Witness.ProtoReflect.Descriptor instead.
+func (*Witness) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *Witness) GetSource() isWitness_Source {
+	if x != nil {
+		return x.Source
+	}
+	return nil
+}
+
+func (x *Witness) GetData() []byte {
+	if x != nil {
+		if x, ok := x.Source.(*Witness_Data); ok {
+			return x.Data
+		}
+	}
+	return nil
+}
+
+func (x *Witness) GetUpload() string {
+	if x != nil {
+		if x, ok := x.Source.(*Witness_Upload); ok {
+			return x.Upload
+		}
+	}
+	return ""
+}
+
+type isWitness_Source interface {
+	isWitness_Source()
+}
+
+type Witness_Data struct {
+	Data []byte `protobuf:"bytes,1,opt,name=data,proto3,oneof"`
+}
+
+type Witness_Upload struct {
+	Upload string `protobuf:"bytes,2,opt,name=upload,proto3,oneof"`
+}
+
+func (*Witness_Data) isWitness_Source() {}
+
+func (*Witness_Upload) isWitness_Source() {}
+
 type SubmitRequest struct {
 	state    protoimpl.MessageState `protogen:"open.v1"`
 	Spec     *JobSpec               `protobuf:"bytes,1,opt,name=spec,proto3" json:"spec,omitempty"`
@@ -250,7 +358,7 @@ type SubmitRequest struct {
 
 func (x *SubmitRequest) Reset() {
 	*x = SubmitRequest{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[1]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -262,7 +370,7 @@ func (x *SubmitRequest) String() string {
 func (*SubmitRequest) ProtoMessage() {}
 
 func (x *SubmitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[1]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -275,7 +383,7 @@ func (x *SubmitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitRequest.ProtoReflect.Descriptor instead.
 func (*SubmitRequest) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{1}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *SubmitRequest) GetSpec() *JobSpec {
@@ -317,7 +425,7 @@ type SubmitResponse struct {
 
 func (x *SubmitResponse) Reset() {
 	*x = SubmitResponse{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[2]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -329,7 +437,7 @@ func (x *SubmitResponse) String() string {
 func (*SubmitResponse) ProtoMessage() {}
 
 func (x *SubmitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[2]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -342,7 +450,7 @@ func (x *SubmitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitResponse.ProtoReflect.Descriptor instead.
 func (*SubmitResponse) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{2}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *SubmitResponse) GetJobId() string {
@@ -388,7 +496,7 @@ type JobStatus struct {
 
 func (x *JobStatus) Reset() {
 	*x = JobStatus{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[3]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -400,7 +508,7 @@ func (x *JobStatus) String() string {
 func (*JobStatus) ProtoMessage() {}
 
 func (x *JobStatus) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[3]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -413,7 +521,7 @@ func (x *JobStatus) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobStatus.ProtoReflect.Descriptor instead.
 func (*JobStatus) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{3}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *JobStatus) GetJobId() string {
@@ -541,7 +649,7 @@ type Proof struct {
 
 func (x *Proof) Reset() {
 	*x = Proof{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[4]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -553,7 +661,7 @@ func (x *Proof) String() string {
 func (*Proof) ProtoMessage() {}
 
 func (x *Proof) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[4]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -566,7 +674,7 @@ func (x *Proof) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Proof.ProtoReflect.Descriptor instead.
 func (*Proof) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{4}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *Proof) GetPartition() uint32 {
@@ -599,7 +707,7 @@ type AwaitRequest struct {
 
 func (x *AwaitRequest) Reset() {
 	*x = AwaitRequest{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[5]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -611,7 +719,7 @@ func (x *AwaitRequest) String() string {
 func (*AwaitRequest) ProtoMessage() {}
 
 func (x *AwaitRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[5]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -624,7 +732,7 @@ func (x *AwaitRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwaitRequest.ProtoReflect.Descriptor instead.
 func (*AwaitRequest) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{5}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *AwaitRequest) GetJobId() string {
@@ -656,7 +764,7 @@ type AwaitResponse struct {
 
 func (x *AwaitResponse) Reset() {
 	*x = AwaitResponse{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[6]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -668,7 +776,7 @@ func (x *AwaitResponse) String() string {
 func (*AwaitResponse) ProtoMessage() {}
 
 func (x *AwaitResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[6]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -681,7 +789,7 @@ func (x *AwaitResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use AwaitResponse.ProtoReflect.Descriptor instead.
 func (*AwaitResponse) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{6}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *AwaitResponse) GetStatus() *JobStatus {
@@ -728,7 +836,7 @@ type CancelRequest struct {
 
 func (x *CancelRequest) Reset() {
 	*x = CancelRequest{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[7]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -740,7 +848,7 @@ func (x *CancelRequest) String() string {
 func (*CancelRequest) ProtoMessage() {}
 
 func (x *CancelRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[7]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -753,7 +861,7 @@ func (x *CancelRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRequest.ProtoReflect.Descriptor instead.
 func (*CancelRequest) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{7}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CancelRequest) GetJobId() string {
@@ -772,7 +880,7 @@ type CancelResponse struct {
 
 func (x *CancelResponse) Reset() {
 	*x = CancelResponse{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[8]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -784,7 +892,7 @@ func (x *CancelResponse) String() string {
 func (*CancelResponse) ProtoMessage() {}
 
 func (x *CancelResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[8]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -797,7 +905,7 @@ func (x *CancelResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelResponse.ProtoReflect.Descriptor instead.
 func (*CancelResponse) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{8}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CancelResponse) GetStatus() *JobStatus {
@@ -816,7 +924,7 @@ type StatusRequest struct {
 
 func (x *StatusRequest) Reset() {
 	*x = StatusRequest{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[9]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -828,7 +936,7 @@ func (x *StatusRequest) String() string {
 func (*StatusRequest) ProtoMessage() {}
 
 func (x *StatusRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[9]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -841,7 +949,7 @@ func (x *StatusRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusRequest.ProtoReflect.Descriptor instead.
 func (*StatusRequest) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{9}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *StatusRequest) GetJobId() string {
@@ -860,7 +968,7 @@ type StatusResponse struct {
 
 func (x *StatusResponse) Reset() {
 	*x = StatusResponse{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[10]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -872,7 +980,7 @@ func (x *StatusResponse) String() string {
 func (*StatusResponse) ProtoMessage() {}
 
 func (x *StatusResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[10]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -885,7 +993,7 @@ func (x *StatusResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use StatusResponse.ProtoReflect.Descriptor instead.
 func (*StatusResponse) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{10}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *StatusResponse) GetStatus() *JobStatus {
@@ -908,7 +1016,7 @@ type ListRequest struct {
 
 func (x *ListRequest) Reset() {
 	*x = ListRequest{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[11]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -920,7 +1028,7 @@ func (x *ListRequest) String() string {
 func (*ListRequest) ProtoMessage() {}
 
 func (x *ListRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[11]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -933,7 +1041,7 @@ func (x *ListRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRequest.ProtoReflect.Descriptor instead.
 func (*ListRequest) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{11}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListRequest) GetLimit() uint32 {
@@ -961,7 +1069,7 @@ type LaneDepth struct {
 
 func (x *LaneDepth) Reset() {
 	*x = LaneDepth{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[12]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -973,7 +1081,7 @@ func (x *LaneDepth) String() string {
 func (*LaneDepth) ProtoMessage() {}
 
 func (x *LaneDepth) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[12]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -986,7 +1094,7 @@ func (x *LaneDepth) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LaneDepth.ProtoReflect.Descriptor instead.
 func (*LaneDepth) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{12}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *LaneDepth) GetPriority() Priority {
@@ -1022,7 +1130,7 @@ type KeyInfo struct {
 
 func (x *KeyInfo) Reset() {
 	*x = KeyInfo{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[13]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1142,7 @@ func (x *KeyInfo) String() string {
 func (*KeyInfo) ProtoMessage() {}
 
 func (x *KeyInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[13]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1155,7 @@ func (x *KeyInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyInfo.ProtoReflect.Descriptor instead.
 func (*KeyInfo) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{13}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *KeyInfo) GetFamily() string {
@@ -1096,7 +1204,7 @@ type WorkerInfo struct {
 
 func (x *WorkerInfo) Reset() {
 	*x = WorkerInfo{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[14]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1108,7 +1216,7 @@ func (x *WorkerInfo) String() string {
 func (*WorkerInfo) ProtoMessage() {}
 
 func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[14]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1121,7 +1229,7 @@ func (x *WorkerInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WorkerInfo.ProtoReflect.Descriptor instead.
 func (*WorkerInfo) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{14}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WorkerInfo) GetName() string {
@@ -1208,7 +1316,7 @@ type ListResponse struct {
 
 func (x *ListResponse) Reset() {
 	*x = ListResponse{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[15]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1220,7 +1328,7 @@ func (x *ListResponse) String() string {
 func (*ListResponse) ProtoMessage() {}
 
 func (x *ListResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[15]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1233,7 +1341,7 @@ func (x *ListResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListResponse.ProtoReflect.Descriptor instead.
 func (*ListResponse) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{15}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListResponse) GetJobs() []*JobStatus {
@@ -1266,17 +1374,20 @@ func (x *ListResponse) GetNextPageToken() string {
 
 type KeyRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// pipeline picks the family (default groth16).
-	Pipeline      string `protobuf:"bytes,1,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
-	Circuit       string `protobuf:"bytes,2,opt,name=circuit,proto3" json:"circuit,omitempty"`
-	Size          uint64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	// pipeline picks the family (default groth16; with circuit_id, the
+	// circuit's).
+	Pipeline string `protobuf:"bytes,1,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
+	Circuit  string `protobuf:"bytes,2,opt,name=circuit,proto3" json:"circuit,omitempty"`
+	Size     uint64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	// circuit_id names an added circuit's key instead of circuit and size.
+	CircuitId     string `protobuf:"bytes,4,opt,name=circuit_id,json=circuitId,proto3" json:"circuit_id,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *KeyRequest) Reset() {
 	*x = KeyRequest{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[16]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1288,7 +1399,7 @@ func (x *KeyRequest) String() string {
 func (*KeyRequest) ProtoMessage() {}
 
 func (x *KeyRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[16]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1301,7 +1412,7 @@ func (x *KeyRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyRequest.ProtoReflect.Descriptor instead.
 func (*KeyRequest) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{16}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *KeyRequest) GetPipeline() string {
@@ -1325,6 +1436,13 @@ func (x *KeyRequest) GetSize() uint64 {
 	return 0
 }
 
+func (x *KeyRequest) GetCircuitId() string {
+	if x != nil {
+		return x.CircuitId
+	}
+	return ""
+}
+
 type KeyResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// workers names the workers that answered.
@@ -1336,7 +1454,7 @@ type KeyResponse struct {
 
 func (x *KeyResponse) Reset() {
 	*x = KeyResponse{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[17]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1348,7 +1466,7 @@ func (x *KeyResponse) String() string {
 func (*KeyResponse) ProtoMessage() {}
 
 func (x *KeyResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[17]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1361,7 +1479,7 @@ func (x *KeyResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use KeyResponse.ProtoReflect.Descriptor instead.
 func (*KeyResponse) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{17}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *KeyResponse) GetWorkers() []string {
@@ -1378,6 +1496,693 @@ func (x *KeyResponse) GetErrors() []string {
 	return nil
 }
 
+// AddCircuitRequest is one message of an AddCircuit stream: the header
+// first, then the files' bytes in chunks of at most 1 MiB: the constraint
+// system's, then the proving key's, then the verifying key's, as many
+// bytes of each as the header says.
+type AddCircuitRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Part:
+	//
+	//	*AddCircuitRequest_Header
+	//	*AddCircuitRequest_Chunk
+	Part          isAddCircuitRequest_Part `protobuf_oneof:"part"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddCircuitRequest) Reset() {
+	*x = AddCircuitRequest{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddCircuitRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddCircuitRequest) ProtoMessage() {}
+
+func (x *AddCircuitRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddCircuitRequest.ProtoReflect.Descriptor instead.
+func (*AddCircuitRequest) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *AddCircuitRequest) GetPart() isAddCircuitRequest_Part {
+	if x != nil {
+		return x.Part
+	}
+	return nil
+}
+
+func (x *AddCircuitRequest) GetHeader() *CircuitHeader {
+	if x != nil {
+		if x, ok := x.Part.(*AddCircuitRequest_Header); ok {
+			return x.Header
+		}
+	}
+	return nil
+}
+
+func (x *AddCircuitRequest) GetChunk() []byte {
+	if x != nil {
+		if x, ok := x.Part.(*AddCircuitRequest_Chunk); ok {
+			return x.Chunk
+		}
+	}
+	return nil
+}
+
+type isAddCircuitRequest_Part interface {
+	isAddCircuitRequest_Part()
+}
+
+type AddCircuitRequest_Header struct {
+	Header *CircuitHeader `protobuf:"bytes,1,opt,name=header,proto3,oneof"`
+}
+
+type AddCircuitRequest_Chunk struct {
+	Chunk []byte `protobuf:"bytes,2,opt,name=chunk,proto3,oneof"`
+}
+
+func (*AddCircuitRequest_Header) isAddCircuitRequest_Part() {}
+
+func (*AddCircuitRequest_Chunk) isAddCircuitRequest_Part() {}
+
+// CircuitHeader says what an AddCircuit stream carries.
+type CircuitHeader struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// pipeline is the circuit's pipeline, which picks its family (default
+	// groth16): its jobs run it unless they name another of the family.
+	Pipeline string `protobuf:"bytes,1,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
+	// ccs_bytes is the constraint system file's size (gnark's WriteTo: an
+	// R1CS for groth16, a SparseR1CS for plonk).
+	CcsBytes uint64 `protobuf:"varint,2,opt,name=ccs_bytes,json=ccsBytes,proto3" json:"ccs_bytes,omitempty"`
+	// pk_bytes and vk_bytes are the user's own key files' sizes (gnark's
+	// WriteTo), both set or both 0: 0 has the workers set up keys.
+	PkBytes       uint64 `protobuf:"varint,3,opt,name=pk_bytes,json=pkBytes,proto3" json:"pk_bytes,omitempty"`
+	VkBytes       uint64 `protobuf:"varint,4,opt,name=vk_bytes,json=vkBytes,proto3" json:"vk_bytes,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CircuitHeader) Reset() {
+	*x = CircuitHeader{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CircuitHeader) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CircuitHeader) ProtoMessage() {}
+
+func (x *CircuitHeader) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CircuitHeader.ProtoReflect.Descriptor instead.
+func (*CircuitHeader) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *CircuitHeader) GetPipeline() string {
+	if x != nil {
+		return x.Pipeline
+	}
+	return ""
+}
+
+func (x *CircuitHeader) GetCcsBytes() uint64 {
+	if x != nil {
+		return x.CcsBytes
+	}
+	return 0
+}
+
+func (x *CircuitHeader) GetPkBytes() uint64 {
+	if x != nil {
+		return x.PkBytes
+	}
+	return 0
+}
+
+func (x *CircuitHeader) GetVkBytes() uint64 {
+	if x != nil {
+		return x.VkBytes
+	}
+	return 0
+}
+
+// CircuitInfo describes an added circuit.
+type CircuitInfo struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// circuit_id is the content hash of the constraint system
+	// ("circuit-" and 16 hex digits): the same system has the same id.
+	CircuitId   string `protobuf:"bytes,1,opt,name=circuit_id,json=circuitId,proto3" json:"circuit_id,omitempty"`
+	Family      string `protobuf:"bytes,2,opt,name=family,proto3" json:"family,omitempty"`
+	Pipeline    string `protobuf:"bytes,3,opt,name=pipeline,proto3" json:"pipeline,omitempty"`
+	Constraints uint64 `protobuf:"varint,4,opt,name=constraints,proto3" json:"constraints,omitempty"`
+	// public_inputs and secret_inputs are a full witness's counts.
+	PublicInputs uint32 `protobuf:"varint,5,opt,name=public_inputs,json=publicInputs,proto3" json:"public_inputs,omitempty"`
+	SecretInputs uint32 `protobuf:"varint,6,opt,name=secret_inputs,json=secretInputs,proto3" json:"secret_inputs,omitempty"`
+	// user_keys is true when the circuit was added with its own keys.
+	UserKeys      bool   `protobuf:"varint,7,opt,name=user_keys,json=userKeys,proto3" json:"user_keys,omitempty"`
+	CcsBytes      uint64 `protobuf:"varint,8,opt,name=ccs_bytes,json=ccsBytes,proto3" json:"ccs_bytes,omitempty"`
+	AddedUnixMs   int64  `protobuf:"varint,9,opt,name=added_unix_ms,json=addedUnixMs,proto3" json:"added_unix_ms,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CircuitInfo) Reset() {
+	*x = CircuitInfo{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CircuitInfo) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CircuitInfo) ProtoMessage() {}
+
+func (x *CircuitInfo) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CircuitInfo.ProtoReflect.Descriptor instead.
+func (*CircuitInfo) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *CircuitInfo) GetCircuitId() string {
+	if x != nil {
+		return x.CircuitId
+	}
+	return ""
+}
+
+func (x *CircuitInfo) GetFamily() string {
+	if x != nil {
+		return x.Family
+	}
+	return ""
+}
+
+func (x *CircuitInfo) GetPipeline() string {
+	if x != nil {
+		return x.Pipeline
+	}
+	return ""
+}
+
+func (x *CircuitInfo) GetConstraints() uint64 {
+	if x != nil {
+		return x.Constraints
+	}
+	return 0
+}
+
+func (x *CircuitInfo) GetPublicInputs() uint32 {
+	if x != nil {
+		return x.PublicInputs
+	}
+	return 0
+}
+
+func (x *CircuitInfo) GetSecretInputs() uint32 {
+	if x != nil {
+		return x.SecretInputs
+	}
+	return 0
+}
+
+func (x *CircuitInfo) GetUserKeys() bool {
+	if x != nil {
+		return x.UserKeys
+	}
+	return false
+}
+
+func (x *CircuitInfo) GetCcsBytes() uint64 {
+	if x != nil {
+		return x.CcsBytes
+	}
+	return 0
+}
+
+func (x *CircuitInfo) GetAddedUnixMs() int64 {
+	if x != nil {
+		return x.AddedUnixMs
+	}
+	return 0
+}
+
+type AddCircuitResponse struct {
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Circuit *CircuitInfo           `protobuf:"bytes,1,opt,name=circuit,proto3" json:"circuit,omitempty"`
+	// duplicate is true when the circuit was added before, with the same
+	// keys: nothing was stored again.
+	Duplicate     bool `protobuf:"varint,2,opt,name=duplicate,proto3" json:"duplicate,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *AddCircuitResponse) Reset() {
+	*x = AddCircuitResponse{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *AddCircuitResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*AddCircuitResponse) ProtoMessage() {}
+
+func (x *AddCircuitResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use AddCircuitResponse.ProtoReflect.Descriptor instead.
+func (*AddCircuitResponse) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *AddCircuitResponse) GetCircuit() *CircuitInfo {
+	if x != nil {
+		return x.Circuit
+	}
+	return nil
+}
+
+func (x *AddCircuitResponse) GetDuplicate() bool {
+	if x != nil {
+		return x.Duplicate
+	}
+	return false
+}
+
+type ListCircuitsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCircuitsRequest) Reset() {
+	*x = ListCircuitsRequest{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCircuitsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCircuitsRequest) ProtoMessage() {}
+
+func (x *ListCircuitsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCircuitsRequest.ProtoReflect.Descriptor instead.
+func (*ListCircuitsRequest) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{23}
+}
+
+type ListCircuitsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Circuits      []*CircuitInfo         `protobuf:"bytes,1,rep,name=circuits,proto3" json:"circuits,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListCircuitsResponse) Reset() {
+	*x = ListCircuitsResponse{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListCircuitsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListCircuitsResponse) ProtoMessage() {}
+
+func (x *ListCircuitsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListCircuitsResponse.ProtoReflect.Descriptor instead.
+func (*ListCircuitsResponse) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *ListCircuitsResponse) GetCircuits() []*CircuitInfo {
+	if x != nil {
+		return x.Circuits
+	}
+	return nil
+}
+
+type RemoveCircuitRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	CircuitId     string                 `protobuf:"bytes,1,opt,name=circuit_id,json=circuitId,proto3" json:"circuit_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveCircuitRequest) Reset() {
+	*x = RemoveCircuitRequest{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveCircuitRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveCircuitRequest) ProtoMessage() {}
+
+func (x *RemoveCircuitRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveCircuitRequest.ProtoReflect.Descriptor instead.
+func (*RemoveCircuitRequest) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *RemoveCircuitRequest) GetCircuitId() string {
+	if x != nil {
+		return x.CircuitId
+	}
+	return ""
+}
+
+type RemoveCircuitResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Circuit       *CircuitInfo           `protobuf:"bytes,1,opt,name=circuit,proto3" json:"circuit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RemoveCircuitResponse) Reset() {
+	*x = RemoveCircuitResponse{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RemoveCircuitResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RemoveCircuitResponse) ProtoMessage() {}
+
+func (x *RemoveCircuitResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RemoveCircuitResponse.ProtoReflect.Descriptor instead.
+func (*RemoveCircuitResponse) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *RemoveCircuitResponse) GetCircuit() *CircuitInfo {
+	if x != nil {
+		return x.Circuit
+	}
+	return nil
+}
+
+// UploadWitnessRequest is one message of an UploadWitness stream: the
+// header first, then the witness's bytes in chunks of at most 1 MiB.
+type UploadWitnessRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Types that are valid to be assigned to Part:
+	//
+	//	*UploadWitnessRequest_Header
+	//	*UploadWitnessRequest_Chunk
+	Part          isUploadWitnessRequest_Part `protobuf_oneof:"part"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UploadWitnessRequest) Reset() {
+	*x = UploadWitnessRequest{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UploadWitnessRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UploadWitnessRequest) ProtoMessage() {}
+
+func (x *UploadWitnessRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UploadWitnessRequest.ProtoReflect.Descriptor instead.
+func (*UploadWitnessRequest) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *UploadWitnessRequest) GetPart() isUploadWitnessRequest_Part {
+	if x != nil {
+		return x.Part
+	}
+	return nil
+}
+
+func (x *UploadWitnessRequest) GetHeader() *WitnessHeader {
+	if x != nil {
+		if x, ok := x.Part.(*UploadWitnessRequest_Header); ok {
+			return x.Header
+		}
+	}
+	return nil
+}
+
+func (x *UploadWitnessRequest) GetChunk() []byte {
+	if x != nil {
+		if x, ok := x.Part.(*UploadWitnessRequest_Chunk); ok {
+			return x.Chunk
+		}
+	}
+	return nil
+}
+
+type isUploadWitnessRequest_Part interface {
+	isUploadWitnessRequest_Part()
+}
+
+type UploadWitnessRequest_Header struct {
+	Header *WitnessHeader `protobuf:"bytes,1,opt,name=header,proto3,oneof"`
+}
+
+type UploadWitnessRequest_Chunk struct {
+	Chunk []byte `protobuf:"bytes,2,opt,name=chunk,proto3,oneof"`
+}
+
+func (*UploadWitnessRequest_Header) isUploadWitnessRequest_Part() {}
+
+func (*UploadWitnessRequest_Chunk) isUploadWitnessRequest_Part() {}
+
+type WitnessHeader struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// circuit_id names the circuit the witness is for.
+	CircuitId string `protobuf:"bytes,1,opt,name=circuit_id,json=circuitId,proto3" json:"circuit_id,omitempty"`
+	// bytes is the witness's size; sha256 its SHA-256 in hex.
+	Bytes         uint64 `protobuf:"varint,2,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	Sha256        string `protobuf:"bytes,3,opt,name=sha256,proto3" json:"sha256,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WitnessHeader) Reset() {
+	*x = WitnessHeader{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WitnessHeader) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WitnessHeader) ProtoMessage() {}
+
+func (x *WitnessHeader) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WitnessHeader.ProtoReflect.Descriptor instead.
+func (*WitnessHeader) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *WitnessHeader) GetCircuitId() string {
+	if x != nil {
+		return x.CircuitId
+	}
+	return ""
+}
+
+func (x *WitnessHeader) GetBytes() uint64 {
+	if x != nil {
+		return x.Bytes
+	}
+	return 0
+}
+
+func (x *WitnessHeader) GetSha256() string {
+	if x != nil {
+		return x.Sha256
+	}
+	return ""
+}
+
+type UploadWitnessResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// upload names the witness in a JobSpec's witnesses (Witness.upload).
+	Upload        string `protobuf:"bytes,1,opt,name=upload,proto3" json:"upload,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UploadWitnessResponse) Reset() {
+	*x = UploadWitnessResponse{}
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[29]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UploadWitnessResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UploadWitnessResponse) ProtoMessage() {}
+
+func (x *UploadWitnessResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[29]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UploadWitnessResponse.ProtoReflect.Descriptor instead.
+func (*UploadWitnessResponse) Descriptor() ([]byte, []int) {
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{29}
+}
+
+func (x *UploadWitnessResponse) GetUpload() string {
+	if x != nil {
+		return x.Upload
+	}
+	return ""
+}
+
 type HealthRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
 	unknownFields protoimpl.UnknownFields
@@ -1386,7 +2191,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[18]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1398,7 +2203,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[18]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1411,7 +2216,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{18}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{30}
 }
 
 type HealthResponse struct {
@@ -1424,7 +2229,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[19]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1436,7 +2241,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_prooflane_service_v1_service_proto_msgTypes[19]
+	mi := &file_prooflane_service_v1_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1449,7 +2254,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{19}
+	return file_prooflane_service_v1_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *HealthResponse) GetServing() bool {
@@ -1470,7 +2275,7 @@ var File_prooflane_service_v1_service_proto protoreflect.FileDescriptor
 
 const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\"prooflane/service/v1/service.proto\x12\x14prooflane.service.v1\"\xac\x01\n" +
+	"\"prooflane/service/v1/service.proto\x12\x14prooflane.service.v1\"\x88\x02\n" +
 	"\aJobSpec\x12\x1a\n" +
 	"\bpipeline\x18\x01 \x01(\tR\bpipeline\x12#\n" +
 	"\rpipeline_yaml\x18\x02 \x01(\tR\fpipelineYaml\x12\x18\n" +
@@ -1479,7 +2284,14 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\n" +
 	"partitions\x18\x05 \x01(\rR\n" +
 	"partitions\x12\x12\n" +
-	"\x04seed\x18\x06 \x01(\x04R\x04seed\"\xd1\x01\n" +
+	"\x04seed\x18\x06 \x01(\x04R\x04seed\x12\x1d\n" +
+	"\n" +
+	"circuit_id\x18\a \x01(\tR\tcircuitId\x12;\n" +
+	"\twitnesses\x18\b \x03(\v2\x1d.prooflane.service.v1.WitnessR\twitnesses\"C\n" +
+	"\aWitness\x12\x14\n" +
+	"\x04data\x18\x01 \x01(\fH\x00R\x04data\x12\x18\n" +
+	"\x06upload\x18\x02 \x01(\tH\x00R\x06uploadB\b\n" +
+	"\x06source\"\xd1\x01\n" +
 	"\rSubmitRequest\x121\n" +
 	"\x04spec\x18\x01 \x01(\v2\x1d.prooflane.service.v1.JobSpecR\x04spec\x12:\n" +
 	"\bpriority\x18\x02 \x01(\x0e2\x1e.prooflane.service.v1.PriorityR\bpriority\x12'\n" +
@@ -1561,15 +2373,59 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\x04jobs\x18\x01 \x03(\v2\x1f.prooflane.service.v1.JobStatusR\x04jobs\x125\n" +
 	"\x05lanes\x18\x02 \x03(\v2\x1f.prooflane.service.v1.LaneDepthR\x05lanes\x12:\n" +
 	"\aworkers\x18\x03 \x03(\v2 .prooflane.service.v1.WorkerInfoR\aworkers\x12&\n" +
-	"\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageToken\"V\n" +
+	"\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageToken\"u\n" +
 	"\n" +
 	"KeyRequest\x12\x1a\n" +
 	"\bpipeline\x18\x01 \x01(\tR\bpipeline\x12\x18\n" +
 	"\acircuit\x18\x02 \x01(\tR\acircuit\x12\x12\n" +
-	"\x04size\x18\x03 \x01(\x04R\x04size\"?\n" +
+	"\x04size\x18\x03 \x01(\x04R\x04size\x12\x1d\n" +
+	"\n" +
+	"circuit_id\x18\x04 \x01(\tR\tcircuitId\"?\n" +
 	"\vKeyResponse\x12\x18\n" +
 	"\aworkers\x18\x01 \x03(\tR\aworkers\x12\x16\n" +
-	"\x06errors\x18\x02 \x03(\tR\x06errors\"\x0f\n" +
+	"\x06errors\x18\x02 \x03(\tR\x06errors\"r\n" +
+	"\x11AddCircuitRequest\x12=\n" +
+	"\x06header\x18\x01 \x01(\v2#.prooflane.service.v1.CircuitHeaderH\x00R\x06header\x12\x16\n" +
+	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunkB\x06\n" +
+	"\x04part\"~\n" +
+	"\rCircuitHeader\x12\x1a\n" +
+	"\bpipeline\x18\x01 \x01(\tR\bpipeline\x12\x1b\n" +
+	"\tccs_bytes\x18\x02 \x01(\x04R\bccsBytes\x12\x19\n" +
+	"\bpk_bytes\x18\x03 \x01(\x04R\apkBytes\x12\x19\n" +
+	"\bvk_bytes\x18\x04 \x01(\x04R\avkBytes\"\xaa\x02\n" +
+	"\vCircuitInfo\x12\x1d\n" +
+	"\n" +
+	"circuit_id\x18\x01 \x01(\tR\tcircuitId\x12\x16\n" +
+	"\x06family\x18\x02 \x01(\tR\x06family\x12\x1a\n" +
+	"\bpipeline\x18\x03 \x01(\tR\bpipeline\x12 \n" +
+	"\vconstraints\x18\x04 \x01(\x04R\vconstraints\x12#\n" +
+	"\rpublic_inputs\x18\x05 \x01(\rR\fpublicInputs\x12#\n" +
+	"\rsecret_inputs\x18\x06 \x01(\rR\fsecretInputs\x12\x1b\n" +
+	"\tuser_keys\x18\a \x01(\bR\buserKeys\x12\x1b\n" +
+	"\tccs_bytes\x18\b \x01(\x04R\bccsBytes\x12\"\n" +
+	"\radded_unix_ms\x18\t \x01(\x03R\vaddedUnixMs\"o\n" +
+	"\x12AddCircuitResponse\x12;\n" +
+	"\acircuit\x18\x01 \x01(\v2!.prooflane.service.v1.CircuitInfoR\acircuit\x12\x1c\n" +
+	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"\x15\n" +
+	"\x13ListCircuitsRequest\"U\n" +
+	"\x14ListCircuitsResponse\x12=\n" +
+	"\bcircuits\x18\x01 \x03(\v2!.prooflane.service.v1.CircuitInfoR\bcircuits\"5\n" +
+	"\x14RemoveCircuitRequest\x12\x1d\n" +
+	"\n" +
+	"circuit_id\x18\x01 \x01(\tR\tcircuitId\"T\n" +
+	"\x15RemoveCircuitResponse\x12;\n" +
+	"\acircuit\x18\x01 \x01(\v2!.prooflane.service.v1.CircuitInfoR\acircuit\"u\n" +
+	"\x14UploadWitnessRequest\x12=\n" +
+	"\x06header\x18\x01 \x01(\v2#.prooflane.service.v1.WitnessHeaderH\x00R\x06header\x12\x16\n" +
+	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunkB\x06\n" +
+	"\x04part\"\\\n" +
+	"\rWitnessHeader\x12\x1d\n" +
+	"\n" +
+	"circuit_id\x18\x01 \x01(\tR\tcircuitId\x12\x14\n" +
+	"\x05bytes\x18\x02 \x01(\x04R\x05bytes\x12\x16\n" +
+	"\x06sha256\x18\x03 \x01(\tR\x06sha256\"/\n" +
+	"\x15UploadWitnessResponse\x12\x16\n" +
+	"\x06upload\x18\x01 \x01(\tR\x06upload\"\x0f\n" +
 	"\rHealthRequest\"D\n" +
 	"\x0eHealthResponse\x12\x18\n" +
 	"\aserving\x18\x01 \x01(\bR\aserving\x12\x18\n" +
@@ -1587,7 +2443,7 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\x11JOB_STATE_RUNNING\x10\x03\x12\x12\n" +
 	"\x0eJOB_STATE_DONE\x10\x04\x12\x14\n" +
 	"\x10JOB_STATE_FAILED\x10\x05\x12\x17\n" +
-	"\x13JOB_STATE_CANCELLED\x10\x062\xa4\x05\n" +
+	"\x13JOB_STATE_CANCELLED\x10\x062\xc4\b\n" +
 	"\rProverService\x12S\n" +
 	"\x06Submit\x12#.prooflane.service.v1.SubmitRequest\x1a$.prooflane.service.v1.SubmitResponse\x12R\n" +
 	"\x05Await\x12\".prooflane.service.v1.AwaitRequest\x1a#.prooflane.service.v1.AwaitResponse0\x01\x12S\n" +
@@ -1596,7 +2452,12 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\x04List\x12!.prooflane.service.v1.ListRequest\x1a\".prooflane.service.v1.ListResponse\x12N\n" +
 	"\aPreload\x12 .prooflane.service.v1.KeyRequest\x1a!.prooflane.service.v1.KeyResponse\x12L\n" +
 	"\x05Evict\x12 .prooflane.service.v1.KeyRequest\x1a!.prooflane.service.v1.KeyResponse\x12S\n" +
-	"\x06Health\x12#.prooflane.service.v1.HealthRequest\x1a$.prooflane.service.v1.HealthResponseBDZBgithub.com/prooflane/prooflane/service/gen/prooflanev1;prooflanev1b\x06proto3"
+	"\x06Health\x12#.prooflane.service.v1.HealthRequest\x1a$.prooflane.service.v1.HealthResponse\x12a\n" +
+	"\n" +
+	"AddCircuit\x12'.prooflane.service.v1.AddCircuitRequest\x1a(.prooflane.service.v1.AddCircuitResponse(\x01\x12e\n" +
+	"\fListCircuits\x12).prooflane.service.v1.ListCircuitsRequest\x1a*.prooflane.service.v1.ListCircuitsResponse\x12h\n" +
+	"\rRemoveCircuit\x12*.prooflane.service.v1.RemoveCircuitRequest\x1a+.prooflane.service.v1.RemoveCircuitResponse\x12j\n" +
+	"\rUploadWitness\x12*.prooflane.service.v1.UploadWitnessRequest\x1a+.prooflane.service.v1.UploadWitnessResponse(\x01BDZBgithub.com/prooflane/prooflane/service/gen/prooflanev1;prooflanev1b\x06proto3"
 
 var (
 	file_prooflane_service_v1_service_proto_rawDescOnce sync.Once
@@ -1611,67 +2472,93 @@ func file_prooflane_service_v1_service_proto_rawDescGZIP() []byte {
 }
 
 var file_prooflane_service_v1_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_prooflane_service_v1_service_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_prooflane_service_v1_service_proto_msgTypes = make([]protoimpl.MessageInfo, 32)
 var file_prooflane_service_v1_service_proto_goTypes = []any{
-	(Priority)(0),          // 0: prooflane.service.v1.Priority
-	(JobState)(0),          // 1: prooflane.service.v1.JobState
-	(*JobSpec)(nil),        // 2: prooflane.service.v1.JobSpec
-	(*SubmitRequest)(nil),  // 3: prooflane.service.v1.SubmitRequest
-	(*SubmitResponse)(nil), // 4: prooflane.service.v1.SubmitResponse
-	(*JobStatus)(nil),      // 5: prooflane.service.v1.JobStatus
-	(*Proof)(nil),          // 6: prooflane.service.v1.Proof
-	(*AwaitRequest)(nil),   // 7: prooflane.service.v1.AwaitRequest
-	(*AwaitResponse)(nil),  // 8: prooflane.service.v1.AwaitResponse
-	(*CancelRequest)(nil),  // 9: prooflane.service.v1.CancelRequest
-	(*CancelResponse)(nil), // 10: prooflane.service.v1.CancelResponse
-	(*StatusRequest)(nil),  // 11: prooflane.service.v1.StatusRequest
-	(*StatusResponse)(nil), // 12: prooflane.service.v1.StatusResponse
-	(*ListRequest)(nil),    // 13: prooflane.service.v1.ListRequest
-	(*LaneDepth)(nil),      // 14: prooflane.service.v1.LaneDepth
-	(*KeyInfo)(nil),        // 15: prooflane.service.v1.KeyInfo
-	(*WorkerInfo)(nil),     // 16: prooflane.service.v1.WorkerInfo
-	(*ListResponse)(nil),   // 17: prooflane.service.v1.ListResponse
-	(*KeyRequest)(nil),     // 18: prooflane.service.v1.KeyRequest
-	(*KeyResponse)(nil),    // 19: prooflane.service.v1.KeyResponse
-	(*HealthRequest)(nil),  // 20: prooflane.service.v1.HealthRequest
-	(*HealthResponse)(nil), // 21: prooflane.service.v1.HealthResponse
+	(Priority)(0),                 // 0: prooflane.service.v1.Priority
+	(JobState)(0),                 // 1: prooflane.service.v1.JobState
+	(*JobSpec)(nil),               // 2: prooflane.service.v1.JobSpec
+	(*Witness)(nil),               // 3: prooflane.service.v1.Witness
+	(*SubmitRequest)(nil),         // 4: prooflane.service.v1.SubmitRequest
+	(*SubmitResponse)(nil),        // 5: prooflane.service.v1.SubmitResponse
+	(*JobStatus)(nil),             // 6: prooflane.service.v1.JobStatus
+	(*Proof)(nil),                 // 7: prooflane.service.v1.Proof
+	(*AwaitRequest)(nil),          // 8: prooflane.service.v1.AwaitRequest
+	(*AwaitResponse)(nil),         // 9: prooflane.service.v1.AwaitResponse
+	(*CancelRequest)(nil),         // 10: prooflane.service.v1.CancelRequest
+	(*CancelResponse)(nil),        // 11: prooflane.service.v1.CancelResponse
+	(*StatusRequest)(nil),         // 12: prooflane.service.v1.StatusRequest
+	(*StatusResponse)(nil),        // 13: prooflane.service.v1.StatusResponse
+	(*ListRequest)(nil),           // 14: prooflane.service.v1.ListRequest
+	(*LaneDepth)(nil),             // 15: prooflane.service.v1.LaneDepth
+	(*KeyInfo)(nil),               // 16: prooflane.service.v1.KeyInfo
+	(*WorkerInfo)(nil),            // 17: prooflane.service.v1.WorkerInfo
+	(*ListResponse)(nil),          // 18: prooflane.service.v1.ListResponse
+	(*KeyRequest)(nil),            // 19: prooflane.service.v1.KeyRequest
+	(*KeyResponse)(nil),           // 20: prooflane.service.v1.KeyResponse
+	(*AddCircuitRequest)(nil),     // 21: prooflane.service.v1.AddCircuitRequest
+	(*CircuitHeader)(nil),         // 22: prooflane.service.v1.CircuitHeader
+	(*CircuitInfo)(nil),           // 23: prooflane.service.v1.CircuitInfo
+	(*AddCircuitResponse)(nil),    // 24: prooflane.service.v1.AddCircuitResponse
+	(*ListCircuitsRequest)(nil),   // 25: prooflane.service.v1.ListCircuitsRequest
+	(*ListCircuitsResponse)(nil),  // 26: prooflane.service.v1.ListCircuitsResponse
+	(*RemoveCircuitRequest)(nil),  // 27: prooflane.service.v1.RemoveCircuitRequest
+	(*RemoveCircuitResponse)(nil), // 28: prooflane.service.v1.RemoveCircuitResponse
+	(*UploadWitnessRequest)(nil),  // 29: prooflane.service.v1.UploadWitnessRequest
+	(*WitnessHeader)(nil),         // 30: prooflane.service.v1.WitnessHeader
+	(*UploadWitnessResponse)(nil), // 31: prooflane.service.v1.UploadWitnessResponse
+	(*HealthRequest)(nil),         // 32: prooflane.service.v1.HealthRequest
+	(*HealthResponse)(nil),        // 33: prooflane.service.v1.HealthResponse
 }
 var file_prooflane_service_v1_service_proto_depIdxs = []int32{
-	2,  // 0: prooflane.service.v1.SubmitRequest.spec:type_name -> prooflane.service.v1.JobSpec
-	0,  // 1: prooflane.service.v1.SubmitRequest.priority:type_name -> prooflane.service.v1.Priority
-	1,  // 2: prooflane.service.v1.JobStatus.state:type_name -> prooflane.service.v1.JobState
-	0,  // 3: prooflane.service.v1.JobStatus.priority:type_name -> prooflane.service.v1.Priority
-	2,  // 4: prooflane.service.v1.JobStatus.spec:type_name -> prooflane.service.v1.JobSpec
-	5,  // 5: prooflane.service.v1.AwaitResponse.status:type_name -> prooflane.service.v1.JobStatus
-	6,  // 6: prooflane.service.v1.AwaitResponse.proofs:type_name -> prooflane.service.v1.Proof
-	5,  // 7: prooflane.service.v1.CancelResponse.status:type_name -> prooflane.service.v1.JobStatus
-	5,  // 8: prooflane.service.v1.StatusResponse.status:type_name -> prooflane.service.v1.JobStatus
-	0,  // 9: prooflane.service.v1.LaneDepth.priority:type_name -> prooflane.service.v1.Priority
-	15, // 10: prooflane.service.v1.WorkerInfo.keys:type_name -> prooflane.service.v1.KeyInfo
-	5,  // 11: prooflane.service.v1.ListResponse.jobs:type_name -> prooflane.service.v1.JobStatus
-	14, // 12: prooflane.service.v1.ListResponse.lanes:type_name -> prooflane.service.v1.LaneDepth
-	16, // 13: prooflane.service.v1.ListResponse.workers:type_name -> prooflane.service.v1.WorkerInfo
-	3,  // 14: prooflane.service.v1.ProverService.Submit:input_type -> prooflane.service.v1.SubmitRequest
-	7,  // 15: prooflane.service.v1.ProverService.Await:input_type -> prooflane.service.v1.AwaitRequest
-	9,  // 16: prooflane.service.v1.ProverService.Cancel:input_type -> prooflane.service.v1.CancelRequest
-	11, // 17: prooflane.service.v1.ProverService.Status:input_type -> prooflane.service.v1.StatusRequest
-	13, // 18: prooflane.service.v1.ProverService.List:input_type -> prooflane.service.v1.ListRequest
-	18, // 19: prooflane.service.v1.ProverService.Preload:input_type -> prooflane.service.v1.KeyRequest
-	18, // 20: prooflane.service.v1.ProverService.Evict:input_type -> prooflane.service.v1.KeyRequest
-	20, // 21: prooflane.service.v1.ProverService.Health:input_type -> prooflane.service.v1.HealthRequest
-	4,  // 22: prooflane.service.v1.ProverService.Submit:output_type -> prooflane.service.v1.SubmitResponse
-	8,  // 23: prooflane.service.v1.ProverService.Await:output_type -> prooflane.service.v1.AwaitResponse
-	10, // 24: prooflane.service.v1.ProverService.Cancel:output_type -> prooflane.service.v1.CancelResponse
-	12, // 25: prooflane.service.v1.ProverService.Status:output_type -> prooflane.service.v1.StatusResponse
-	17, // 26: prooflane.service.v1.ProverService.List:output_type -> prooflane.service.v1.ListResponse
-	19, // 27: prooflane.service.v1.ProverService.Preload:output_type -> prooflane.service.v1.KeyResponse
-	19, // 28: prooflane.service.v1.ProverService.Evict:output_type -> prooflane.service.v1.KeyResponse
-	21, // 29: prooflane.service.v1.ProverService.Health:output_type -> prooflane.service.v1.HealthResponse
-	22, // [22:30] is the sub-list for method output_type
-	14, // [14:22] is the sub-list for method input_type
-	14, // [14:14] is the sub-list for extension type_name
-	14, // [14:14] is the sub-list for extension extendee
-	0,  // [0:14] is the sub-list for field type_name
+	3,  // 0: prooflane.service.v1.JobSpec.witnesses:type_name -> prooflane.service.v1.Witness
+	2,  // 1: prooflane.service.v1.SubmitRequest.spec:type_name -> prooflane.service.v1.JobSpec
+	0,  // 2: prooflane.service.v1.SubmitRequest.priority:type_name -> prooflane.service.v1.Priority
+	1,  // 3: prooflane.service.v1.JobStatus.state:type_name -> prooflane.service.v1.JobState
+	0,  // 4: prooflane.service.v1.JobStatus.priority:type_name -> prooflane.service.v1.Priority
+	2,  // 5: prooflane.service.v1.JobStatus.spec:type_name -> prooflane.service.v1.JobSpec
+	6,  // 6: prooflane.service.v1.AwaitResponse.status:type_name -> prooflane.service.v1.JobStatus
+	7,  // 7: prooflane.service.v1.AwaitResponse.proofs:type_name -> prooflane.service.v1.Proof
+	6,  // 8: prooflane.service.v1.CancelResponse.status:type_name -> prooflane.service.v1.JobStatus
+	6,  // 9: prooflane.service.v1.StatusResponse.status:type_name -> prooflane.service.v1.JobStatus
+	0,  // 10: prooflane.service.v1.LaneDepth.priority:type_name -> prooflane.service.v1.Priority
+	16, // 11: prooflane.service.v1.WorkerInfo.keys:type_name -> prooflane.service.v1.KeyInfo
+	6,  // 12: prooflane.service.v1.ListResponse.jobs:type_name -> prooflane.service.v1.JobStatus
+	15, // 13: prooflane.service.v1.ListResponse.lanes:type_name -> prooflane.service.v1.LaneDepth
+	17, // 14: prooflane.service.v1.ListResponse.workers:type_name -> prooflane.service.v1.WorkerInfo
+	22, // 15: prooflane.service.v1.AddCircuitRequest.header:type_name -> prooflane.service.v1.CircuitHeader
+	23, // 16: prooflane.service.v1.AddCircuitResponse.circuit:type_name -> prooflane.service.v1.CircuitInfo
+	23, // 17: prooflane.service.v1.ListCircuitsResponse.circuits:type_name -> prooflane.service.v1.CircuitInfo
+	23, // 18: prooflane.service.v1.RemoveCircuitResponse.circuit:type_name -> prooflane.service.v1.CircuitInfo
+	30, // 19: prooflane.service.v1.UploadWitnessRequest.header:type_name -> prooflane.service.v1.WitnessHeader
+	4,  // 20: prooflane.service.v1.ProverService.Submit:input_type -> prooflane.service.v1.SubmitRequest
+	8,  // 21: prooflane.service.v1.ProverService.Await:input_type -> prooflane.service.v1.AwaitRequest
+	10, // 22: prooflane.service.v1.ProverService.Cancel:input_type -> prooflane.service.v1.CancelRequest
+	12, // 23: prooflane.service.v1.ProverService.Status:input_type -> prooflane.service.v1.StatusRequest
+	14, // 24: prooflane.service.v1.ProverService.List:input_type -> prooflane.service.v1.ListRequest
+	19, // 25: prooflane.service.v1.ProverService.Preload:input_type -> prooflane.service.v1.KeyRequest
+	19, // 26: prooflane.service.v1.ProverService.Evict:input_type -> prooflane.service.v1.KeyRequest
+	32, // 27: prooflane.service.v1.ProverService.Health:input_type -> prooflane.service.v1.HealthRequest
+	21, // 28: prooflane.service.v1.ProverService.AddCircuit:input_type -> prooflane.service.v1.AddCircuitRequest
+	25, // 29: prooflane.service.v1.ProverService.ListCircuits:input_type -> prooflane.service.v1.ListCircuitsRequest
+	27, // 30: prooflane.service.v1.ProverService.RemoveCircuit:input_type -> prooflane.service.v1.RemoveCircuitRequest
+	29, // 31: prooflane.service.v1.ProverService.UploadWitness:input_type -> prooflane.service.v1.UploadWitnessRequest
+	5,  // 32: prooflane.service.v1.ProverService.Submit:output_type -> prooflane.service.v1.SubmitResponse
+	9,  // 33: prooflane.service.v1.ProverService.Await:output_type -> prooflane.service.v1.AwaitResponse
+	11, // 34: prooflane.service.v1.ProverService.Cancel:output_type -> prooflane.service.v1.CancelResponse
+	13, // 35: prooflane.service.v1.ProverService.Status:output_type -> prooflane.service.v1.StatusResponse
+	18, // 36: prooflane.service.v1.ProverService.List:output_type -> prooflane.service.v1.ListResponse
+	20, // 37: prooflane.service.v1.ProverService.Preload:output_type -> prooflane.service.v1.KeyResponse
+	20, // 38: prooflane.service.v1.ProverService.Evict:output_type -> prooflane.service.v1.KeyResponse
+	33, // 39: prooflane.service.v1.ProverService.Health:output_type -> prooflane.service.v1.HealthResponse
+	24, // 40: prooflane.service.v1.ProverService.AddCircuit:output_type -> prooflane.service.v1.AddCircuitResponse
+	26, // 41: prooflane.service.v1.ProverService.ListCircuits:output_type -> prooflane.service.v1.ListCircuitsResponse
+	28, // 42: prooflane.service.v1.ProverService.RemoveCircuit:output_type -> prooflane.service.v1.RemoveCircuitResponse
+	31, // 43: prooflane.service.v1.ProverService.UploadWitness:output_type -> prooflane.service.v1.UploadWitnessResponse
+	32, // [32:44] is the sub-list for method output_type
+	20, // [20:32] is the sub-list for method input_type
+	20, // [20:20] is the sub-list for extension type_name
+	20, // [20:20] is the sub-list for extension extendee
+	0,  // [0:20] is the sub-list for field type_name
 }
 
 func init() { file_prooflane_service_v1_service_proto_init() }
@@ -1679,13 +2566,25 @@ func file_prooflane_service_v1_service_proto_init() {
 	if File_prooflane_service_v1_service_proto != nil {
 		return
 	}
+	file_prooflane_service_v1_service_proto_msgTypes[1].OneofWrappers = []any{
+		(*Witness_Data)(nil),
+		(*Witness_Upload)(nil),
+	}
+	file_prooflane_service_v1_service_proto_msgTypes[19].OneofWrappers = []any{
+		(*AddCircuitRequest_Header)(nil),
+		(*AddCircuitRequest_Chunk)(nil),
+	}
+	file_prooflane_service_v1_service_proto_msgTypes[27].OneofWrappers = []any{
+		(*UploadWitnessRequest_Header)(nil),
+		(*UploadWitnessRequest_Chunk)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_prooflane_service_v1_service_proto_rawDesc), len(file_prooflane_service_v1_service_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   20,
+			NumMessages:   32,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -53,6 +53,18 @@ const (
 	ProverServiceEvictProcedure = "/prooflane.service.v1.ProverService/Evict"
 	// ProverServiceHealthProcedure is the fully-qualified name of the ProverService's Health RPC.
 	ProverServiceHealthProcedure = "/prooflane.service.v1.ProverService/Health"
+	// ProverServiceAddCircuitProcedure is the fully-qualified name of the ProverService's AddCircuit
+	// RPC.
+	ProverServiceAddCircuitProcedure = "/prooflane.service.v1.ProverService/AddCircuit"
+	// ProverServiceListCircuitsProcedure is the fully-qualified name of the ProverService's
+	// ListCircuits RPC.
+	ProverServiceListCircuitsProcedure = "/prooflane.service.v1.ProverService/ListCircuits"
+	// ProverServiceRemoveCircuitProcedure is the fully-qualified name of the ProverService's
+	// RemoveCircuit RPC.
+	ProverServiceRemoveCircuitProcedure = "/prooflane.service.v1.ProverService/RemoveCircuit"
+	// ProverServiceUploadWitnessProcedure is the fully-qualified name of the ProverService's
+	// UploadWitness RPC.
+	ProverServiceUploadWitnessProcedure = "/prooflane.service.v1.ProverService/UploadWitness"
 )
 
 // ProverServiceClient is a client for the prooflane.service.v1.ProverService service.
@@ -65,6 +77,13 @@ type ProverServiceClient interface {
 	Preload(context.Context, *connect.Request[prooflanev1.KeyRequest]) (*connect.Response[prooflanev1.KeyResponse], error)
 	Evict(context.Context, *connect.Request[prooflanev1.KeyRequest]) (*connect.Response[prooflanev1.KeyResponse], error)
 	Health(context.Context, *connect.Request[prooflanev1.HealthRequest]) (*connect.Response[prooflanev1.HealthResponse], error)
+	// AddCircuit registers a user's circuit once its constraint system
+	// decodes within the family's bounds and its keys (if given) match it.
+	AddCircuit(context.Context) *connect.ClientStreamForClient[prooflanev1.AddCircuitRequest, prooflanev1.AddCircuitResponse]
+	ListCircuits(context.Context, *connect.Request[prooflanev1.ListCircuitsRequest]) (*connect.Response[prooflanev1.ListCircuitsResponse], error)
+	RemoveCircuit(context.Context, *connect.Request[prooflanev1.RemoveCircuitRequest]) (*connect.Response[prooflanev1.RemoveCircuitResponse], error)
+	// UploadWitness stores a witness too large to send in a Submit.
+	UploadWitness(context.Context) *connect.ClientStreamForClient[prooflanev1.UploadWitnessRequest, prooflanev1.UploadWitnessResponse]
 }
 
 // NewProverServiceClient constructs a client for the prooflane.service.v1.ProverService service. By
@@ -126,19 +145,47 @@ func NewProverServiceClient(httpClient connect.HTTPClient, baseURL string, opts 
 			connect.WithSchema(proverServiceMethods.ByName("Health")),
 			connect.WithClientOptions(opts...),
 		),
+		addCircuit: connect.NewClient[prooflanev1.AddCircuitRequest, prooflanev1.AddCircuitResponse](
+			httpClient,
+			baseURL+ProverServiceAddCircuitProcedure,
+			connect.WithSchema(proverServiceMethods.ByName("AddCircuit")),
+			connect.WithClientOptions(opts...),
+		),
+		listCircuits: connect.NewClient[prooflanev1.ListCircuitsRequest, prooflanev1.ListCircuitsResponse](
+			httpClient,
+			baseURL+ProverServiceListCircuitsProcedure,
+			connect.WithSchema(proverServiceMethods.ByName("ListCircuits")),
+			connect.WithClientOptions(opts...),
+		),
+		removeCircuit: connect.NewClient[prooflanev1.RemoveCircuitRequest, prooflanev1.RemoveCircuitResponse](
+			httpClient,
+			baseURL+ProverServiceRemoveCircuitProcedure,
+			connect.WithSchema(proverServiceMethods.ByName("RemoveCircuit")),
+			connect.WithClientOptions(opts...),
+		),
+		uploadWitness: connect.NewClient[prooflanev1.UploadWitnessRequest, prooflanev1.UploadWitnessResponse](
+			httpClient,
+			baseURL+ProverServiceUploadWitnessProcedure,
+			connect.WithSchema(proverServiceMethods.ByName("UploadWitness")),
+			connect.WithClientOptions(opts...),
+		),
 	}
 }
 
 // proverServiceClient implements ProverServiceClient.
 type proverServiceClient struct {
-	submit  *connect.Client[prooflanev1.SubmitRequest, prooflanev1.SubmitResponse]
-	await   *connect.Client[prooflanev1.AwaitRequest, prooflanev1.AwaitResponse]
-	cancel  *connect.Client[prooflanev1.CancelRequest, prooflanev1.CancelResponse]
-	status  *connect.Client[prooflanev1.StatusRequest, prooflanev1.StatusResponse]
-	list    *connect.Client[prooflanev1.ListRequest, prooflanev1.ListResponse]
-	preload *connect.Client[prooflanev1.KeyRequest, prooflanev1.KeyResponse]
-	evict   *connect.Client[prooflanev1.KeyRequest, prooflanev1.KeyResponse]
-	health  *connect.Client[prooflanev1.HealthRequest, prooflanev1.HealthResponse]
+	submit        *connect.Client[prooflanev1.SubmitRequest, prooflanev1.SubmitResponse]
+	await         *connect.Client[prooflanev1.AwaitRequest, prooflanev1.AwaitResponse]
+	cancel        *connect.Client[prooflanev1.CancelRequest, prooflanev1.CancelResponse]
+	status        *connect.Client[prooflanev1.StatusRequest, prooflanev1.StatusResponse]
+	list          *connect.Client[prooflanev1.ListRequest, prooflanev1.ListResponse]
+	preload       *connect.Client[prooflanev1.KeyRequest, prooflanev1.KeyResponse]
+	evict         *connect.Client[prooflanev1.KeyRequest, prooflanev1.KeyResponse]
+	health        *connect.Client[prooflanev1.HealthRequest, prooflanev1.HealthResponse]
+	addCircuit    *connect.Client[prooflanev1.AddCircuitRequest, prooflanev1.AddCircuitResponse]
+	listCircuits  *connect.Client[prooflanev1.ListCircuitsRequest, prooflanev1.ListCircuitsResponse]
+	removeCircuit *connect.Client[prooflanev1.RemoveCircuitRequest, prooflanev1.RemoveCircuitResponse]
+	uploadWitness *connect.Client[prooflanev1.UploadWitnessRequest, prooflanev1.UploadWitnessResponse]
 }
 
 // Submit calls prooflane.service.v1.ProverService.Submit.
@@ -181,6 +228,26 @@ func (c *proverServiceClient) Health(ctx context.Context, req *connect.Request[p
 	return c.health.CallUnary(ctx, req)
 }
 
+// AddCircuit calls prooflane.service.v1.ProverService.AddCircuit.
+func (c *proverServiceClient) AddCircuit(ctx context.Context) *connect.ClientStreamForClient[prooflanev1.AddCircuitRequest, prooflanev1.AddCircuitResponse] {
+	return c.addCircuit.CallClientStream(ctx)
+}
+
+// ListCircuits calls prooflane.service.v1.ProverService.ListCircuits.
+func (c *proverServiceClient) ListCircuits(ctx context.Context, req *connect.Request[prooflanev1.ListCircuitsRequest]) (*connect.Response[prooflanev1.ListCircuitsResponse], error) {
+	return c.listCircuits.CallUnary(ctx, req)
+}
+
+// RemoveCircuit calls prooflane.service.v1.ProverService.RemoveCircuit.
+func (c *proverServiceClient) RemoveCircuit(ctx context.Context, req *connect.Request[prooflanev1.RemoveCircuitRequest]) (*connect.Response[prooflanev1.RemoveCircuitResponse], error) {
+	return c.removeCircuit.CallUnary(ctx, req)
+}
+
+// UploadWitness calls prooflane.service.v1.ProverService.UploadWitness.
+func (c *proverServiceClient) UploadWitness(ctx context.Context) *connect.ClientStreamForClient[prooflanev1.UploadWitnessRequest, prooflanev1.UploadWitnessResponse] {
+	return c.uploadWitness.CallClientStream(ctx)
+}
+
 // ProverServiceHandler is an implementation of the prooflane.service.v1.ProverService service.
 type ProverServiceHandler interface {
 	Submit(context.Context, *connect.Request[prooflanev1.SubmitRequest]) (*connect.Response[prooflanev1.SubmitResponse], error)
@@ -191,6 +258,13 @@ type ProverServiceHandler interface {
 	Preload(context.Context, *connect.Request[prooflanev1.KeyRequest]) (*connect.Response[prooflanev1.KeyResponse], error)
 	Evict(context.Context, *connect.Request[prooflanev1.KeyRequest]) (*connect.Response[prooflanev1.KeyResponse], error)
 	Health(context.Context, *connect.Request[prooflanev1.HealthRequest]) (*connect.Response[prooflanev1.HealthResponse], error)
+	// AddCircuit registers a user's circuit once its constraint system
+	// decodes within the family's bounds and its keys (if given) match it.
+	AddCircuit(context.Context, *connect.ClientStream[prooflanev1.AddCircuitRequest]) (*connect.Response[prooflanev1.AddCircuitResponse], error)
+	ListCircuits(context.Context, *connect.Request[prooflanev1.ListCircuitsRequest]) (*connect.Response[prooflanev1.ListCircuitsResponse], error)
+	RemoveCircuit(context.Context, *connect.Request[prooflanev1.RemoveCircuitRequest]) (*connect.Response[prooflanev1.RemoveCircuitResponse], error)
+	// UploadWitness stores a witness too large to send in a Submit.
+	UploadWitness(context.Context, *connect.ClientStream[prooflanev1.UploadWitnessRequest]) (*connect.Response[prooflanev1.UploadWitnessResponse], error)
 }
 
 // NewProverServiceHandler builds an HTTP handler from the service implementation. It returns the
@@ -248,6 +322,30 @@ func NewProverServiceHandler(svc ProverServiceHandler, opts ...connect.HandlerOp
 		connect.WithSchema(proverServiceMethods.ByName("Health")),
 		connect.WithHandlerOptions(opts...),
 	)
+	proverServiceAddCircuitHandler := connect.NewClientStreamHandler(
+		ProverServiceAddCircuitProcedure,
+		svc.AddCircuit,
+		connect.WithSchema(proverServiceMethods.ByName("AddCircuit")),
+		connect.WithHandlerOptions(opts...),
+	)
+	proverServiceListCircuitsHandler := connect.NewUnaryHandler(
+		ProverServiceListCircuitsProcedure,
+		svc.ListCircuits,
+		connect.WithSchema(proverServiceMethods.ByName("ListCircuits")),
+		connect.WithHandlerOptions(opts...),
+	)
+	proverServiceRemoveCircuitHandler := connect.NewUnaryHandler(
+		ProverServiceRemoveCircuitProcedure,
+		svc.RemoveCircuit,
+		connect.WithSchema(proverServiceMethods.ByName("RemoveCircuit")),
+		connect.WithHandlerOptions(opts...),
+	)
+	proverServiceUploadWitnessHandler := connect.NewClientStreamHandler(
+		ProverServiceUploadWitnessProcedure,
+		svc.UploadWitness,
+		connect.WithSchema(proverServiceMethods.ByName("UploadWitness")),
+		connect.WithHandlerOptions(opts...),
+	)
 	return "/prooflane.service.v1.ProverService/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case ProverServiceSubmitProcedure:
@@ -266,6 +364,14 @@ func NewProverServiceHandler(svc ProverServiceHandler, opts ...connect.HandlerOp
 			proverServiceEvictHandler.ServeHTTP(w, r)
 		case ProverServiceHealthProcedure:
 			proverServiceHealthHandler.ServeHTTP(w, r)
+		case ProverServiceAddCircuitProcedure:
+			proverServiceAddCircuitHandler.ServeHTTP(w, r)
+		case ProverServiceListCircuitsProcedure:
+			proverServiceListCircuitsHandler.ServeHTTP(w, r)
+		case ProverServiceRemoveCircuitProcedure:
+			proverServiceRemoveCircuitHandler.ServeHTTP(w, r)
+		case ProverServiceUploadWitnessProcedure:
+			proverServiceUploadWitnessHandler.ServeHTTP(w, r)
 		default:
 			http.NotFound(w, r)
 		}
@@ -305,4 +411,20 @@ func (UnimplementedProverServiceHandler) Evict(context.Context, *connect.Request
 
 func (UnimplementedProverServiceHandler) Health(context.Context, *connect.Request[prooflanev1.HealthRequest]) (*connect.Response[prooflanev1.HealthResponse], error) {
 	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("prooflane.service.v1.ProverService.Health is not implemented"))
+}
+
+func (UnimplementedProverServiceHandler) AddCircuit(context.Context, *connect.ClientStream[prooflanev1.AddCircuitRequest]) (*connect.Response[prooflanev1.AddCircuitResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("prooflane.service.v1.ProverService.AddCircuit is not implemented"))
+}
+
+func (UnimplementedProverServiceHandler) ListCircuits(context.Context, *connect.Request[prooflanev1.ListCircuitsRequest]) (*connect.Response[prooflanev1.ListCircuitsResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("prooflane.service.v1.ProverService.ListCircuits is not implemented"))
+}
+
+func (UnimplementedProverServiceHandler) RemoveCircuit(context.Context, *connect.Request[prooflanev1.RemoveCircuitRequest]) (*connect.Response[prooflanev1.RemoveCircuitResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("prooflane.service.v1.ProverService.RemoveCircuit is not implemented"))
+}
+
+func (UnimplementedProverServiceHandler) UploadWitness(context.Context, *connect.ClientStream[prooflanev1.UploadWitnessRequest]) (*connect.Response[prooflanev1.UploadWitnessResponse], error) {
+	return nil, connect.NewError(connect.CodeUnimplemented, errors.New("prooflane.service.v1.ProverService.UploadWitness is not implemented"))
 }
