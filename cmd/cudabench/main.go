@@ -6,9 +6,10 @@
 //	go build -tags cuda -o bin/cudabench ./cmd/cudabench
 //	bin/cudabench -cpu=true
 //
-// The kernels' options (cuda.Options) are its flags -msmc, -accum,
-// -affinemax, -affinelevels, -sumthreads and -profile; it reads no
-// environment. It imports no stage package: its references are
+// -curve picks the curve whose kernels it times (bls12-381, the default,
+// or bn254; -fpmul is BLS12-381's Fp alone). The kernels' options
+// (cuda.Options) are its flags -msmc, -accum, -affinemax, -affinelevels,
+// -sumthreads and -profile; it reads no environment. It imports no stage package: its references are
 // gnark-crypto's and internal/ref's.
 package main
 
