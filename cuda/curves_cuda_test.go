@@ -165,7 +165,8 @@ func testCurveNTT[F ~[4]uint64, D any, PF elem[F]](t *testing.T, f *Field[F, D],
 }
 
 // TestCurvesRefuseOtherCurves: a vector of one curve in another curve's
-// operations is an error, not a result.
+// operations, or a domain that is no domain of the field, is an error,
+// not a result.
 func TestCurvesRefuseOtherCurves(t *testing.T) {
 	s := stream(t)
 	r := rng(t)
@@ -182,6 +183,13 @@ func TestCurvesRefuseOtherCurves(t *testing.T) {
 	}
 	if err := s.Download(make([]blsfr.Element, 16), bnV); err == nil {
 		t.Error("a bls12-381 download of a bn254 vector: no error")
+	}
+	// a domain whose omega is not of order n (here 1) is refused by the
+	// kernels, not transformed
+	bad := bnfft.NewDomain(16)
+	bad.Generator.SetOne()
+	if err := BN254Fr.FFT(s, bnV, bad, true, false); err == nil {
+		t.Error("an ntt over a domain whose omega is 1: no error")
 	}
 	b, err := BN254G1.Load(device(t), "test-refuse", ref.Points(r, ref.BN254G1, 16, 0))
 	if err != nil {

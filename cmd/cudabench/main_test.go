@@ -226,6 +226,19 @@ func testDump[F ~[4]uint64, D, A1, J1, A2, J2 any, PF bigScalar[F], PJ1 hostJac[
 		t.Errorf("%d rows MATCH, want %d", got, rows)
 	}
 
+	// results of the other curve: the harness refuses the dump
+	other := cuda.BN254
+	if crv == cuda.BN254 {
+		other = cuda.BLS12381
+	}
+	wrong := filepath.Join(dir, "other-curve.txt")
+	if err := writeWhole(wrong, []byte(strings.Join(append([]string{curveLine(other)}, lines[1:]...), "\n")+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, "--selftest", dir, wrong).CombinedOutput(); err == nil || !strings.Contains(string(out), "this harness is "+crv.String()) {
+		t.Errorf("%s --selftest on results of %s: %v, %s; want a refusal naming both curves", bin, other, err, out)
+	}
+
 	// The checks bite: a scalar off by one, an NTT output element changed
 	// (all four orders' expectations come from it) and a G2 point off the
 	// curve are six rows that do not match.
