@@ -55,15 +55,27 @@ func Devices() ([]DeviceInfo, error) {
 	return out, nil
 }
 
-// Device is one GPU with its resident bases.
+// Device is one GPU with its resident bases, of any group of any curve.
 type Device struct {
 	index int
 	opts  Options
 
 	mu     sync.Mutex
-	g1     map[string]*G1Bases
-	g2     map[string]*G2Bases
+	bases  map[basesKey]resident
 	closed bool
+}
+
+// resident is a *Bases[A] of any point type A.
+type resident interface{ base() *bases }
+
+func (b *Bases[A]) base() *bases { return &b.bases }
+
+// basesKey names resident bases: a group of a curve ("g1", "g2") and the
+// caller's key.
+type basesKey struct {
+	curve Curve
+	group string
+	key   string
 }
 
 // Open prepares device index (its stream-ordered memory pool keeps freed
@@ -80,7 +92,7 @@ func Open(index int, opts Options) (*Device, error) {
 	if err := check(C.pl_device_init(C.int(index))); err != nil {
 		return nil, fmt.Errorf("cuda: open device %d: %w", index, err)
 	}
-	return &Device{index: index, opts: opts, g1: map[string]*G1Bases{}, g2: map[string]*G2Bases{}}, nil
+	return &Device{index: index, opts: opts, bases: map[basesKey]resident{}}, nil
 }
 
 // Options are the options the device was opened with.
@@ -109,7 +121,8 @@ func (d *Device) PoolUsage(reset bool) (used, high uint64, err error) {
 }
 
 // SelfTest checks the device's field multiplication (PTX carry chains)
-// against the plain CIOS reference on random inputs.
+// against the plain CIOS reference on random inputs, every curve's
+// fields.
 func (d *Device) SelfTest(seed uint64) error {
 	var bad C.int
 	if err := check(C.pl_selftest(C.int(d.index), C.uint64_t(seed), &bad)); err != nil {
@@ -129,6 +142,8 @@ type bases struct {
 	mu  sync.RWMutex
 	ptr unsafe.Pointer // nil once evicted
 	n   int
+	// pointBytes is a point's size (its group's affine points).
+	pointBytes int
 	// window is the c of a precomputed table (LoadG1Table): ptr holds
 	// TableRows(c) rows of n points, row w the bases times 2^(c·w), row 0
 	// the bases themselves. 0: the bases alone.
@@ -171,11 +186,15 @@ func (b *bases) free(dev int) error {
 	return err
 }
 
-// G1Bases is a resident vector of G1 affine points.
-type G1Bases struct{ bases }
+// Bases is a resident vector of affine points A of one group of one
+// curve (Group.Load).
+type Bases[A any] struct{ bases }
 
-// G2Bases is a resident vector of G2 affine points.
-type G2Bases struct{ bases }
+// G1Bases is a resident vector of BLS12-381 G1 affine points.
+type G1Bases = Bases[curve.G1Affine]
+
+// G2Bases is a resident vector of BLS12-381 G2 affine points.
+type G2Bases = Bases[curve.G2Affine]
 
 // load copies bytes to a new device allocation of rows times their size
 // through a private stream; with rows > 1, fill then computes the other
@@ -210,68 +229,26 @@ func (d *Device) load(what string, src unsafe.Pointer, bytes, rows int, fill fun
 	return p, nil
 }
 
-// LoadG1 makes points resident under key; a key already loaded returns
-// the resident vector.
+// LoadG1 makes BLS12-381 G1 points resident under key; a key already
+// loaded returns the resident vector (Group.Load on BLS12381G1).
 func (d *Device) LoadG1(key string, points []curve.G1Affine) (*G1Bases, error) {
-	return d.LoadG1Table(key, points, 0)
+	return BLS12381G1.Load(d, key, points)
 }
 
-// LoadG1Table is LoadG1 with a precomputed table for window c (c = 0: none):
-// TableRows(c) copies of the points, each 2^c times the one before, which
-// MSMG1 then uses with window c (one bucket set for every window, no
-// window sums to combine). It costs TableRows(c) times the points' memory
-// and a few milliseconds a million points to build. A key already loaded
-// returns the resident vector as it is, with or without a table.
+// LoadG1Table is LoadG1 with a precomputed table for window c
+// (Group.LoadTable on BLS12381G1).
 func (d *Device) LoadG1Table(key string, points []curve.G1Affine, c int) (*G1Bases, error) {
-	if err := checkTable(c, len(points)); err != nil {
-		return nil, fmt.Errorf("cuda: load g1 %q: %w", key, err)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil, fmt.Errorf("cuda: load g1 %q: device %d closed", key, d.index)
-	}
-	if b, ok := d.g1[key]; ok {
-		return b, nil
-	}
-	n := len(points)
-	p, err := d.load("g1 "+key, slicePtr(points), n*int(unsafe.Sizeof(curve.G1Affine{})), rowsFor(c),
-		func(s *Stream, p unsafe.Pointer) C.int { return C.pl_precompute_g1(s.s, p, C.size_t(n), C.int(c)) })
-	if err != nil {
-		return nil, err
-	}
-	b := &G1Bases{bases{key: key, ptr: p, n: n, window: c}}
-	d.g1[key] = b
-	return b, nil
+	return BLS12381G1.LoadTable(d, key, points, c)
 }
 
 // LoadG2 is LoadG1 for G2 points.
 func (d *Device) LoadG2(key string, points []curve.G2Affine) (*G2Bases, error) {
-	return d.LoadG2Table(key, points, 0)
+	return BLS12381G2.Load(d, key, points)
 }
 
 // LoadG2Table is LoadG1Table for G2 points.
 func (d *Device) LoadG2Table(key string, points []curve.G2Affine, c int) (*G2Bases, error) {
-	if err := checkTable(c, len(points)); err != nil {
-		return nil, fmt.Errorf("cuda: load g2 %q: %w", key, err)
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.closed {
-		return nil, fmt.Errorf("cuda: load g2 %q: device %d closed", key, d.index)
-	}
-	if b, ok := d.g2[key]; ok {
-		return b, nil
-	}
-	n := len(points)
-	p, err := d.load("g2 "+key, slicePtr(points), n*int(unsafe.Sizeof(curve.G2Affine{})), rowsFor(c),
-		func(s *Stream, p unsafe.Pointer) C.int { return C.pl_precompute_g2(s.s, p, C.size_t(n), C.int(c)) })
-	if err != nil {
-		return nil, err
-	}
-	b := &G2Bases{bases{key: key, ptr: p, n: n, window: c}}
-	d.g2[key] = b
-	return b, nil
+	return BLS12381G2.LoadTable(d, key, points, c)
 }
 
 // checkTable checks a table's window for n points: 0 (none) or 4..24,
@@ -296,13 +273,16 @@ func rowsFor(c int) int {
 	return TableRows(c)
 }
 
-// Loaded reports whether G1 or G2 bases are resident under key.
+// Loaded reports whether bases of any group are resident under key.
 func (d *Device) Loaded(key string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	_, ok1 := d.g1[key]
-	_, ok2 := d.g2[key]
-	return ok1 || ok2
+	for k := range d.bases {
+		if k.key == key {
+			return true
+		}
+	}
+	return false
 }
 
 // Close frees the resident bases; streams must be closed first.
@@ -314,42 +294,38 @@ func (d *Device) Close() error {
 	}
 	d.closed = true
 	var first error
-	for k, b := range d.g1 {
-		if err := b.free(d.index); err != nil && first == nil {
-			first = fmt.Errorf("cuda: free g1 %q on device %d: %w", k, d.index, err)
+	for k, b := range d.bases {
+		if err := b.base().free(d.index); err != nil && first == nil {
+			first = fmt.Errorf("cuda: free %s %s %q on device %d: %w", k.curve, k.group, k.key, d.index, err)
 		}
 	}
-	for k, b := range d.g2 {
-		if err := b.free(d.index); err != nil && first == nil {
-			first = fmt.Errorf("cuda: free g2 %q on device %d: %w", k, d.index, err)
-		}
-	}
-	d.g1, d.g2 = nil, nil
+	d.bases = nil
 	return first
 }
 
-// Evict frees the bases resident under key (G1, G2 or both) once the
-// kernels reading them have returned; later calls with their handles fail.
-// It fails, naming the key, when nothing is resident under key.
+// Evict frees the bases resident under key (of every group: G1, G2 or
+// both, of any curve) once the kernels reading them have returned; later
+// calls with their handles fail. It fails, naming the key, when nothing
+// is resident under key.
 func (d *Device) Evict(key string) error {
 	d.mu.Lock()
-	b1, ok1 := d.g1[key]
-	b2, ok2 := d.g2[key]
-	delete(d.g1, key)
-	delete(d.g2, key)
+	var gone []basesKey
+	var freed []*bases
+	for k, b := range d.bases {
+		if k.key == key {
+			gone = append(gone, k)
+			freed = append(freed, b.base())
+			delete(d.bases, k)
+		}
+	}
 	d.mu.Unlock()
-	if !ok1 && !ok2 {
+	if len(gone) == 0 {
 		return fmt.Errorf("cuda: evict %q on device %d: no bases resident under that key", key, d.index)
 	}
 	var errs []error
-	if ok1 {
-		if err := b1.free(d.index); err != nil {
-			errs = append(errs, fmt.Errorf("cuda: evict g1 %q on device %d: %w", key, d.index, err))
-		}
-	}
-	if ok2 {
-		if err := b2.free(d.index); err != nil {
-			errs = append(errs, fmt.Errorf("cuda: evict g2 %q on device %d: %w", key, d.index, err))
+	for i, b := range freed {
+		if err := b.free(d.index); err != nil {
+			errs = append(errs, fmt.Errorf("cuda: evict %s %s %q on device %d: %w", gone[i].curve, gone[i].group, key, d.index, err))
 		}
 	}
 	return errors.Join(errs...)
@@ -360,11 +336,9 @@ func (d *Device) Resident() uint64 {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	var n uint64
-	for _, b := range d.g1 {
-		n += uint64(b.n*b.rows()) * uint64(unsafe.Sizeof(curve.G1Affine{}))
-	}
-	for _, b := range d.g2 {
-		n += uint64(b.n*b.rows()) * uint64(unsafe.Sizeof(curve.G2Affine{}))
+	for _, r := range d.bases {
+		b := r.base()
+		n += uint64(b.n*b.rows()) * uint64(b.pointBytes)
 	}
 	return n
 }

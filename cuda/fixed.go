@@ -10,13 +10,10 @@ import "C"
 import (
 	"context"
 	"fmt"
-	"sync"
 	"unsafe"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-
-	"github.com/prooflane/prooflane/cuda/internal/points"
 )
 
 // fixedWindow is the digit width of the fixed-base kernels: 22 windows of
@@ -30,36 +27,17 @@ const fixedWindow = 12
 // result), 704 for G2, so 1.5 and 3 GB at 2^22. Tests make it small.
 var fixedChunk = 1 << 22
 
-var (
-	fixedTableG1 = sync.OnceValue(func() []curve.G1Affine { return points.FixedTableG1(fixedWindow) })
-	fixedTableG2 = sync.OnceValue(func() []curve.G2Affine { return points.FixedTableG2(fixedWindow) })
-)
-
-// MulGeneratorG1 sets dst[i] = scalars[i]·g1 (gnark-crypto's generator,
-// scalars in Montgomery form), affine, exactly as gnark-crypto's
-// BatchScalarMultiplicationG1 computes them; a chunk of fixedChunk
-// scalars a kernel call. It returns when dst is written.
+// MulGeneratorG1 sets dst[i] = scalars[i]·g1 (gnark-crypto's BLS12-381
+// generator, scalars in Montgomery form), affine, exactly as
+// gnark-crypto's BatchScalarMultiplicationG1 computes them
+// (BLS12381G1.MulGenerator). It returns when dst is written.
 func (s *Stream) MulGeneratorG1(ctx context.Context, dst []curve.G1Affine, scalars []fr.Element) error {
-	if len(dst) != len(scalars) {
-		return fmt.Errorf("cuda: g1 generator multiplication: %d scalars into %d points", len(scalars), len(dst))
-	}
-	t := fixedTableG1()
-	return s.mulGenerator(ctx, "g1", unsafe.Pointer(&t[0]), len(t)*int(unsafe.Sizeof(t[0])), slicePtr(dst), int(unsafe.Sizeof(curve.G1Affine{})), scalars,
-		func(table, sc unsafe.Pointer, n int, out unsafe.Pointer) C.int {
-			return C.pl_fixed_g1(s.s, table, fixedWindow, sc, C.size_t(n), out)
-		})
+	return BLS12381G1.MulGenerator(ctx, s, dst, scalars)
 }
 
 // MulGeneratorG2 is MulGeneratorG1 over G2.
 func (s *Stream) MulGeneratorG2(ctx context.Context, dst []curve.G2Affine, scalars []fr.Element) error {
-	if len(dst) != len(scalars) {
-		return fmt.Errorf("cuda: g2 generator multiplication: %d scalars into %d points", len(scalars), len(dst))
-	}
-	t := fixedTableG2()
-	return s.mulGenerator(ctx, "g2", unsafe.Pointer(&t[0]), len(t)*int(unsafe.Sizeof(t[0])), slicePtr(dst), int(unsafe.Sizeof(curve.G2Affine{})), scalars,
-		func(table, sc unsafe.Pointer, n int, out unsafe.Pointer) C.int {
-			return C.pl_fixed_g2(s.s, table, fixedWindow, sc, C.size_t(n), out)
-		})
+	return BLS12381G2.MulGenerator(ctx, s, dst, scalars)
 }
 
 func slicePtr[P any](p []P) unsafe.Pointer {
@@ -69,17 +47,18 @@ func slicePtr[P any](p []P) unsafe.Pointer {
 	return unsafe.Pointer(&p[0])
 }
 
-// mulGenerator uploads the table, then a chunk at a time the scalars,
-// runs the kernel and copies the points into dst (pointSize bytes each).
-func (s *Stream) mulGenerator(ctx context.Context, group string, table unsafe.Pointer, tableBytes int, dst unsafe.Pointer, pointSize int, scalars []fr.Element,
+// mulGenerator uploads the table, then a chunk at a time the count
+// scalars at scalars (32 bytes each), runs the kernel and copies the
+// points into dst (pointSize bytes each).
+func (s *Stream) mulGenerator(ctx context.Context, group string, table unsafe.Pointer, tableBytes int, dst unsafe.Pointer, pointSize int, scalars unsafe.Pointer, count int,
 	kernel func(table, scalars unsafe.Pointer, n int, out unsafe.Pointer) C.int) (err error) {
-	if len(scalars) == 0 {
+	if count == 0 {
 		return nil
 	}
 	fail := func(what string, e error) error {
-		return fmt.Errorf("cuda: %s generator multiplication of %d scalars on device %d: %s: %w", group, len(scalars), s.d.index, what, e)
+		return fmt.Errorf("cuda: %s generator multiplication of %d scalars on device %d: %s: %w", group, count, s.d.index, what, e)
 	}
-	chunk := min(len(scalars), fixedChunk)
+	chunk := min(count, fixedChunk)
 	var dTable, dScalars, dOut unsafe.Pointer
 	defer func() {
 		// stream-ordered frees after the work queued; then wait for it.
@@ -104,12 +83,12 @@ func (s *Stream) mulGenerator(ctx context.Context, group string, table unsafe.Po
 	if err := check(C.pl_h2d_staged(s.s, dTable, table, C.size_t(tableBytes))); err != nil {
 		return fail("upload table", err)
 	}
-	for lo := 0; lo < len(scalars); lo += chunk {
+	for lo := 0; lo < count; lo += chunk {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		n := min(chunk, len(scalars)-lo)
-		if err := check(C.pl_h2d_staged(s.s, dScalars, unsafe.Pointer(&scalars[lo]), C.size_t(n*frBytes))); err != nil {
+		n := min(chunk, count-lo)
+		if err := check(C.pl_h2d_staged(s.s, dScalars, unsafe.Add(scalars, lo*frBytes), C.size_t(n*frBytes))); err != nil {
 			return fail("upload scalars", err)
 		}
 		if err := check(kernel(dTable, dScalars, n, dOut)); err != nil {

@@ -13,44 +13,19 @@ import (
 	"unsafe"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
-
-	"github.com/prooflane/prooflane/cuda/internal/points"
 )
 
-// MSMG1Host is MSMG1 over points kept in host memory: a chunk of at most
-// chunk points at a time is copied to a buffer of the stream, its MSM
-// runs with the matching scalars, and the chunks' sums are added.
+// MSMG1Host is MSMG1 over points kept in host memory
+// (BLS12381G1.MSMHost): a chunk of at most chunk points at a time is
+// copied to a buffer of the stream, its MSM runs with the matching
+// scalars, and the chunks' sums are added.
 func (s *Stream) MSMG1Host(ctx context.Context, pts []curve.G1Affine, scalars *Vector, n, chunk int) (curve.G1Jac, error) {
-	acc := points.G1Infinity()
-	err := s.hostMSM(ctx, "msm g1", slicePtr(pts), len(pts), int(unsafe.Sizeof(curve.G1Affine{})), scalars, n, chunk,
-		func(buf, sc unsafe.Pointer, k int) error {
-			c := s.d.opts.Window(k)
-			w := make([]points.G1XYZZ, (256+c-1)/c)
-			if err := check(C.pl_msm_g1(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, 0, 0, unsafe.Pointer(&w[0]))); err != nil {
-				return err
-			}
-			r := points.CombineG1(w, c)
-			acc.AddAssign(&r)
-			return nil
-		})
-	return acc, err
+	return BLS12381G1.MSMHost(ctx, s, pts, scalars, n, chunk)
 }
 
 // MSMG2Host is MSMG1Host over G2.
 func (s *Stream) MSMG2Host(ctx context.Context, pts []curve.G2Affine, scalars *Vector, n, chunk int) (curve.G2Jac, error) {
-	acc := points.G2Infinity()
-	err := s.hostMSM(ctx, "msm g2", slicePtr(pts), len(pts), int(unsafe.Sizeof(curve.G2Affine{})), scalars, n, chunk,
-		func(buf, sc unsafe.Pointer, k int) error {
-			c := s.d.opts.Window(k)
-			w := make([]points.G2XYZZ, (256+c-1)/c)
-			if err := check(C.pl_msm_g2(s.s, buf, sc, C.size_t(k), 1, C.int(c), 0, 0, 0, unsafe.Pointer(&w[0]))); err != nil {
-				return err
-			}
-			r := points.CombineG2(w, c)
-			acc.AddAssign(&r)
-			return nil
-		})
-	return acc, err
+	return BLS12381G2.MSMHost(ctx, s, pts, scalars, n, chunk)
 }
 
 // hostMSM checks an MSM of n terms over npts host points at src
@@ -70,36 +45,16 @@ func (s *Stream) hostMSM(ctx context.Context, what string, src unsafe.Pointer, n
 	})
 }
 
-// SumG1Host is SumG1 over points kept in host memory: the indexed points
-// are gathered on the host a chunk at a time, copied, and added on the
-// device.
+// SumG1Host is SumG1 over points kept in host memory
+// (BLS12381G1.SumHost): the indexed points are gathered on the host a
+// chunk at a time, copied, and added on the device.
 func (s *Stream) SumG1Host(ctx context.Context, pts []curve.G1Affine, idx []int32, chunk int) (curve.G1Jac, error) {
-	acc := points.G1Infinity()
-	err := hostSum(s, ctx, "sum g1", pts, idx, chunk, func(buf unsafe.Pointer, ident []int32) error {
-		var r points.G1XYZZ
-		if err := check(C.pl_sum_g1(s.s, buf, C.size_t(len(ident)), (*C.int32_t)(unsafe.Pointer(&ident[0])), C.size_t(len(ident)), unsafe.Pointer(&r))); err != nil {
-			return err
-		}
-		j := r.Jac()
-		acc.AddAssign(&j)
-		return nil
-	})
-	return acc, err
+	return BLS12381G1.SumHost(ctx, s, pts, idx, chunk)
 }
 
 // SumG2Host is SumG1Host over G2.
 func (s *Stream) SumG2Host(ctx context.Context, pts []curve.G2Affine, idx []int32, chunk int) (curve.G2Jac, error) {
-	acc := points.G2Infinity()
-	err := hostSum(s, ctx, "sum g2", pts, idx, chunk, func(buf unsafe.Pointer, ident []int32) error {
-		var r points.G2XYZZ
-		if err := check(C.pl_sum_g2(s.s, buf, C.size_t(len(ident)), (*C.int32_t)(unsafe.Pointer(&ident[0])), C.size_t(len(ident)), unsafe.Pointer(&r))); err != nil {
-			return err
-		}
-		j := r.Jac()
-		acc.AddAssign(&j)
-		return nil
-	})
-	return acc, err
+	return BLS12381G2.SumHost(ctx, s, pts, idx, chunk)
 }
 
 // hostSum gathers pts[idx[i]] a chunk of indices at a time into a host

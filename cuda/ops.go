@@ -10,58 +10,23 @@ import "C"
 import (
 	"context"
 	"fmt"
-	"math/bits"
 	"unsafe"
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
-
-	"github.com/prooflane/prooflane/cuda/internal/points"
 )
 
-func cDomain(d *fft.Domain, vecs ...*Vector) (C.pl_domain, error) {
-	var cd C.pl_domain
-	n := d.Cardinality
-	if n == 0 || n&(n-1) != 0 {
-		return cd, fmt.Errorf("cuda: domain size %d is not a power of two", n)
-	}
-	for _, v := range vecs {
-		if uint64(v.n) < n {
-			return cd, fmt.Errorf("cuda: vector of %d scalars for a domain of %d", v.n, n)
-		}
-	}
-	w := points.DomainWords(d)
-	cd.logn = C.int(bits.TrailingZeros64(n))
-	dst := []*[4]C.uint64_t{&cd.omega, &cd.omega_inv, &cd.g, &cd.g_inv, &cd.n_inv, &cd.den}
-	for i, p := range dst {
-		for j := 0; j < 4; j++ {
-			p[j] = C.uint64_t(w[i][j])
-		}
-	}
-	return cd, nil
-}
-
-// FFT is gnark's domain.FFT(v, decimation, [OnCoset]) on the device: DIF
-// takes natural order and leaves bit-reversed order, DIT the reverse.
+// FFT is gnark's domain.FFT(v, decimation, [OnCoset]) on the device
+// over BLS12-381's Fr (BLS12381Fr.FFT): DIF takes natural order and
+// leaves bit-reversed order, DIT the reverse.
 func (s *Stream) FFT(v *Vector, d *fft.Domain, dif, coset bool) error {
-	return s.ntt(v, d, false, dif, coset)
+	return BLS12381Fr.FFT(s, v, d, dif, coset)
 }
 
 // FFTInverse is gnark's domain.FFTInverse(v, decimation, [OnCoset]).
 func (s *Stream) FFTInverse(v *Vector, d *fft.Domain, dif, coset bool) error {
-	return s.ntt(v, d, true, dif, coset)
-}
-
-func (s *Stream) ntt(v *Vector, d *fft.Domain, inverse, dif, coset bool) error {
-	cd, err := cDomain(d, v)
-	if err != nil {
-		return err
-	}
-	if err := check(C.pl_ntt(s.s, &cd, v.ptr, b2i(inverse), b2i(dif), b2i(coset))); err != nil {
-		return fmt.Errorf("cuda: ntt of 2^%d on device %d: %w", cd.logn, s.d.index, err)
-	}
-	return nil
+	return BLS12381Fr.FFTInverse(s, v, d, dif, coset)
 }
 
 // BitReverse permutes the first 2^logn elements of v into bit-reversed order.
@@ -75,28 +40,19 @@ func (s *Stream) BitReverse(v *Vector, logn int) error {
 	return nil
 }
 
-// ComputeH runs gnark's Groth16 computeH on a, b, c (domain cardinality
-// each, zero-padded): a receives H's coefficients in bit-reversed order,
-// b and c are clobbered. Queued only; results are read by Download. It
-// is the package's one family-specific kernel: Groth16's H step fused
-// (seven NTTs and the element-wise steps between them in one call),
-// which device/cuda offers as the optional capability
+// ComputeH runs gnark's Groth16 computeH on a, b, c over BLS12-381's Fr
+// (BLS12381Fr.ComputeH): a receives H's coefficients in bit-reversed
+// order, b and c are clobbered. Queued only; results are read by
+// Download. It is the package's one family-specific kernel: Groth16's H
+// step fused (seven NTTs and the element-wise steps between them in one
+// call), which device/cuda offers as the optional capability
 // stages/groth16.HComputer.
 func (s *Stream) ComputeH(ctx context.Context, a, b, c *Vector, d *fft.Domain) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	cd, err := cDomain(d, a, b, c)
-	if err != nil {
-		return err
-	}
-	if err := check(C.pl_compute_h(s.s, &cd, a.ptr, b.ptr, c.ptr)); err != nil {
-		return fmt.Errorf("cuda: compute h of 2^%d on device %d: %w", cd.logn, s.d.index, err)
-	}
-	return nil
+	return BLS12381Fr.ComputeH(ctx, s, a, b, c, d)
 }
 
-// Mul sets dst[i] = a[i] * b[i]; queued only. dst may be a or b.
+// Mul sets dst[i] = a[i] * b[i] in the vectors' curve's Fr; queued
+// only. dst may be a or b; vectors of two curves are refused.
 func (s *Stream) Mul(dst, a, b *Vector) error { return s.vec(C.PL_VEC_MUL, "mul", dst, a, b) }
 
 // Add sets dst[i] = a[i] + b[i]; queued only.
@@ -105,14 +61,14 @@ func (s *Stream) Add(dst, a, b *Vector) error { return s.vec(C.PL_VEC_ADD, "add"
 // Sub sets dst[i] = a[i] - b[i]; queued only.
 func (s *Stream) Sub(dst, a, b *Vector) error { return s.vec(C.PL_VEC_SUB, "sub", dst, a, b) }
 
-// Scale sets dst[i] = a[i] * c (c in Montgomery form); queued only.
-func (s *Stream) Scale(dst, a *Vector, c fr.Element) error {
-	return s.vecConst(C.PL_VEC_MUL, "scale", dst, a, c)
-}
+// Scale sets dst[i] = a[i] * c (c in Montgomery form) over BLS12-381's
+// Fr (BLS12381Fr.Scale); queued only.
+func (s *Stream) Scale(dst, a *Vector, c fr.Element) error { return BLS12381Fr.Scale(s, dst, a, c) }
 
-// AddScalar sets dst[i] = a[i] + c (c in Montgomery form); queued only.
+// AddScalar sets dst[i] = a[i] + c (c in Montgomery form) over
+// BLS12-381's Fr (BLS12381Fr.AddScalar); queued only.
 func (s *Stream) AddScalar(dst, a *Vector, c fr.Element) error {
-	return s.vecConst(C.PL_VEC_ADD, "add scalar", dst, a, c)
+	return BLS12381Fr.AddScalar(s, dst, a, c)
 }
 
 func sameLen(what string, dst *Vector, vs ...*Vector) error {
@@ -128,84 +84,40 @@ func (s *Stream) vec(op C.int, what string, dst, a, b *Vector) error {
 	if err := sameLen(what, dst, a, b); err != nil {
 		return err
 	}
-	if err := check(C.pl_fr_vec(s.s, op, dst.ptr, a.ptr, b.ptr, C.size_t(dst.n))); err != nil {
+	if a.curve != dst.curve || b.curve != dst.curve {
+		return fmt.Errorf("cuda: %s of vectors of %s, %s and %s", what, dst.curve, a.curve, b.curve)
+	}
+	if err := check(C.pl_fr_vec(s.s, C.int(dst.curve), op, dst.ptr, a.ptr, b.ptr, C.size_t(dst.n))); err != nil {
 		return fmt.Errorf("cuda: %s of %d on device %d: %w", what, dst.n, s.d.index, err)
 	}
 	return nil
 }
 
-func (s *Stream) vecConst(op C.int, what string, dst, a *Vector, c fr.Element) error {
-	if err := sameLen(what, dst, a); err != nil {
-		return err
-	}
-	// c goes by value: a pointer would move it to the heap on every call.
-	var k C.pl_fr
-	for i := range c {
-		k.v[i] = C.uint64_t(c[i])
-	}
-	if err := check(C.pl_fr_vec_const(s.s, op, dst.ptr, a.ptr, k, C.size_t(dst.n))); err != nil {
-		return fmt.Errorf("cuda: %s of %d on device %d: %w", what, dst.n, s.d.index, err)
-	}
-	return nil
-}
-
-// MSMG1 returns sum_i scalars[i]*bases[i] for i < n (scalars in Montgomery
-// form), over the bases' precomputed table when they have one, as
-// PlanMSM says.
+// MSMG1 returns sum_i scalars[i]*bases[i] for i < n over BLS12-381's G1
+// (BLS12381G1.MSM: scalars in Montgomery form, over the bases'
+// precomputed table when they have one, as PlanMSM says).
 func (s *Stream) MSMG1(ctx context.Context, bases *G1Bases, scalars *Vector, n int) (curve.G1Jac, error) {
-	p, err := s.PlanMSM(scalars, n, bases.window)
-	if err != nil {
-		return points.G1Infinity(), err
-	}
-	return s.msmG1(ctx, bases, scalars, n, p)
+	return BLS12381G1.MSM(ctx, s, bases, scalars, n)
 }
 
 // MSMG1Window is MSMG1 with window size c over the bases alone (a table's
 // first row), whether or not they have a precomputed table, and over
-// every scalar.
+// every scalar (BLS12381G1.MSMWindow).
 func (s *Stream) MSMG1Window(ctx context.Context, bases *G1Bases, scalars *Vector, n, c int) (curve.G1Jac, error) {
-	return s.msmG1(ctx, bases, scalars, n, MSMPlan{Window: c, Nonzero: n})
-}
-
-func (s *Stream) msmG1(ctx context.Context, bases *G1Bases, scalars *Vector, n int, p MSMPlan) (curve.G1Jac, error) {
-	var w []points.G1XYZZ
-	err := s.msm(ctx, "msm g1", &bases.bases, scalars, n, p, func(b unsafe.Pointer, tableN int) C.int {
-		w = make([]points.G1XYZZ, windowSums(p.Window, p.Table))
-		return C.pl_msm_g1(s.s, b, scalars.ptr, C.size_t(n), 1, C.int(p.Window), C.size_t(tableN), C.size_t(p.gathered()), C.size_t(p.units()), unsafe.Pointer(&w[0]))
-	})
-	if err != nil || w == nil {
-		return points.G1Infinity(), err
-	}
-	return points.CombineG1(w, p.Window), nil
+	return BLS12381G1.MSMWindow(ctx, s, bases, scalars, n, c)
 }
 
 // MSMG2 is MSMG1 over G2.
 func (s *Stream) MSMG2(ctx context.Context, bases *G2Bases, scalars *Vector, n int) (curve.G2Jac, error) {
-	p, err := s.PlanMSM(scalars, n, bases.window)
-	if err != nil {
-		return points.G2Infinity(), err
-	}
-	return s.msmG2(ctx, bases, scalars, n, p)
+	return BLS12381G2.MSM(ctx, s, bases, scalars, n)
 }
 
 // MSMG2Window is MSMG1Window over G2.
 func (s *Stream) MSMG2Window(ctx context.Context, bases *G2Bases, scalars *Vector, n, c int) (curve.G2Jac, error) {
-	return s.msmG2(ctx, bases, scalars, n, MSMPlan{Window: c, Nonzero: n})
+	return BLS12381G2.MSMWindow(ctx, s, bases, scalars, n, c)
 }
 
-func (s *Stream) msmG2(ctx context.Context, bases *G2Bases, scalars *Vector, n int, p MSMPlan) (curve.G2Jac, error) {
-	var w []points.G2XYZZ
-	err := s.msm(ctx, "msm g2", &bases.bases, scalars, n, p, func(b unsafe.Pointer, tableN int) C.int {
-		w = make([]points.G2XYZZ, windowSums(p.Window, p.Table))
-		return C.pl_msm_g2(s.s, b, scalars.ptr, C.size_t(n), 1, C.int(p.Window), C.size_t(tableN), C.size_t(p.gathered()), C.size_t(p.units()), unsafe.Pointer(&w[0]))
-	})
-	if err != nil || w == nil {
-		return points.G2Infinity(), err
-	}
-	return points.CombineG2(w, p.Window), nil
-}
-
-// MSMPlan is how MSMG1 and MSMG2 run an MSM (PlanMSM).
+// MSMPlan is how Group.MSM (MSMG1, MSMG2) runs an MSM (PlanMSM).
 type MSMPlan struct {
 	// Window is the window size: the table's over a table, else the
 	// device's Options.Window of the scalars' count, of the others'
@@ -270,15 +182,15 @@ func (s *Stream) PlanMSM(scalars *Vector, n, table int) (MSMPlan, error) {
 	return p, nil
 }
 
-// Count is how many of the vector's first n elements (Montgomery form)
-// are not zero, and how many of those are 1 or -1; it waits for the
-// stream.
+// Count is how many of the vector's first n elements (Montgomery form,
+// its curve's Fr) are not zero, and how many of those are 1 or -1; it
+// waits for the stream.
 func (s *Stream) Count(v *Vector, n int) (nonzero, units int, err error) {
 	if n < 0 || n > v.n {
 		return 0, 0, fmt.Errorf("cuda: count of %d elements of a vector of %d", n, v.n)
 	}
 	var nz, u C.uint64_t
-	if err := check(C.pl_fr_count(s.s, v.ptr, C.size_t(n), 1, &nz, &u)); err != nil {
+	if err := check(C.pl_fr_count(s.s, C.int(v.curve), v.ptr, C.size_t(n), 1, &nz, &u)); err != nil {
 		return 0, 0, fmt.Errorf("cuda: count of %d elements on device %d: %w", n, s.d.index, err)
 	}
 	return int(nz), int(u), nil
@@ -331,46 +243,14 @@ func checkIndices(idx []int32, n int) error {
 	return nil
 }
 
-// SumG1 returns the sum of bases[i] for i in idx.
+// SumG1 returns the sum of bases[i] for i in idx (BLS12381G1.Sum).
 func (s *Stream) SumG1(ctx context.Context, bases *G1Bases, idx []int32) (curve.G1Jac, error) {
-	if err := ctx.Err(); err != nil {
-		return curve.G1Jac{}, err
-	}
-	if len(idx) == 0 {
-		return points.G1Infinity(), nil
-	}
-	var r points.G1XYZZ
-	err := bases.use("sum g1", func(p unsafe.Pointer) error {
-		return check(C.pl_sum_g1(s.s, p, C.size_t(bases.n), (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r)))
-	})
-	if err != nil {
-		if bad := checkIndices(idx, bases.n); bad != nil {
-			return curve.G1Jac{}, bad
-		}
-		return curve.G1Jac{}, fmt.Errorf("cuda: sum g1 of %d on device %d: %w", len(idx), s.d.index, err)
-	}
-	return r.Jac(), nil
+	return BLS12381G1.Sum(ctx, s, bases, idx)
 }
 
 // SumG2 is SumG1 over G2.
 func (s *Stream) SumG2(ctx context.Context, bases *G2Bases, idx []int32) (curve.G2Jac, error) {
-	if err := ctx.Err(); err != nil {
-		return curve.G2Jac{}, err
-	}
-	if len(idx) == 0 {
-		return points.G2Infinity(), nil
-	}
-	var r points.G2XYZZ
-	err := bases.use("sum g2", func(p unsafe.Pointer) error {
-		return check(C.pl_sum_g2(s.s, p, C.size_t(bases.n), (*C.int32_t)(unsafe.Pointer(&idx[0])), C.size_t(len(idx)), unsafe.Pointer(&r)))
-	})
-	if err != nil {
-		if bad := checkIndices(idx, bases.n); bad != nil {
-			return curve.G2Jac{}, bad
-		}
-		return curve.G2Jac{}, fmt.Errorf("cuda: sum g2 of %d on device %d: %w", len(idx), s.d.index, err)
-	}
-	return r.Jac(), nil
+	return BLS12381G2.Sum(ctx, s, bases, idx)
 }
 
 func b2i(b bool) C.int {

@@ -91,24 +91,24 @@ func (s *Stream) Close() error {
 	return nil
 }
 
-// Vector is a vector of Fr elements (Montgomery form) in device memory.
+// Vector is a vector of one curve's Fr elements (Montgomery form) in
+// device memory.
 type Vector struct {
-	ptr unsafe.Pointer
-	n   int
+	ptr   unsafe.Pointer
+	n     int
+	curve Curve
 }
 
 // Len is the number of elements.
 func (v *Vector) Len() int { return v.n }
 
-// Alloc returns an uninitialised vector of n elements, allocated
-// stream-ordered; the error wraps ErrOutOfMemory when the device is full.
-func (s *Stream) Alloc(n int) (*Vector, error) {
-	var p unsafe.Pointer
-	if err := check(C.pl_malloc_async(s.s, &p, C.size_t(max(n, 1)*frBytes))); err != nil {
-		return nil, fmt.Errorf("cuda: alloc %d scalars on device %d: %w", n, s.d.index, err)
-	}
-	return &Vector{ptr: p, n: n}, nil
-}
+// Curve is the curve whose Fr the vector holds.
+func (v *Vector) Curve() Curve { return v.curve }
+
+// Alloc returns an uninitialised vector of n BLS12-381 Fr elements
+// (BLS12381Fr.Alloc), allocated stream-ordered; the error wraps
+// ErrOutOfMemory when the device is full.
+func (s *Stream) Alloc(n int) (*Vector, error) { return BLS12381Fr.Alloc(s, n) }
 
 // Free releases v after the work queued so far on s (no device sync).
 func (s *Stream) Free(v *Vector) error {
@@ -123,35 +123,15 @@ func (s *Stream) Free(v *Vector) error {
 	return nil
 }
 
-// Upload copies src into dst[0:len(src)] and zeroes the rest. src is read
-// before Upload returns (it goes through the stream's pinned staging
-// buffers). canonical says src holds plain integers, which the device
-// converts to Montgomery form.
+// Upload copies BLS12-381 elements src into dst[0:len(src)] and zeroes
+// the rest (BLS12381Fr.Upload).
 func (s *Stream) Upload(dst *Vector, src []fr.Element, canonical bool) error {
-	if len(src) > dst.n {
-		return fmt.Errorf("cuda: upload %d scalars into %d", len(src), dst.n)
-	}
-	if len(src) > 0 {
-		if err := check(C.pl_h2d_staged(s.s, dst.ptr, unsafe.Pointer(&src[0]), C.size_t(len(src)*frBytes))); err != nil {
-			return fmt.Errorf("cuda: upload on device %d: %w", s.d.index, err)
-		}
-	}
-	return s.finishUpload(dst, len(src), canonical)
+	return BLS12381Fr.Upload(s, dst, src, canonical)
 }
 
-// UploadPinned queues the copy of src (pinned host memory) into
-// dst[0:src.Len()] and zeroes the rest; it returns at once, src must stay
-// untouched until the stream has run the copy (Sync or a later result).
+// UploadPinned is BLS12381Fr.UploadPinned.
 func (s *Stream) UploadPinned(dst *Vector, src *Pinned, canonical bool) error {
-	if src.n > dst.n {
-		return fmt.Errorf("cuda: upload %d scalars into %d", src.n, dst.n)
-	}
-	if src.n > 0 {
-		if err := check(C.pl_h2d_pinned(s.s, dst.ptr, src.ptr, C.size_t(src.n*frBytes))); err != nil {
-			return fmt.Errorf("cuda: upload pinned on device %d: %w", s.d.index, err)
-		}
-	}
-	return s.finishUpload(dst, src.n, canonical)
+	return BLS12381Fr.UploadPinned(s, dst, src, canonical)
 }
 
 func (s *Stream) finishUpload(dst *Vector, n int, canonical bool) error {
@@ -162,49 +142,52 @@ func (s *Stream) finishUpload(dst *Vector, n int, canonical bool) error {
 		}
 	}
 	if canonical && n > 0 {
-		if err := check(C.pl_fr_convert(s.s, dst.ptr, C.size_t(n), 1)); err != nil {
+		if err := check(C.pl_fr_convert(s.s, C.int(dst.curve), dst.ptr, C.size_t(n), 1)); err != nil {
 			return fmt.Errorf("cuda: to montgomery on device %d: %w", s.d.index, err)
 		}
 	}
 	return nil
 }
 
-// Download waits for the stream and copies v into dst (Montgomery form).
+// Download waits for the stream and copies v into dst (Montgomery form):
+// BLS12381Fr.Download.
 func (s *Stream) Download(dst []fr.Element, v *Vector) error {
-	n := min(len(dst), v.n)
-	if n == 0 {
-		return s.Sync()
-	}
-	if err := check(C.pl_d2h(s.s, unsafe.Pointer(&dst[0]), v.ptr, C.size_t(n*frBytes))); err != nil {
-		return fmt.Errorf("cuda: download on device %d: %w", s.d.index, err)
-	}
-	return nil
+	return BLS12381Fr.Download(s, dst, v)
 }
 
-// Pinned is page-locked host memory holding Fr elements, the source of
-// asynchronous uploads.
-type Pinned struct {
+// PinnedOf is page-locked host memory holding elements F (a curve's
+// fr.Element), the source of asynchronous uploads (Field.UploadPinned).
+type PinnedOf[F any] struct {
 	ptr unsafe.Pointer
 	n   int
 }
 
-// NewPinned allocates n pinned elements.
-func NewPinned(n int) (*Pinned, error) {
+// Pinned is pinned memory of BLS12-381 Fr elements.
+type Pinned = PinnedOf[fr.Element]
+
+// NewPinned allocates n pinned BLS12-381 elements.
+func NewPinned(n int) (*Pinned, error) { return NewPinnedOf[fr.Element](n) }
+
+// NewPinnedOf allocates n pinned elements F (32 bytes each).
+func NewPinnedOf[F any](n int) (*PinnedOf[F], error) {
+	if unsafe.Sizeof(*new(F)) != frBytes {
+		return nil, fmt.Errorf("cuda: pinned elements of %d bytes, want %d", unsafe.Sizeof(*new(F)), frBytes)
+	}
 	var p unsafe.Pointer
 	if err := check(C.pl_host_alloc(&p, C.size_t(max(n, 1)*frBytes))); err != nil {
 		return nil, fmt.Errorf("cuda: pinned alloc of %d scalars: %w", n, err)
 	}
-	return &Pinned{ptr: p, n: n}, nil
+	return &PinnedOf[F]{ptr: p, n: n}, nil
 }
 
 // Slice is the memory as a Go slice (valid until Free).
-func (p *Pinned) Slice() []fr.Element { return unsafe.Slice((*fr.Element)(p.ptr), p.n) }
+func (p *PinnedOf[F]) Slice() []F { return unsafe.Slice((*F)(p.ptr), p.n) }
 
 // Len is the number of elements.
-func (p *Pinned) Len() int { return p.n }
+func (p *PinnedOf[F]) Len() int { return p.n }
 
 // Free releases the memory.
-func (p *Pinned) Free() error {
+func (p *PinnedOf[F]) Free() error {
 	if p.ptr == nil {
 		return nil
 	}
@@ -251,11 +234,12 @@ func Elapsed(a, b *Event) (float32, error) {
 	return float32(ms), nil
 }
 
-// FrSquarings queues iters squarings of every element of v, in place: the
-// overlap test's load, and cudabench's measure of the Fr multiplication's
-// throughput (one dependent chain a thread, the device full of threads).
+// FrSquarings queues iters squarings of every element of v (in its
+// curve's Fr), in place: the overlap test's load, and cudabench's measure
+// of the Fr multiplication's throughput (one dependent chain a thread,
+// the device full of threads).
 func (s *Stream) FrSquarings(v *Vector, iters int) error {
-	return check(C.pl_busy(s.s, v.ptr, C.size_t(v.n), C.int(iters)))
+	return check(C.pl_busy(s.s, C.int(v.curve), v.ptr, C.size_t(v.n), C.int(iters)))
 }
 
 // FpDual is FpSquarings' mode where every thread squares two elements at
@@ -263,9 +247,9 @@ func (s *Stream) FrSquarings(v *Vector, iters int) error {
 // multiply on the FP64 pipe.
 const FpDual = C.PL_FP_DUAL
 
-// FpSquarings squares every element of x iters times, in place, on the
-// device, and returns the kernel's milliseconds: cudabench's measure of
-// the Fp multiplication's throughput. In modes 0-8 the first mode warps of
+// FpSquarings squares every element of x (BLS12-381's Fp) iters times,
+// in place, on the device, and returns the kernel's milliseconds:
+// cudabench's measure of the Fp multiplication's throughput. In modes 0-8 the first mode warps of
 // every 8 multiply on the FP64 pipe (csrc/fp64.cuh), the others with the
 // integer mont_mul; in FpDual every thread runs both on two elements
 // (len(x) even). The results are the same in every mode.

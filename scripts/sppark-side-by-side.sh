@@ -4,11 +4,14 @@
 # against prooflane's, in both orders (so that neither side always runs on a
 # warmer GPU).
 #
-# Usage: bash scripts/sppark-side-by-side.sh
+# Usage: bash scripts/sppark-side-by-side.sh             (BLS12-381)
+#        CURVE=bn254 bash scripts/sppark-side-by-side.sh (BN254)
 #
-# Needs build/gpu/cudabench (bash scripts/gpu-build.sh) and
-# build/sppark/sppark-bench (bash scripts/sppark-build.sh, which says how to
-# get sppark's and blst's sources). From the repository's root:
+# Needs build/gpu/cudabench (bash scripts/gpu-build.sh) and the curve's
+# harness, build/sppark/sppark-bench or build/sppark/sppark-bench-bn254
+# (bash scripts/sppark-build.sh, which says how to get sppark's and
+# blst's sources). From the repository's root, cudabench with -curve
+# $CURVE:
 #
 #   prooflane-1  cudabench $CUDABENCH_ARGS -dump DUMP: prooflane's table,
 #                and the inputs and results for sppark (docs/gpu.md)
@@ -20,26 +23,38 @@
 #
 # then the tables and, last, the ratio table (prooflane ms / sppark ms, for
 # each of the two orders) in $OUT/side-by-side.md (default
-# /tmp/sppark-sbs-out), with every step's table and log in
-# $OUT/results.tgz. Each step runs under a timeout; a failed step is
-# reported and the next one runs. About 3 minutes on an H100 or H200.
+# /tmp/sppark-sbs-out, /tmp/sppark-sbs-out-bn254 for BN254), with every
+# step's table and log in $OUT/results.tgz. Each step runs under a
+# timeout; a failed step is reported and the next one runs. About 3
+# minutes on an H100 or H200 a curve.
 #
-# Environment: CUDABENCH_ARGS (cudabench's flags; by default every base
-# distinct, as in a proving key, and G1 and G2 over precomputed tables
-# too, which sppark has no counterpart for), REPS (7), SEED (14), STEPS (the
-# steps to run now, default all four), WORK (default /tmp/sppark-sbs: a
-# step that ended well there is not run again; FRESH=1 starts over),
-# CUDABENCH and SPPARK_BENCH (the binaries).
+# Environment: CURVE (bls12-381, the default, or bn254), CUDABENCH_ARGS
+# (cudabench's flags but -curve; by default every base distinct, as in a
+# proving key, and G1 and G2 over precomputed tables too, which sppark has
+# no counterpart for), REPS (7), SEED (14), STEPS (the steps to run now,
+# default all four), WORK (default /tmp/sppark-sbs, /tmp/sppark-sbs-bn254
+# for BN254: a step that ended well there is not run again; FRESH=1
+# starts over), CUDABENCH and SPPARK_BENCH (the binaries).
 set -u -o pipefail
 cd "$(dirname "$0")/.."
-OUT=${OUT:-/tmp/sppark-sbs-out}
-WORK=${WORK:-/tmp/sppark-sbs}
+CURVE=${CURVE:-bls12-381}
+case $CURVE in
+bls12-381) suffix= ;;
+bn254) suffix=-bn254 ;;
+*)
+	echo "sppark-side-by-side: CURVE=$CURVE: want bls12-381 or bn254" >&2
+	exit 2
+	;;
+esac
+OUT=${OUT:-/tmp/sppark-sbs-out$suffix}
+WORK=${WORK:-/tmp/sppark-sbs$suffix}
 REPS=${REPS:-7}
 SEED=${SEED:-14}
 # -reps 7: G1 and the tables median of 7, G2 of 3 (cudabench times G2 reps/2 times)
 CUDABENCH_ARGS=${CUDABENCH_ARGS:--cpu=false -reps $REPS -seed $SEED -distinct 0 -nttall -ntt 20,22,24 -g1 20,22,24 -g2 20,22 -t 16,18,20,22 -t2 16,18,20}
+CUDABENCH_ARGS="-curve $CURVE $CUDABENCH_ARGS"
 CUDABENCH=${CUDABENCH:-build/gpu/cudabench}
-SPPARK_BENCH=${SPPARK_BENCH:-build/sppark/sppark-bench}
+SPPARK_BENCH=${SPPARK_BENCH:-build/sppark/sppark-bench$suffix}
 began=$SECONDS
 if [ "${FRESH:-0}" = 1 ]; then
 	rm -rf "$WORK"
@@ -156,7 +171,7 @@ for s in prooflane-1 prooflane-2 sppark-1 sppark-2; do
 	table "$s" >"$WORK/$s.md.t"
 done
 {
-	echo "# prooflane and sppark side by side"
+	echo "# prooflane and sppark side by side: $CURVE"
 	echo
 	echo '```'
 	cat build/gpu/REVISION build/sppark/REVISION 2>/dev/null

@@ -18,6 +18,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
+	"github.com/prooflane/prooflane/cuda"
 	"github.com/prooflane/prooflane/internal/ref"
 )
 
@@ -81,9 +82,10 @@ func TestRawBytesIsElementMemory(t *testing.T) {
 func TestOmegaLineIsTheDomainGeneratorOfOrderN(t *testing.T) {
 	for _, l := range []int{1, 10, 24} {
 		dom := fft.NewDomain(1<<l, fft.WithoutPrecompute())
-		f := strings.Fields(omegaLine(dom))
+		line := omegaLine(dom.Cardinality, dom.Generator.Bytes())
+		f := strings.Fields(line)
 		if len(f) != 3 || f[0] != "omega" || f[1] != fmt.Sprint(1<<l) || len(f[2]) != 64 {
-			t.Fatalf("2^%d: line %q, want `omega %d <64 hex digits>`", l, omegaLine(dom), 1<<l)
+			t.Fatalf("2^%d: line %q, want `omega %d <64 hex digits>`", l, line, 1<<l)
 		}
 		w, ok := new(big.Int).SetString(f[2], 16)
 		if !ok {
@@ -125,81 +127,95 @@ func TestWriteWholeLeavesOnlyTheFile(t *testing.T) {
 	}
 }
 
-// TestDumpReadsBackInSpparkBench writes a small dump as -dump does, with
-// gnark-crypto's results computed on the host (MSMs term by term, the
-// NTT by Domain.FFT), and, when SPPARK_BENCH names the harness that
-// scripts/sppark-build.sh builds, runs its host self-test on it: every
-// point on the curve and each MSM's result as sppark's host types read
-// the files, each NTT order's expected output a direct transform with
-// sppark's roots of unity. No GPU is needed.
+// TestDumpReadsBackInSpparkBench writes a small dump as -dump does, of
+// each curve, with gnark-crypto's results computed on the host (MSMs
+// term by term, the NTT by Domain.FFT), and, when SPPARK_BENCH (the
+// BLS12-381 harness) or SPPARK_BENCH_BN254 names the harness that
+// scripts/sppark-build.sh builds for the curve, runs its host self-test
+// on it: every point on the curve and each MSM's result as sppark's host
+// types read the files, each NTT order's expected output a direct
+// transform with sppark's roots of unity. No GPU is needed.
 func TestDumpReadsBackInSpparkBench(t *testing.T) {
+	t.Run("bls12-381", func(t *testing.T) { testDump(t, bls12381Bench, cuda.BLS12381, "SPPARK_BENCH") })
+	t.Run("bn254", func(t *testing.T) { testDump(t, bn254Bench, cuda.BN254, "SPPARK_BENCH_BN254") })
+}
+
+// hostJac is what the dump's references need of gnark-crypto's
+// Jacobian points.
+type hostJac[J, A any] interface {
+	*J
+	FromAffine(*A) *J
+	AddMixed(*A) *J
+	ScalarMultiplication(*J, *big.Int) *J
+	AddAssign(*J) *J
+}
+
+type bigScalar[F any] interface {
+	scalar[F]
+	BigInt(*big.Int) *big.Int
+	Neg(*F) *F
+}
+
+// msmDump writes gN-L's files for the sizes logs of a group, the scalars
+// with the edges (0, -1, an infinity point), and returns their result
+// lines, the MSMs computed term by term.
+func msmDump[F ~[4]uint64, A, J any, PF bigScalar[F], PA interface{ *A }, PJ hostJac[J, A]](t *testing.T, dir string, r *rand.Rand, rg ref.Group[F, A, J], group string, xy func(*J) (x, y []byte), sizes []int) []string {
+	var lines []string
+	for _, l := range sizes {
+		n := 1 << l
+		pts, sc := ref.Points[F, PF, A, J, PJ](r, rg, n, 0), ref.Scalars[F, PF](r, n)
+		if n > 2 {
+			pts[1] = *new(A) // infinity
+			PF(&sc[2]).SetZero()
+			PF(&sc[3]).SetOne()
+			PF(&sc[3]).Neg(&sc[3])
+		}
+		var want, term J
+		PJ(&want).FromAffine(new(A))
+		for i := range pts {
+			var p J
+			PJ(&p).FromAffine(&pts[i])
+			PJ(&want).AddAssign(PJ(&term).ScalarMultiplication(&p, PF(&sc[i]).BigInt(new(big.Int))))
+		}
+		if err := writeMSMDump[F, PF](dir, group, l, rawBytes(pts), sc); err != nil {
+			t.Fatal(err)
+		}
+		x, y := xy(&want)
+		lines = append(lines, resultLine(group, n, x, y))
+	}
+	return lines
+}
+
+func testDump[F ~[4]uint64, D, A1, J1, A2, J2 any, PF bigScalar[F], PJ1 hostJac[J1, A1], PJ2 hostJac[J2, A2]](t *testing.T, c bench[F, D, A1, J1, A2, J2], crv cuda.Curve, env string) {
 	dir := t.TempDir()
 	r := rand.New(rand.NewPCG(1, 2))
-	var lines []string
-	rows := 0
-	for _, l := range []int{0, 4, 9} {
-		n := 1 << l
-		pts, sc := ref.G1N(r, n, 0), ref.Fr(r, n)
-		if n > 2 {
-			pts[1] = curve.G1Affine{} // infinity
-			sc[2].SetZero()
-			sc[3].SetOne()
-			sc[3].Neg(&sc[3])
-		}
-		var want, t1 curve.G1Jac
-		for i := range pts {
-			var p curve.G1Jac
-			p.FromAffine(&pts[i])
-			want.AddAssign(t1.ScalarMultiplication(&p, sc[i].BigInt(new(big.Int))))
-		}
-		if err := writeMSMDump(dir, "g1", l, rawBytes(pts), sc); err != nil {
-			t.Fatal(err)
-		}
-		x, y := g1XY(&want)
-		lines = append(lines, resultLine("g1", n, x, y))
-		rows++
-	}
-	for _, l := range []int{0, 3, 6} {
-		n := 1 << l
-		pts, sc := ref.G2N(r, n, 0), ref.Fr(r, n)
-		if n > 1 {
-			pts[n-1] = curve.G2Affine{}
-		}
-		var want, t2 curve.G2Jac
-		for i := range pts {
-			var p curve.G2Jac
-			p.FromAffine(&pts[i])
-			want.AddAssign(t2.ScalarMultiplication(&p, sc[i].BigInt(new(big.Int))))
-		}
-		if err := writeMSMDump(dir, "g2", l, rawBytes(pts), sc); err != nil {
-			t.Fatal(err)
-		}
-		x, y := g2XY(&want)
-		lines = append(lines, resultLine("g2", n, x, y))
-		rows++
-	}
+	lines := []string{curveLine(crv)}
+	lines = append(lines, msmDump[F, A1, J1, PF, *A1, PJ1](t, dir, r, c.rg1, "g1", c.xy1, []int{0, 4, 9})...)
+	lines = append(lines, msmDump[F, A2, J2, PF, *A2, PJ2](t, dir, r, c.rg2, "g2", c.xy2, []int{0, 3, 6})...)
+	rows := 6
 	for _, l := range []int{1, 4, 10} {
-		dom := fft.NewDomain(1 << l)
-		x := ref.Fr(r, 1<<l)
-		y := slices.Clone(x)
-		dom.FFT(y, fft.DIF)
+		dom := c.newDomain(1 << l)
+		x := ref.Scalars[F, PF](r, 1<<l)
+		y := c.fft.Transform(x, dom, false, true, false)
 		if err := writeNTTDump(dir, l, x, y); err != nil {
 			t.Fatal(err)
 		}
-		lines = append(lines, omegaLine(dom))
+		w := c.omega(dom)
+		lines = append(lines, omegaLine(1<<l, PF(&w).Bytes()))
 		rows += 4 // sppark-bench checks four orders
 	}
 	results := filepath.Join(dir, "results.txt")
 	if err := writeWhole(results, []byte(strings.Join(lines, "\n")+"\n")); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := os.Stat(filepath.Join(dir, "g2-6.points")); err != nil || st.Size() != 64*192 {
-		t.Fatalf("g2-6.points: %v, %v; want 64*192 bytes", st, err)
+	g2Bytes := int64(c.g2.PointBytes())
+	if st, err := os.Stat(filepath.Join(dir, "g2-6.points")); err != nil || st.Size() != 64*g2Bytes {
+		t.Fatalf("g2-6.points: %v, %v; want 64*%d bytes", st, err, g2Bytes)
 	}
 
-	bin := os.Getenv("SPPARK_BENCH")
+	bin := os.Getenv(env)
 	if bin == "" {
-		t.Skip("SPPARK_BENCH does not name the sppark harness (scripts/sppark-build.sh builds it)")
+		t.Skipf("%s does not name the %s sppark harness (scripts/sppark-build.sh builds it)", env, crv)
 	}
 	out, err := exec.Command(bin, "--selftest", dir, results).CombinedOutput()
 	t.Logf("%s --selftest:\n%s", bin, out)
@@ -208,6 +224,19 @@ func TestDumpReadsBackInSpparkBench(t *testing.T) {
 	}
 	if got := strings.Count(string(out), "| MATCH |"); got != rows {
 		t.Errorf("%d rows MATCH, want %d", got, rows)
+	}
+
+	// results of the other curve: the harness refuses the dump
+	other := cuda.BN254
+	if crv == cuda.BN254 {
+		other = cuda.BLS12381
+	}
+	wrong := filepath.Join(dir, "other-curve.txt")
+	if err := writeWhole(wrong, []byte(strings.Join(append([]string{curveLine(other)}, lines[1:]...), "\n")+"\n")); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(bin, "--selftest", dir, wrong).CombinedOutput(); err == nil || !strings.Contains(string(out), "this harness is "+crv.String()) {
+		t.Errorf("%s --selftest on results of %s: %v, %s; want a refusal naming both curves", bin, other, err, out)
 	}
 
 	// The checks bite: a scalar off by one, an NTT output element changed
@@ -226,7 +255,7 @@ func TestDumpReadsBackInSpparkBench(t *testing.T) {
 	}
 	flip("g1-4.scalars", 0)
 	flip("ntt-4.out", 5*32)
-	flip("g2-3.points", 2*192+96)
+	flip("g2-3.points", int(2*g2Bytes+g2Bytes/2))
 	out, err = exec.Command(bin, "--selftest", dir, results).CombinedOutput()
 	t.Logf("after the changes:\n%s", out)
 	if err == nil {

@@ -4,7 +4,7 @@
 // infinity is ZZ = 0), formulas from the Explicit-Formulas Database
 // (madd-2008-s, add-2008-s, dbl-2008-s-1, mdbl-2008-s-1).
 #pragma once
-#include "field.cuh"
+#include "curves.cuh"
 
 namespace pl {
 
@@ -25,6 +25,13 @@ struct Affine {
   F x, y;
   PL_HD bool is_inf() const { return x.is_zero() && y.is_zero(); }
 };
+
+// Whether p is on y^2 = x^3 + b (infinity is), b a curve's b1() or b2()
+// (curves.cuh).
+template <class F>
+PL_HD bool on_curve(const Affine<F>& p, const F& b) {
+  return p.is_inf() || p.y.sqr() == p.x.sqr() * p.x + b;
+}
 
 template <class F>
 struct XYZZ {
@@ -152,10 +159,5 @@ struct XYZZ {
     zzz = zzz * q.zzz * ppp;
   }
 };
-
-typedef Affine<Fp> G1Affine;
-typedef Affine<Fp2> G2Affine;
-typedef XYZZ<Fp> G1XYZZ;
-typedef XYZZ<Fp2> G2XYZZ;
 
 }  // namespace pl

@@ -1,7 +1,14 @@
-// field.cuh: Montgomery arithmetic over BLS12-381's Fr (8x32-bit limbs,
-// R = 2^256) and Fp (12x32-bit limbs, R = 2^384). The limb layout equals
-// gnark-crypto's fr.Element / fp.Element in memory (little-endian), so
-// elements move between Go and the device without conversion.
+// field.cuh: Montgomery arithmetic over a prime field of N 32-bit limbs
+// (R = 2^(32N)), Field<P>, and its quadratic extension Fp2T<Fp>, both
+// templated on the modulus's parameters P (curves.cuh instantiates them:
+// BLS12-381's Fr (8 limbs) and Fp (12), BN254's Fr and Fp (8 each)). The
+// limb layout equals gnark-crypto's fr.Element / fp.Element in memory
+// (little-endian), so elements move between Go and the device without
+// conversion.
+//
+// What a modulus must satisfy, and what each shortcut needs, is derived
+// from its limbs here and checked at compile time (Field's constants and
+// static_asserts): a shortcut is on exactly for the moduli it holds for.
 //
 // Every function is __host__ __device__: the same code is compiled by g++
 // for the host-side tests (cuda/internal/hostcheck) and by nvcc.
@@ -36,7 +43,8 @@
 #define PL_Y3_LAZY 1
 #endif
 
-// PL_FR_LOW_LIMBS=0 builds mont_mul without the Fr shortcut (A/B runs).
+// PL_FR_LOW_LIMBS=0 builds mont_mul without the shortcut of a modulus
+// whose two low limbs are 1 and 2^32 - 1 (BLS12-381's Fr; A/B runs).
 #ifndef PL_FR_LOW_LIMBS
 #define PL_FR_LOW_LIMBS 1
 #endif
@@ -67,61 +75,24 @@
 namespace pl {
 
 #if defined(__CUDACC__)
-// Fr's -1/r mod 2^32, read by mont_mul from constant memory (mont_m).
+// -1/p mod 2^32 when it is -1 (p = 1 mod 2^32: BLS12-381's Fr), read by
+// mont_mul from constant memory (mont_m).
 static __constant__ uint32_t pl_fr_inv = 0xffffffffu;
 #endif
 
-struct FrParams {
-  static constexpr int N = 8;
-  static constexpr uint32_t INV = 0xffffffffu;
-  // r's limbs 0 and 1 are 1 and 2^32 - 1 (r = 1 - 2^32 mod 2^64): mont_mul
-  // adds m*r's first two limbs without multiplying (mont_mul's comment).
-  static constexpr bool LOW_LIMBS_1_FFFFFFFF = PL_FR_LOW_LIMBS;
-  // 3r < 2^(32N) is false (3r = 1.36 * 2^256): mont_sqr's bound does not
-  // hold, Fr squares with mont_mul.
-  static constexpr bool SQR_DEDICATED = false;
-  PL_HD static uint32_t mod(int i) {
-    const uint32_t m[8] = {0x00000001, 0xffffffff, 0xfffe5bfe, 0x53bda402,
-                           0x09a1d805, 0x3339d808, 0x299d7d48, 0x73eda753};
-    return m[i];
+// The bit length of a limb (constexpr: the moduli's properties below).
+PL_HD constexpr int bitlen32(uint32_t x) {
+  int b = 0;
+  while (x) {
+    b++;
+    x >>= 1;
   }
-  PL_HD static uint32_t one(int i) {
-    const uint32_t m[8] = {0xfffffffe, 0x00000001, 0x00034802, 0x5884b7fa,
-                           0xecbc4ff5, 0x998c4fef, 0xacc5056f, 0x1824b159};
-    return m[i];
-  }
-  PL_HD static uint32_t r2(int i) {
-    const uint32_t m[8] = {0xf3f29c6d, 0xc999e990, 0x87925c23, 0x2b6cedcb,
-                           0x7254398f, 0x05d31496, 0x9f59ff11, 0x0748d9d9};
-    return m[i];
-  }
-};
+  return b;
+}
 
-struct FpParams {
-  static constexpr int N = 12;
-  static constexpr uint32_t INV = 0xfffcfffdu;
-  static constexpr bool LOW_LIMBS_1_FFFFFFFF = false;
-  // 3p < 2^(32N) (p < 2^381): mont_sqr's bound holds.
-  static constexpr bool SQR_DEDICATED = true;
-  PL_HD static uint32_t mod(int i) {
-    const uint32_t m[12] = {0xffffaaab, 0xb9feffff, 0xb153ffff, 0x1eabfffe,
-                            0xf6b0f624, 0x6730d2a0, 0xf38512bf, 0x64774b84,
-                            0x434bacd7, 0x4b1ba7b6, 0x397fe69a, 0x1a0111ea};
-    return m[i];
-  }
-  PL_HD static uint32_t one(int i) {
-    const uint32_t m[12] = {0x0002fffd, 0x76090000, 0xc40c0002, 0xebf4000b,
-                            0x53c758ba, 0x5f489857, 0x70525745, 0x77ce5853,
-                            0xa256ec6d, 0x5c071a97, 0xfa80e493, 0x15f65ec3};
-    return m[i];
-  }
-  PL_HD static uint32_t r2(int i) {
-    const uint32_t m[12] = {0x1c341746, 0xf4df1f34, 0x09d104f1, 0x0a76e6a6,
-                            0x4c95b6d5, 0x8de5476c, 0x939d83c0, 0x67eb88a9,
-                            0xb519952d, 0x9a793e85, 0x92cae3aa, 0x11988fe5};
-    return m[i];
-  }
-};
+// A field's parameters P (curves.cuh): N, the limbs; INV = -1/p mod 2^32;
+// mod(i), one(i) (R mod p) and r2(i) (R^2 mod p), constexpr limb i of
+// each. Field<P> derives the rest from them.
 
 // Carry chains for the multiplication. A chain is a run of additions whose
 // carry flows from one step to the next. On the device each step is one
@@ -223,7 +194,24 @@ struct Chain {
 // come from cudaMalloc (256-byte aligned) at offsets of whole elements.
 template <class P>
 struct alignas(16) Field {
+  typedef P Params;
   static constexpr int N = P::N;
+  static constexpr int DEGREE = 1;  // over the prime field (Fp2T: 2)
+  // p's bit length.
+  static constexpr int BITS = 32 * (N - 1) + bitlen32(P::mod(N - 1));
+  // What every function below takes: p odd, INV its Montgomery factor,
+  // and a spare top bit, p < 2^(32N-1) (2p < R: sums of two values
+  // under p, and the lazy [0, 2p) form, fit N limbs).
+  static_assert(P::mod(0) & 1, "the modulus must be odd");
+  static_assert((uint32_t)(P::mod(0) * P::INV) == 0xffffffffu, "INV must be -1/p mod 2^32");
+  static_assert(BITS <= 32 * N - 1, "the modulus needs a spare top bit: p < 2^(32N-1)");
+  // mont_mul's shortcut: p's limbs 0 and 1 are 1 and 2^32 - 1 (p = 1 -
+  // 2^32 mod 2^64; BLS12-381's Fr). Then INV = -1.
+  static constexpr bool LOW_LIMBS_1_FFFFFFFF =
+      PL_FR_LOW_LIMBS && P::mod(0) == 1 && P::mod(1) == 0xffffffffu;
+  // mont_sqr's bound, 3p < 2^(32N): p's top limb under 2^32 / 3 (BLS12-381's
+  // and BN254's Fp, BN254's Fr; not BLS12-381's Fr, 3r = 1.36 * 2^256).
+  static constexpr bool SQR_DEDICATED = P::mod(N - 1) < 0x55555554u;
   uint32_t v[N];
 
   PL_HD static Field zero() { Field r; PL_UNROLL for (int i = 0; i < N; i++) r.v[i] = 0; return r; }
@@ -464,7 +452,7 @@ struct alignas(16) Field {
       uint32_t top = add_row(e, o, pend, a, b.v[i]);
       Chain kp, ko;
       const uint32_t m = mont_m(e[0]);
-      if (P::LOW_LIMBS_1_FFFFFFFF) {
+      if (LOW_LIMBS_1_FFFFFFFF) {
         const uint32_t e0 = e[0];
 #if PL_FR_HI1_BORROW
         // the high limb m - (m != 0): 0 - E_0 borrows exactly when
@@ -545,12 +533,13 @@ struct alignas(16) Field {
   // rounds i >= 1 do not touch e[0], so m sees the whole limb).
   // Bounds: rows 0..i sum to a^2 - U_i^2 = L (2a - L) < 2aL, L = a mod
   // 2^(32(i+1)), so after round i T < 2a + p < 3p, and before its shift
-  // the sum (2^32 T >= 2^32 O) leaves O < 3p < 2^(32N) (P::SQR_DEDICATED:
-  // true for Fp, p < 2^381; false for Fr, 3r > 2^256): O's chains never
+  // the sum (2^32 T >= 2^32 O) leaves O < 3p < 2^(32N) (SQR_DEDICATED:
+  // true for BLS12-381's Fp and BN254's fields; false for BLS12-381's
+  // Fr, 3r > 2^256): O's chains never
   // carry out; E's go to top (at most 2). At the end T = (a^2 + M p) / R <
   // p (p / R) + p < 2p (M < R): one conditional subtraction.
   PL_HD static Field mont_sqr(const Field& a) {
-    static_assert(P::SQR_DEDICATED, "mont_sqr's bound needs 3p < 2^(32N)");
+    static_assert(SQR_DEDICATED, "mont_sqr's bound needs 3p < 2^(32N)");
     uint32_t d[N];  // d[j], j >= 1: limb j of 2a
     d[0] = 0;
     PL_UNROLL for (int j = 1; j < N; j++) d[j] = (a.v[j] << 1) | (a.v[j - 1] >> 31);
@@ -637,19 +626,22 @@ struct alignas(16) Field {
     return r;
   }
 
-  // a - b + K for a, b < p^2, with K = p 2^(32N-3), a multiple of p above
-  // p^2 (it needs p < 2^(32N-3): Fp's p < 2^381, not Fr's r): 0 < a - b +
-  // K < K + p^2 < p 2^(32N-2) < p R, what redc takes. Computed mod
-  // 2^(64N) (the borrow of a - b and the carry of + K cancel); K's limbs
-  // below N-1 are zero.
+  // a - b + K for a, b < p^2, with K = p 2^BITS, a multiple of p above
+  // p^2 (p < 2^BITS): 0 < a - b + K < K + p^2 < p 2^(BITS+1) <= p R (BITS
+  // <= 32N - 1: BLS12-381's Fp has 381 bits of 384, BN254's 254 of 256),
+  // what redc takes. Computed mod 2^(64N) (the borrow of a - b and the
+  // carry of + K cancel); K's limbs below N-1 are zero, limb N-1 + j is
+  // p's limbs j and j-1 shifted by K_SHIFT = BITS - 32(N-1).
+  static constexpr int K_SHIFT = BITS - 32 * (N - 1);
   PL_HD static Wide sub_wide_k(Wide a, const Wide& b) {
-    static_assert(P::N == 12, "sub_wide_k's K = p 2^(32N-3) must exceed p^2: Fp only");
+    static_assert(K_SHIFT >= 1 && K_SHIFT <= 31, "sub_wide_k's K = p 2^BITS needs BITS <= 32N - 1");
     Chain ks, kk;
     ks.sub(a.v[0], b.v[0]);
     PL_UNROLL for (int j = 1; j < 2 * N; j++) ks.subc(a.v[j], b.v[j]);
-    kk.add(a.v[N - 1], P::mod(0) << 29);
+    kk.add(a.v[N - 1], P::mod(0) << K_SHIFT);
     PL_UNROLL for (int j = N; j < 2 * N; j++) {
-      const uint32_t kj = (j - N + 1 < N ? P::mod(j - N + 1) << 29 : 0) | (P::mod(j - N) >> 3);
+      const uint32_t kj = (j - N + 1 < N ? P::mod(j - N + 1) << K_SHIFT : 0) |
+                          (P::mod(j - N) >> (32 - K_SHIFT));
       a.v[j] = kk.addc(a.v[j], kj);
     }
     return a;
@@ -698,7 +690,7 @@ struct alignas(16) Field {
 #if defined(PL_SQR_DEDICATED)
   __device__ __noinline__ static Field mont_sqr_call(Field a) { return mont_sqr(a); }
   PL_HD Field sqr() const {
-    if constexpr (P::SQR_DEDICATED) return mont_sqr_call(*this);
+    if constexpr (SQR_DEDICATED) return mont_sqr_call(*this);
     else return mont_mul_call(*this, *this);
   }
 #else
@@ -706,7 +698,7 @@ struct alignas(16) Field {
 #endif
 #elif defined(PL_SQR_DEDICATED)
   PL_HD Field sqr() const {
-    if constexpr (P::SQR_DEDICATED) return mont_sqr(*this);
+    if constexpr (SQR_DEDICATED) return mont_sqr(*this);
     else return mont_mul(*this, *this);
   }
 #else
@@ -716,11 +708,14 @@ struct alignas(16) Field {
   PL_HD Field from_mont() const { return mont_mul(*this, raw_one()); }
 };
 
-typedef Field<FrParams> Fr;
-typedef Field<FpParams> Fp;
-
-// Fp2 = Fp[u] / (u^2 + 1), gnark-crypto's E2{A0, A1}.
-struct Fp2 {
+// Fp2 = Fp[u] / (u^2 + 1), gnark-crypto's E2{A0, A1}: BLS12-381's and
+// BN254's quadratic extension alike. Fp's parameters say its non-residue
+// (FP2_NONRESIDUE, u^2), which the formulas below take to be -1.
+template <class Fp>
+struct Fp2T {
+  static_assert(Fp::Params::FP2_NONRESIDUE == -1, "Fp2T's formulas take u^2 = -1");
+  using Fp2 = Fp2T;
+  static constexpr int DEGREE = 2;
   Fp c0, c1;
   PL_HD static Fp2 zero() { Fp2 r; r.c0 = Fp::zero(); r.c1 = Fp::zero(); return r; }
   PL_HD static Fp2 one() { Fp2 r; r.c0 = Fp::one(); r.c1 = Fp::zero(); return r; }
@@ -753,12 +748,12 @@ struct Fp2 {
   // Karatsuba with lazy reduction: the three products kept unreduced
   // (2N limbs), combined as integers, then two Montgomery reductions
   // instead of three full multiplications (5N^2 products instead of 6N^2).
-  // Bounds, inputs < p (p < 2^(32N-3)):
+  // Bounds, inputs < p (p < 2^(32N-1), Field's BITS):
   //   s_a = a0 + a1, s_b = b0 + b1 < 2p < 2^(32N), not reduced;
   //   p0 = a0 b0, p1 = a1 b1 < p^2; p2 = s_a s_b < 4p^2 < 2^(64N);
   //   c1 = p2 - p0 - p1 = a0 b1 + a1 b0 < 2p^2 < p R;
-  //   c0 = p0 - p1 + K, K = p 2^(32N-3), a multiple of p and > p1, so
-  //     0 < c0 < K + p^2 < p 2^(32N-2) < p R.
+  //   c0 = p0 - p1 + K, K = p 2^BITS, a multiple of p and > p1, so
+  //     0 < c0 < K + p^2 < p 2^(BITS+1) <= p R.
   // c0 is Fp::sub_wide_k's (the bound there). redc takes t < p R.
   // With PL_MUL_CALL on the device, the products and reductions are calls
   // (one copy each), unless PL_FP2_CALL makes the whole multiplication one.
@@ -766,13 +761,13 @@ struct Fp2 {
     constexpr int N = Fp::N;
     const Fp sa = Fp::add_raw(a.c0, a.c1), sb = Fp::add_raw(b.c0, b.c1);
 #if defined(PL_MUL_CALL) && defined(__CUDA_ARCH__) && !defined(PL_FP2_CALL)
-    Fp::Wide p0 = Fp::mul_wide_call(a.c0, b.c0);
-    const Fp::Wide p1 = Fp::mul_wide_call(a.c1, b.c1);
-    Fp::Wide p2 = Fp::mul_wide_call(sa, sb);
+    typename Fp::Wide p0 = Fp::mul_wide_call(a.c0, b.c0);
+    const typename Fp::Wide p1 = Fp::mul_wide_call(a.c1, b.c1);
+    typename Fp::Wide p2 = Fp::mul_wide_call(sa, sb);
 #else
-    Fp::Wide p0 = Fp::mul_wide(a.c0, b.c0);
-    const Fp::Wide p1 = Fp::mul_wide(a.c1, b.c1);
-    Fp::Wide p2 = Fp::mul_wide(sa, sb);
+    typename Fp::Wide p0 = Fp::mul_wide(a.c0, b.c0);
+    const typename Fp::Wide p1 = Fp::mul_wide(a.c1, b.c1);
+    typename Fp::Wide p2 = Fp::mul_wide(sa, sb);
 #endif
     Chain k1, k2;  // p2 -= p0; p2 -= p1
     k1.sub(p2.v[0], p0.v[0]);

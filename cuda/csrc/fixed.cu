@@ -1,5 +1,5 @@
 // fixed.cu: fixed-base batch scalar multiplication kernels (fixed.cuh),
-// G1 and G2 instances.
+// G1 and G2 instances of each curve, dispatched on the curve.
 #define PL_MUL_CALL 1
 #include "common.cuh"
 #include "affine.cuh"
@@ -10,7 +10,7 @@ namespace {
 
 constexpr unsigned THREADS = 128;
 
-template <class F>
+template <class Fr, class F>
 __global__ void k_fixed_mul(const Affine<F>* table, int c, const Fr* scalars, size_t n,
                             XYZZ<F>* acc) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
@@ -20,7 +20,7 @@ __global__ void k_fixed_mul(const Affine<F>* table, int c, const Fr* scalars, si
   }
 }
 
-template <class F>
+template <class Fr, class F>
 int fixed(pl_stream* s, const void* table, int c, const void* scalars, size_t n, void* out) {
   if (c < 2 || c > 20 || !table || !scalars || !out) return PL_ERR_ARG;
   if (n == 0) return 0;
@@ -30,7 +30,7 @@ int fixed(pl_stream* s, const void* table, int c, const void* scalars, size_t n,
   F* scratch;
   PL_TRY(tmp.alloc(&acc, n));
   PL_TRY(tmp.alloc(&scratch, n));
-  k_fixed_mul<F><<<grid_for(n, THREADS), THREADS, 0, s->s>>>((const Affine<F>*)table, c,
+  k_fixed_mul<Fr, F><<<grid_for(n, THREADS), THREADS, 0, s->s>>>((const Affine<F>*)table, c,
                                                              (const Fr*)scalars, n, acc);
   PL_LAUNCHED();
   return to_affine<F>(s, acc, n, scratch, (Affine<F>*)out);
@@ -40,12 +40,18 @@ int fixed(pl_stream* s, const void* table, int c, const void* scalars, size_t n,
 }  // namespace fixedk
 }  // namespace pl
 
-extern "C" int pl_fixed_g1(pl_stream* s, const void* table, int c, const void* scalars, size_t n,
-                           void* out) {
-  return pl::fixedk::fixed<pl::Fp>(s, table, c, scalars, n, out);
+extern "C" int pl_fixed_g1(pl_stream* s, int curve, const void* table, int c, const void* scalars,
+                           size_t n, void* out) {
+  return pl::with_curve(curve, [&](auto k) {
+    using C = decltype(k);
+    return pl::fixedk::fixed<typename C::Fr, typename C::Fp>(s, table, c, scalars, n, out);
+  });
 }
 
-extern "C" int pl_fixed_g2(pl_stream* s, const void* table, int c, const void* scalars, size_t n,
-                           void* out) {
-  return pl::fixedk::fixed<pl::Fp2>(s, table, c, scalars, n, out);
+extern "C" int pl_fixed_g2(pl_stream* s, int curve, const void* table, int c, const void* scalars,
+                           size_t n, void* out) {
+  return pl::with_curve(curve, [&](auto k) {
+    using C = decltype(k);
+    return pl::fixedk::fixed<typename C::Fr, typename C::Fp2>(s, table, c, scalars, n, out);
+  });
 }

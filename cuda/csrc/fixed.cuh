@@ -105,12 +105,16 @@ PL_HD_CALL Field<P> field_inv(const Field<P>& a) {
   return r;
 }
 
-PL_HD Fp inv(const Fp& a) { return field_inv<FpParams>(a); }
+template <class P>
+PL_HD Field<P> inv(const Field<P>& a) {
+  return field_inv<P>(a);
+}
 
 // 1/(c0 + c1 u) = (c0 - c1 u)/(c0² + c1²), as u² = -1.
-PL_HD Fp2 inv(const Fp2& a) {
+template <class Fp>
+PL_HD Fp2T<Fp> inv(const Fp2T<Fp>& a) {
   Fp t = inv(a.c0.sqr() + a.c1.sqr());
-  Fp2 r;
+  Fp2T<Fp> r;
   r.c0 = a.c0 * t;
   r.c1 = (a.c1 * t).neg();
   return r;

@@ -4,7 +4,7 @@
 #include "common.cuh"
 #include "fp64.cuh"
 
-using pl::Fp;
+using Fp = pl::bls12_381::Fp;
 using pl::Fp64;
 
 namespace {

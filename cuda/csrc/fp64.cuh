@@ -1,4 +1,4 @@
-// fp64.cuh: Fp's Montgomery multiplication on the FP64 pipe, an
+// fp64.cuh: BLS12-381's Fp's Montgomery multiplication on the FP64 pipe, an
 // experiment no production kernel uses: alone it runs 0.87x the integer
 // one, and beside it adds at most 7% (docs/design/field-arithmetic.md).
 //
@@ -29,11 +29,12 @@
 // check runs the same code against gnark-crypto.
 #pragma once
 #include <math.h>
-#include "field.cuh"
+#include "curves.cuh"
 
 namespace pl {
 
 struct Fp64 {
+  using Fp = bls12_381::Fp;  // its constants are this field's
   static constexpr int N = 8;
   static constexpr double W = 281474976710656.0;           // 2^48
   static constexpr double IW = 1.0 / 281474976710656.0;    // 2^-48, exact

@@ -1,5 +1,7 @@
 // msm_impl.cuh: the MSM and batch-addition kernels, templated over the
-// coordinate field; instantiated by msm_g1.cu and msm_g2.cu.
+// scalar field Fr and the coordinate field F (a curve's Fp for G1, Fp2
+// for G2; curves.cuh); each msm_<curve>_g<G>.cu instantiates one curve's
+// group (msm_entry.cuh).
 //
 // The kernels call one copy of the Fp multiplication instead of inlining
 // it (PL_MUL_CALL): an inlined mixed addition is ~10 multiplications of
@@ -9,10 +11,12 @@
 #pragma once
 #define PL_MUL_CALL 1
 #include <cub/cub.cuh>
+#include <type_traits>
 #include "affine.cuh"
 #include "common.cuh"
 #include "msm.cuh"
 #include "msm_affine.cuh"
+#include "msm_entry.cuh"
 #include "vec.cuh"
 
 namespace pl {
@@ -52,6 +56,7 @@ constexpr unsigned HEAVY = 128;      // threads per block, point kernels
 
 // The digits of scalar idx[i] (of scalar i when idx is null), for the
 // point of that index, into column i of keys and vals.
+template <class Fr>
 __global__ void k_recode(const Fr* scalars, const uint32_t* idx, size_t n, int mont, int c,
                          size_t table_n, MsmSort o, uint32_t* keys, uint32_t* vals) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < n;
@@ -64,6 +69,7 @@ __global__ void k_recode(const Fr* scalars, const uint32_t* idx, size_t n, int m
 }
 
 // Whether scalar i is of class want (scalar_class).
+template <class Fr>
 struct ClassAt {
   const Fr* v;
   Fr one, minus;
@@ -74,7 +80,8 @@ struct ClassAt {
 // The indices of the scalars of v[0..n) that pick selects, in order, into
 // idx (room for n: a vector changed since the caller counted it must not
 // write past it), checking that there are want of them.
-int gather(pl_stream* s, Scratch& sc, size_t n, ClassAt pick, size_t want, uint32_t* idx) {
+template <class Fr>
+int gather(pl_stream* s, Scratch& sc, size_t n, ClassAt<Fr> pick, size_t want, uint32_t* idx) {
   uint32_t* count;
   PL_TRY(sc.alloc(&count, 1));
   cub::CountingInputIterator<uint32_t> in(0);
@@ -91,6 +98,7 @@ int gather(pl_stream* s, Scratch& sc, size_t n, ClassAt pick, size_t want, uint3
 }
 
 // Marks the units that are -1: bit 31 of their index, as the sums read it.
+template <class Fr>
 __global__ void k_unit_signs(const Fr* v, Fr minus, uint32_t* idx, size_t count) {
   for (size_t i = blockIdx.x * (size_t)blockDim.x + threadIdx.x; i < count;
        i += (size_t)gridDim.x * blockDim.x)
@@ -130,14 +138,11 @@ __global__ void k_segcount(const uint32_t* start, const uint32_t* end, uint32_t 
 
 // Blocks per SM the accumulation kernel is built for. G1: 5, i.e. at
 // most 96 registers, 20 warps per SM; G2 (Fp2 values, ~220 registers): 1,
-// as caps of 168 or 128 registers ran slower (docs/design/msm.md).
+// as caps of 168 or 128 registers ran slower (docs/design/msm.md). Both
+// curves take BLS12-381's figures.
 template <class F>
 struct SegBlocks {
-  static constexpr int value = 1;
-};
-template <>
-struct SegBlocks<Fp> {
-  static constexpr int value = PL_G1_BLOCKS;
+  static constexpr int value = F::DEGREE == 1 ? PL_G1_BLOCKS : 1;
 };
 
 // Segment g's bucket into seg_bucket[g] (for k_segments and k_seg_tree)
@@ -487,7 +492,7 @@ __device__ __forceinline__ Affine<F> ba_add_inline(const Affine<F>& a, const Aff
   r.y = F::mont_mul(l, a.x - r.x) - a.y;
   return r;
 }
-template <class F>  // Fp only
+template <class F>  // G1's (F::DEGREE == 1) only
 __global__ void __launch_bounds__(HEAVY, PL_BA_BLOCKS)
     k_ba_pass2_staged(BaLevel<F> L, uint32_t threads, const F* inv) {
   constexpr int P = sizeof(Affine<F>) / 16, E = sizeof(F) / 16;
@@ -692,7 +697,7 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
       PL_LAUNCHED();
     }
     if (r < 2) prof->mark(s, "ba-inv");
-    if constexpr (std::is_same<F, Fp>::value)
+    if constexpr (F::DEGREE == 1)
       k_ba_pass2_staged<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
     else
       k_ba_pass2<F><<<grid_for(threads, HEAVY), HEAVY, 0, s->s>>>(L, (uint32_t)threads, e[0]);
@@ -720,14 +725,10 @@ int accumulate_affine(pl_stream* s, Profile* prof, const Affine<F>* bases, const
 }
 
 // The accumulation an MSM takes by default: XYZZ segments for G1,
-// batch-affine levels for G2 (docs/design/msm.md).
+// batch-affine levels for G2 (docs/design/msm.md), on both curves.
 template <class F>
 struct AffineDefault {
-  static constexpr bool value = true;
-};
-template <>
-struct AffineDefault<Fp> {
-  static constexpr bool value = false;
+  static constexpr bool value = F::DEGREE == 2;
 };
 
 // Which accumulation an MSM takes: the stream's accum, PL_ACCUM_AFFINE or
@@ -797,7 +798,7 @@ int sum_device(pl_stream* s, Scratch& sc, const Affine<F>* bases, size_t nbases,
 // The MSM over bases (table_n == 0) or over the precomputed table of
 // precompute (table_n = its row length, n <= table_n): out receives W
 // window sums, or one sum with a table.
-template <class F>
+template <class Fr, class F>
 int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mont, int c,
         size_t table_n, size_t nnz, size_t units, void* out) {
   PL_CHECK(cudaSetDevice(s->dev));
@@ -818,21 +819,21 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   XYZZ<F>* unit_sum = nullptr;
   uint32_t* bad = nullptr;
   if (nnz) {
-    const Fr one = scalar_one(mont), minus = one.neg();
+    const Fr one = scalar_one<Fr>(mont), minus = one.neg();
     if (units) {
       uint32_t* uidx;
       PL_TRY(sc.alloc(&uidx, n));
       PL_TRY(sc.alloc(&bad, 1));
       PL_CHECK(cudaMemsetAsync(bad, 0, sizeof(*bad), s->s));
-      PL_TRY(gather(s, sc, n, ClassAt{scalars, one, minus, SCALAR_UNIT}, units, uidx));
-      k_unit_signs<<<grid_for(units, 256), 256, 0, s->s>>>(scalars, minus, uidx, units);
+      PL_TRY(gather(s, sc, n, ClassAt<Fr>{scalars, one, minus, SCALAR_UNIT}, units, uidx));
+      k_unit_signs<Fr><<<grid_for(units, 256), 256, 0, s->s>>>(scalars, minus, uidx, units);
       PL_LAUNCHED();
       // (bad stays clear: gathered indices are in range)
       PL_TRY(sum_device<F>(s, sc, bases, n, uidx, units, true, &unit_sum, bad));
       prof.mark(s, "units");
     }
     PL_TRY(sc.alloc(&idx, n));
-    PL_TRY(gather(s, sc, n, ClassAt{scalars, one, minus, SCALAR_OTHER}, nnz - units, idx));
+    PL_TRY(gather(s, sc, n, ClassAt<Fr>{scalars, one, minus, SCALAR_OTHER}, nnz - units, idx));
     n = nnz - units;
     prof.mark(s, "gather");
     if (n == 0) {  // units alone: their sum is the first window's
@@ -857,7 +858,7 @@ int msm(pl_stream* s, const void* bases_, const void* scalars_, size_t n, int mo
   PL_TRY(sc.alloc(&keys_out, total));
   PL_TRY(sc.alloc(&vals_in, total));
   PL_TRY(sc.alloc(&vals_out, total));
-  k_recode<<<grid_for(n, 256), 256, 0, s->s>>>(scalars, idx, n, mont, c, table_n, so, keys_in,
+  k_recode<Fr><<<grid_for(n, 256), 256, 0, s->s>>>(scalars, idx, n, mont, c, table_n, so, keys_in,
                                                vals_in);
   PL_LAUNCHED();
   prof.mark(s, "recode");
@@ -961,4 +962,30 @@ int sum(pl_stream* s, const void* bases, size_t nbases, const int32_t* idx_host,
 
 }  // namespace
 }  // namespace msmk
+}  // namespace pl
+
+namespace pl {
+
+// msm_entry.cuh's entry points over curve C's group G.
+template <class C, int G>
+using MsmCoords = typename std::conditional<G == 1, typename C::Fp, typename C::Fp2>::type;
+
+template <class C, int G>
+int MsmEntry<C, G>::msm(pl_stream* s, const void* bases, const void* scalars, size_t n, int mont,
+                        int c, size_t table_n, size_t nnz, size_t units, void* out) {
+  return msmk::msm<typename C::Fr, MsmCoords<C, G>>(s, bases, scalars, n, mont, c, table_n, nnz,
+                                                    units, out);
+}
+
+template <class C, int G>
+int MsmEntry<C, G>::precompute(pl_stream* s, void* table, size_t n, int c) {
+  return msmk::precompute<MsmCoords<C, G>>(s, table, n, c);
+}
+
+template <class C, int G>
+int MsmEntry<C, G>::sum(pl_stream* s, const void* bases, size_t nbases, const int32_t* idx,
+                        size_t count, void* out) {
+  return msmk::sum<MsmCoords<C, G>>(s, bases, nbases, idx, count, out);
+}
+
 }  // namespace pl

@@ -1,5 +1,6 @@
 // ntt.cuh: index arithmetic of the radix-2 NTT, shared by the kernels
-// (ntt.cu) and the host emulation (cuda/internal/hostcheck).
+// (ntt.cu) and the host emulation (cuda/internal/hostcheck); the
+// butterflies are templates over the scalar field Fr (curves.cuh).
 //
 // An NTT of n = 2^L points runs as passes; a pass does k consecutive
 // radix-2 stages in shared memory on tiles of 2^k rows by G columns. For a
@@ -12,7 +13,7 @@
 // pairs rows j0, j0 + 2^m and uses twiddle w^e,
 // e = ((j0 mod 2^m) << lo | l) << (L - 1 - lo - m).
 #pragma once
-#include "field.cuh"
+#include "curves.cuh"
 
 namespace pl {
 
@@ -121,14 +122,20 @@ PL_HD uint64_t bitrev(uint64_t x, int L) {
 #define PL_NTT_LAZY 1
 #endif
 #if PL_NTT_LAZY
+template <class Fr>
 PL_HD Fr lazy_add(const Fr& a, const Fr& b) { return Fr::add_2p(a, b); }
+template <class Fr>
 PL_HD Fr lazy_sub(const Fr& a, const Fr& b) { return Fr::sub_2p(a, b); }
 // x w for x < 2r and a twiddle w < r, in [0, 2r): w is mont_mul's
 // multiplicand, whose bound the rounds need.
+template <class Fr>
 PL_HD Fr lazy_mul(const Fr& x, const Fr& w) { return Fr::mont_mul_2p(w, x); }
 #else
+template <class Fr>
 PL_HD Fr lazy_add(const Fr& a, const Fr& b) { return a + b; }
+template <class Fr>
 PL_HD Fr lazy_sub(const Fr& a, const Fr& b) { return a - b; }
+template <class Fr>
 PL_HD Fr lazy_mul(const Fr& x, const Fr& w) { return x * w; }
 #endif
 
@@ -136,6 +143,7 @@ PL_HD Fr lazy_mul(const Fr& x, const Fr& w) { return x * w; }
 // div_log = L (an inverse NTT off the coset), divided by n = 2^L on the
 // way (Field::div_pow2, 8 products an element), where a separate pass
 // of multiplications by 1/n took 0.28 ms at 2^24 (docs/design/ntt.md).
+template <class Fr>
 PL_HD Fr ntt_out(const Fr& a, int div_log) {
   Fr r = a;
   for (int k = div_log; k > 0; k -= 31) r = Fr::div_pow2(r, k < 31 ? k : 31);
@@ -143,12 +151,14 @@ PL_HD Fr ntt_out(const Fr& a, int div_log) {
 }
 
 // Butterflies on values (the pair step's).
+template <class Fr>
 PL_HD void butterfly_dif(Fr& u, Fr& v, const Fr& w) {
   Fr s = lazy_add(u, v);
   v = lazy_mul(lazy_sub(u, v), w);
   u = s;
 }
 
+template <class Fr>
 PL_HD void butterfly_dit(Fr& u, Fr& v, const Fr& w) {
   Fr t = lazy_mul(v, w);
   v = lazy_sub(u, t);
@@ -217,6 +227,7 @@ PL_HD void ntt_quad(const NttPass& p, uint64_t b, uint32_t r, int mlo, uint32_t 
 // where such quads fill whole warps (ntt_units_map), so that the branch
 // is the same across a warp: stages 0-1 (1/16 of an NTT's
 // multiplications) and, with sub-tiles, stages 2-3 (a further ~1.7%).
+template <class Fr>
 struct NttQuad {
   uint32_t t[4];
   Fr w0, w1, w2;
@@ -227,7 +238,8 @@ PL_HD bool ntt_quad_units(const NttPass& p, int mlo, const uint64_t e[3]) {
   return p.lo == 0 && (mlo == 0 || (ntt_units_map(p, mlo) && e[0] == 0 && e[2] == 0));
 }
 
-PL_HD void ntt_quad_load(const NttPass& p, uint64_t b, uint32_t r, int mlo, const Fr* tw, NttQuad* q) {
+template <class Fr>
+PL_HD void ntt_quad_load(const NttPass& p, uint64_t b, uint32_t r, int mlo, const Fr* tw, NttQuad<Fr>* q) {
   uint64_t e[3];
   ntt_quad(p, b, r, mlo, q->t, e);
   q->units = ntt_quad_units(p, mlo, e);
@@ -239,8 +251,8 @@ PL_HD void ntt_quad_load(const NttPass& p, uint64_t b, uint32_t r, int mlo, cons
 }
 
 // The quad's two stages on its rows a[0..3] (tile rows q.t[0..3]).
-template <bool DIF>
-PL_HD void ntt_quad_math(Fr a[4], const NttQuad& q) {
+template <bool DIF, class Fr>
+PL_HD void ntt_quad_math(Fr a[4], const NttQuad<Fr>& q) {
   Fr a0 = a[0], a1 = a[1], a2 = a[2], a3 = a[3];
   if (q.units) {
     if (DIF) {

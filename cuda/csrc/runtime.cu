@@ -4,7 +4,7 @@
 #include <mutex>
 #include <vector>
 #include "common.cuh"
-#include "field.cuh"
+#include "curves.cuh"
 
 extern "C" const char* pl_error_string(int code) {
   switch (code) {
@@ -253,7 +253,7 @@ extern "C" int pl_event_elapsed(float* ms, void* from, void* to) {
 // ---- self test: the multiplication against the plain CIOS reference ----
 // Also the kernels' default arithmetic (field.cuh): Fp's dedicated
 // squaring and Fp2's lazy multiplication against products of the
-// reference.
+// reference. Every curve's fields (curves.cuh).
 
 __device__ __forceinline__ uint32_t xorshift(uint64_t& x) {
   x ^= x << 13;
@@ -266,61 +266,74 @@ template <class F>
 __device__ F random_elem(uint64_t& st) {
   F r;
   for (int i = 0; i < F::N; i++) r.v[i] = xorshift(st);
-  r.v[F::N - 1] &= 0x0fffffffu;  // below both moduli
+  r.v[F::N - 1] &= 0x0fffffffu;  // below every modulus
   return r;
 }
 
-// Karatsuba over mont_mul_ref (Fp2::mul's formula).
-__device__ pl::Fp2 fp2_mul_ref(const pl::Fp2& a, const pl::Fp2& b) {
-  pl::Fp t0 = pl::Fp::mont_mul_ref(a.c0, b.c0);
-  pl::Fp t1 = pl::Fp::mont_mul_ref(a.c1, b.c1);
-  pl::Fp t2 = pl::Fp::mont_mul_ref(a.c0 + a.c1, b.c0 + b.c1);
-  pl::Fp2 r;
+// Karatsuba over mont_mul_ref (Fp2T::mul's formula).
+template <class Fp2>
+__device__ Fp2 fp2_mul_ref(const Fp2& a, const Fp2& b) {
+  using Fp = decltype(a.c0);
+  Fp t0 = Fp::mont_mul_ref(a.c0, b.c0);
+  Fp t1 = Fp::mont_mul_ref(a.c1, b.c1);
+  Fp t2 = Fp::mont_mul_ref(a.c0 + a.c1, b.c0 + b.c1);
+  Fp2 r;
   r.c0 = t0 - t1;
   r.c1 = t2 - t0 - t1;
   return r;
 }
 
-__device__ void check_variants(const pl::Fp2& x, const pl::Fp2& y, int* mismatches) {
-  if (!(pl::Fp::mont_sqr(x.c0) == pl::Fp::mont_mul_ref(x.c0, x.c0))) atomicAdd(mismatches, 1);
-  if (!(pl::Fp2::mul_lazy(x, y) == fp2_mul_ref(x, y))) atomicAdd(mismatches, 1);
+template <class Fp2>
+__device__ void check_variants(const Fp2& x, const Fp2& y, int* mismatches) {
+  using Fp = decltype(x.c0);
+  if (!(Fp::mont_sqr(x.c0) == Fp::mont_mul_ref(x.c0, x.c0))) atomicAdd(mismatches, 1);
+  if (!(Fp2::mul_lazy(x, y) == fp2_mul_ref(x, y))) atomicAdd(mismatches, 1);
+}
+
+template <class C>
+__device__ void selftest_curve(uint64_t& st, int it, int* mismatches) {
+  using Fr = typename C::Fr;
+  using Fp = typename C::Fp;
+  using Fp2 = typename C::Fp2;
+  Fp a = random_elem<Fp>(st), b = random_elem<Fp>(st);
+  if (!(Fp::mont_mul(a, b) == Fp::mont_mul_ref(a, b))) atomicAdd(mismatches, 1);
+  Fr c = random_elem<Fr>(st), d = random_elem<Fr>(st);
+  if (!(Fr::mont_mul(c, d) == Fr::mont_mul_ref(c, d))) atomicAdd(mismatches, 1);
+  // extremes: p-1 squared
+  Fp m;
+  for (int i = 0; i < Fp::N; i++) m.v[i] = Fp::Params::mod(i);
+  m.v[0] -= 1 + (it & 3);
+  if (!(Fp::mont_mul(m, m) == Fp::mont_mul_ref(m, m))) atomicAdd(mismatches, 1);
+  // the variants: random operands, equal ones, a zero component, p-1-k,
+  // Montgomery one, every limb 0xffffffff below p
+  Fp2 x, y;
+  x.c0 = random_elem<Fp>(st);
+  x.c1 = random_elem<Fp>(st);
+  y.c0 = random_elem<Fp>(st);
+  y.c1 = random_elem<Fp>(st);
+  check_variants(x, y, mismatches);
+  check_variants(x, x, mismatches);
+  Fp2 z = x;
+  if (it & 1) z.c0 = Fp::zero(); else z.c1 = Fp::zero();
+  check_variants(z, y, mismatches);
+  Fp ones;
+  for (int i = 0; i < Fp::N; i++) ones.v[i] = 0xffffffffu;
+  ones.v[Fp::N - 1] = Fp::Params::mod(Fp::N - 1) - 1;
+  Fp2 e, f;
+  e.c0 = m;
+  e.c1 = (it & 2) ? ones : Fp::one();
+  f.c0 = (it & 1) ? m : ones;
+  f.c1 = m;
+  check_variants(e, f, mismatches);
+  check_variants(f, e, mismatches);
+  check_variants(e, x, mismatches);
 }
 
 __global__ void k_selftest(uint64_t seed, int* mismatches) {
   uint64_t st = seed ^ (0x9e3779b97f4a7c15ull * (blockIdx.x * blockDim.x + threadIdx.x + 1));
   for (int it = 0; it < 16; it++) {
-    pl::Fp a = random_elem<pl::Fp>(st), b = random_elem<pl::Fp>(st);
-    if (!(pl::Fp::mont_mul(a, b) == pl::Fp::mont_mul_ref(a, b))) atomicAdd(mismatches, 1);
-    pl::Fr c = random_elem<pl::Fr>(st), d = random_elem<pl::Fr>(st);
-    if (!(pl::Fr::mont_mul(c, d) == pl::Fr::mont_mul_ref(c, d))) atomicAdd(mismatches, 1);
-    // extremes: p-1 squared
-    pl::Fp m;
-    for (int i = 0; i < pl::Fp::N; i++) m.v[i] = pl::FpParams::mod(i);
-    m.v[0] -= 1 + (it & 3);
-    if (!(pl::Fp::mont_mul(m, m) == pl::Fp::mont_mul_ref(m, m))) atomicAdd(mismatches, 1);
-    // the variants: random operands, equal ones, a zero component, p-1-k,
-    // Montgomery one, every limb 0xffffffff below p
-    pl::Fp2 x, y;
-    x.c0 = random_elem<pl::Fp>(st);
-    x.c1 = random_elem<pl::Fp>(st);
-    y.c0 = random_elem<pl::Fp>(st);
-    y.c1 = random_elem<pl::Fp>(st);
-    check_variants(x, y, mismatches);
-    check_variants(x, x, mismatches);
-    pl::Fp2 z = x;
-    if (it & 1) z.c0 = pl::Fp::zero(); else z.c1 = pl::Fp::zero();
-    check_variants(z, y, mismatches);
-    pl::Fp ones;
-    for (int i = 0; i < pl::Fp::N; i++) ones.v[i] = 0xffffffffu;
-    ones.v[pl::Fp::N - 1] = pl::FpParams::mod(pl::Fp::N - 1) - 1;
-    pl::Fp2 e, f;
-    e.c0 = m;
-    e.c1 = (it & 2) ? ones : pl::Fp::one();
-    f.c0 = (it & 1) ? m : ones;
-    f.c1 = m;
-    check_variants(e, f, mismatches);
-    check_variants(f, e, mismatches);
-    check_variants(e, x, mismatches);
+    selftest_curve<pl::bls12_381::Curve>(st, it, mismatches);
+    selftest_curve<pl::bn254::Curve>(st, it, mismatches);
   }
 }
 

@@ -3,11 +3,12 @@
 // the kernels and the host emulation (cuda/internal/hostcheck).
 #pragma once
 #include "api.h"
-#include "field.cuh"
+#include "curves.cuh"
 
 namespace pl {
 
 // Operation codes: PL_VEC_* in api.h.
+template <class Fr>
 PL_HD Fr vec_op(int op, const Fr& a, const Fr& b) {
   switch (op) {
     case PL_VEC_MUL: return a * b;
@@ -21,12 +22,14 @@ PL_HD Fr vec_op(int op, const Fr& a, const Fr& b) {
 // there), or any other.
 enum ScalarClass { SCALAR_ZERO = 0, SCALAR_UNIT = 1, SCALAR_OTHER = 2 };
 
+template <class Fr>
 PL_HD ScalarClass scalar_class(const Fr& x, const Fr& one, const Fr& minus) {
   if (x.is_zero()) return SCALAR_ZERO;
   return x == one || x == minus ? SCALAR_UNIT : SCALAR_OTHER;
 }
 
 // 1 in the scalars' form (Montgomery when mont).
+template <class Fr>
 PL_HD Fr scalar_one(int mont) { return mont ? Fr::one() : Fr::raw_one(); }
 
 }  // namespace pl

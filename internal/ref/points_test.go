@@ -37,3 +37,26 @@ func TestG1NAndG2NMakeValidDistinctPoints(t *testing.T) {
 		t.Error("G1N(n=10, m=4) does not repeat 4 distinct points")
 	}
 }
+
+// BN254's points (curves.go' Points on BN254G1, BN254G2): valid and
+// distinct, past Distinct too.
+func TestBN254PointsAreValidAndDistinct(t *testing.T) {
+	r := rand.New(rand.NewPCG(Seed(), 2))
+	g1 := Points(r, BN254G1, Distinct+7, 0)
+	seen := map[[32]byte]bool{}
+	for i := range g1 {
+		if !g1[i].IsOnCurve() || !g1[i].IsInSubGroup() {
+			t.Fatalf("point %d is not in G1", i)
+		}
+		b := g1[i].Bytes()
+		if seen[b] {
+			t.Fatalf("point %d repeats an earlier one", i)
+		}
+		seen[b] = true
+	}
+	for i, p := range Points(r, BN254G2, 20, 0) {
+		if !p.IsOnCurve() || !p.IsInSubGroup() {
+			t.Fatalf("g2 point %d is not in G2", i)
+		}
+	}
+}

@@ -1,13 +1,14 @@
 // Package ref holds the references and input generators the CUDA
 // kernels' tests and benchmarks (package cuda, cuda/internal/hostcheck,
 // cmd/cudabench) compare against: gnark-crypto's NTTs, gnark's Groth16 H
-// step, random vectors and points. It sits below every stage package, so
+// step, random vectors and points. The functions of this file are
+// BLS12-381's; curves.go has each of them for any curve the kernels are
+// built for (BLS12-381, BN254). It sits below every stage package, so
 // that the kernels' tests need none.
 package ref
 
 import (
 	"encoding/binary"
-	"math/big"
 	"math/rand/v2"
 	goruntime "runtime"
 	"sync"
@@ -18,25 +19,11 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 )
 
-// NTT returns gnark-crypto's transform of x (x is left as it is): forward
-// or inverse, DIF (natural in, bit-reversed out) or DIT, on the coset or
-// not, exactly the fft.Domain calls the kernels must match.
+// NTT returns gnark-crypto's transform of x (x is left as it is):
+// forward or inverse, DIF (natural in, bit-reversed out) or DIT, on the
+// coset or not, exactly the fft.Domain calls the kernels must match.
 func NTT(x []fr.Element, d *fft.Domain, inverse, dif, coset bool) []fr.Element {
-	out := append([]fr.Element(nil), x...)
-	dec := fft.DIT
-	if dif {
-		dec = fft.DIF
-	}
-	var opts []fft.Option
-	if coset {
-		opts = append(opts, fft.OnCoset())
-	}
-	if inverse {
-		d.FFTInverse(out, dec, opts...)
-	} else {
-		d.FFT(out, dec, opts...)
-	}
-	return out
+	return BLS12381FFT.Transform(x, d, inverse, dif, coset)
 }
 
 // H is gnark v0.14.0's Groth16 computeH (backend/groth16/bls12-381) on
@@ -45,32 +32,10 @@ func NTT(x []fr.Element, d *fft.Domain, inverse, dif, coset bool) []fr.Element {
 // coefficients of H = (A·B − C) / Z in bit-reversed order; b and c are
 // clobbered. The fused kernel (cuda's Stream.ComputeH) must match it bit
 // for bit, as stages/groth16's ComputeHGeneric does.
-func H(a, b, c []fr.Element, d *fft.Domain) {
-	for _, v := range [][]fr.Element{a, b, c} {
-		d.FFTInverse(v, fft.DIF)
-	}
-	for _, v := range [][]fr.Element{a, b, c} {
-		d.FFT(v, fft.DIT, fft.OnCoset())
-	}
-	// On the coset, Z(x) = x^n − 1 is the constant g^n − 1: divide by it.
-	var den, one fr.Element
-	one.SetOne()
-	den.Exp(d.FrMultiplicativeGen, new(big.Int).SetUint64(d.Cardinality))
-	den.Sub(&den, &one).Inverse(&den)
-	for i := range a {
-		a[i].Mul(&a[i], &b[i]).Sub(&a[i], &c[i]).Mul(&a[i], &den)
-	}
-	d.FFTInverse(a, fft.DIF, fft.OnCoset())
-}
+func H(a, b, c []fr.Element, d *fft.Domain) { HOf(BLS12381FFT, a, b, c, d) }
 
 // Fr returns n random field elements.
-func Fr(rng *rand.Rand, n int) []fr.Element {
-	v := make([]fr.Element, n)
-	for i := range v {
-		v[i] = randFr(rng)
-	}
-	return v
-}
+func Fr(rng *rand.Rand, n int) []fr.Element { return Scalars[fr.Element](rng, n) }
 
 // Fp returns n random Fp elements (48 random bytes each, reduced mod p).
 func Fp(rng *rand.Rand, n int) []fp.Element {
@@ -83,19 +48,6 @@ func Fp(rng *rand.Rand, n int) []fp.Element {
 		v[i].SetBytes(b[:])
 	}
 	return v
-}
-
-func randFr(rng *rand.Rand) fr.Element {
-	var b [32]byte
-	for i := 0; i < 32; i += 8 {
-		x := rng.Uint64()
-		for j := 0; j < 8; j++ {
-			b[i+j] = byte(x >> (8 * j))
-		}
-	}
-	var e fr.Element
-	e.SetBytes(b[:]) // reduced mod r
-	return e
 }
 
 // Distinct is how many distinct points G1 and G2 compute; longer vectors
@@ -114,46 +66,10 @@ func G2(rng *rand.Rand, n int) []curve.G2Affine { return G2N(rng, n, Distinct) }
 // all distinct). Beyond Distinct points it makes sums A[i%Distinct] +
 // B[i/Distinct] of two random sets, much faster than a scalar
 // multiplication per point.
-func G1N(rng *rand.Rand, n, m int) []curve.G1Affine {
-	_, _, g1, _ := curve.Generators()
-	d := distinctOf(n, m)
-	if d <= Distinct {
-		return repeat(curve.BatchScalarMultiplicationG1(&g1, Fr(rng, d)), n)
-	}
-	a := curve.BatchScalarMultiplicationG1(&g1, Fr(rng, Distinct))
-	b := curve.BatchScalarMultiplicationG1(&g1, Fr(rng, (d+Distinct-1)/Distinct))
-	pts := make([]curve.G1Affine, d)
-	inChunks(d, func(lo, hi int) {
-		jac := make([]curve.G1Jac, hi-lo)
-		for i := range jac {
-			jac[i].FromAffine(&b[(lo+i)/Distinct])
-			jac[i].AddMixed(&a[(lo+i)%Distinct])
-		}
-		copy(pts[lo:hi], curve.BatchJacobianToAffineG1(jac))
-	})
-	return repeat(pts, n)
-}
+func G1N(rng *rand.Rand, n, m int) []curve.G1Affine { return Points(rng, BLS12381G1, n, m) }
 
 // G2N is G1N over G2.
-func G2N(rng *rand.Rand, n, m int) []curve.G2Affine {
-	_, _, _, g2 := curve.Generators()
-	d := distinctOf(n, m)
-	if d <= Distinct {
-		return repeat(curve.BatchScalarMultiplicationG2(&g2, Fr(rng, d)), n)
-	}
-	a := curve.BatchScalarMultiplicationG2(&g2, Fr(rng, Distinct))
-	b := curve.BatchScalarMultiplicationG2(&g2, Fr(rng, (d+Distinct-1)/Distinct))
-	pts := make([]curve.G2Affine, d)
-	inChunks(d, func(lo, hi int) {
-		var jac curve.G2Jac
-		for i := lo; i < hi; i++ {
-			jac.FromAffine(&b[i/Distinct])
-			jac.AddMixed(&a[i%Distinct])
-			pts[i].FromJacobian(&jac)
-		}
-	})
-	return repeat(pts, n)
-}
+func G2N(rng *rand.Rand, n, m int) []curve.G2Affine { return Points(rng, BLS12381G2, n, m) }
 
 // inChunks runs f over [0, n) in chunks, on every core.
 func inChunks(n int, f func(lo, hi int)) {

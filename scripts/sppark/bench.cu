@@ -2,14 +2,18 @@
 // prooflane's `cudabench -dump DIR` wrote and checked against the results
 // it printed. This is our code; it includes sppark's and blst's headers
 // and is built outside the repository, from their sources, by
-// scripts/sppark-build.sh (nothing of theirs is in the repository).
+// scripts/sppark-build.sh (nothing of theirs is in the repository), once
+// a curve: -DFEATURE_BLS12_381 or -DFEATURE_BN254 (sppark's own switch)
+// picks the curve's field types, and cudabench's `curve` line must name
+// the same curve.
 //
 //   sppark-bench DUMP RESULTS [REPS]
 //   sppark-bench --selftest DUMP RESULTS   (host only, no GPU: see main)
 //
 // DUMP holds cudabench's files, each read only if present:
 //
-//   gN-L.points   2^L affine points (G1: 96 bytes, G2: 192), gnark-crypto's
+//   gN-L.points   2^L affine points (BLS12-381 G1: 96 bytes, G2: 192;
+//                 BN254 64 and 128), gnark-crypto's
 //                 memory layout: X then Y (G2: c0 then c1 each), Montgomery
 //                 form, 64-bit little-endian limbs; infinity is all zero.
 //                 That is sppark's Affine_t over blst's fp_t / fp2_t byte
@@ -20,9 +24,11 @@
 //   ntt-L.out     prooflane's forward DIF NTT of ntt-L.in: natural order in,
 //                 bit-reversed order out.
 //
-// RESULTS is cudabench's standard output; its `result gN N X Y` lines
-// give the MSMs' affine points (canonical big-endian hex, G2's x and y as
-// c0 then c1) and its `omega N W` lines the NTT domains' generators.
+// RESULTS is cudabench's standard output; its `curve NAME` line the
+// dump's curve (bls12-381 or bn254; none: bls12-381), its `result gN N X
+// Y` lines give the MSMs' affine points (canonical big-endian hex, G2's x
+// and y as c0 then c1) and its `omega N W` lines the NTT domains'
+// generators.
 //
 // Each input is timed as cudabench times prooflane: inputs resident on
 // the device (MSM: the points loaded once by msm_t's constructor, the
@@ -51,7 +57,15 @@
 
 #include <cuda.h>
 
-#include <ff/bls12-381-fp2.hpp>
+#if defined(FEATURE_BN254)
+# include <ff/alt_bn128-fp2.hpp>
+# define CURVE_NAME "bn254"
+#elif defined(FEATURE_BLS12_381)
+# include <ff/bls12-381-fp2.hpp>
+# define CURVE_NAME "bls12-381"
+#else
+# error "build with -DFEATURE_BLS12_381 or -DFEATURE_BN254"
+#endif
 
 #include <ec/jacobian_t.hpp>
 #include <ec/xyzz_t.hpp>
@@ -209,8 +223,10 @@ bool exists(const std::string& path)
     return stat(path.c_str(), &st) == 0;
 }
 
-// What cudabench printed: MSM results by "gN N", NTT generators by N.
+// What cudabench printed: the dump's curve, MSM results by "gN N", NTT
+// generators by N.
 struct expected_t {
+    std::string curve = "bls12-381"; // dumps written before the line
     std::map<std::string, std::pair<std::string, std::string>> msm;
     std::map<size_t, std::string> omega;
 };
@@ -227,7 +243,9 @@ expected_t read_results(const std::string& path)
         std::string word, group, x, y;
         size_t n;
         in >> word;
-        if (word == "result" && in >> group >> n >> x >> y)
+        if (word == "curve" && in >> x)
+            e.curve = x;
+        else if (word == "result" && in >> group >> n >> x >> y)
             e.msm[group + " " + std::to_string(n)] = {x, y};
         else if (word == "omega" && in >> n >> x)
             e.omega[n] = x;
@@ -277,20 +295,22 @@ std::string hex_be(const limb_t* l, size_t n)
     return s;
 }
 
+const size_t fp_limbs = sizeof(fp_t) / sizeof(limb_t); // 6 on BLS12-381, 4 on BN254
+
 std::string canonical_hex(fp_t v)
 {
-    limb_t l[6];
+    limb_t l[fp_limbs];
     v.from();
     v.store(l);
-    return hex_be(l, 6);
+    return hex_be(l, fp_limbs);
 }
 
 std::string canonical_hex(fp2_t v) // c0 then c1, as cudabench prints G2
 {
-    limb_t l[12];
+    limb_t l[2 * fp_limbs];
     v.from();
     v.store(l);
-    return hex_be(l, 6) + hex_be(l + 6, 6);
+    return hex_be(l, fp_limbs) + hex_be(l + fp_limbs, fp_limbs);
 }
 
 std::string canonical_hex(fr_t v)
@@ -354,13 +374,19 @@ int window(size_t n)
     return std::max(10, std::min(lg2(n + n / 2) - 8, 18));
 }
 
-// curve_b is b of y^2 = x^3 + b: 4 on G1, 4(1 + i) on G2.
+// curve_b is b of y^2 = x^3 + b: on BLS12-381 4 on G1, 4(1 + i) on G2;
+// on BN254 3 on G1, 3/(9 + i) on G2 (the D-twist).
+#if defined(FEATURE_BN254)
+fp_t curve_b(fp_t) { return fp_t(3); }
+fp2_t curve_b(fp2_t) { return fp2_t(3) * fp2_t(9, 1).reciprocal(); }
+#else
 fp_t curve_b(fp_t) { return fp_t(4); }
 fp2_t curve_b(fp2_t) { return fp2_t(4, 4); }
+#endif
 
 // host_msm is sum s_i P_i by double-and-add over the scalars' bits
-// (Montgomery form in, converted back; r < 2^255), with sppark's host
-// point operations; for --selftest.
+// (Montgomery form in, converted back; r < 2^255 on both curves), with
+// sppark's host point operations; for --selftest.
 template<class point_t, class affine_t>
 point_t host_msm(const affine_t* points, const std::vector<scalar_t>& mont)
 {
@@ -684,12 +710,15 @@ int main(int argc, char* argv[])
     const int reps = argc - at > 2 ? std::max(1, std::atoi(argv[at + 2])) : 5;
     try {
         const expected_t want = read_results(argv[at + 1]);
+        if (want.curve != CURVE_NAME)
+            throw std::runtime_error(std::string(argv[at + 1]) + " is cudabench's of " +
+                                     want.curve + "; this harness is " CURVE_NAME "'s");
         if (selftest) {
             std::fprintf(stderr, "self-test on the host (sizes up to 2^%d)\n", selftest_max_lg);
         } else {
             const gpu_t& gpu = select_gpu(0);
-            std::fprintf(stderr, "sppark on %s (%d SMs), median of %d after a warm-up\n",
-                         gpu.props().name, gpu.sm_count(), reps);
+            std::fprintf(stderr, "sppark (%s) on %s (%d SMs), median of %d after a warm-up\n",
+                         CURVE_NAME, gpu.props().name, gpu.sm_count(), reps);
         }
         std::printf("| op | size | sppark | check | note |\n|---|---|---|---|---|\n");
         for (int lg = 1; lg <= max_lg && lg <= MAX_LG_DOMAIN_SIZE; lg++)

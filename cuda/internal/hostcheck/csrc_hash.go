@@ -5,4 +5,4 @@
 package hostcheck
 
 // csrcHash is the SHA-256 of cuda/csrc's headers (package csrchash).
-const csrcHash = "65b232ea843f9dcd01db699f114ac97ebd21b09f94e921455a677e6fedf9b4c8"
+const csrcHash = "d4bc97a994c86430a9501c6bf7e5abf1dd0cfd6127a4223161cbe1111469f67b"

@@ -151,10 +151,10 @@ static std::vector<XYZZ<F>> emu_ba(const Affine<F>* bases, const uint32_t* vals,
   return buckets;
 }
 
-// Same steps as msm<F> in msm_impl.cuh, segments of at most seg points
-// (0: msm_seg_cap's, as the kernels); with table_n > 0, bases_ is a
-// table of msm_windows(c) rows of table_n points (emu_precompute's).
-template <class F>
+// Same steps as msm<Fr, F> in msm_impl.cuh, segments of at most seg
+// points (0: msm_seg_cap's, as the kernels); with table_n > 0, bases_ is
+// a table of msm_windows(c) rows of table_n points (emu_precompute's).
+template <class Fr, class F>
 static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int mont, int c, int seg,
                     int chunk, size_t table_n, void* out) {
   const uint32_t W = msm_windows(c), half = 1u << (c - 1);
@@ -166,7 +166,7 @@ static void emu_msm(const void* bases_, const uint64_t* scalars, size_t n, int m
   const MsmSort so = msm_sort_runs(n, c, table_n != 0, sort_per_window_min);
   for (size_t i = 0; i < n; i++) {
     Fr s;
-    memcpy(s.v, scalars + 4 * i, 32);
+    memcpy(s.v, scalars + 4 * i, sizeof(s.v));
     if (mont) s = s.from_mont();
     msm_recode(s.v, (uint32_t)i, c, keys.data() + i, vals.data() + i, n, table_n, so);
   }

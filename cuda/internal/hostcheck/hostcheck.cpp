@@ -18,145 +18,212 @@
 using namespace pl;
 using namespace pl::emu;
 
+// Go memory holds elements as 64-bit limbs, only 8-byte aligned; the
+// field types are 16-byte aligned (field.cuh): in and out copy them.
+template <class T>
+static T in(const uint64_t* p) {
+  T x;
+  memcpy((void*)&x, p, sizeof(T));
+  return x;
+}
+template <class T>
+static void out(uint64_t* o, const T& x) {
+  memcpy(o, (const void*)&x, sizeof(T));
+}
+
+// f(C{}) for api.h's curve id (with_curve, curves.cuh), for the void
+// functions below; an unknown id does nothing.
+template <class Fn>
+static void on(int curve, Fn f) {
+  with_curve(curve, [&](auto c) {
+    f(c);
+    return 0;
+  });
+}
+
+// f(C{}, F{}) for api.h's curve id and its G1 (F = Fp) or G2 (F = Fp2).
+template <class Fn>
+static void on_group(int curve, int g2, Fn f) {
+  on(curve, [&](auto c) {
+    using C = decltype(c);
+    if (g2)
+      f(c, typename C::Fp2{});
+    else
+      f(c, typename C::Fp{});
+  });
+}
+
 extern "C" {
 
-void hc_fr_mul(uint64_t* o, const uint64_t* a, const uint64_t* b) {
-  Fr x, y;
-  memcpy(x.v, a, 32);
-  memcpy(y.v, b, 32);
-  Fr r = x * y;
-  memcpy(o, r.v, 32);
+// The field operations of the curve's (api.h id) Fr, Fp and Fp2 on
+// elements in gnark-crypto's memory layout.
+void hc_fr_mul(int curve, uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  on(curve, [&](auto c) {
+    using Fr = typename decltype(c)::Fr;
+    out(o, in<Fr>(a) * in<Fr>(b));
+  });
 }
-void hc_fr_add(uint64_t* o, const uint64_t* a, const uint64_t* b) {
-  Fr x, y;
-  memcpy(x.v, a, 32);
-  memcpy(y.v, b, 32);
-  Fr r = x + y;
-  memcpy(o, r.v, 32);
+void hc_fr_add(int curve, uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  on(curve, [&](auto c) {
+    using Fr = typename decltype(c)::Fr;
+    out(o, in<Fr>(a) + in<Fr>(b));
+  });
 }
-void hc_fr_sub(uint64_t* o, const uint64_t* a, const uint64_t* b) {
-  Fr x, y;
-  memcpy(x.v, a, 32);
-  memcpy(y.v, b, 32);
-  Fr r = x - y;
-  memcpy(o, r.v, 32);
+void hc_fr_sub(int curve, uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  on(curve, [&](auto c) {
+    using Fr = typename decltype(c)::Fr;
+    out(o, in<Fr>(a) - in<Fr>(b));
+  });
 }
 // The NTT passes' lazy arithmetic on values in [0, 2r) (ntt.cuh): op 0
 // add_2p, 1 sub_2p, 2 mont_mul_2p(a, b) (a < r), 3 b reduced, 4
 // div_pow2(a, k) with k = b's limb 0.
-void hc_fr_lazy(int op, uint64_t* o, const uint64_t* a, const uint64_t* b) {
-  Fr x, y, r;
-  memcpy(x.v, a, 32);
-  memcpy(y.v, b, 32);
-  switch (op) {
-    case 0: r = Fr::add_2p(x, y); break;
-    case 1: r = Fr::sub_2p(x, y); break;
-    case 2: r = Fr::mont_mul_2p(x, y); break;
-    case 4: r = Fr::div_pow2(x, (int)y.v[0]); break;
-    default: r = y.reduced(); break;
-  }
-  memcpy(o, r.v, 32);
+void hc_fr_lazy(int curve, int op, uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  on(curve, [&](auto c) {
+    using Fr = typename decltype(c)::Fr;
+    const Fr x = in<Fr>(a), y = in<Fr>(b);
+    Fr r;
+    switch (op) {
+      case 0: r = Fr::add_2p(x, y); break;
+      case 1: r = Fr::sub_2p(x, y); break;
+      case 2: r = Fr::mont_mul_2p(x, y); break;
+      case 4: r = Fr::div_pow2(x, (int)y.v[0]); break;
+      default: r = y.reduced(); break;
+    }
+    out(o, r);
+  });
 }
 // vec.cu's kernels over n elements: b is a vector (pl_fr_vec) or, when
 // constant, one element (pl_fr_vec_const).
-void hc_fr_vec(int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n, int constant) {
-  for (size_t i = 0; i < n; i++) {
-    Fr x, y;
-    memcpy(x.v, a + 4 * i, 32);
-    memcpy(y.v, constant ? b : b + 4 * i, 32);
-    Fr r = vec_op(op, x, y);
-    memcpy(dst + 4 * i, r.v, 32);
-  }
+void hc_fr_vec(int curve, int op, uint64_t* dst, const uint64_t* a, const uint64_t* b, size_t n,
+               int constant) {
+  on(curve, [&](auto c) {
+    using Fr = typename decltype(c)::Fr;
+    for (size_t i = 0; i < n; i++)
+      out(dst + 4 * i, vec_op(op, in<Fr>(a + 4 * i), in<Fr>(constant ? b : b + 4 * i)));
+  });
 }
-void hc_fp_mul(uint64_t* o, const uint64_t* a, const uint64_t* b) {
-  Fp x, y;
-  memcpy(x.v, a, 48);
-  memcpy(y.v, b, 48);
-  Fp r = x * y;
-  memcpy(o, r.v, 48);
+void hc_fp_mul(int curve, uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  on(curve, [&](auto c) {
+    using Fp = typename decltype(c)::Fp;
+    out(o, in<Fp>(a) * in<Fp>(b));
+  });
 }
-void hc_fp_mul_sub_mul(uint64_t* o, const uint64_t* a, const uint64_t* b, const uint64_t* c,
-                       const uint64_t* d) {
-  Fp w, x, y, z;
-  memcpy(w.v, a, 48);
-  memcpy(x.v, b, 48);
-  memcpy(y.v, c, 48);
-  memcpy(z.v, d, 48);
-  Fp r = Fp::mul_sub_mul(w, x, y, z);
-  memcpy(o, r.v, 48);
+void hc_fp_mul_sub_mul(int curve, uint64_t* o, const uint64_t* a, const uint64_t* b,
+                       const uint64_t* c_, const uint64_t* d) {
+  on(curve, [&](auto c) {
+    using Fp = typename decltype(c)::Fp;
+    out(o, Fp::mul_sub_mul(in<Fp>(a), in<Fp>(b), in<Fp>(c_), in<Fp>(d)));
+  });
 }
-// fp64.cuh: the FP64-pipe multiplication, through its representation
-// (in and out of it each time) or along a chain of iters squarings done
-// in it (one conversion each way, the benchmark kernel's shape).
+// fp64.cuh (BLS12-381's Fp): the FP64-pipe multiplication, through its
+// representation (in and out of it each time) or along a chain of iters
+// squarings done in it (one conversion each way, the benchmark kernel's
+// shape).
 void hc_fp64_mul(uint64_t* o, const uint64_t* a, const uint64_t* b) {
-  Fp x, y;
-  memcpy(x.v, a, 48);
-  memcpy(y.v, b, 48);
-  Fp r = Fp64::mont_mul(Fp64::from(x), Fp64::from(y)).to_fp();
-  memcpy(o, r.v, 48);
+  using Fp = bls12_381::Fp;
+  out(o, Fp64::mont_mul(Fp64::from(in<Fp>(a)), Fp64::from(in<Fp>(b))).to_fp());
 }
 void hc_fp64_squarings(uint64_t* o, const uint64_t* a, int iters) {
-  Fp x;
-  memcpy(x.v, a, 48);
-  Fp64 t = Fp64::from(x);
+  Fp64 t = Fp64::from(in<bls12_381::Fp>(a));
   for (int k = 0; k < iters; k++) t = Fp64::mont_mul(t, t);
-  Fp r = t.to_fp();
-  memcpy(o, r.v, 48);
+  out(o, t.to_fp());
 }
-void hc_fp2_mul(uint64_t* o, const uint64_t* a, const uint64_t* b) {
-  Fp2 x, y;
-  memcpy(&x, a, 96);
-  memcpy(&y, b, 96);
-  Fp2 r = x * y;
-  memcpy(o, &r, 96);
+void hc_fp2_mul(int curve, uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  on(curve, [&](auto c) {
+    using Fp2 = typename decltype(c)::Fp2;
+    out(o, in<Fp2>(a) * in<Fp2>(b));
+  });
 }
-void hc_fp2_sqr(uint64_t* o, const uint64_t* a) {
-  Fp2 x;
-  memcpy(&x, a, 96);
-  Fp2 r = x.sqr();
-  memcpy(o, &r, 96);
+void hc_fp2_sqr(int curve, uint64_t* o, const uint64_t* a) {
+  on(curve, [&](auto c) {
+    using Fp2 = typename decltype(c)::Fp2;
+    out(o, in<Fp2>(a).sqr());
+  });
 }
 
 // The default arithmetic called directly (also what Field::sqr and Fp2's
 // operator* are by default; field.cuh).
-void hc_fp_sqr(uint64_t* o, const uint64_t* a) {
-  Fp x;
-  memcpy(x.v, a, 48);
-  Fp r = Fp::mont_sqr(x);
-  memcpy(o, r.v, 48);
+void hc_fp_sqr(int curve, uint64_t* o, const uint64_t* a) {
+  on(curve, [&](auto c) {
+    using Fp = typename decltype(c)::Fp;
+    out(o, Fp::mont_sqr(in<Fp>(a)));
+  });
 }
-void hc_fp2_mul_lazy(uint64_t* o, const uint64_t* a, const uint64_t* b) {
-  Fp2 x, y;
-  memcpy(&x, a, 96);
-  memcpy(&y, b, 96);
-  Fp2 r = Fp2::mul_lazy(x, y);
-  memcpy(o, &r, 96);
+// Fr's squaring as the kernels compute it (Field::sqr: mont_sqr where the
+// modulus allows it, BN254's; mont_mul on BLS12-381's).
+void hc_fr_sqr(int curve, uint64_t* o, const uint64_t* a) {
+  on(curve, [&](auto c) {
+    using Fr = typename decltype(c)::Fr;
+    out(o, in<Fr>(a).sqr());
+  });
 }
-
-// msm_affine.cuh's scratch bound for a G2 (g2 != 0) or G1 MSM of total
-// pairs in nb buckets.
-uint64_t hc_ba_scratch_bytes(int g2, uint64_t total, uint32_t nb) {
-  return g2 ? ba_scratch_bytes<Fp2>(total, nb, BA_SHAPE) : ba_scratch_bytes<Fp>(total, nb, BA_SHAPE);
+void hc_fp2_mul_lazy(int curve, uint64_t* o, const uint64_t* a, const uint64_t* b) {
+  on(curve, [&](auto c) {
+    using Fp2 = typename decltype(c)::Fp2;
+    out(o, Fp2::mul_lazy(in<Fp2>(a), in<Fp2>(b)));
+  });
 }
 
 // fixed.cuh's inverses (binary extended Euclid), 0 for 0.
-void hc_fp_inv(uint64_t* o, const uint64_t* a) {
-  Fp x;
-  memcpy(x.v, a, 48);
-  Fp r = inv(x);
-  memcpy(o, r.v, 48);
+void hc_fp_inv(int curve, uint64_t* o, const uint64_t* a) {
+  on(curve, [&](auto c) {
+    using Fp = typename decltype(c)::Fp;
+    out(o, inv(in<Fp>(a)));
+  });
 }
-void hc_fp2_inv(uint64_t* o, const uint64_t* a) {
-  Fp2 x;
-  memcpy(&x, a, 96);
-  Fp2 r = inv(x);
-  memcpy(o, &r, 96);
+void hc_fp2_inv(int curve, uint64_t* o, const uint64_t* a) {
+  on(curve, [&](auto c) {
+    using Fp2 = typename decltype(c)::Fp2;
+    out(o, inv(in<Fp2>(a)));
+  });
+}
+
+// The curve's constants (curves.cuh) into o: what 0 p, 1 R mod p, 2 R^2
+// mod p of Fp; 3, 4, 5 the same of Fr; 6 G1's b; 7 G2's b (Fp2), in
+// Montgomery form. Returns the limbs written (64-bit).
+int hc_constant(int curve, int what, uint64_t* o) {
+  int n = 0;
+  on(curve, [&](auto c) {
+    using C = decltype(c);
+    using Fr = typename C::Fr;
+    using Fp = typename C::Fp;
+    Fp p;
+    Fr r;
+    for (int i = 0; i < Fp::N; i++) p.v[i] = what == 0 ? Fp::Params::mod(i) : what == 1 ? Fp::Params::one(i) : Fp::Params::r2(i);
+    for (int i = 0; i < Fr::N; i++) r.v[i] = what == 3 ? Fr::Params::mod(i) : what == 4 ? Fr::Params::one(i) : Fr::Params::r2(i);
+    if (what <= 2) out(o, p), n = Fp::N / 2;
+    else if (what <= 5) out(o, r), n = Fr::N / 2;
+    else if (what == 6) out(o, C::b1()), n = Fp::N / 2;
+    else out(o, C::b2()), n = Fp::N;
+  });
+  return n;
+}
+
+// curve.cuh's on_curve for G1 (g2 == 0) or G2 points of the curve.
+int hc_on_curve(int curve, int g2, const uint64_t* p) {
+  int ok = 0;
+  on(curve, [&](auto c) {
+    using C = decltype(c);
+    if (g2)
+      ok = on_curve(in<Affine<typename C::Fp2>>(p), C::b2());
+    else
+      ok = on_curve(in<Affine<typename C::Fp>>(p), C::b1());
+  });
+  return ok;
+}
+
+// msm_affine.cuh's scratch bound for a G2 (g2 != 0) or G1 MSM of the
+// curve of total pairs in nb buckets.
+uint64_t hc_ba_scratch_bytes(int curve, int g2, uint64_t total, uint32_t nb) {
+  uint64_t r = 0;
+  on_group(curve, g2, [&](auto, auto f) { r = ba_scratch_bytes<decltype(f)>(total, nb, BA_SHAPE); });
+  return r;
 }
 
 }  // extern "C"
 
-static void load(Fr* r, const uint64_t* v) { memcpy(r->v, v, 32); }
-
+template <class Fr>
 static void pow_full(std::vector<Fr>& out, Fr base, Fr c, size_t count) {
   out.resize(count);
   Fr x = c;
@@ -169,13 +236,13 @@ static void pow_full(std::vector<Fr>& out, Fr base, Fr c, size_t count) {
 // One pass as k_ntt_pass runs it, its threads one after the other
 // between barriers: the first quad step reads global memory, the last
 // one (k even) writes it, a pair step (k odd) ends on the tile.
-template <bool DIF>
+template <bool DIF, class Fr>
 static void emu_pass(Fr* x, const Fr* tw, const NttPass& p, bool last, int div_log) {
   const uint32_t T = 1u << p.tile_log();
   const int nq = p.k / 2;
   const bool pair = p.k & 1;
   std::vector<Fr> tile(T);
-  std::vector<NttQuad> q(T / 4);
+  std::vector<NttQuad<Fr>> q(T / 4);
   std::vector<std::array<Fr, 4>> a(T / 4);
   for (uint64_t b = 0; b < p.blocks(); b++) {
     if (nq > 0) {
@@ -222,6 +289,7 @@ static void emu_pass(Fr* x, const Fr* tw, const NttPass& p, bool last, int div_l
   }
 }
 
+template <class Fr>
 static void emu_passes(Fr* x, const std::vector<Fr>& tw, int L, bool dif, int div_log = 0) {
   NttPass passes[8];
   int np = ntt_plan(L, passes);
@@ -234,6 +302,7 @@ static void emu_passes(Fr* x, const std::vector<Fr>& tw, int L, bool dif, int di
   }
 }
 
+template <class Fr>
 static void emu_scale(Fr* x, int L, const std::vector<Fr>& tab, bool rev) {
   for (uint64_t i = 0; i < (1ull << L); i++) x[i] = x[i] * tab[rev ? bitrev(i, L) : i];
 }
@@ -253,25 +322,20 @@ int hc_set_msm_affine(int on, uint32_t slots, uint32_t group, uint32_t inv_max) 
   ba_shape = on ? BaShape{slots, group, inv_max} : BA_SHAPE;
   return prev;
 }
-void hc_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
-               int chunk, size_t table_n, void* out) {
-  emu_msm<Fp>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
+// The MSM, its table and the batch sums of the curve's G1 (g2 == 0) or
+// G2, as emu.h emulates the kernels.
+void hc_msm(int curve, int g2, const void* bases, const uint64_t* scalars, size_t n, int mont, int c,
+            int seg, int chunk, size_t table_n, void* out) {
+  on_group(curve, g2, [&](auto k, auto f) {
+    emu_msm<typename decltype(k)::Fr, decltype(f)>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
+  });
 }
-void hc_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
-               int chunk, size_t table_n, void* out) {
-  emu_msm<Fp2>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
+void hc_precompute(int curve, int g2, const void* bases, size_t n, int c, size_t batch, void* out) {
+  on_group(curve, g2, [&](auto, auto f) { emu_precompute<decltype(f)>(bases, n, c, batch, out); });
 }
-void hc_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out) {
-  emu_precompute<Fp>(bases, n, c, batch, out);
-}
-void hc_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out) {
-  emu_precompute<Fp2>(bases, n, c, batch, out);
-}
-void hc_sum_g1(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out) {
-  emu_sum<Fp>(bases, idx, count, threads, out);
-}
-void hc_sum_g2(const void* bases, const int32_t* idx, size_t count, uint32_t threads, void* out) {
-  emu_sum<Fp2>(bases, idx, count, threads, out);
+void hc_sum(int curve, int g2, const void* bases, const int32_t* idx, size_t count, uint32_t threads,
+            void* out) {
+  on_group(curve, g2, [&](auto, auto f) { emu_sum<decltype(f)>(bases, idx, count, threads, out); });
 }
 
 // The shared-memory layout of the NTT passes of 2^L points (ntt.cuh's
@@ -353,63 +417,62 @@ int hc_ntt_layout_excess(int L) {
   return worst;
 }
 
-// dom: omega, omega_inv, g, g_inv, n_inv, den (4 limbs each)
-void hc_ntt(uint64_t* data, int L, const uint64_t* dom, int inverse, int dif, int coset) {
-  Fr om, omi, g, gi, ninv;
-  load(&om, dom);
-  load(&omi, dom + 4);
-  load(&g, dom + 8);
-  load(&gi, dom + 12);
-  load(&ninv, dom + 16);
-  const size_t n = 1ull << L;
-  std::vector<Fr> xv = copy_in<Fr>(data, n);
-  Fr* x = xv.data();
-  std::vector<Fr> tw, tab;
-  pow_full(tw, inverse ? omi : om, Fr::one(), n / 2 ? n / 2 : 1);
-  if (!inverse && coset) {
-    pow_full(tab, g, Fr::one(), n);
-    emu_scale(x, L, tab, !dif);
-  }
-  emu_passes(x, tw, L, dif != 0, inverse && !coset ? L : 0);
-  if (inverse && coset) {
-    pow_full(tab, gi, ninv, n);
-    emu_scale(x, L, tab, dif);
-  }
-  memcpy(data, (const void*)x, n * sizeof(Fr));
+// The curve's NTT (ntt.cu's pl_ntt) of 2^L elements in place; dom:
+// omega, omega_inv, g, g_inv, n_inv, den (4 limbs each).
+void hc_ntt(int curve, uint64_t* data, int L, const uint64_t* dom, int inverse, int dif, int coset) {
+  on(curve, [&](auto k) {
+    using Fr = typename decltype(k)::Fr;
+    const Fr om = in<Fr>(dom), omi = in<Fr>(dom + 4), g = in<Fr>(dom + 8), gi = in<Fr>(dom + 12),
+             ninv = in<Fr>(dom + 16);
+    const size_t n = 1ull << L;
+    std::vector<Fr> xv = copy_in<Fr>(data, n);
+    Fr* x = xv.data();
+    std::vector<Fr> tw, tab;
+    pow_full(tw, inverse ? omi : om, Fr::one(), n / 2 ? n / 2 : 1);
+    if (!inverse && coset) {
+      pow_full(tab, g, Fr::one(), n);
+      emu_scale(x, L, tab, !dif);
+    }
+    emu_passes(x, tw, L, dif != 0, inverse && !coset ? L : 0);
+    if (inverse && coset) {
+      pow_full(tab, gi, ninv, n);
+      emu_scale(x, L, tab, dif);
+    }
+    memcpy(data, (const void*)x, n * sizeof(Fr));
+  });
 }
 
-void hc_compute_h(uint64_t* a, uint64_t* b, uint64_t* c, int L, const uint64_t* dom) {
-  Fr om, omi, g, gi, ninv, den;
-  load(&om, dom);
-  load(&omi, dom + 4);
-  load(&g, dom + 8);
-  load(&gi, dom + 12);
-  load(&ninv, dom + 16);
-  load(&den, dom + 20);
-  const size_t n = 1ull << L;
-  std::vector<Fr> twf, twi, gn, ginvn;
-  pow_full(twf, om, Fr::one(), n / 2 ? n / 2 : 1);
-  pow_full(twi, omi, Fr::one(), n / 2 ? n / 2 : 1);
-  pow_full(gn, g, ninv, n);
-  pow_full(ginvn, gi, ninv, n);
-  std::vector<Fr> av = copy_in<Fr>(a, n), bv = copy_in<Fr>(b, n), cv = copy_in<Fr>(c, n);
-  Fr* v[3] = {av.data(), bv.data(), cv.data()};
-  for (int i = 0; i < 3; i++) {
-    emu_passes(v[i], twi, L, true);
-    emu_scale(v[i], L, gn, true);
-    emu_passes(v[i], twf, L, false);
-  }
-  for (size_t i = 0; i < n; i++) v[0][i] = (v[0][i] * v[1][i] - v[2][i]) * den;
-  emu_passes(v[0], twi, L, true);
-  emu_scale(v[0], L, ginvn, true);
-  memcpy(a, (const void*)v[0], n * sizeof(Fr));
+// The curve's fused H step (ntt.cu's pl_compute_h) on a, b, c.
+void hc_compute_h(int curve, uint64_t* a, uint64_t* b, uint64_t* c, int L, const uint64_t* dom) {
+  on(curve, [&](auto k) {
+    using Fr = typename decltype(k)::Fr;
+    const Fr om = in<Fr>(dom), omi = in<Fr>(dom + 4), g = in<Fr>(dom + 8), gi = in<Fr>(dom + 12),
+             ninv = in<Fr>(dom + 16), den = in<Fr>(dom + 20);
+    const size_t n = 1ull << L;
+    std::vector<Fr> twf, twi, gn, ginvn;
+    pow_full(twf, om, Fr::one(), n / 2 ? n / 2 : 1);
+    pow_full(twi, omi, Fr::one(), n / 2 ? n / 2 : 1);
+    pow_full(gn, g, ninv, n);
+    pow_full(ginvn, gi, ninv, n);
+    std::vector<Fr> av = copy_in<Fr>(a, n), bv = copy_in<Fr>(b, n), cv = copy_in<Fr>(c, n);
+    Fr* v[3] = {av.data(), bv.data(), cv.data()};
+    for (int i = 0; i < 3; i++) {
+      emu_passes(v[i], twi, L, true);
+      emu_scale(v[i], L, gn, true);
+      emu_passes(v[i], twf, L, false);
+    }
+    for (size_t i = 0; i < n; i++) v[0][i] = (v[0][i] * v[1][i] - v[2][i]) * den;
+    emu_passes(v[0], twi, L, true);
+    emu_scale(v[0], L, ginvn, true);
+    memcpy(a, (const void*)v[0], n * sizeof(Fr));
+  });
 }
 
 }  // extern "C"
 
 // fixed.cu's kernels: k_fixed_mul for each scalar, then k_fixed_affine in
 // batches of `batch` points.
-template <class F>
+template <class Fr, class F>
 static void fixed(const void* table, size_t table_len, int c, const uint64_t* scalars, size_t n,
                   size_t batch, void* out) {
   std::vector<Affine<F>> t = copy_in<Affine<F>>(table, table_len);
@@ -429,12 +492,10 @@ static void fixed(const void* table, size_t table_len, int c, const uint64_t* sc
 }
 
 extern "C" {
-void hc_fixed_g1(const void* table, size_t table_len, int c, const uint64_t* scalars, size_t n,
-                 size_t batch, void* out) {
-  fixed<Fp>(table, table_len, c, scalars, n, batch, out);
-}
-void hc_fixed_g2(const void* table, size_t table_len, int c, const uint64_t* scalars, size_t n,
-                 size_t batch, void* out) {
-  fixed<Fp2>(table, table_len, c, scalars, n, batch, out);
+void hc_fixed(int curve, int g2, const void* table, size_t table_len, int c, const uint64_t* scalars,
+              size_t n, size_t batch, void* out) {
+  on_group(curve, g2, [&](auto k, auto f) {
+    fixed<typename decltype(k)::Fr, decltype(f)>(table, table_len, c, scalars, n, batch, out);
+  });
 }
 }

@@ -18,22 +18,31 @@
 #include "emu.h"
 
 using namespace pl::emu;
+using pl::with_curve;
 
 extern "C" {
 
-void hc_variants_msm_g1(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
-                        int chunk, size_t table_n, void* out) {
-  emu_msm<pl::Fp>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
+void hc_variants_msm(int curve, int g2, const void* bases, const uint64_t* scalars, size_t n, int mont,
+                     int c, int seg, int chunk, size_t table_n, void* out) {
+  with_curve(curve, [&](auto k) {
+    using C = decltype(k);
+    if (g2)
+      emu_msm<typename C::Fr, typename C::Fp2>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
+    else
+      emu_msm<typename C::Fr, typename C::Fp>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
+    return 0;
+  });
 }
-void hc_variants_msm_g2(const void* bases, const uint64_t* scalars, size_t n, int mont, int c, int seg,
-                        int chunk, size_t table_n, void* out) {
-  emu_msm<pl::Fp2>(bases, scalars, n, mont, c, seg, chunk, table_n, out);
-}
-void hc_variants_precompute_g1(const void* bases, size_t n, int c, size_t batch, void* out) {
-  emu_precompute<pl::Fp>(bases, n, c, batch, out);
-}
-void hc_variants_precompute_g2(const void* bases, size_t n, int c, size_t batch, void* out) {
-  emu_precompute<pl::Fp2>(bases, n, c, batch, out);
+void hc_variants_precompute(int curve, int g2, const void* bases, size_t n, int c, size_t batch,
+                            void* out) {
+  with_curve(curve, [&](auto k) {
+    using C = decltype(k);
+    if (g2)
+      emu_precompute<typename C::Fp2>(bases, n, c, batch, out);
+    else
+      emu_precompute<typename C::Fp>(bases, n, c, batch, out);
+    return 0;
+  });
 }
 
 }  // extern "C"
