@@ -16,6 +16,14 @@
 # (3), PARTITIONS (10), INFLIGHT (3), PIPELINE (groth16), KEYS
 # (/tmp/prooflane-keys), OUT (/tmp/serve-bench-out).
 # Without a GPU: BACKEND=cpu SIZE=2^10 bash scripts/serve-bench.sh
+#
+# Your own circuit instead of a built-in one: CCS=FILE and WITNESSES=DIR
+# (its witness-*.bin files, each a partition of every job; for instance
+# go run ./examples/sizedcircuit -log 20 -witnesses 10 DIR). Then `prove
+# --ccs --witness ...` runs the job JOBS times, and serve proves it JOBS
+# times through `circuits add` and `submit --circuit-id --witness ...
+# --await`, after a first job of each that is not counted; each side's
+# proofs are checked by the command that writes them.
 set -u -o pipefail
 cd "$(dirname "$0")/.."
 BACKEND=${BACKEND:-cuda}
@@ -42,6 +50,94 @@ if [ -z "$bin" ]; then
 fi
 common=(--circuit "$CIRCUIT" --size "$SIZE" --keys "$KEYS")
 
+# start_serve starts serve with INFLIGHT workers on the key cache and
+# sets url; the trap stops it.
+start_serve() {
+	data=$(mktemp -d)
+	"$bin" serve --backend "$BACKEND" --workers "$INFLIGHT" --keys "$KEYS" --data "$data" \
+		--addr 127.0.0.1:0 --nats-listen none 2>"$OUT/serve.log" &
+	serve=$!
+	trap 'kill $serve 2>/dev/null; rm -rf "$data"' EXIT
+	url=""
+	for _ in $(seq 1 600); do
+		url=$(sed -n 's/^prooflane serve: listening on //p' "$OUT/serve.log")
+		[ -n "$url" ] && break
+		kill -0 $serve 2>/dev/null || break
+		sleep 0.1
+	done
+	if [ -z "$url" ]; then
+		echo "serve-bench: serve did not start:" >&2
+		cat "$OUT/serve.log" >&2
+		exit 1
+	fi
+}
+
+# own_circuit is the run of CCS and WITNESSES (see the top).
+own_circuit() {
+	local ws=("$WITNESSES"/witness-*.bin) wflags=() i t0 t1
+	[ -f "${ws[0]}" ] || {
+		echo "serve-bench: no witness-*.bin in WITNESSES=$WITNESSES" >&2
+		exit 2
+	}
+	for w in "${ws[@]}"; do wflags+=(--witness "$w"); done
+	echo "== setup --ccs $CCS" >&2
+	"$bin" setup --backend "$BACKEND" --ccs "$CCS" --pipeline "$PIPELINE" --keys "$KEYS" >"$OUT/setup.log" 2>&1 || {
+		cat "$OUT/setup.log" >&2
+		exit 1
+	}
+	echo "== prooflane prove, $JOBS jobs of ${#ws[@]} witnesses after a first" >&2
+	: >"$OUT/prove.tsv"
+	for i in $(seq 0 "$JOBS"); do
+		t0=$(date +%s.%N)
+		"$bin" prove --backend "$BACKEND" --pipeline "$PIPELINE" --ccs "$CCS" "${wflags[@]}" --keys "$KEYS" \
+			--out "$OUT/prove-out" --progress off >"$OUT/prove.log" 2>&1 || {
+			cat "$OUT/prove.log" >&2
+			exit 1
+		}
+		t1=$(date +%s.%N)
+		[ "$i" -gt 0 ] && echo "$t0 $t1" >>"$OUT/prove.tsv"
+	done
+	echo "== prooflane serve, the same jobs" >&2
+	start_serve
+	id=$("$bin" circuits add --addr "$url" --ccs "$CCS" --pipeline "$PIPELINE" 2>>"$OUT/submit.log" | tail -1)
+	[ -n "$id" ] || {
+		echo "serve-bench: circuits add printed no id" >&2
+		exit 1
+	}
+	: >"$OUT/serve.tsv"
+	for i in $(seq 0 "$JOBS"); do
+		t0=$(date +%s.%N)
+		"$bin" submit --addr "$url" --circuit-id "$id" "${wflags[@]}" --keys "$KEYS" --await \
+			--out "$OUT/serve-out" >"$OUT/submit.log" 2>&1 || {
+			cat "$OUT/submit.log" "$OUT/serve.log" >&2
+			exit 1
+		}
+		t1=$(date +%s.%N)
+		[ "$i" -gt 0 ] && echo "$t0 $t1" >>"$OUT/serve.tsv"
+	done
+	kill $serve
+	wait $serve 2>/dev/null
+	{
+		echo "### $(basename "$CCS") ($PIPELINE, $BACKEND): $JOBS jobs of ${#ws[@]} witnesses, one at a time"
+		echo
+		echo "| path | proofs | s/job | proofs/s |"
+		echo "|---|---|---|---|"
+		awk -v n="${#ws[@]}" -v name=prove '{ s += $2 - $1; j++ } END { printf "| %s --ccs | %d | %.2f | %.2f |\n", name, j * n, s / j, j * n / s }' "$OUT/prove.tsv"
+		awk -v n="${#ws[@]}" -v name=serve '{ s += $2 - $1; j++ } END { printf "| %s (submit --await) | %d | %.2f | %.2f |\n", name, j * n, s / j, j * n / s }' "$OUT/serve.tsv"
+		echo
+		awk 'NR == FNR { p += $2 - $1; next } { s += $2 - $1 } END { printf "serve/prove proofs/s: %.3f (%+.1f%%)\n", p / s, 100 * (p / s - 1) }' "$OUT/prove.tsv" "$OUT/serve.tsv"
+	} | tee "$OUT/serve-bench.md"
+}
+
+if [ -n "${CCS:-}" ]; then
+	[ -n "${WITNESSES:-}" ] || {
+		echo "serve-bench: CCS needs WITNESSES=DIR" >&2
+		exit 2
+	}
+	own_circuit
+	exit 0
+fi
+
 echo "== setup $CIRCUIT $SIZE" >&2
 "$bin" setup "${common[@]}" >"$OUT/setup.log" 2>&1 || {
 	cat "$OUT/setup.log" >&2
@@ -55,23 +151,7 @@ echo "== prooflane bench" >&2
 	exit 1
 }
 echo "== prooflane serve + loadtest" >&2
-data=$(mktemp -d)
-"$bin" serve --backend "$BACKEND" --workers "$INFLIGHT" --keys "$KEYS" --data "$data" \
-	--addr 127.0.0.1:0 --nats-listen none 2>"$OUT/serve.log" &
-serve=$!
-trap 'kill $serve 2>/dev/null; rm -rf "$data"' EXIT
-url=""
-for _ in $(seq 1 600); do
-	url=$(sed -n 's/^prooflane serve: listening on //p' "$OUT/serve.log")
-	[ -n "$url" ] && break
-	kill -0 $serve 2>/dev/null || break
-	sleep 0.1
-done
-if [ -z "$url" ]; then
-	echo "serve-bench: serve did not start:" >&2
-	cat "$OUT/serve.log" >&2
-	exit 1
-fi
+start_serve
 "$bin" loadtest --addr "$url" --pipeline "$PIPELINE" "${common[@]}" --jobs "$JOBS" --partitions "$PARTITIONS" \
 	--concurrency "$INFLIGHT" --verify=false --json >"$OUT/serve.json" 2>"$OUT/loadtest.log" || {
 	cat "$OUT/loadtest.log" "$OUT/serve.log" >&2
