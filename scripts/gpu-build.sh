@@ -14,6 +14,7 @@
 #   build/gpu/cuda.test          the kernels' tests against gnark-crypto
 #   build/gpu/device-cuda.test   the CUDA backend against the CPU backend
 #   build/gpu/groth16-cuda.test  every shipped Groth16 pipeline proving on the GPU
+#   build/gpu/plonk-cuda.test    every shipped PLONK pipeline proving on the GPU
 #   build/gpu/REVISION           the commit ("dirty" if built from uncommitted
 #                                changes) and the library's hash
 #
@@ -38,6 +39,7 @@ go build -tags cuda "$ld" -o "$out/cudabench" ./cmd/cudabench
 go test -c -tags cuda "$ld" -o "$out/cuda.test" ./cuda
 go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./device/cuda
 go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16
+go test -c -tags cuda "$ld" -o "$out/plonk-cuda.test" ./stages/plonk
 {
 	echo "prooflane $(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!build' || echo ' dirty')"
 	echo "libprooflane_cuda.a $h"
