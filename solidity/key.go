@@ -46,7 +46,7 @@ type Key struct {
 
 // ErrNotBN254 is wrapped by ReadKey's error for a verifying key of another
 // curve.
-var ErrNotBN254 = errors.New("not a BN254 key")
+var ErrNotBN254 = errors.New("not on BN254")
 
 // candidate is one kind of verifying key a file may hold: its scheme and
 // curve, how its lengths are checked, and gnark's decoder for it.
@@ -113,10 +113,10 @@ func ReadKey(path string) (*Key, error) {
 		}
 		vk, err := c.decode(content)
 		if err != nil {
-			return nil, fmt.Errorf("verifying key %q (a %s key on %s by its layout) is corrupt: %w", path, c.scheme, c.enc.curve, err)
+			return nil, fmt.Errorf("verifying key %q (a %s key on %s by its layout) is corrupt: %w", path, c.scheme, c.enc.name, err)
 		}
 		if c.enc.curve != ecc.BN254 {
-			return nil, fmt.Errorf("verifying key %q is a %s key on %s: %w; Ethereum verifies BN254 pairings only (its precompiles, EIP-196 and EIP-197), so set the circuit up on BN254 (prooflane setup --curve bn254) for a verifier contract", path, c.scheme, c.enc.curve, ErrNotBN254)
+			return nil, fmt.Errorf("verifying key %q is a %s key on %s, %w: Ethereum verifies BN254 pairings only (its precompiles, EIP-196 and EIP-197); set the circuit up on BN254 (prooflane setup --curve bn254) for a verifier contract", path, c.scheme, c.enc.name, ErrNotBN254)
 		}
 		return newKey(path, vk)
 	}

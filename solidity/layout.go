@@ -5,16 +5,17 @@ import (
 	"fmt"
 
 	"github.com/consensys/gnark-crypto/ecc"
-	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"github.com/consensys/gnark-crypto/ecc/bn254"
+	blskzg "github.com/consensys/gnark-crypto/ecc/bls12-381/kzg"
+	bnkzg "github.com/consensys/gnark-crypto/ecc/bn254/kzg"
 )
 
 // encoding is what gnark's encoding of one curve's elements takes: the
 // sizes of a point compressed and not, how a point's first byte says
-// which, and the pairing's loop length (a PLONK key holds the KZG key's
-// precomputed lines, eight E2 elements a step).
+// which, and the steps of the KZG key's precomputed pairing lines (a
+// PLONK key holds them, eight E2 elements a step).
 type encoding struct {
 	curve          ecc.ID
+	name           string
 	fp             int // a base field element; an E2 is two
 	g1, g2         int // compressed points; uncompressed are twice these
 	lines          int
@@ -25,8 +26,8 @@ type encoding struct {
 // contracts verify, and BLS12-381, prooflane's other curve, recognised
 // to be refused by name.
 var (
-	bn254Encoding    = encoding{curve: ecc.BN254, fp: 32, g1: 32, g2: 64, lines: len(bn254.LoopCounter), compressedFlag: 0b11 << 6}
-	bls12381Encoding = encoding{curve: ecc.BLS12_381, fp: 48, g1: 48, g2: 96, lines: len(bls12381.LoopCounter), compressedFlag: 0b100 << 5}
+	bn254Encoding    = encoding{curve: ecc.BN254, name: "BN254", fp: 32, g1: 32, g2: 64, lines: len(bnkzg.VerifyingKey{}.Lines[0][0]), compressedFlag: 0b11 << 6}
+	bls12381Encoding = encoding{curve: ecc.BLS12_381, name: "BLS12-381", fp: 48, g1: 48, g2: 96, lines: len(blskzg.VerifyingKey{}.Lines[0][0]), compressedFlag: 0b100 << 5}
 )
 
 // frBytes is a scalar field element's size on both curves.
