@@ -10,22 +10,22 @@ import (
 // checkOnTheEVM deploys the contract of f's key and checks that it
 // accepts f's proof, and rejects (false, or a revert) the tampered proof
 // and the proof against other public inputs.
-func checkOnTheEVM(t *testing.T, f fixture, opts ...solidity.Option) {
+func checkOnTheEVM(t *testing.T, f evmtest.Fixture, opts ...solidity.Option) {
 	t.Helper()
-	key, err := solidity.ReadKey(f.vk)
+	key, err := solidity.ReadKey(f.VK)
 	if err != nil {
 		t.Fatal(err)
 	}
 	v := evmtest.Deploy(t, key, opts...)
-	if ok, reverted := v.Verify(t, f.proof, f.public); !ok || reverted != nil {
+	if ok, reverted := v.Verify(t, f.Proof, f.Public); !ok || reverted != nil {
 		t.Errorf("the contract rejects the proof: accepted %v, reverted %v", ok, reverted)
 	}
-	if ok, reverted := v.Verify(t, f.tampered, f.public); ok {
+	if ok, reverted := v.Verify(t, f.Tampered, f.Public); ok {
 		t.Error("the contract accepts the tampered proof")
 	} else {
 		t.Logf("tampered proof: reverted %v", reverted)
 	}
-	if ok, reverted := v.Verify(t, f.proof, f.wrongPublic); ok {
+	if ok, reverted := v.Verify(t, f.Proof, f.WrongPublic); ok {
 		t.Error("the contract accepts the proof for other public inputs")
 	} else {
 		t.Logf("other public inputs: reverted %v", reverted)
@@ -43,7 +43,7 @@ func TestGroth16ContractVerifiesProofsOnTheEVM(t *testing.T) {
 			if commit {
 				opts = append(opts, solidity.KeccakCommitments())
 			}
-			checkOnTheEVM(t, groth16Fixture(t, commit), opts...)
+			checkOnTheEVM(t, evmtest.Groth16(t, commit), opts...)
 		})
 	}
 }
@@ -55,7 +55,7 @@ func TestPlonkContractVerifiesProofsOnTheEVM(t *testing.T) {
 	evmtest.Solc(t)
 	for _, commit := range []bool{false, true} {
 		t.Run(name(commit), func(t *testing.T) {
-			checkOnTheEVM(t, plonkFixture(t, commit))
+			checkOnTheEVM(t, evmtest.Plonk(t, commit))
 		})
 	}
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 
+	"github.com/prooflane/prooflane/internal/evmtest"
 	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/solidity"
 )
@@ -30,14 +31,14 @@ import (
 // a proof is checked against.
 func TestReadKeyTellsTheSchemeAndCountsTheInputs(t *testing.T) {
 	for _, commit := range []bool{false, true} {
-		g, p := groth16Fixture(t, commit), plonkFixture(t, commit)
+		g, p := evmtest.Groth16(t, commit), evmtest.Plonk(t, commit)
 		commitments := 0
 		if commit {
 			commitments = 1
 		}
-		raw := filepath.Join(t.TempDir(), "raw.vk")
+		raw := filepath.Join(t.TempDir(), "raw.VK")
 		vk, err := groth16.NewVerifyingKey(ecc.BN254), error(nil)
-		if _, err = vk.ReadFrom(bytes.NewReader(content(t, g.vk))); err != nil {
+		if _, err = vk.ReadFrom(bytes.NewReader(content(t, g.VK))); err != nil {
 			t.Fatal(err)
 		}
 		var b bytes.Buffer
@@ -49,7 +50,7 @@ func TestReadKeyTellsTheSchemeAndCountsTheInputs(t *testing.T) {
 		}
 		for _, c := range []struct {
 			file, scheme string
-		}{{g.vk, solidity.Groth16}, {raw, solidity.Groth16}, {p.vk, solidity.PLONK}} {
+		}{{g.VK, solidity.Groth16}, {raw, solidity.Groth16}, {p.VK, solidity.PLONK}} {
 			k, err := solidity.ReadKey(c.file)
 			if err != nil {
 				t.Fatalf("%s: %v", name(commit), err)
@@ -77,7 +78,7 @@ func content(t *testing.T, path string) []byte {
 // A BLS12-381 key, the curve prooflane proves on by default, is refused
 // naming its scheme and curve and the curve to set up with.
 func TestReadKeyRefusesABLS12381KeyNamingItsCurve(t *testing.T) {
-	g, p := blsKeys(t)
+	g, p := evmtest.BLS12381Keys(t)
 	for file, scheme := range map[string]string{g: "groth16", p: "plonk"} {
 		_, err := solidity.ReadKey(file)
 		want := `verifying key "` + file + `" is a ` + scheme + ` key on BLS12-381, not on BN254: Ethereum verifies BN254 pairings only (its precompiles, EIP-196 and EIP-197); set the circuit up on BN254 (prooflane setup --curve bn254) for a verifier contract`
@@ -92,8 +93,8 @@ func TestReadKeyRefusesABLS12381KeyNamingItsCurve(t *testing.T) {
 // length prefix claiming 2^32 points (decoded, that would exhaust the
 // memory), a key with a damaged point, a trailer that does not match.
 func TestReadKeyRefusesAFileThatIsNoVerifyingKey(t *testing.T) {
-	g, p := groth16Fixture(t, false), plonkFixture(t, true)
-	gvk, pvk := content(t, g.vk), content(t, p.vk)
+	g, p := evmtest.Groth16(t, false), evmtest.Plonk(t, true)
+	gvk, pvk := content(t, g.VK), content(t, p.VK)
 	dir := t.TempDir()
 	// The Groth16 key's count of public bases, after [α]₁ [β]₁ [β]₂ [γ]₂
 	// [δ]₁ [δ]₂ compressed.
@@ -115,8 +116,8 @@ func TestReadKeyRefusesAFileThatIsNoVerifyingKey(t *testing.T) {
 		want    string
 	}{
 		{"empty", nil, notKey + " (0 bytes)"},
-		{"proof", g.proof, notKey},
-		{"public", g.public, notKey},
+		{"proof", g.Proof, notKey},
+		{"public", g.Public, notKey},
 		{"groth16 cut short", gvk[:len(gvk)-1], notKey},
 		{"plonk cut short", pvk[:len(pvk)-1], notKey},
 		{"plonk with a byte more", append(bytes.Clone(pvk), 0), notKey},
@@ -144,7 +145,7 @@ func TestReadKeyRefusesAFileThatIsNoVerifyingKey(t *testing.T) {
 // hash the commitment with keccak256, as the contract does: prooflane's
 // Groth16 proofs hash it otherwise, and the contract would reject them.
 func TestWriteContractRefusesAGroth16CommitmentUnlessKeccak(t *testing.T) {
-	k, err := solidity.ReadKey(groth16Fixture(t, true).vk)
+	k, err := solidity.ReadKey(evmtest.Groth16(t, true).VK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,20 +164,20 @@ func TestWriteContractRefusesAGroth16CommitmentUnlessKeccak(t *testing.T) {
 // call.
 func TestCalldataIsTheABIEncodingOfTheVerifierCall(t *testing.T) {
 	for _, commit := range []bool{false, true} {
-		g, p := groth16Fixture(t, commit), plonkFixture(t, commit)
-		for _, f := range []fixture{g, p} {
-			k, err := solidity.ReadKey(f.vk)
+		g, p := evmtest.Groth16(t, commit), evmtest.Plonk(t, commit)
+		for _, f := range []evmtest.Fixture{g, p} {
+			k, err := solidity.ReadKey(f.VK)
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, err := k.Calldata(f.proof, f.public)
+			got, err := k.Calldata(f.Proof, f.Public)
 			if err != nil {
 				t.Fatal(err)
 			}
 			if want := packed(t, k, f); !bytes.Equal(got, want) {
 				t.Errorf("%s %s: calldata\n%x\nwant\n%x", k.Scheme, name(commit), got, want)
 			}
-			if raw, err := k.Calldata(rawProof(t, k.Scheme, f.proof), f.public); err != nil || !bytes.Equal(raw, got) {
+			if raw, err := k.Calldata(rawProof(t, k.Scheme, f.Proof), f.Public); err != nil || !bytes.Equal(raw, got) {
 				t.Errorf("%s %s: a raw proof's calldata differs (%v)", k.Scheme, name(commit), err)
 			}
 		}
@@ -185,13 +186,13 @@ func TestCalldataIsTheABIEncodingOfTheVerifierCall(t *testing.T) {
 
 // packed is the call go-ethereum's ABI encoder makes of f's proof for
 // k's verifier function.
-func packed(t *testing.T, k *solidity.Key, f fixture) []byte {
+func packed(t *testing.T, k *solidity.Key, f evmtest.Fixture) []byte {
 	t.Helper()
 	w, err := witness.New(ecc.BN254.ScalarField())
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := w.UnmarshalBinary(f.public); err != nil {
+	if err := w.UnmarshalBinary(f.Public); err != nil {
 		t.Fatal(err)
 	}
 	var inputs []*big.Int
@@ -225,14 +226,14 @@ func packed(t *testing.T, k *solidity.Key, f fixture) []byte {
 	var vals []any
 	if k.Scheme == solidity.PLONK {
 		var p plonkbn254.Proof
-		if _, err := p.ReadFrom(bytes.NewReader(f.proof)); err != nil {
+		if _, err := p.ReadFrom(bytes.NewReader(f.Proof)); err != nil {
 			t.Fatal(err)
 		}
 		args = abi.Arguments{{Type: typ("bytes")}, {Type: typ("uint256[]")}}
 		vals = []any{p.MarshalSolidity(), inputs}
 	} else {
 		var p g16bn254.Proof
-		if _, err := p.ReadFrom(bytes.NewReader(f.proof)); err != nil {
+		if _, err := p.ReadFrom(bytes.NewReader(f.Proof)); err != nil {
 			t.Fatal(err)
 		}
 		ws := words(p.MarshalSolidity()[:8*32])
@@ -283,12 +284,12 @@ func rawProof(t *testing.T, scheme string, b []byte) []byte {
 // commitments, one cut short, and public inputs of another count, saying
 // which file is wrong.
 func TestCalldataRefusesAProofOrInputsNotForTheKey(t *testing.T) {
-	g, gc, p := groth16Fixture(t, false), groth16Fixture(t, true), plonkFixture(t, false)
-	gk, err := solidity.ReadKey(g.vk)
+	g, gc, p := evmtest.Groth16(t, false), evmtest.Groth16(t, true), evmtest.Plonk(t, false)
+	gk, err := solidity.ReadKey(g.VK)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pk, err := solidity.ReadKey(p.vk)
+	pk, err := solidity.ReadKey(p.VK)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,12 +300,12 @@ func TestCalldataRefusesAProofOrInputsNotForTheKey(t *testing.T) {
 		proof, public []byte
 		want          string
 	}{
-		{"plonk proof for groth16", gk, p.proof, g.public, "proof: not a BN254 Groth16 proof: "},
-		{"groth16 proof for plonk", pk, g.proof, p.public, "proof: not a BN254 PLONK proof: "},
-		{"commitment for none", gk, gc.proof, g.public, "proof: 1 commitments, the key has 0"},
-		{"cut short", gk, g.proof[:len(g.proof)-1], g.public, "proof: not a BN254 Groth16 proof: truncated"},
-		{"three inputs", gk, g.proof, three, "public inputs: 3, the key takes 2"},
-		{"a witness cut short", pk, p.proof, p.public[:len(p.public)-1], "public inputs: declares 2 elements (76 bytes), has 75 bytes"},
+		{"plonk proof for groth16", gk, p.Proof, g.Public, "proof: not a BN254 Groth16 proof: "},
+		{"groth16 proof for plonk", pk, g.Proof, p.Public, "proof: not a BN254 PLONK proof: "},
+		{"commitment for none", gk, gc.Proof, g.Public, "proof: 1 commitments, the key has 0"},
+		{"cut short", gk, g.Proof[:len(g.Proof)-1], g.Public, "proof: not a BN254 Groth16 proof: truncated"},
+		{"three inputs", gk, g.Proof, three, "public inputs: 3, the key takes 2"},
+		{"a witness cut short", pk, p.Proof, p.Public[:len(p.Public)-1], "public inputs: declares 2 elements (76 bytes), has 75 bytes"},
 	} {
 		if _, err := c.k.Calldata(c.proof, c.public); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want %q", c.name, err, c.want)
@@ -333,11 +334,11 @@ func witness3(t *testing.T) []byte {
 // Accepted reads a Groth16 call that did not revert as accepted, and a
 // PLONK call's bool; anything else is an error.
 func TestAcceptedReadsTheContractsAnswer(t *testing.T) {
-	gk, err := solidity.ReadKey(groth16Fixture(t, false).vk)
+	gk, err := solidity.ReadKey(evmtest.Groth16(t, false).VK)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pk, err := solidity.ReadKey(plonkFixture(t, false).vk)
+	pk, err := solidity.ReadKey(evmtest.Plonk(t, false).VK)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -221,12 +221,20 @@ type Verifier struct {
 func Deploy(t testing.TB, key *solidity.Key, opts ...solidity.Option) *Verifier {
 	t.Helper()
 	Solc(t)
-	var src strings.Builder
+	var src bytes.Buffer
 	if err := key.WriteContract(&src, opts...); err != nil {
 		t.Fatal(err)
 	}
+	return DeployContract(t, key, src.Bytes())
+}
+
+// DeployContract compiles source, key's contract as a file holds it,
+// and deploys it on a new chain.
+func DeployContract(t testing.TB, key *solidity.Key, source []byte) *Verifier {
+	t.Helper()
+	code := Compile(t, source)
 	c := NewChain(t)
-	return &Verifier{Key: key, Chain: c, Address: c.Deploy(t, Compile(t, []byte(src.String())))}
+	return &Verifier{Key: key, Chain: c, Address: c.Deploy(t, code)}
 }
 
 // Verify calls the contract's verifier function on a proof file's and a

@@ -1,8 +1,7 @@
-package solidity_test
+package evmtest
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -27,6 +26,9 @@ import (
 	"github.com/prooflane/prooflane/internal/keyfile"
 )
 
+// The fixtures: keys and proofs of a tiny circuit made with gnark's own
+// backends, for the tests that check proofs on the chain.
+
 // cube proves knowledge of x with x³ + x + 5 = y, y and a tag public; with
 // commit, the circuit also commits to x and y (a Groth16 Pedersen
 // commitment, a PLONK BSB22 commitment) and uses the commitment.
@@ -50,20 +52,20 @@ func (c *cube) Define(api frontend.API) error {
 	return nil
 }
 
-// fixture is a key's files as prooflane writes them and a proof's, with
-// a tampered proof and wrong public inputs beside them; every proof was
-// checked with gnark's verifier (the tampered one and the wrong inputs
-// rejected).
-type fixture struct {
-	vk                    string // the verifying key file
-	proof, public         []byte // proof-N.bin, public-N.bin
-	tampered, wrongPublic []byte
+// Fixture is a BN254 verifying key file as prooflane writes it and a
+// proof's files, with a tampered proof and other public inputs beside
+// them; gnark's verifier accepted the proof and rejected the tampered
+// one and the other inputs.
+type Fixture struct {
+	VK                    string // the verifying key file
+	Proof, Public         []byte // as proof-N.bin and public-N.bin
+	Tampered, WrongPublic []byte
 }
 
 // assignment is the witness x = 3: y = 35.
 func assignment(commit bool) *cube { return &cube{X: 3, Y: 35, Tag: 7, commit: commit} }
 
-func compile(t *testing.T, curve ecc.ID, builder frontend.NewBuilder, commit bool) constraint.ConstraintSystem {
+func compile(t testing.TB, curve ecc.ID, builder frontend.NewBuilder, commit bool) constraint.ConstraintSystem {
 	t.Helper()
 	ccs, err := frontend.Compile(curve.ScalarField(), builder, &cube{commit: commit})
 	if err != nil {
@@ -72,7 +74,7 @@ func compile(t *testing.T, curve ecc.ID, builder frontend.NewBuilder, commit boo
 	return ccs
 }
 
-func witnesses(t *testing.T, curve ecc.ID, commit bool) (full, public, wrong witness.Witness) {
+func witnesses(t testing.TB, curve ecc.ID, commit bool) (full, public, wrong witness.Witness) {
 	t.Helper()
 	full, err := frontend.NewWitness(assignment(commit), curve.ScalarField())
 	if err != nil {
@@ -91,7 +93,7 @@ func witnesses(t *testing.T, curve ecc.ID, commit bool) (full, public, wrong wit
 }
 
 // encode is a value's gnark encoding (WriteTo).
-func encode(t *testing.T, v io.WriterTo) []byte {
+func encode(t testing.TB, v io.WriterTo) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if _, err := v.WriteTo(&b); err != nil {
@@ -100,7 +102,7 @@ func encode(t *testing.T, v io.WriterTo) []byte {
 	return b.Bytes()
 }
 
-func marshal(t *testing.T, w witness.Witness) []byte {
+func marshal(t testing.TB, w witness.Witness) []byte {
 	t.Helper()
 	b, err := w.MarshalBinary()
 	if err != nil {
@@ -109,10 +111,10 @@ func marshal(t *testing.T, w witness.Witness) []byte {
 	return b
 }
 
-// writeVK writes a verifying key as prooflane's Groth16 key cache does
-// (gnark's WriteTo and the checksum trailer) when trailer is set, else as
-// vk.bin is written (gnark's WriteTo).
-func writeVK(t *testing.T, vk io.WriterTo, trailer bool) string {
+// WriteVK writes a verifying key into a file of t's as prooflane's
+// Groth16 key cache does (gnark's WriteTo and the checksum trailer) when
+// trailer is set, else as prove writes vk.bin (gnark's WriteTo).
+func WriteVK(t testing.TB, vk io.WriterTo, trailer bool) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "vk.bin")
 	var err error
@@ -127,10 +129,10 @@ func writeVK(t *testing.T, vk io.WriterTo, trailer bool) string {
 	return path
 }
 
-// groth16Fixture sets up and proves the cube circuit with gnark's Groth16
+// Groth16 sets up and proves the cube circuit with gnark's Groth16
 // on BN254; with commit, the proofs hash the commitment with keccak256
 // (gnark's Solidity target), as its contract does.
-func groth16Fixture(t *testing.T, commit bool) fixture {
+func Groth16(t testing.TB, commit bool) Fixture {
 	t.Helper()
 	ccs := compile(t, ecc.BN254, r1cs.NewBuilder, commit)
 	pk, vk, err := groth16.Setup(ccs)
@@ -158,16 +160,16 @@ func groth16Fixture(t *testing.T, commit bool) fixture {
 	if verify(proof, wrong) == nil {
 		t.Fatal("gnark accepts the proof for other public inputs")
 	}
-	return fixture{
-		vk:    writeVK(t, vk, true),
-		proof: encode(t, proof), public: marshal(t, public),
-		tampered: encode(t, &tampered), wrongPublic: marshal(t, wrong),
+	return Fixture{
+		VK:    WriteVK(t, vk, true),
+		Proof: encode(t, proof), Public: marshal(t, public),
+		Tampered: encode(t, &tampered), WrongPublic: marshal(t, wrong),
 	}
 }
 
-// plonkFixture sets up and proves the cube circuit with gnark's PLONK on
+// Plonk sets up and proves the cube circuit with gnark's PLONK on
 // BN254 (an unsafe test SRS), with gnark's default options.
-func plonkFixture(t *testing.T, commit bool) fixture {
+func Plonk(t testing.TB, commit bool) Fixture {
 	t.Helper()
 	ccs := compile(t, ecc.BN254, scs.NewBuilder, commit)
 	srs, lagrange, err := unsafekzg.NewSRS(ccs)
@@ -198,22 +200,22 @@ func plonkFixture(t *testing.T, commit bool) fixture {
 	if plonk.Verify(proof, vk, wrong) == nil {
 		t.Fatal("gnark accepts the proof for other public inputs")
 	}
-	return fixture{
-		vk:    writeVK(t, vk, false),
-		proof: encode(t, proof), public: marshal(t, public),
-		tampered: encode(t, &tampered), wrongPublic: marshal(t, wrong),
+	return Fixture{
+		VK:    WriteVK(t, vk, false),
+		Proof: encode(t, proof), Public: marshal(t, public),
+		Tampered: encode(t, &tampered), WrongPublic: marshal(t, wrong),
 	}
 }
 
-// blsKeys returns a Groth16 and a PLONK verifying key file of the cube
+// BLS12381Keys returns a Groth16 and a PLONK verifying key file of the cube
 // circuit on BLS12-381, as prooflane writes them today.
-func blsKeys(t *testing.T) (groth16VK, plonkVK string) {
+func BLS12381Keys(t testing.TB) (groth16VK, plonkVK string) {
 	t.Helper()
 	_, vk, err := groth16.Setup(compile(t, ecc.BLS12_381, r1cs.NewBuilder, false))
 	if err != nil {
 		t.Fatal(err)
 	}
-	groth16VK = writeVK(t, vk, true)
+	groth16VK = WriteVK(t, vk, true)
 	ccs := compile(t, ecc.BLS12_381, scs.NewBuilder, false)
 	srs, lagrange, err := unsafekzg.NewSRS(ccs)
 	if err != nil {
@@ -223,7 +225,5 @@ func blsKeys(t *testing.T) (groth16VK, plonkVK string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return groth16VK, writeVK(t, pvk, false)
+	return groth16VK, WriteVK(t, pvk, false)
 }
-
-func name(commit bool) string { return fmt.Sprintf("commit=%v", commit) }
