@@ -176,8 +176,8 @@ func KeccakCommitments() Option { return func(o *options) { o.keccak = true } }
 // verifyProof reverts on a proof it rejects; for PLONK, contract
 // PlonkVerifier, whose Verify returns false or reverts. Calldata makes
 // their call from a proof; Accepted reads the answer. gnark's Groth16
-// contract checks one commitment at most, and hashes it with keccak256
-// (KeccakCommitments).
+// contract takes one public input at least, checks one commitment at
+// most, and hashes it with keccak256 (KeccakCommitments).
 func (k *Key) WriteContract(w io.Writer, opts ...Option) error {
 	var o options
 	for _, opt := range opts {
@@ -187,6 +187,8 @@ func (k *Key) WriteContract(w io.Writer, opts ...Option) error {
 		return k.plonk.ExportSolidity(w)
 	}
 	switch {
+	case k.Public == 0:
+		return fmt.Errorf("verifying key %q has no public inputs: gnark's Groth16 contract takes one at least (Solidity has no array of length 0)", k.File)
 	case k.Commitments > 1:
 		return fmt.Errorf("verifying key %q has %d commitments: gnark's Groth16 contract checks one at most", k.File, k.Commitments)
 	case k.Commitments == 1 && !o.keccak:

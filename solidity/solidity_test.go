@@ -18,6 +18,8 @@ import (
 	g16bn254 "github.com/consensys/gnark/backend/groth16/bn254"
 	plonkbn254 "github.com/consensys/gnark/backend/plonk/bn254"
 	"github.com/consensys/gnark/backend/witness"
+	"github.com/consensys/gnark/frontend"
+	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/ethereum/go-ethereum/accounts/abi"
 
 	"github.com/prooflane/prooflane/internal/evmtest"
@@ -355,5 +357,36 @@ func TestAcceptedReadsTheContractsAnswer(t *testing.T) {
 		if ok != c.ok || (err != nil) != c.fail {
 			t.Errorf("%s %x: %v, %v; want %v, error %v", c.k.Scheme, c.ret, ok, err, c.ok, c.fail)
 		}
+	}
+}
+
+// noPublic has no public input.
+type noPublic struct{ X, Y frontend.Variable }
+
+func (c *noPublic) Define(api frontend.API) error {
+	api.AssertIsDifferent(api.Mul(c.X, c.Y), 0)
+	return nil
+}
+
+// A Groth16 key without public inputs makes no contract: gnark's would
+// declare an array of length 0, which Solidity refuses.
+func TestWriteContractRefusesAGroth16KeyWithoutPublicInputs(t *testing.T) {
+	ccs, err := frontend.Compile(ecc.BN254.ScalarField(), r1cs.NewBuilder, &noPublic{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, vk, err := groth16.Setup(ccs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := evmtest.WriteVK(t, vk, false)
+	k, err := solidity.ReadKey(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	want := `verifying key "` + path + `" has no public inputs: gnark's Groth16 contract takes one at least`
+	if err := k.WriteContract(&b); err == nil || !strings.HasPrefix(err.Error(), want) || b.Len() != 0 {
+		t.Errorf("error %v (%d bytes written), want %q and nothing", err, b.Len(), want)
 	}
 }
