@@ -128,8 +128,22 @@ func newKey(path string, vk any) (*Key, error) {
 	switch vk := vk.(type) {
 	case *g16.VerifyingKey:
 		c := len(vk.PublicAndCommitmentCommitted)
-		return &Key{File: path, Scheme: Groth16, Public: len(vk.G1.K) - 1 - c, Commitments: c, groth16: vk}, nil
+		public := len(vk.G1.K) - 1 - c
+		if public < 0 || len(vk.CommitmentKeys) != c {
+			return nil, fmt.Errorf("verifying key %q is corrupt: %d public bases, %d commitment keys for %d commitments", path, len(vk.G1.K), len(vk.CommitmentKeys), c)
+		}
+		for i, inputs := range vk.PublicAndCommitmentCommitted {
+			for _, in := range inputs {
+				if in < 1 || in > public {
+					return nil, fmt.Errorf("verifying key %q is corrupt: commitment %d hashes public input %d of %d", path, i, in, public)
+				}
+			}
+		}
+		return &Key{File: path, Scheme: Groth16, Public: public, Commitments: c, groth16: vk}, nil
 	case *plonk.VerifyingKey:
+		if len(vk.Qcp) != len(vk.CommitmentConstraintIndexes) {
+			return nil, fmt.Errorf("verifying key %q is corrupt: %d BSB22 commitment selectors, %d commitment constraints", path, len(vk.Qcp), len(vk.CommitmentConstraintIndexes))
+		}
 		return &Key{File: path, Scheme: PLONK, Public: int(vk.NbPublicVariables), Commitments: len(vk.Qcp), plonk: vk}, nil
 	}
 	return nil, fmt.Errorf("verifying key %q: a %T", path, vk)

@@ -136,6 +136,16 @@ func TestReadKeyRefusesAFileThatIsNoVerifyingKey(t *testing.T) {
 			t.Errorf("%s: error %v, want one naming %q with %q", c.name, err, path, c.want)
 		}
 	}
+	large := filepath.Join(dir, "large")
+	if err := os.WriteFile(large, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(large, solidity.MaxKeyFile+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := solidity.ReadKey(large); err == nil || err.Error() != `verifying key "`+large+`": larger than 16 MiB, more than a contract can hold` {
+		t.Errorf("a file over the limit: error %v", err)
+	}
 	for _, path := range []string{dir, filepath.Join(dir, "missing")} {
 		if _, err := solidity.ReadKey(path); err == nil || !strings.Contains(err.Error(), path) {
 			t.Errorf("%s: error %v, want one naming it", path, err)
@@ -388,5 +398,40 @@ func TestWriteContractRefusesAGroth16KeyWithoutPublicInputs(t *testing.T) {
 	want := `verifying key "` + path + `" has no public inputs: gnark's Groth16 contract takes one at least`
 	if err := k.WriteContract(&b); err == nil || !strings.HasPrefix(err.Error(), want) || b.Len() != 0 {
 		t.Errorf("error %v (%d bytes written), want %q and nothing", err, b.Len(), want)
+	}
+}
+
+// A Groth16 key whose commitments do not fit its public inputs (gnark
+// decodes it; its contract would read past the inputs), and a PLONK key
+// whose commitment selectors and constraints differ in number, are
+// corrupt.
+func TestReadKeyRefusesAKeyWhoseCommitmentsDoNotFit(t *testing.T) {
+	f := evmtest.Groth16(t, true)
+	for _, c := range []struct {
+		what   string
+		change func(*g16bn254.VerifyingKey)
+		want   string
+	}{
+		{"an input past the last", func(vk *g16bn254.VerifyingKey) { vk.PublicAndCommitmentCommitted = [][]int{{3}} }, "is corrupt: commitment 0 hashes public input 3 of 2"},
+		{"no commitment key", func(vk *g16bn254.VerifyingKey) { vk.CommitmentKeys = nil }, "is corrupt: 4 public bases, 0 commitment keys for 1 commitments"},
+	} {
+		vk := new(g16bn254.VerifyingKey)
+		if _, err := vk.ReadFrom(bytes.NewReader(content(t, f.VK))); err != nil {
+			t.Fatal(err)
+		}
+		c.change(vk)
+		path := evmtest.WriteVK(t, vk, false)
+		if _, err := solidity.ReadKey(path); err == nil || !strings.Contains(err.Error(), `"`+path+`" `+c.want) {
+			t.Errorf("%s: error %v, want %q", c.what, err, c.want)
+		}
+	}
+	p := new(plonkbn254.VerifyingKey)
+	if _, err := p.ReadFrom(bytes.NewReader(content(t, evmtest.Plonk(t, true).VK))); err != nil {
+		t.Fatal(err)
+	}
+	p.CommitmentConstraintIndexes = append(p.CommitmentConstraintIndexes, 1)
+	path := evmtest.WriteVK(t, p, false)
+	if _, err := solidity.ReadKey(path); err == nil || !strings.Contains(err.Error(), `"`+path+`" is corrupt: 1 BSB22 commitment selectors, 2 commitment constraints`) {
+		t.Errorf("plonk: error %v", err)
 	}
 }
