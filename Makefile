@@ -3,7 +3,7 @@ GO ?= go
 PKGS := ./...
 
 .DEFAULT_GOAL := help
-.PHONY: help build test lint fmt bench cuda cuda-toolchain cuda-check jaeger jaeger-stop demo clean
+.PHONY: help build test lint fmt bench cuda cuda-toolchain cuda-check jaeger jaeger-stop solc demo clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -19,7 +19,7 @@ build: ## build bin/prooflane (CPU backend; add TAGS=cuda after `make cuda` for 
 
 # go test -json through internal/testreport: the usual result lines, the
 # output of failing tests, and a closing list of skipped tests with their
-# reasons (the Jaeger and Chromium checks skip when their tools are absent).
+# reasons (the Jaeger, Chromium and solcjs checks skip when their tools are absent).
 test: ## go vet, gofmt check, go test -race ./... with a list of skipped tests (what CI runs)
 	$(GO) vet $(PKGS)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
@@ -53,6 +53,9 @@ jaeger: ## build Jaeger v2 from the Go module proxy and start it on loopback
 
 jaeger-stop: ## stop the local Jaeger
 	bash scripts/jaeger.sh stop
+
+solc: ## install solcjs (npm solc, pinned in tools/solc/install.sh) into bin/solc; set PROOFLANE_SOLC to the path it prints
+	bash tools/solc/install.sh
 
 demo: ## run the simulated Groth16 pipeline and analyse its trace
 	$(GO) run ./cmd/prooflane run --jobs 3 --inflight 3 pipelines/sim-groth16.yaml

@@ -93,3 +93,20 @@ func TestCommandAndServiceNameNoFamily(t *testing.T) {
 		}
 	}
 }
+
+// The binary and the service link no Ethereum client: go-ethereum (the
+// simulated chain the Solidity verifiers are tested on) is linked by
+// internal/evmtest and tests alone.
+func TestTheBinaryLinksNoEthereumClient(t *testing.T) {
+	for _, pkg := range []string{"./cmd/prooflane", "./service", "./solidity"} {
+		out, err := exec.Command("go", "list", "-deps", "-f", "{{.ImportPath}}", pkg).Output()
+		if err != nil {
+			t.Fatalf("go list -deps %s: %v", pkg, err)
+		}
+		for _, p := range strings.Fields(string(out)) {
+			if strings.HasPrefix(p, "github.com/ethereum/") || p == module+"internal/evmtest" {
+				t.Errorf("%s links %s", pkg, p)
+			}
+		}
+	}
+}

@@ -51,3 +51,36 @@ func TestWriteToAFullDiskFails(t *testing.T) {
 		t.Error("a write to /dev/full succeeded")
 	}
 }
+
+// WriteFile replaces a file whole: a write that fails leaves the old
+// content and no temporary beside it; one that succeeds leaves the new
+// content alone.
+func TestWriteFileReplacesTheFileWholeOrNotAtAll(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "f")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fail := errors.New("stop")
+	err := WriteFile(path, func(w io.Writer) error {
+		io.WriteString(w, "half")
+		return fail
+	})
+	if !errors.Is(err, fail) {
+		t.Fatalf("error %v, want the write's", err)
+	}
+	check := func(want string) {
+		t.Helper()
+		if b, err := os.ReadFile(path); err != nil || string(b) != want {
+			t.Errorf("file holds %q (%v), want %q", b, err, want)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+			t.Errorf("%d entries in the directory, want the file alone", len(entries))
+		}
+	}
+	check("old")
+	if err := WriteFile(path, func(w io.Writer) error { _, err := io.WriteString(w, "new"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	check("new")
+}

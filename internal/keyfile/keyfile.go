@@ -18,6 +18,7 @@ package keyfile
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -112,6 +113,24 @@ func hasTrailer(f io.ReaderAt, size int64) bool {
 	var m [len(trailerMagic)]byte
 	_, err := f.ReadAt(m[:], size-int64(trailerLen))
 	return err == nil && string(m[:]) == trailerMagic
+}
+
+// Content returns what data, a whole key file's bytes, holds before its
+// checksum trailer, checked against it; bytes that end with no trailer
+// (a key written by gnark's WriteTo) are returned as they are.
+func Content(data []byte) ([]byte, error) {
+	r := bytes.NewReader(data)
+	if !hasTrailer(r, r.Size()) {
+		return data, nil
+	}
+	n, want, err := readTrailer(r, r.Size())
+	if err != nil {
+		return nil, err
+	}
+	if got := crc32.Checksum(data[:n], castagnoli); got != want {
+		return nil, mismatch(got, want)
+	}
+	return data[:n], nil
 }
 
 // Decoder says how Read decodes one kind of key file.
@@ -265,12 +284,7 @@ func ReadSafely(read func(io.Reader) (int64, error), r io.Reader) (n int64, err 
 // into place and syncs the directory, so a crash leaves the old file or
 // the new one, whole.
 func Write(path string, write func(io.Writer) (int64, error)) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), filepath.Base(path)+".tmp*")
-	if err != nil {
-		return fmt.Errorf("key file %q: %w", path, err)
-	}
-	defer os.Remove(tmp.Name())
-	err = durable.Write(tmp, func(w io.Writer) error {
+	err := durable.WriteFile(path, func(w io.Writer) error {
 		cw := &checksumWriter{w: w, crc: crc32.New(castagnoli)}
 		if _, err := write(cw); err != nil {
 			return err
@@ -281,10 +295,7 @@ func Write(path string, write func(io.Writer) (int64, error)) error {
 	if err != nil {
 		return fmt.Errorf("write key file %q: %w", path, err)
 	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("key file %q: %w", path, err)
-	}
-	return durable.SyncDir(filepath.Dir(path))
+	return nil
 }
 
 // RemoveTemporaries removes the temporary files a killed setup left

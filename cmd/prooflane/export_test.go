@@ -1,0 +1,133 @@
+package main
+
+import (
+	"bytes"
+	"encoding/hex"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/prooflane/prooflane/internal/evmtest"
+	"github.com/prooflane/prooflane/solidity"
+)
+
+// export solidity writes gnark's contract for a BN254 Groth16 key (the
+// key cache's file, checksum trailer included) and a PLONK key with a
+// BSB22 commitment (vk.bin); the contract it wrote accepts the proof on
+// the EVM and rejects a tampered one, fed the call export calldata
+// printed.
+func TestExportSolidityWritesAContractThatVerifiesOnTheEVM(t *testing.T) {
+	for _, f := range []evmtest.Fixture{evmtest.Groth16(t, false), evmtest.Plonk(t, true)} {
+		key, err := solidity.ReadKey(f.VK)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(t.TempDir(), "Verifier.sol")
+		rc, stdout, stderr := prooflane(t, "export", "solidity", "--vk", f.VK, "--out", out)
+		want := "wrote " + out + ": the verifier of " + key.String() + " (" + f.VK + "); its function " + key.Signature() + "\n"
+		if rc != 0 || stdout != want || stderr != "" {
+			t.Fatalf("export solidity: exit %d\nstdout %q\nwant   %q\nstderr %s", rc, stdout, want, stderr)
+		}
+		src, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var lib bytes.Buffer
+		if err := key.WriteContract(&lib); err != nil || !bytes.Equal(src, lib.Bytes()) {
+			t.Errorf("%s: the file is not the library's contract (%v)", key.Scheme, err)
+		}
+		if entries, _ := os.ReadDir(filepath.Dir(out)); len(entries) != 1 {
+			t.Errorf("%s: %d files beside the contract, want none", key.Scheme, len(entries)-1)
+		}
+		dir := t.TempDir()
+		proof, public, tampered := writeTestFile(t, dir, "proof-0.bin", f.Proof), writeTestFile(t, dir, "public-0.bin", f.Public), writeTestFile(t, dir, "tampered.bin", f.Tampered)
+		call := func(proof string) []byte {
+			rc, stdout, stderr := prooflane(t, "export", "calldata", "--vk", f.VK, "--proof", proof, "--public", public)
+			if rc != 0 || !strings.HasPrefix(stdout, "0x") || stderr != "" {
+				t.Fatalf("export calldata: exit %d\n%s%s", rc, stdout, stderr)
+			}
+			data, err := hex.DecodeString(strings.TrimPrefix(strings.TrimSpace(stdout), "0x"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return data
+		}
+		good, bad := call(proof), call(tampered)
+		if want, err := key.Calldata(f.Proof, f.Public); err != nil || !bytes.Equal(good, want) {
+			t.Errorf("%s: export calldata printed another call than the library's (%v)", key.Scheme, err)
+		}
+		if os.Getenv(evmtest.SolcVariable) == "" {
+			continue // the EVM check below skips without solc; the rest ran
+		}
+		v := evmtest.DeployContract(t, key, src)
+		if ret, err := v.Chain.Call(t, v.Address, good); err != nil {
+			t.Errorf("%s: the contract reverted on the proof: %v", key.Scheme, err)
+		} else if ok, err := key.Accepted(ret); !ok || err != nil {
+			t.Errorf("%s: the contract rejects the proof (%v)", key.Scheme, err)
+		}
+		if ret, err := v.Chain.Call(t, v.Address, bad); err == nil {
+			if ok, _ := key.Accepted(ret); ok {
+				t.Errorf("%s: the contract accepts the tampered proof", key.Scheme)
+			}
+		}
+	}
+	evmtest.Solc(t) // says, in the test's output, what was left out
+}
+
+func writeTestFile(t *testing.T, dir, name string, b []byte) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// export refuses, naming the file: a BLS12-381 key (with its curve and the
+// curve to set up with), a file that holds no verifying key, a Groth16 key
+// with a commitment (its contract would reject prooflane's proofs), and
+// an --out that is the key; nothing is written, the exit code is 1.
+// Mistakes on the command line exit 2.
+func TestExportRefusesWhatMakesNoContract(t *testing.T) {
+	blsG16, blsPlonk := evmtest.BLS12381Keys(t)
+	g, gc := evmtest.Groth16(t, false), evmtest.Groth16(t, true)
+	dir := t.TempDir()
+	notKey := writeTestFile(t, dir, "proof-0.bin", g.Proof)
+	out := filepath.Join(dir, "Verifier.sol")
+	for _, c := range []struct {
+		args []string
+		rc   int
+		want string
+	}{
+		{[]string{"solidity", "--vk", blsG16, "--out", out}, 1, `prooflane export: verifying key "` + blsG16 + `" is a groth16 key on BLS12-381, not on BN254: Ethereum verifies BN254 pairings only (its precompiles, EIP-196 and EIP-197); set the circuit up on BN254 (prooflane setup --curve bn254) for a verifier contract`},
+		{[]string{"solidity", "--vk", blsPlonk, "--out", out}, 1, `is a plonk key on BLS12-381, not on BN254`},
+		{[]string{"solidity", "--vk", notKey, "--out", out}, 1, `prooflane export: "` + notKey + `" is not a verifying key: it holds no Groth16 or PLONK verifying key in gnark's encoding, on BN254 or BLS12-381`},
+		{[]string{"solidity", "--vk", filepath.Join(dir, "missing"), "--out", out}, 1, `prooflane export: verifying key: open ` + filepath.Join(dir, "missing")},
+		{[]string{"solidity", "--vk", gc.VK, "--out", out}, 1, `prooflane export: verifying key "` + gc.VK + `" has a commitment: the contract cannot hash the commitment as prooflane's Groth16 prover does`},
+		{[]string{"solidity", "--vk", g.VK, "--out", g.VK}, 1, `prooflane export: --out ` + g.VK + ` is the verifying key --vk ` + g.VK},
+		{[]string{"solidity", "--vk", g.VK, "--out", filepath.Join(dir, "no", "such", "dir", "V.sol")}, 1, `prooflane export: write ` + filepath.Join(dir, "no", "such", "dir", "V.sol") + ": "},
+		{[]string{"calldata", "--vk", g.VK, "--proof", notKey, "--public", notKey}, 1, `prooflane export: ` + notKey + ` and ` + notKey + ` for ` + g.VK + `: public inputs: `},
+		{[]string{"calldata", "--vk", g.VK, "--proof", filepath.Join(dir, "missing"), "--public", notKey}, 1, `prooflane export: proof: open ` + filepath.Join(dir, "missing")},
+		{nil, 2, "prooflane export: export takes solidity or calldata\n"},
+		{[]string{"solidty", "--vk", g.VK}, 2, `prooflane export: export takes solidity or calldata, got "solidty" (did you mean "solidity"?)`},
+		{[]string{"solidity", "--out", out}, 2, "prooflane export: export solidity needs --vk FILE, the verifying key"},
+		{[]string{"solidity", "--vk", g.VK}, 2, "prooflane export: export solidity needs --out FILE, where the contract goes"},
+		{[]string{"solidity", "--vk", g.VK, "--out", out, "extra"}, 2, `prooflane export: export solidity takes no arguments, got ["extra"]`},
+		{[]string{"solidity", "--vk", g.VK, "--out", out, "--proof", notKey}, 2, "prooflane export: --proof and --public are export calldata's"},
+		{[]string{"calldata", "--vk", g.VK, "--proof", notKey}, 2, "prooflane export: export calldata needs --proof FILE and --public FILE"},
+		{[]string{"calldata", "--vk", g.VK, "--proof", notKey, "--public", notKey, "--out", out}, 2, "prooflane export: --out is export solidity's"},
+		{[]string{"solidity", "--vk", g.VK, "--otu", out}, 2, "flag provided but not defined: -otu (did you mean --out?)"},
+	} {
+		rc, stdout, stderr := prooflane(t, append([]string{"export"}, c.args...)...)
+		if rc != c.rc || stdout != "" || !strings.Contains(stderr, c.want) {
+			t.Errorf("export %q: exit %d\nstdout %q\nstderr %q\nwant exit %d and %q", c.args, rc, stdout, stderr, c.rc, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("export %q wrote %s", c.args, out)
+		}
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files in the output's directory, want the proof alone (no temporary left)", len(entries))
+	}
+}
