@@ -34,6 +34,8 @@
 // prooflane command does.
 package prooflane
 
+//go:generate go run ./internal/curvegen
+
 import (
 	"context"
 	"fmt"

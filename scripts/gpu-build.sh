@@ -12,7 +12,9 @@
 #   build/gpu/prooflane          the CLI with the CUDA backend
 #   build/gpu/cudabench          the kernels against gnark-crypto and sppark (docs/gpu.md)
 #   build/gpu/cuda.test          the kernels' tests against gnark-crypto
-#   build/gpu/device-cuda.test   the CUDA backend against the CPU backend
+#   build/gpu/device-cuda.test   the CUDA backend's options
+#   build/gpu/device-cuda-bls12381.test, device-cuda-bn254.test
+#                                each curve's CUDA devices against the CPU backend's
 #   build/gpu/groth16-cuda.test  every shipped Groth16 pipeline proving on the GPU
 #   build/gpu/REVISION           the commit ("dirty" if built from uncommitted
 #                                changes) and the library's hash
@@ -37,6 +39,9 @@ go build -tags cuda "$ld" -o "$out/prooflane" ./cmd/prooflane
 go build -tags cuda "$ld" -o "$out/cudabench" ./cmd/cudabench
 go test -c -tags cuda "$ld" -o "$out/cuda.test" ./cuda
 go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./device/cuda
+for c in bls12381 bn254; do
+	go test -c -tags cuda "$ld" -o "$out/device-cuda-$c.test" ./device/cuda/$c
+done
 go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16
 {
 	echo "prooflane $(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!build' || echo ' dirty')"
