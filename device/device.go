@@ -9,6 +9,12 @@
 // Stream, and read back scalars or curve points. A family's memory
 // estimates take what a backend holds beyond that from its MemoryModel.
 //
+// This package is what every curve shares. Each device of a backend
+// serves every curve: Backend.Device(curve, i) hands out that curve's
+// device, whose type, with its Stream and the optional capabilities, is
+// its curve's package: device/bls12381 (hand-written) and device/bn254
+// (generated from it by internal/curvegen), taken with their Of.
+//
 // Programs open backends by name through a Registry (package
 // device/builtin lists the shipped ones), each with its own typed
 // options; this package imports no backend.

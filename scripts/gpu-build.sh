@@ -16,6 +16,7 @@
 #   build/gpu/device-cuda-bls12381.test, device-cuda-bn254.test
 #                                each curve's CUDA devices against the CPU backend's
 #   build/gpu/groth16-cuda.test  every shipped Groth16 pipeline proving on the GPU
+#   build/gpu/library-cuda.test  both families on BN254 through the library on the GPU
 #   build/gpu/REVISION           the commit ("dirty" if built from uncommitted
 #                                changes) and the library's hash
 #
@@ -42,7 +43,8 @@ go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./device/cuda
 for c in bls12381 bn254; do
 	go test -c -tags cuda "$ld" -o "$out/device-cuda-$c.test" ./device/cuda/$c
 done
-go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16
+go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16/bls12381
+go test -c -tags cuda "$ld" -o "$out/library-cuda.test" .
 {
 	echo "prooflane $(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!build' || echo ' dirty')"
 	echo "libprooflane_cuda.a $h"

@@ -7,6 +7,8 @@
 #   1. every shipped Groth16 pipeline proves on the GPU and gnark verifies
 #      each proof; the two-lock layout's uploads overlap other partitions'
 #      kernels; both on_oom fallbacks on real streams (groth16-cuda.test);
+#      both families on BN254, gnark's verifier on each proof
+#      (library-cuda.test);
 #   2. the CUDA backend against the CPU backend on both curves: MSMs,
 #      NTTs, vector operations, kernel timing by CUDA events
 #      (device-cuda*.test);
@@ -21,7 +23,7 @@ cd "$(dirname "$0")/.."
 maxlog=${1:-20}
 OUT=${OUT:-/tmp/prooflane-gpu-test}
 bin=$PWD/build/gpu
-for f in cuda.test device-cuda.test device-cuda-bls12381.test device-cuda-bn254.test groth16-cuda.test; do
+for f in cuda.test device-cuda.test device-cuda-bls12381.test device-cuda-bn254.test groth16-cuda.test library-cuda.test; do
 	if [ ! -x "$bin/$f" ]; then
 		echo "gpu-test: $bin/$f is missing: run bash scripts/gpu-build.sh first" >&2
 		exit 1
@@ -41,7 +43,8 @@ run() {
 	grep -E "^(--- |FAIL|ok|PASS|panic)" "$OUT/$name.log"
 	[ "$rc" -eq 0 ] || failed=1
 }
-run groth16 stages/groth16 "$bin/groth16-cuda.test" -test.run CUDA -test.v -test.timeout 10m
+run groth16 stages/groth16/bls12381 "$bin/groth16-cuda.test" -test.run CUDA -test.v -test.timeout 10m
+run bn254 . "$bin/library-cuda.test" -test.run CUDABN254 -test.v -test.timeout 10m
 run device device/cuda "$bin/device-cuda.test" -test.v -test.timeout 5m
 for c in bls12381 bn254; do
 	run device-$c device/cuda/$c "$bin/device-cuda-$c.test" -test.run CUDA -test.v -test.timeout 5m

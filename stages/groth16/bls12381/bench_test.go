@@ -21,7 +21,7 @@ import (
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 	"github.com/prooflane/prooflane/workloads"
 )
 
@@ -101,7 +101,7 @@ func BenchmarkProveVsGnark(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			p, err := runtime.Load("../../pipelines/groth16.yaml", registry(b), benchParams(b))
+			p, err := runtime.Load("../../../pipelines/groth16.yaml", registry(b), benchParams(b))
 			if err != nil {
 				b.Fatal(err)
 			}

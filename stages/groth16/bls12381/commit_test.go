@@ -31,8 +31,8 @@ import (
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 	"github.com/prooflane/prooflane/stages/stagetest"
 	"github.com/prooflane/prooflane/workloads"
 )
@@ -415,7 +415,7 @@ func TestCommittingJobsProveThroughTheShippedPipeline(t *testing.T) {
 	} {
 		t.Run(tc.name+"/bases="+tc.bases, func(t *testing.T) {
 			job := tc.job(t)
-			p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"synth_workers": "2", "bases": tc.bases})
+			p, err := runtime.Load("../../../pipelines/groth16.yaml", registry(t), map[string]string{"synth_workers": "2", "bases": tc.bases})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -456,7 +456,7 @@ func TestACommitmentWhoseBasesDoNotFitIsComputedOnTheHost(t *testing.T) {
 	c := committingCircuits()[2]
 	job := committedJob(t, c, committedKeys(t, c), 2, 8)
 	mem := &fakeMem{Backend: cpuBackend(t, 1), vectors: 7, failLoad: func(key string) bool { return strings.Contains(key, "/commit.") }}
-	p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), nil)
+	p, err := runtime.Load("../../../pipelines/groth16.yaml", registry(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
 
@@ -48,7 +48,7 @@ func TestCUDACommittingCircuitsProveAndGnarkVerifies(t *testing.T) {
 		for _, bases := range []string{groth16.BasesDevice, groth16.BasesHost} {
 			t.Run(name+"/bases="+bases, func(t *testing.T) {
 				job := mk(t)
-				p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"bases": bases})
+				p, err := runtime.Load("../../../pipelines/groth16.yaml", registry(t), map[string]string{"bases": bases})
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -29,7 +29,7 @@ func TestCUDAShippedPipelinesProveAndGnarkVerifies(t *testing.T) {
 		runs = append(runs, run{file, nil})
 	}
 	// The G2 MSM on the host cores (the shipped files run it on the device).
-	runs = append(runs, run{"../../pipelines/groth16.yaml", map[string]string{"g2_on": "cpu"}})
+	runs = append(runs, run{"../../../pipelines/groth16.yaml", map[string]string{"g2_on": "cpu"}})
 	for _, r := range runs {
 		file := r.file
 		for _, circuit := range []string{"chain", "sha256", "mimc"} {

@@ -15,7 +15,7 @@ import (
 	"github.com/prooflane/prooflane/device/cpu"
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	traced "github.com/prooflane/prooflane/device/traced/bls12381"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 )
 
 // TestCUDAFusedHMatchesTheGenericH computes H on fresh random inputs (a

@@ -12,7 +12,7 @@ import (
 	devcuda "github.com/prooflane/prooflane/device/cuda"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
 
@@ -39,7 +39,7 @@ func TestCUDATwoLockUploadsOverlapOtherPartitionsKernels(t *testing.T) {
 	// Every partition synthesizes at once, so they queue at gpu.0.mem and
 	// an upload is waiting whenever a partition moves on to gpu_compute.
 	params := map[string]string{"synth_workers": fmt.Sprint(partitions), "cpu_bandwidth": fmt.Sprint(2 * partitions)}
-	p, err := runtime.Load("../../pipelines/groth16-two-lock.yaml", registry(t), params)
+	p, err := runtime.Load("../../../pipelines/groth16-two-lock.yaml", registry(t), params)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 )
 
 // dagOrder is the six stages in an order that respects the DAG.

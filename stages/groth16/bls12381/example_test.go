@@ -13,7 +13,7 @@ import (
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 )
 
 // docs/groth16.md's "The job payload": keys from the cache, a job of four

@@ -6,16 +6,6 @@ import (
 	"github.com/prooflane/prooflane/stages"
 )
 
-// Stage type names.
-const (
-	TypeNameSynthesize = "groth16.synthesize"
-	TypeNamePrepMSM    = "groth16.prep_msm"
-	TypeNameBG2MSM     = "groth16.b_g2_msm"
-	TypeNameVRAMStage  = "groth16.vram_stage"
-	TypeNameGPUCompute = "groth16.gpu_compute"
-	TypeNameEpilogue   = "groth16.epilogue"
-)
-
 // jobPayload is what every Groth16 stage reads from Input.Job.
 const jobPayload = "a *groth16.Job (circuit, keys, one witness per partition): prove with `prooflane prove` or `prooflane bench`"
 

@@ -14,7 +14,7 @@ import (
 	"github.com/prooflane/prooflane/device/cpu"
 	traced "github.com/prooflane/prooflane/device/traced/bls12381"
 	"github.com/prooflane/prooflane/internal/ref"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 )
 
 // satisfiedABC returns a, b, c with a·b = c on m < n points, zero-padded to

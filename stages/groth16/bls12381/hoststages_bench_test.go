@@ -13,7 +13,7 @@ import (
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 )
 
 // BenchmarkHostStages times the host work of one partition, stage by

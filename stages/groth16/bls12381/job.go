@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
@@ -55,6 +56,9 @@ type Job struct {
 		bases []curve.G1Affine
 	}
 }
+
+// Curve is the curve of the job's key (stages.Curved).
+func (j *Job) Curve() ecc.ID { return Curve }
 
 // NewJob checks that the keys belong to r1cs and that the circuit is one
 // the stages can prove, and returns the job payload.

@@ -18,7 +18,7 @@ import (
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
 
@@ -199,7 +199,7 @@ func runTwoLock(t *testing.T, job *groth16.Job, be device.Backend, params map[st
 	t.Helper()
 	set := map[string]string{"g2_on": "cpu"}
 	maps.Copy(set, params)
-	p, err := runtime.Load("../../pipelines/groth16-two-lock.yaml", registry(t), set)
+	p, err := runtime.Load("../../../pipelines/groth16-two-lock.yaml", registry(t), set)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +439,7 @@ func TestOutOfMemoryInG2OnDeviceIsRetriedByTheRecommendedPipeline(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": "device", "partitions": "2"})
+	p, err := runtime.Load("../../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": "device", "partitions": "2"})
 	if err != nil {
 		t.Fatal(err)
 	}

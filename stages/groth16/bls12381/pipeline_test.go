@@ -17,8 +17,8 @@ import (
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
 
@@ -38,7 +38,7 @@ func TestFactoriesPassTheLifecycleCheck(t *testing.T) {
 // shippedPipelines returns pipelines/groth16*.yaml.
 func shippedPipelines(t testing.TB) []string {
 	t.Helper()
-	files, err := filepath.Glob("../../pipelines/groth16*.yaml")
+	files, err := filepath.Glob("../../../pipelines/groth16*.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestUnsatisfiedWitnessFailsTheJobNamingPartitionAndConstraint(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := loadPipeline(t, "../../pipelines/groth16.yaml", nil, be)
+	e := loadPipeline(t, "../../../pipelines/groth16.yaml", nil, be)
 	_, err = e.Run(context.Background(), runtime.Job{ID: "bad", Partitions: 3, Payload: job})
 	var se *runtime.StageError
 	if !errors.As(err, &se) {
@@ -170,7 +170,7 @@ func TestConcurrentJobsOfTwoKeySetsOnOneBackendEachProveWithTheirOwnBases(t *tes
 		t.Fatal(err)
 	}
 	be := cpuBackend(t, 2)
-	p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": "device"})
+	p, err := runtime.Load("../../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": "device"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestEngineWithoutABackendFailsToStartNamingTheStage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e := loadPipeline(t, "../../pipelines/groth16.yaml", nil, nil)
+	e := loadPipeline(t, "../../../pipelines/groth16.yaml", nil, nil)
 	_, err = e.Run(context.Background(), runtime.Job{Payload: job})
 	want := `stage "prep_msm" (groth16.prep_msm): start: no device backend: the engine lends its stages one (runtime.Options.Backend)`
 	if err == nil || !strings.Contains(err.Error(), want) {

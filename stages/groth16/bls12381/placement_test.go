@@ -33,7 +33,7 @@ func TestPartitionsSpreadOverDevicesShareNothingAcrossThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": "device"})
+	p, err := runtime.Load("../../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": "device"})
 	if err != nil {
 		t.Fatal(err)
 	}

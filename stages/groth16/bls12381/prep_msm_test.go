@@ -13,8 +13,8 @@ import (
 	cdev "github.com/prooflane/prooflane/device/bls12381"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 )
 
 // filterWires is prep_msm's contract written out wire by wire: the
@@ -137,7 +137,7 @@ func TestProofsWithTheOnesLeftToTheDeviceVerify(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": g2})
+		p, err := runtime.Load("../../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": g2})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -169,7 +169,7 @@ func TestPrepMSMPartitionsInFlightTogetherAllVerify(t *testing.T) {
 			// Chunks of 5 wires: every partition's prep_msm runs over
 			// many chunks on every core, with the other partitions'.
 			groth16.UsePrepChunk(job, 5)
-			p, err := runtime.Load("../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": "cpu", "synth_workers": "4"})
+			p, err := runtime.Load("../../../pipelines/groth16.yaml", registry(t), map[string]string{"g2_on": "cpu", "synth_workers": "4"})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,7 +20,7 @@ import (
 // compiled is circuit at size, compiled for R1CS.
 func compiled(t testing.TB, circuit string, size int) (workloads.Instance, *cs.R1CS) {
 	t.Helper()
-	inst, err := workloads.New(circuit, size)
+	inst, err := workloads.New(ecc.BLS12_381, circuit, size)
 	if err != nil {
 		t.Fatal(err)
 	}

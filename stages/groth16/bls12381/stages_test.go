@@ -22,8 +22,8 @@ import (
 	cdev "github.com/prooflane/prooflane/device/bls12381"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 	"github.com/prooflane/prooflane/stages/stagetest"
 )
 

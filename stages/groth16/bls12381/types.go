@@ -9,23 +9,6 @@ import (
 
 	"github.com/prooflane/prooflane/device"
 	cdev "github.com/prooflane/prooflane/device/bls12381"
-	"github.com/prooflane/prooflane/stages"
-)
-
-// Data types flowing between the stages.
-const (
-	// TypeSolution is synthesize's *Solution.
-	TypeSolution stages.DataType = "groth16.solution"
-	// TypeMSMInputs is prep_msm's *MSMInputs.
-	TypeMSMInputs stages.DataType = "groth16.msm_inputs"
-	// TypeG2MSM is b_g2_msm's *G2MSM.
-	TypeG2MSM stages.DataType = "groth16.g2_msm"
-	// TypeDeviceBuffers is vram_stage's *DeviceBuffers.
-	TypeDeviceBuffers stages.DataType = "groth16.device_buffers"
-	// TypeG1MSMs is gpu_compute's *G1MSMs.
-	TypeG1MSMs stages.DataType = "groth16.g1_msms"
-	// TypeProof is epilogue's *Proof.
-	TypeProof stages.DataType = "groth16.proof"
 )
 
 // Solution is a partition's solved R1CS.

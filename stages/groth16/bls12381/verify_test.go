@@ -12,7 +12,7 @@ import (
 
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 )
 
 // corruptKeyJob is a job of partitions partitions of chain at 2^8 whose
@@ -42,7 +42,7 @@ func corruptKeyJob(t *testing.T, partitions int) *groth16.Job {
 // and the partition, and no proof comes out of it.
 func TestEpilogueRefusesAProofThatDoesNotVerifyByDefault(t *testing.T) {
 	job := corruptKeyJob(t, 2)
-	e := loadPipeline(t, "../../pipelines/groth16.yaml", map[string]string{"partitions": "2"}, cpuBackend(t, 1))
+	e := loadPipeline(t, "../../../pipelines/groth16.yaml", map[string]string{"partitions": "2"}, cpuBackend(t, 1))
 	res, err := e.Run(context.Background(), runtime.Job{ID: "corrupt", Partitions: 2, Payload: job})
 	if err == nil {
 		t.Fatal("a job with a corrupt proving key succeeded")

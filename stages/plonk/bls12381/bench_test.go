@@ -16,7 +16,7 @@ import (
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
-	"github.com/prooflane/prooflane/stages/plonk"
+	plonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 	"github.com/prooflane/prooflane/workloads"
 )
 

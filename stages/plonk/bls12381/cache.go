@@ -38,13 +38,13 @@ type Cache struct{ Dir string }
 
 // Path is the key file of circuit at size.
 func (c Cache) Path(circuit string, size int) string {
-	return filepath.Join(c.Dir, fmt.Sprintf("plonk-%s-%d.pk", circuit, size))
+	return filepath.Join(c.Dir, fmt.Sprintf("plonk-%s-%d%s.pk", circuit, size, family.CurveSuffix(Curve)))
 }
 
 // Compile builds the shipped circuit (workloads) of about
 // size constraints and compiles it for PLONK.
 func Compile(circuit string, size int) (*cs.SparseR1CS, workloads.Instance, error) {
-	inst, err := workloads.New(circuit, size)
+	inst, err := workloads.New(Curve, circuit, size)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -330,7 +330,7 @@ func checkUserPKLengths(r io.ReaderAt, size int64, n uint64, commitments int) er
 // and after gnark decodes it (internal/ccsfile) so that neither decoding
 // nor solving it can panic; reading stops when ctx is done.
 func ReadSparseR1CS(ctx context.Context, path string) (*cs.SparseR1CS, error) {
-	sys, err := ccsfile.Read(ctx, path, ccsfile.SparseR1CS, family.MaxSystemFile)
+	sys, err := ccsfile.Read(ctx, path, Curve, ccsfile.SparseR1CS, family.MaxSystemFile)
 	if err != nil {
 		return nil, err
 	}

@@ -14,7 +14,7 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/kzg"
 
-	"github.com/prooflane/prooflane/stages/plonk"
+	plonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 )
 
 func TestKeyCacheSavesLoadsAndRefusesCorruptFiles(t *testing.T) {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/plonk"
+	plonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 	"github.com/prooflane/prooflane/workloads"
 )
 

@@ -15,7 +15,7 @@ import (
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
-	"github.com/prooflane/prooflane/stages/plonk"
+	plonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 )
 
 // TestCUDAShippedPipelinesProveAndGnarkVerifies is the end-to-end test on

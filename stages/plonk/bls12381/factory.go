@@ -3,20 +3,10 @@ package plonk
 import (
 	"fmt"
 
-	"github.com/prooflane/prooflane/stages"
-)
+	"github.com/consensys/gnark-crypto/ecc"
 
-// Stage type names.
-const (
-	TypeNameSolve     = "plonk.solve"
-	TypeNameCommitLRO = "plonk.commit_lro"
-	TypeNameRatio     = "plonk.ratio"
-	TypeNameCommitZ   = "plonk.commit_z"
-	TypeNameQuotient  = "plonk.quotient"
-	TypeNameLinearize = "plonk.linearize"
-	TypeNameOpen      = "plonk.open"
-	TypeNameFold      = "plonk.fold"
-	TypeNameBatchOpen = "plonk.batch_open"
+	"github.com/prooflane/prooflane/stages"
+	"github.com/prooflane/prooflane/stages/plonk"
 )
 
 // jobPayload is what every PLONK stage reads from Input.Job.
@@ -74,11 +64,35 @@ func batchOpenFactory() stages.Factory {
 		}}
 }
 
-// Family is PLONK as stages/family sees it.
-type Family struct{}
+// Family is PLONK as stages/family sees it (stages/plonk.Family: its
+// name and proof type) with its keys, jobs and verifier.
+type Family struct{ plonk.Family }
 
-// Name is the prefix of the family's stage types.
-func (Family) Name() string { return "plonk" }
+// Curve is the curve of this package's jobs and keys.
+const Curve = ecc.BLS12_381
 
-// ProofType is batch_open's output, the proof.
-func (Family) ProofType() stages.DataType { return TypeProof }
+// The stage options, type names and data types are the family's, the
+// same on every curve (package stages/plonk).
+type BatchOpenConfig = plonk.BatchOpenConfig
+
+const (
+	TypeNameSolve     = plonk.TypeNameSolve
+	TypeNameCommitLRO = plonk.TypeNameCommitLRO
+	TypeNameRatio     = plonk.TypeNameRatio
+	TypeNameCommitZ   = plonk.TypeNameCommitZ
+	TypeNameQuotient  = plonk.TypeNameQuotient
+	TypeNameLinearize = plonk.TypeNameLinearize
+	TypeNameOpen      = plonk.TypeNameOpen
+	TypeNameFold      = plonk.TypeNameFold
+	TypeNameBatchOpen = plonk.TypeNameBatchOpen
+
+	TypeSolved     = plonk.TypeSolved
+	TypeLRO        = plonk.TypeLRO
+	TypeRatio      = plonk.TypeRatio
+	TypeZ          = plonk.TypeZ
+	TypeQuotient   = plonk.TypeQuotient
+	TypeLinearized = plonk.TypeLinearized
+	TypeOpened     = plonk.TypeOpened
+	TypeFolded     = plonk.TypeFolded
+	TypeProof      = plonk.TypeProof
+)

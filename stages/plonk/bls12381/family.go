@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	gnarkplonk "github.com/consensys/gnark/backend/plonk"
 	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
@@ -23,14 +24,15 @@ import (
 	"github.com/prooflane/prooflane/workloads"
 )
 
-// keyName names a key by its circuit, domain and verifying key's bytes.
+// keyName names a key by its circuit (with its curve's
+// family.CurveSuffix), domain and verifying key's bytes.
 func keyName(circuit string, vk *gplonk.VerifyingKey) (string, error) {
 	var b bytes.Buffer
 	if _, err := vk.WriteRawTo(&b); err != nil {
 		return "", fmt.Errorf("plonk key %q: %w", circuit, err)
 	}
 	sum := sha256.Sum256(b.Bytes())
-	return fmt.Sprintf("plonk/%s/%d/%s", circuit, vk.Size, hex.EncodeToString(sum[:12])), nil
+	return fmt.Sprintf("plonk/%s%s/%d/%s", circuit, family.CurveSuffix(Curve), vk.Size, hex.EncodeToString(sum[:12])), nil
 }
 
 // MaxSize bounds a key's size: a built-in circuit's PLONK constraints
@@ -41,14 +43,29 @@ func (Family) MaxSize() int { return MaxSize }
 // verifying key as vk.bin (gnark's serialization).
 func (Family) Layout() family.Layout { return family.Layout{Public: true, VK: "vk.bin"} }
 
-// Compile compiles c to a BLS12-381 SparseR1CS (CompileCircuit).
-func (Family) Compile(name string, c frontend.Circuit) (constraint.ConstraintSystem, error) {
+// Compile compiles c to a BLS12-381 SparseR1CS (CompileCircuit);
+// another curve is refused.
+func (Family) Compile(curve ecc.ID, name string, c frontend.Circuit) (constraint.ConstraintSystem, error) {
+	if err := checkCurve(curve); err != nil {
+		return nil, err
+	}
 	return CompileCircuit(name, c)
+}
+
+// checkCurve refuses a curve other than the family's.
+func checkCurve(c ecc.ID) error {
+	if family.CurveOf(c) != Curve {
+		return family.WrongCurve("this plonk prover", Curve, c)
+	}
+	return nil
 }
 
 // ReadSystem reads a SparseR1CS file, refusing what the stages cannot
 // prove.
-func (Family) ReadSystem(ctx context.Context, path string) (constraint.ConstraintSystem, error) {
+func (Family) ReadSystem(ctx context.Context, curve ecc.ID, path string) (constraint.ConstraintSystem, error) {
+	if err := checkCurve(curve); err != nil {
+		return nil, err
+	}
 	spr, err := ReadSparseR1CS(ctx, path)
 	if err != nil {
 		return nil, err
@@ -267,8 +284,12 @@ func newKey(k *Key, sys family.System, c Cache) *key {
 	return fk
 }
 
-func (k *key) Name() string                      { return k.k.Name }
-func (k *key) System() family.System             { return k.sys }
+func (k *key) Name() string { return k.k.Name }
+func (k *key) System() family.System {
+	s := k.sys
+	s.Curve = Curve
+	return s
+}
 func (k *key) Constraints() int                  { return k.k.Constraints() }
 func (k *key) Files() []string                   { return k.files }
 func (k *key) VerifyingKey() family.VerifyingKey { return k.vk }

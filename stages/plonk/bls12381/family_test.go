@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/plonk"
+	plonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 	"github.com/prooflane/prooflane/workloads"
 )
 

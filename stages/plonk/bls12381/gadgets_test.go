@@ -22,7 +22,7 @@ import (
 	"github.com/consensys/gnark/std/math/uints"
 	"github.com/consensys/gnark/std/rangecheck"
 
-	"github.com/prooflane/prooflane/stages/plonk"
+	plonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 	"github.com/prooflane/prooflane/workloads"
 )
 

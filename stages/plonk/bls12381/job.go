@@ -3,12 +3,16 @@ package plonk
 import (
 	"fmt"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/constraint/solver"
 
 	"github.com/prooflane/prooflane/stages"
 )
+
+// Curve is the curve of the job's key (stages.Curved).
+func (j *Job) Curve() ecc.ID { return Curve }
 
 // Job is the payload of a PLONK job: one key and one full witness per
 // partition. It is read-only once built and shared by every stage instance

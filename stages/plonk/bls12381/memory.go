@@ -6,6 +6,7 @@ import (
 	"strconv"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 
 	"github.com/prooflane/prooflane/device"
@@ -33,9 +34,9 @@ const (
 // window 16 these figures were measured with) comes from its
 // device.MemoryModel.
 const (
-	// srsPointBytes is a resident SRS point: G1 affine, 96 bytes; the
-	// canonical SRS holds n+3 of them, the Lagrange SRS n.
-	srsPointBytes = 96
+	// srsPointBytes is a resident SRS point: G1 affine; the canonical SRS
+	// holds n+3 of them, the Lagrange SRS n.
+	srsPointBytes = curve.SizeOfG1AffineUncompressed
 	// deviceStepPerN is one device step's vectors at its peak, the
 	// quotient's: some 11 vectors of 4n scalars (1408 bytes a row) and the
 	// MSMs' digits and buckets, with what the pools keep.

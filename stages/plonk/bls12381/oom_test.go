@@ -9,7 +9,7 @@ import (
 	"github.com/prooflane/prooflane/device"
 	cdev "github.com/prooflane/prooflane/device/bls12381"
 	"github.com/prooflane/prooflane/device/cpu"
-	"github.com/prooflane/prooflane/stages/plonk"
+	plonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 )
 
 // oomBackend is the CPU backend whose streams refuse the first fails

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/consensys/gnark-crypto/ecc"
 	"math/big"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ import (
 	"github.com/prooflane/prooflane/pipelines"
 	"github.com/prooflane/prooflane/runtime"
 	"github.com/prooflane/prooflane/stages/builtin"
-	"github.com/prooflane/prooflane/stages/plonk"
+	plonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 	"github.com/prooflane/prooflane/workloads"
 )
 
@@ -42,7 +43,7 @@ func keyOf(t testing.TB, circuit string, size int) keyed {
 	if k, ok := keys.Load(name); ok {
 		return k.(keyed)
 	}
-	inst, err := workloads.New(circuit, size)
+	inst, err := workloads.New(ecc.BLS12_381, circuit, size)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,21 +14,6 @@ import (
 	"github.com/prooflane/prooflane/stages"
 )
 
-// Data types flowing between the stages: each is the *State of one
-// partition, after the stage that outputs it.
-const (
-	TypeSolved     stages.DataType = "plonk.solved"
-	TypeLRO        stages.DataType = "plonk.lro"
-	TypeRatio      stages.DataType = "plonk.ratio"
-	TypeZ          stages.DataType = "plonk.z"
-	TypeQuotient   stages.DataType = "plonk.quotient"
-	TypeLinearized stages.DataType = "plonk.linearized"
-	TypeOpened     stages.DataType = "plonk.opened"
-	TypeFolded     stages.DataType = "plonk.folded"
-	// TypeProof is batch_open's output: the *gplonk.Proof.
-	TypeProof stages.DataType = "plonk.proof"
-)
-
 // State is one partition's proof in the making; each stage fills its part
 // and hands it on.
 type State struct {

@@ -88,6 +88,7 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
@@ -98,7 +99,8 @@ import (
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/internal/ccsfile"
 	"github.com/prooflane/prooflane/internal/keyfile"
-	"github.com/prooflane/prooflane/stages/groth16"
+	"github.com/prooflane/prooflane/stages/family"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 	"github.com/prooflane/prooflane/workloads"
 )
 
@@ -123,7 +125,7 @@ var ErrNotCached = errors.New("not cached")
 
 // Compile builds and compiles the named circuit at size.
 func Compile(circuit string, size int) (*cs.R1CS, workloads.Instance, error) {
-	inst, err := workloads.New(circuit, size)
+	inst, err := workloads.New(groth16.Curve, circuit, size)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -183,7 +185,7 @@ type Cache struct {
 
 // Paths returns the files of circuit at size.
 func (c Cache) Paths(circuit string, size int) (r1csPath, pkPath, vkPath string) {
-	base := filepath.Join(c.Dir, fmt.Sprintf("%s-%d", circuit, size))
+	base := filepath.Join(c.Dir, fmt.Sprintf("%s-%d%s", circuit, size, family.CurveSuffix(groth16.Curve)))
 	return base + ".r1cs", base + ".pk", base + ".vk"
 }
 
@@ -192,7 +194,7 @@ func (c Cache) Paths(circuit string, size int) (r1csPath, pkPath, vkPath string)
 // second setup interleaved with the first, would pair the proving key of
 // one setup with the verifying key of another.
 func (c Cache) lockPath(circuit string, size int) string {
-	return filepath.Join(c.Dir, fmt.Sprintf("%s-%d.lock", circuit, size))
+	return filepath.Join(c.Dir, fmt.Sprintf("%s-%d%s.lock", circuit, size, family.CurveSuffix(groth16.Curve)))
 }
 
 // Load reads circuit's keys at size from the cache, stopping (with an
@@ -299,13 +301,13 @@ func readVK(path string, inCache bool) (*g16.VerifyingKey, error) {
 // allocates what each length says before reading the elements, so one
 // flipped byte in a length would be a fatal out-of-memory error before the
 // checksum could tell. The layout: the domain, α₁ β₁ δ₁, the G1 vectors
-// A B Z K (a 4-byte count, then 96 bytes a point), β₂ δ₂, G2 B (192 bytes
-// a point), the wire count and the two infinity counts (8 bytes each), one
+// A B Z K (a 4-byte count, then the uncompressed points), β₂ δ₂, G2 B
+// (likewise), the wire count and the two infinity counts (8 bytes each), one
 // byte per wire for each infinity vector, then the commitment count and
 // each commitment key's two G1 vectors (its bases, and them times σ). The
 // domain's size, a power of two, is one more than the Z points.
 func checkPKLengths(r io.ReaderAt, size int64) error {
-	return checkPKLengthsOf(r, size, 96, 192) // uncompressed, as WriteRawTo writes them
+	return checkPKLengthsOf(r, size, curve.SizeOfG1AffineUncompressed, curve.SizeOfG2AffineUncompressed) // as WriteRawTo writes them
 }
 
 // pkDomainBytes is the length of a proving key's domain in its encoding.
@@ -313,7 +315,7 @@ const pkDomainBytes = 8 + 5*fr.Bytes + 1
 
 // checkAnyPKLengths is checkPKLengths for a proving key in either of
 // gnark's encodings, told apart by its first point's flag bits: WriteTo's
-// (compressed, 48 and 96 bytes a point) or WriteRawTo's.
+// (compressed) or WriteRawTo's.
 func checkAnyPKLengths(r io.ReaderAt, size int64) error {
 	var flag [1]byte
 	if size <= pkDomainBytes {
@@ -323,9 +325,9 @@ func checkAnyPKLengths(r io.ReaderAt, size int64) error {
 		return err
 	}
 	if flag[0]&0x80 != 0 {
-		return checkPKLengthsOf(r, size, 48, 96)
+		return checkPKLengthsOf(r, size, curve.SizeOfG1AffineCompressed, curve.SizeOfG2AffineCompressed)
 	}
-	return checkPKLengthsOf(r, size, 96, 192)
+	return checkPKLengthsOf(r, size, curve.SizeOfG1AffineUncompressed, curve.SizeOfG2AffineUncompressed)
 }
 
 // checkPKLengthsOf is checkPKLengths for points of g1 and g2 bytes.
@@ -426,7 +428,8 @@ func r1csDecoder(sys *cs.R1CS) decoder {
 	}}
 }
 
-// maxVKFile bounds a verifying key file: 48 bytes per public input.
+// maxVKFile bounds a verifying key file: a compressed G1 point per public
+// input.
 const maxVKFile = 256 << 20
 
 // checkVKLengths checks the slice lengths of a verifying key in gnark's
@@ -437,9 +440,9 @@ func checkVKLengths(b []byte) error {
 	if len(b) > maxVKFile {
 		return fmt.Errorf("larger than %d MiB", maxVKFile>>20)
 	}
-	g1, g2 := 48, 96 // compressed, as WriteTo writes them
+	g1, g2 := curve.SizeOfG1AffineCompressed, curve.SizeOfG2AffineCompressed // as WriteTo writes them
 	if len(b) > 0 && b[0]&0x80 == 0 {
-		g1, g2 = 96, 192 // uncompressed (WriteRawTo)
+		g1, g2 = curve.SizeOfG1AffineUncompressed, curve.SizeOfG2AffineUncompressed // WriteRawTo
 	}
 	at := 3*g1 + 3*g2
 	count := func(what string, elem int) (int, error) {
@@ -670,5 +673,5 @@ func (s *Set) NewJob(partitions int, seed uint64) (*groth16.Job, error) {
 // (workloads.Witnesses); with unsatisfied, every one breaks the circuit's
 // final equality.
 func (s *Set) Witnesses(partitions int, seed uint64, unsatisfied bool) ([]witness.Witness, error) {
-	return workloads.Witnesses(s.Circuit, s.Size, partitions, seed, unsatisfied)
+	return workloads.Witnesses(groth16.Curve, s.Circuit, s.Size, partitions, seed, unsatisfied)
 }

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/prooflane/prooflane/internal/keyfile"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 )
 
 // savedChain runs the setup of chain at 64 constraints and saves its keys

@@ -1,6 +1,10 @@
 package keys
 
-import "github.com/prooflane/prooflane/device"
+import (
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fp"
+
+	"github.com/prooflane/prooflane/device"
+)
 
 // Device memory of a Groth16 run, per constraint of a circuit of about
 // one wire per constraint (chain, mimc), from the H200 runs in
@@ -10,10 +14,11 @@ import "github.com/prooflane/prooflane/device"
 // figures were measured with) comes from its device.MemoryModel.
 const (
 	// BasesPerConstraint is the proving key's points resident on a device:
-	// A, B, Z and K in G1 (96 bytes each, affine) and B in G2 (192 bytes).
+	// A, B, Z and K in G1 (two coordinates of the base field, affine) and
+	// B in G2 (four).
 	BasesPerConstraint = 4*g1PointBytes + g2PointBytes
-	g1PointBytes       = 96
-	g2PointBytes       = 192
+	g1PointBytes       = 2 * fp.Bytes
+	g2PointBytes       = 4 * fp.Bytes
 	// devicePartitionPerC is one resident partition: its a, b, c and H
 	// vectors and the MSMs' digits, sort buffers and buckets, with what
 	// the stream-ordered pools keep between them.

@@ -3,6 +3,7 @@ package keys
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/consensys/gnark-crypto/ecc"
 	"math/rand/v2"
 	"os"
 	"strings"
@@ -47,7 +48,7 @@ func TestShippedConstraintSystemsPassTheChecks(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s size %d: %v", circuit, size, err)
 			}
-			inst, _ := workloads.New(circuit, size)
+			inst, _ := workloads.New(ecc.BLS12_381, circuit, size)
 			w, err := workloads.Witness(inst.Assignment(3))
 			if err != nil {
 				t.Fatal(err)
@@ -72,7 +73,7 @@ func TestAConstraintSystemCorruptUnderItsChecksumIsAnErrorNotAPanic(t *testing.T
 		const size = 256
 		c, orig := r1csInCache(t, circuit, size)
 		rp, _, _ := c.Paths(circuit, size)
-		inst, _ := workloads.New(circuit, size)
+		inst, _ := workloads.New(ecc.BLS12_381, circuit, size)
 		w, err := workloads.Witness(inst.Assignment(5))
 		if err != nil {
 			t.Fatal(err)

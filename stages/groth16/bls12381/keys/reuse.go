@@ -12,7 +12,7 @@ import (
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 
 	"github.com/prooflane/prooflane/device"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 	"github.com/prooflane/prooflane/workloads"
 )
 
@@ -107,7 +107,7 @@ func (c Cache) readCached(ctx context.Context, circuit string, size int, log io.
 	if err := groth16.CheckSupported(circuit, r.sys); err != nil {
 		return nil, err
 	}
-	inst, err := workloads.New(circuit, size)
+	inst, err := workloads.New(groth16.Curve, circuit, size)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package keys
 import (
 	"context"
 	"fmt"
+	"github.com/consensys/gnark-crypto/ecc"
 	"io"
 	"os"
 	"path/filepath"
@@ -42,7 +43,7 @@ func BenchmarkSetupCompileAndWrite(b *testing.B) {
 			{"capacity-size", []frontend.CompileOption{frontend.WithCapacity(size)}},
 		} {
 			b.Run(fmt.Sprintf("2^%d/compile-%s", log2, v.name), func(b *testing.B) {
-				inst, err := workloads.New("chain", size)
+				inst, err := workloads.New(ecc.BLS12_381, "chain", size)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -21,7 +21,7 @@ import (
 	"github.com/prooflane/prooflane/device"
 	cdev "github.com/prooflane/prooflane/device/bls12381"
 	"github.com/prooflane/prooflane/device/cpu"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 )
 
 // Phases are the times a setup spent in each of its steps.

@@ -8,7 +8,7 @@ import (
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 
 	"github.com/prooflane/prooflane/internal/ccsfile"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 )
 
 // ReadR1CS reads a user's constraint system file (gnark's R1CS WriteTo)
@@ -16,7 +16,7 @@ import (
 // (internal/ccsfile) so that neither decoding nor solving it can panic;
 // reading stops when ctx is done.
 func ReadR1CS(ctx context.Context, path string, limit int64) (*cs.R1CS, error) {
-	sys, err := ccsfile.Read(ctx, path, ccsfile.R1CS, limit)
+	sys, err := ccsfile.Read(ctx, path, groth16.Curve, ccsfile.R1CS, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/prooflane/prooflane/device"
 	"github.com/prooflane/prooflane/internal/units"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 )
 
 // DeviceMemory estimates a device's memory for a job of req's key

@@ -22,14 +22,15 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/constraint"
 	cs "github.com/consensys/gnark/constraint/bls12-381"
 	"github.com/consensys/gnark/frontend"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 	"github.com/prooflane/prooflane/workloads"
 )
 
@@ -51,14 +52,29 @@ func (Family) MaxSize() int { return MaxSize }
 // Layout: public-N.bin beside each proof, and vk.bin.
 func (Family) Layout() family.Layout { return family.Layout{Public: true, VK: VKFile} }
 
-// Compile compiles c to a BLS12-381 R1CS (keys.CompileCircuit).
-func (Family) Compile(name string, c frontend.Circuit) (constraint.ConstraintSystem, error) {
+// Compile compiles c to a BLS12-381 R1CS (keys.CompileCircuit); another
+// curve is refused.
+func (Family) Compile(curve ecc.ID, name string, c frontend.Circuit) (constraint.ConstraintSystem, error) {
+	if err := checkCurve(curve); err != nil {
+		return nil, err
+	}
 	return keys.CompileCircuit(name, c)
+}
+
+// checkCurve refuses a curve other than the family's.
+func checkCurve(c ecc.ID) error {
+	if family.CurveOf(c) != groth16.Curve {
+		return family.WrongCurve("this groth16 prover", groth16.Curve, c)
+	}
+	return nil
 }
 
 // ReadSystem reads an R1CS file (keys.ReadR1CS), refusing what the stages
 // cannot prove.
-func (Family) ReadSystem(ctx context.Context, path string) (constraint.ConstraintSystem, error) {
+func (Family) ReadSystem(ctx context.Context, curve ecc.ID, path string) (constraint.ConstraintSystem, error) {
+	if err := checkCurve(curve); err != nil {
+		return nil, err
+	}
 	sys, err := keys.ReadR1CS(ctx, path, family.MaxSystemFile)
 	if err != nil {
 		return nil, err
@@ -216,7 +232,7 @@ func (k *Key) Name() string { return family.KeyName(k.System(), k.vk.bytes) }
 
 // System is the key's constraint system.
 func (k *Key) System() family.System {
-	return family.System{Name: k.Set.Circuit, Size: k.Set.Size, CCS: k.Set.R1CS}
+	return family.System{Name: k.Set.Circuit, Size: k.Set.Size, CCS: k.Set.R1CS, Curve: groth16.Curve}
 }
 
 // Constraints is the constraint system's count.

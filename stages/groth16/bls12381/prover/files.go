@@ -7,12 +7,13 @@ import (
 	"io"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
 
 	"github.com/prooflane/prooflane/internal/keyfile"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 )
 
 // MaxFileBytes bounds a proof or public inputs file: a few hundred bytes
@@ -117,9 +118,9 @@ func checkPublicLengths(b []byte) error {
 // Krs, then a 4-byte count of G1 commitments, then their proof of
 // knowledge) against the bytes left for them.
 func checkProofLengths(b []byte) error {
-	g1, g2 := 48, 96 // compressed points, as Proof.WriteTo writes them
+	g1, g2 := curve.SizeOfG1AffineCompressed, curve.SizeOfG2AffineCompressed // as Proof.WriteTo writes them
 	if len(b) > 0 && b[0]&0x80 == 0 {
-		g1, g2 = 96, 192 // uncompressed (WriteRawTo)
+		g1, g2 = curve.SizeOfG1AffineUncompressed, curve.SizeOfG2AffineUncompressed // WriteRawTo
 	}
 	at := 2*g1 + g2
 	if len(b) < at+4 {

@@ -7,7 +7,7 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/bls12381"
 )
 
 // Job is a groth16.Job with its key, as family.Job.

@@ -4,7 +4,7 @@ import (
 	"os"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 )
 
 // hostCosts is a circuit's host memory per unit of its size (about a

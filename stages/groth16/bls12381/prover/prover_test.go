@@ -13,7 +13,7 @@ import (
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 	"github.com/prooflane/prooflane/workloads"
 )
 

@@ -10,7 +10,7 @@ import (
 
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 )
 
 // With a backend in the request, Setup makes the keys with prooflane's

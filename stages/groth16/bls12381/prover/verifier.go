@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 )
 
 // VerifyingKey returns the verifying key of file when it is named, else

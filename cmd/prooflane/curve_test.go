@@ -1,0 +1,96 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/consensys/gnark-crypto/ecc"
+)
+
+// A user's circuit on BN254 with both families: prove --curve bn254
+// (the user's own keys, then the key cache's) writes proofs gnark's BN254
+// verifier accepts and a manifest naming the curve; verify accepts them
+// and refuses --curve bls12-381, naming both curves.
+func TestProveAndVerifyOnBN254(t *testing.T) {
+	for _, system := range []string{"groth16", "plonk"} {
+		t.Run(system, func(t *testing.T) {
+			f := newUserFilesOn(t, ecc.BN254, system)
+			keysDir, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+			rc, stdout, stderr := prooflane(t, f.proveArgs(system, keysDir, out, true)...)
+			if rc != 0 || !strings.Contains(stdout, "3 proofs of circuit-") {
+				t.Fatalf("prove --curve bn254: exit %d\n%s%s", rc, stdout, stderr)
+			}
+			f.checkWithGnark(t, system, out)
+			var m manifest
+			if b, err := os.ReadFile(filepath.Join(out, manifestFile)); err != nil || json.Unmarshal(b, &m) != nil || m.Curve != "bn254" {
+				t.Errorf("manifest curve %q (%v), want bn254", m.Curve, err)
+			}
+			if rc, stdout, stderr := prooflane(t, "verify", "--vk", f.vk, "--curve", "bn254", out); rc != 0 || !strings.Contains(stdout, "all 3 proofs verify") {
+				t.Errorf("verify --curve bn254: exit %d\n%s%s", rc, stdout, stderr)
+			}
+			rc, _, stderr = prooflane(t, "verify", "--vk", f.vk, "--curve", "bls12-381", out)
+			if rc != exitFailure || !strings.Contains(stderr, "bn254 proofs") || !strings.Contains(stderr, "not bls12-381") {
+				t.Errorf("verify --curve bls12-381 of bn254 proofs: exit %d\n%s", rc, stderr)
+			}
+			cached := filepath.Join(t.TempDir(), "cached")
+			if rc, stdout, stderr := prooflane(t, f.proveArgs(system, keysDir, cached, false)...); rc != 0 {
+				t.Fatalf("prove --curve bn254 with the cache's keys: exit %d\n%s%s", rc, stdout, stderr)
+			}
+			if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, cached); rc != 0 || !strings.Contains(stdout, "all 3 proofs verify") {
+				t.Errorf("verify against the cache: exit %d\n%s%s", rc, stdout, stderr)
+			}
+		})
+	}
+}
+
+// A constraint system or keys of one curve given with the other are
+// refused before any proving, naming both curves; a --curve of no curve
+// is a usage mistake.
+func TestTheOtherCurvesFilesAreRefusedNamingBothCurves(t *testing.T) {
+	for _, system := range []string{"groth16", "plonk"} {
+		t.Run(system, func(t *testing.T) {
+			bn := newUserFilesOn(t, ecc.BN254, system)
+			bls := newUserFiles(t, system)
+			out := filepath.Join(t.TempDir(), "out")
+			asBLS := bn
+			asBLS.curve = ecc.BLS12_381
+			rc, stdout, stderr := prooflane(t, asBLS.proveArgs(system, t.TempDir(), out, false)...)
+			if rc != exitFailure || !strings.Contains(stderr, "BN254's scalar field, not BLS12-381's") || stdout != "" {
+				t.Errorf("a bn254 constraint system proved as bls12-381: exit %d\n%s%s", rc, stdout, stderr)
+			}
+			mixed := bn
+			mixed.pk, mixed.vk = bls.pk, bls.vk
+			rc, _, stderr = prooflane(t, mixed.proveArgs(system, t.TempDir(), out, true)...)
+			if rc != exitFailure || !strings.Contains(stderr, "is a bls12-381 key, not bn254") {
+				t.Errorf("bls12-381 keys for a bn254 circuit: exit %d\n%s", rc, stderr)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Errorf("--out written for the other curve's files: %v", err)
+			}
+		})
+	}
+	rc, _, stderr := prooflane(t, "prove", "--curve", "bn256", "--out", filepath.Join(t.TempDir(), "out"))
+	if rc != exitUsage || !strings.Contains(stderr, `unknown curve "bn256"`) {
+		t.Errorf("--curve bn256: exit %d\n%s", rc, stderr)
+	}
+}
+
+// The built-in circuits prove on BN254 too: prove --curve bn254 --circuit
+// chain, then verify from the key cache (the manifest's curve).
+func TestProveABuiltInCircuitOnBN254(t *testing.T) {
+	keysDir, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
+	rc, stdout, stderr := prooflane(t, "prove", "--curve", "bn254", "--circuit", "chain", "--size", "64", "--keys", keysDir, "--out", out, "--progress", "off", "--set", "partitions=2")
+	if rc != 0 {
+		t.Fatalf("prove --curve bn254: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keysDir, out); rc != 0 || !strings.Contains(stdout, "all 2 proofs verify") {
+		t.Errorf("verify: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	entries, _ := filepath.Glob(filepath.Join(keysDir, "*bn254*"))
+	if len(entries) == 0 {
+		t.Errorf("no key of the cache names bn254")
+	}
+}
