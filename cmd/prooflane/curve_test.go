@@ -94,3 +94,29 @@ func TestProveABuiltInCircuitOnBN254(t *testing.T) {
 		t.Errorf("no key of the cache names bn254")
 	}
 }
+
+// A BN254 job of the service: submit --curve bn254, then await writes a
+// directory whose manifest names the curve, and verify accepts it with
+// the client's key cache and with the job's verifying key.
+func TestSubmitAwaitAndVerifyOnBN254(t *testing.T) {
+	for _, fam := range []string{"groth16", "plonk"} {
+		t.Run(fam, func(t *testing.T) {
+			keysDir := t.TempDir()
+			url := testService(t, keysDir, nil)
+			rc, stdout, stderr := prooflane(t, "submit", "--addr", url, "--pipeline", fam, "--size", "64", "--partitions", "2", "--seed", "5", "--curve", "bn254")
+			if rc != 0 {
+				t.Fatalf("submit --curve bn254: exit %d: %s", rc, stderr)
+			}
+			out := filepath.Join(t.TempDir(), "out")
+			rc, stdout, stderr = prooflane(t, "await", "--addr", url, "--keys", keysDir, "--out", out, strings.TrimSpace(stdout))
+			if rc != 0 || !strings.Contains(stdout, "2 proofs, verified with ") {
+				t.Fatalf("await: exit %d\n%s%s", rc, stdout, stderr)
+			}
+			for _, args := range [][]string{{"--keys", keysDir}, {"--vk", filepath.Join(out, "vk.bin"), "--curve", "bn254"}} {
+				if rc, stdout, stderr := prooflane(t, append(append([]string{"verify"}, args...), out)...); rc != 0 || !strings.Contains(stdout, "all 2 proofs verify") {
+					t.Errorf("verify %v: exit %d\n%s%s", args, rc, stdout, stderr)
+				}
+			}
+		})
+	}
+}
