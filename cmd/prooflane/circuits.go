@@ -85,7 +85,7 @@ func runCircuits(args []string, stdout, stderr io.Writer) error {
 
 // check checks the flags of subcommand sub ("" lists).
 func (f *circuitsFlags) check(fs *flag.FlagSet, sub string) error {
-	addFlags := f.ccs != "" || f.pk != "" || f.vk != "" || flagGiven(fs, "pipeline")
+	addFlags := f.ccs != "" || f.pk != "" || f.vk != "" || flagGiven(fs, "pipeline") || flagGiven(fs, "curve")
 	switch {
 	case sub != "" && sub != "add" && sub != "rm":
 		return usageErrorf(fs, "circuits takes nothing, add or rm, got %q", sub)
@@ -94,7 +94,7 @@ func (f *circuitsFlags) check(fs *flag.FlagSet, sub string) error {
 	case sub != "rm" && fs.NArg() > 1:
 		return usageErrorf(fs, "circuits %s takes no arguments, got %q", sub, fs.Args()[1:])
 	case sub != "add" && addFlags:
-		return usageErrorf(fs, "--ccs, --pk, --vk and --pipeline are circuits add's")
+		return usageErrorf(fs, "--ccs, --pk, --vk, --pipeline and --curve are circuits add's")
 	case sub == "add" && f.ccs == "":
 		return usageErrorf(fs, "circuits add needs --ccs FILE, your circuit's constraint system")
 	case (f.pk == "") != (f.vk == ""):
@@ -119,8 +119,12 @@ func describeCircuit(c *pb.CircuitInfo) string {
 	if c.UserKeys {
 		keys = "your own keys"
 	}
-	return fmt.Sprintf("%s: %s (pipeline %s), %d constraints, %d public and %d secret inputs, %s, a constraint system of %s, added %s",
-		c.CircuitId, c.Family, c.Pipeline, c.Constraints, c.PublicInputs, c.SecretInputs, keys,
+	on := ""
+	if c.Curve != "" && c.Curve != family.CurveName(family.DefaultCurve) {
+		on = " on " + c.Curve
+	}
+	return fmt.Sprintf("%s: %s (pipeline %s)%s, %d constraints, %d public and %d secret inputs, %s, a constraint system of %s, added %s",
+		c.CircuitId, c.Family, c.Pipeline, on, c.Constraints, c.PublicInputs, c.SecretInputs, keys,
 		fileSize(c.CcsBytes), time.UnixMilli(c.AddedUnixMs).UTC().Format(time.RFC3339))
 }
 
