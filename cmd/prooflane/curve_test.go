@@ -79,7 +79,8 @@ func TestTheOtherCurvesFilesAreRefusedNamingBothCurves(t *testing.T) {
 }
 
 // The built-in circuits prove on BN254 too: prove --curve bn254 --circuit
-// chain, then verify from the key cache (the manifest's curve).
+// chain, then verify from the key cache (the manifest's curve); setup and
+// bench --curve bn254 set up and prove (each proof verified) on BN254.
 func TestProveABuiltInCircuitOnBN254(t *testing.T) {
 	keysDir, out := t.TempDir(), filepath.Join(t.TempDir(), "out")
 	rc, stdout, stderr := prooflane(t, "prove", "--curve", "bn254", "--circuit", "chain", "--size", "64", "--keys", keysDir, "--out", out, "--progress", "off", "--set", "partitions=2")
@@ -92,6 +93,15 @@ func TestProveABuiltInCircuitOnBN254(t *testing.T) {
 	entries, _ := filepath.Glob(filepath.Join(keysDir, "*bn254*"))
 	if len(entries) == 0 {
 		t.Errorf("no key of the cache names bn254")
+	}
+	if rc, stdout, stderr := prooflane(t, "setup", "--curve", "bn254", "--circuit", "mimc", "--size", "256", "--keys", keysDir); rc != 0 || !strings.Contains(stderr+stdout, "mimc-256-bn254.pk") {
+		t.Errorf("setup --curve bn254: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	for _, pipeline := range []string{"groth16", "plonk"} {
+		rc, stdout, stderr = prooflane(t, "bench", "--curve", "bn254", "--circuit", "mimc", "--size", "256", "--jobs", "1", "--partitions", "2", "--gnark", "1", "--keys", keysDir, pipeline)
+		if rc != 0 || !strings.Contains(stderr, "every one verified") {
+			t.Errorf("bench --curve bn254 %s: exit %d\n%s%s", pipeline, rc, stdout, stderr)
+		}
 	}
 }
 
