@@ -3,7 +3,7 @@ GO ?= go
 PKGS := ./...
 
 .DEFAULT_GOAL := help
-.PHONY: help build test lint fmt bench cuda cuda-toolchain cuda-check jaeger jaeger-stop solc demo clean
+.PHONY: help build test lint fmt generate bench cuda cuda-toolchain cuda-check jaeger jaeger-stop solc demo clean
 
 help: ## list the targets
 	@awk 'BEGIN {FS = ":.*## "} /^[a-z-]+:.*## / {printf "  %-15s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
@@ -32,6 +32,9 @@ lint: ## go vet and gofmt check only
 
 fmt: ## gofmt -w every Go file
 	gofmt -w $$(git ls-files '*.go')
+
+generate: ## write the BN254 copies of the curve-specific packages from their BLS12-381 source (internal/curvegen)
+	$(GO) generate ./...
 
 bench: ## scheduler, lock and prover benchmarks (CPU)
 	$(GO) test -run '^$$' -bench . -benchtime 5x ./runtime ./resources

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/consensys/gnark/backend/groth16"
+	g16bls12381 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/std/hash/sha2"
 	"github.com/consensys/gnark/std/lookup/logderivlookup"
@@ -78,8 +79,8 @@ func TestProveProvesCircuitsThatCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, p := range proofs {
-		if len(p.Proof.Commitments) != 1 {
-			t.Errorf("proof %d: %d commitments, want 1", i, len(p.Proof.Commitments))
+		if len(p.Proof.(*g16bls12381.Proof).Commitments) != 1 {
+			t.Errorf("proof %d: %d commitments, want 1", i, len(p.Proof.(*g16bls12381.Proof).Commitments))
 		}
 		if err := groth16.Verify(p.Proof, p.VerifyingKey, p.Public); err != nil {
 			t.Errorf("proof %d: %v", i, err)

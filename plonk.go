@@ -4,24 +4,26 @@ import (
 	"context"
 	"fmt"
 
-	gplonk "github.com/consensys/gnark/backend/plonk/bls12-381"
+	"github.com/consensys/gnark/backend/plonk"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/frontend"
 
-	"github.com/prooflane/prooflane/stages/plonk"
+	plonkbls12381 "github.com/prooflane/prooflane/stages/plonk/bls12381"
+	plonkbn254 "github.com/prooflane/prooflane/stages/plonk/bn254"
 )
 
 // PlonkProof is one verified PLONK proof and what a verifier needs besides
 // it.
 type PlonkProof struct {
-	// Proof is gnark's BLS12-381 PLONK proof; it satisfies gnark's
-	// backend/plonk.Proof, so plonk.Verify takes it.
-	Proof *gplonk.Proof
+	// Proof is gnark's PLONK proof of the prover's curve (a
+	// *plonk_bls12381.Proof by default, a *plonk_bn254.Proof with
+	// WithCurve(ecc.BN254)); plonk.Verify takes it.
+	Proof plonk.Proof
 	// Public is the assignment's public witness.
 	Public witness.Witness
 	// VerifyingKey is the circuit's verifying key (shared by every proof
 	// of one PlonkProver).
-	VerifyingKey *gplonk.VerifyingKey
+	VerifyingKey plonk.VerifyingKey
 }
 
 // PlonkProver proves assignments of one circuit with one PLONK pipeline.
@@ -29,7 +31,7 @@ type PlonkProof struct {
 // sharing the pipeline's locks.
 type PlonkProver struct {
 	run *run
-	key *plonk.Key
+	vk  plonk.VerifyingKey
 }
 
 // NewPlonkProver compiles circuit for PLONK (a SparseR1CS, with its BSB22
@@ -44,16 +46,21 @@ func NewPlonkProver(circuit frontend.Circuit, opts ...Option) (*PlonkProver, err
 	if err != nil {
 		return nil, err
 	}
-	k, ok := plonk.Unwrap(r.key)
-	if !ok {
+	var vk plonk.VerifyingKey
+	if k, ok := plonkbls12381.Unwrap(r.key); ok {
+		vk = k.VK
+	} else if k, ok := plonkbn254.Unwrap(r.key); ok {
+		vk = k.VK
+	} else {
 		r.close()
 		return nil, fmt.Errorf("prooflane: a plonk key of %T", r.key)
 	}
-	return &PlonkProver{run: r, key: k}, nil
+	return &PlonkProver{run: r, vk: vk}, nil
 }
 
-// VerifyingKey returns the circuit's verifying key.
-func (pr *PlonkProver) VerifyingKey() *gplonk.VerifyingKey { return pr.key.VK }
+// VerifyingKey returns the circuit's verifying key (a
+// *plonk_bls12381.VerifyingKey, or the BN254 one with WithCurve).
+func (pr *PlonkProver) VerifyingKey() plonk.VerifyingKey { return pr.vk }
 
 // Prove proves every assignment, one partition each, in one job; proof i
 // is assignment i's, checked by gnark's plonk.Verify. An assignment that
@@ -65,11 +72,11 @@ func (pr *PlonkProver) Prove(ctx context.Context, assignments []frontend.Circuit
 	}
 	out := make([]*PlonkProof, len(res))
 	for i, r := range res {
-		proof, ok := r.proof.(*gplonk.Proof)
+		proof, ok := r.proof.(plonk.Proof)
 		if !ok {
 			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made a %T, not a PLONK proof", i, r.proof)
 		}
-		out[i] = &PlonkProof{Proof: proof, Public: r.public, VerifyingKey: pr.key.VK}
+		out[i] = &PlonkProof{Proof: proof, Public: r.public, VerifyingKey: pr.vk}
 	}
 	return out, nil
 }

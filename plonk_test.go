@@ -3,6 +3,7 @@ package prooflane_test
 import (
 	"bytes"
 	"context"
+	plonkbls12381 "github.com/consensys/gnark/backend/plonk/bls12-381"
 	"math/big"
 	"os"
 	"path/filepath"
@@ -48,7 +49,7 @@ func TestProvePlonkCachesTheKeyAndNamesTheFailingAssignment(t *testing.T) {
 	if log.Len() != 0 {
 		t.Errorf("second prover ran the setup again: %q", log.String())
 	}
-	if !pr.VerifyingKey().Ql.Equal(&first[0].VerifyingKey.Ql) || !pr.VerifyingKey().S[0].Equal(&first[0].VerifyingKey.S[0]) {
+	if vk, vk0 := pr.VerifyingKey().(*plonkbls12381.VerifyingKey), first[0].VerifyingKey.(*plonkbls12381.VerifyingKey); !vk.Ql.Equal(&vk0.Ql) || !vk.S[0].Equal(&vk0.S[0]) {
 		t.Error("second prover has another key than the first")
 	}
 	proofs, err := pr.Prove(ctx, []frontend.Circuit{&Cubic{X: 1, Y: 7}, &Cubic{X: 6, Y: 227}, &Cubic{X: 3, Y: 35}})
@@ -121,8 +122,8 @@ func TestProvePlonkProvesCircuitsWhoseGadgetsCommit(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, p := range proofs {
-		if len(p.Proof.Bsb22Commitments) != 1 {
-			t.Errorf("proof %d: %d commitments, want 1", i, len(p.Proof.Bsb22Commitments))
+		if len(p.Proof.(*plonkbls12381.Proof).Bsb22Commitments) != 1 {
+			t.Errorf("proof %d: %d commitments, want 1", i, len(p.Proof.(*plonkbls12381.Proof).Bsb22Commitments))
 		}
 		if err := plonk.Verify(p.Proof, p.VerifyingKey, p.Public); err != nil {
 			t.Errorf("proof %d: %v", i, err)

@@ -1,6 +1,6 @@
-// Package prooflane proves a user's own gnark circuit on BLS12-381
-// through one of the pipelines embedded in the module, in one call, with
-// Groth16 or PLONK:
+// Package prooflane proves a user's own gnark circuit on BLS12-381 (or
+// BN254 with WithCurve) through one of the pipelines embedded in the
+// module, in one call, with Groth16 or PLONK:
 //
 //	proofs, err := prooflane.Prove(ctx, &MyCircuit{}, []frontend.Circuit{&a0, &a1})      // Groth16
 //	proofs, err := prooflane.ProvePlonk(ctx, &MyCircuit{}, []frontend.Circuit{&a0, &a1}) // PLONK
@@ -34,12 +34,15 @@
 // prooflane command does.
 package prooflane
 
+//go:generate go run ./internal/curvegen
+
 import (
 	"context"
 	"fmt"
 	"io"
 
-	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/constraint/solver"
 	"github.com/consensys/gnark/frontend"
@@ -47,19 +50,21 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/prooflane/prooflane/device"
-	"github.com/prooflane/prooflane/stages/groth16/prover"
+	proverbls12381 "github.com/prooflane/prooflane/stages/groth16/bls12381/prover"
+	proverbn254 "github.com/prooflane/prooflane/stages/groth16/bn254/prover"
 )
 
 // Proof is one verified proof and what a verifier needs besides it.
 type Proof struct {
-	// Proof is gnark's BLS12-381 Groth16 proof; it satisfies gnark's
-	// backend/groth16.Proof, so groth16.Verify takes it.
-	Proof *g16.Proof
+	// Proof is gnark's Groth16 proof of the prover's curve (a
+	// *groth16_bls12381.Proof by default, a *groth16_bn254.Proof with
+	// WithCurve(ecc.BN254)); groth16.Verify takes it.
+	Proof groth16.Proof
 	// Public is the assignment's public witness.
 	Public witness.Witness
 	// VerifyingKey is the circuit's verifying key (shared by every proof
 	// of one Prover).
-	VerifyingKey *g16.VerifyingKey
+	VerifyingKey groth16.VerifyingKey
 }
 
 // Option configures Prove and NewProver.
@@ -73,7 +78,14 @@ type config struct {
 	tracer   trace.TracerProvider
 	log      io.Writer
 	solver   []solver.Option
+	curve    ecc.ID
 }
+
+// WithCurve proves on curve: ecc.BLS12_381 (the default) or ecc.BN254
+// (Ethereum's, whose proofs its precompiles verify). The curve is the
+// compiled circuit's and its keys': the key cache keeps each curve's keys
+// apart.
+func WithCurve(curve ecc.ID) Option { return func(c *config) { c.curve = curve } }
 
 // WithPipeline proves with another pipeline of the prover's family: a
 // file, or the name of an embedded one ("groth16-dual-worker",
@@ -118,7 +130,7 @@ func SilenceGnark() Option { return func(*config) { logger.Disable() } }
 // sharing the pipeline's locks.
 type Prover struct {
 	run *run
-	vk  *g16.VerifyingKey
+	vk  groth16.VerifyingKey
 }
 
 // NewProver compiles circuit for Groth16, loads its keys from the cache
@@ -129,16 +141,22 @@ func NewProver(circuit frontend.Circuit, opts ...Option) (*Prover, error) {
 	if err != nil {
 		return nil, err
 	}
-	k, ok := r.key.(*prover.Key)
-	if !ok {
+	var vk groth16.VerifyingKey
+	switch k := r.key.(type) {
+	case *proverbls12381.Key:
+		vk = k.Set.VK
+	case *proverbn254.Key:
+		vk = k.Set.VK
+	default:
 		r.close()
 		return nil, fmt.Errorf("prooflane: a groth16 key of %T", r.key)
 	}
-	return &Prover{run: r, vk: k.Set.VK}, nil
+	return &Prover{run: r, vk: vk}, nil
 }
 
-// VerifyingKey returns the circuit's verifying key.
-func (pr *Prover) VerifyingKey() *g16.VerifyingKey { return pr.vk }
+// VerifyingKey returns the circuit's verifying key (a
+// *groth16_bls12381.VerifyingKey, or the BN254 one with WithCurve).
+func (pr *Prover) VerifyingKey() groth16.VerifyingKey { return pr.vk }
 
 // Prove proves every assignment, one partition each, in one job; proof i
 // is assignment i's. An assignment that does not satisfy the circuit
@@ -150,7 +168,7 @@ func (pr *Prover) Prove(ctx context.Context, assignments []frontend.Circuit) ([]
 	}
 	out := make([]*Proof, len(res))
 	for i, r := range res {
-		proof, ok := r.proof.(*g16.Proof)
+		proof, ok := r.proof.(groth16.Proof)
 		if !ok {
 			return nil, fmt.Errorf("prooflane: assignment %d: the pipeline made a %T, not a Groth16 proof", i, r.proof)
 		}

@@ -3,6 +3,7 @@ package prooflane_test
 import (
 	"bytes"
 	"context"
+	g16bls12381 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"strings"
 	"testing"
 
@@ -36,7 +37,7 @@ func TestProveCachesKeysAndNamesTheFailingAssignment(t *testing.T) {
 	if log.Len() != 0 {
 		t.Errorf("second prover ran the setup again: %q", log.String())
 	}
-	if !pr.VerifyingKey().G1.Alpha.Equal(&first[0].VerifyingKey.G1.Alpha) {
+	if !pr.VerifyingKey().(*g16bls12381.VerifyingKey).G1.Alpha.Equal(&first[0].VerifyingKey.(*g16bls12381.VerifyingKey).G1.Alpha) {
 		t.Error("second prover has other keys than the first")
 	}
 	proofs, err := pr.Prove(ctx, []frontend.Circuit{&Cubic{X: 1, Y: 7}, &Cubic{X: 6, Y: 227}})
@@ -112,7 +113,7 @@ func TestConcurrentProversOfOneCircuitRunOneSetup(t *testing.T) {
 	for i := range n {
 		defer provers[i].Close()
 		setups += strings.Count(logs[i].String(), "running setup (once)")
-		if !provers[i].VerifyingKey().G1.Alpha.Equal(&provers[0].VerifyingKey().G1.Alpha) {
+		if !provers[i].VerifyingKey().(*g16bls12381.VerifyingKey).G1.Alpha.Equal(&provers[0].VerifyingKey().(*g16bls12381.VerifyingKey).G1.Alpha) {
 			t.Errorf("prover %d has other keys than prover 0", i)
 		}
 	}

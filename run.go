@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/constraint/solver"
 	"github.com/consensys/gnark/frontend"
@@ -22,7 +23,7 @@ import (
 
 // newConfig applies opts over the defaults.
 func newConfig(opts []Option) config {
-	c := config{keyDir: family.DefaultKeyDir(), log: io.Discard}
+	c := config{keyDir: family.DefaultKeyDir(), log: io.Discard, curve: family.DefaultCurve}
 	for _, o := range opts {
 		o(&c)
 	}
@@ -86,7 +87,7 @@ func newRun(circuit frontend.Circuit, opts []Option, want, newProver, other stri
 	if err != nil {
 		return nil, err
 	}
-	ccs, err := pp.Family.Compile(fmt.Sprintf("%T", circuit), circuit)
+	ccs, err := pp.Family.Compile(c.curve, fmt.Sprintf("%T", circuit), circuit)
 	if err != nil {
 		return nil, fmt.Errorf("prooflane: %w", err)
 	}
@@ -145,7 +146,7 @@ type proved struct {
 // the call, naming the assignment, as does an assignment that does not
 // satisfy the circuit.
 func (r *run) prove(ctx context.Context, assignments []frontend.Circuit) ([]proved, error) {
-	ws, err := witnesses(assignments)
+	ws, err := witnesses(family.CurveOf(r.key.System().Curve), assignments)
 	if err != nil {
 		return nil, err
 	}
@@ -184,7 +185,7 @@ func (r *run) prove(ctx context.Context, assignments []frontend.Circuit) ([]prov
 
 // witnesses returns the full witness of each assignment, naming the index
 // of one that has none.
-func witnesses(assignments []frontend.Circuit) ([]witness.Witness, error) {
+func witnesses(curve ecc.ID, assignments []frontend.Circuit) ([]witness.Witness, error) {
 	if len(assignments) == 0 {
 		return nil, errors.New("prooflane: no assignments to prove")
 	}
@@ -193,7 +194,7 @@ func witnesses(assignments []frontend.Circuit) ([]witness.Witness, error) {
 		if a == nil {
 			return nil, fmt.Errorf("prooflane: assignment %d is nil", i)
 		}
-		w, err := workloads.Witness(a)
+		w, err := workloads.WitnessOf(curve, a)
 		if err != nil {
 			return nil, fmt.Errorf("prooflane: assignment %d: %w", i, err)
 		}

@@ -12,8 +12,8 @@ import (
 	"github.com/consensys/gnark/frontend"
 
 	"github.com/prooflane/prooflane"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
-	stagesplonk "github.com/prooflane/prooflane/stages/plonk"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
+	stagesplonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 )
 
 // cachedKey returns the name and size of the one key of a family in a

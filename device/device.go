@@ -9,6 +9,12 @@
 // Stream, and read back scalars or curve points. A family's memory
 // estimates take what a backend holds beyond that from its MemoryModel.
 //
+// This package is what every curve shares. Each device of a backend
+// serves every curve: Backend.Device(curve, i) hands out that curve's
+// device, whose type, with its Stream and the optional capabilities, is
+// its curve's package: device/bls12381 (hand-written) and device/bn254
+// (generated from it by internal/curvegen), taken with their Of.
+//
 // Programs open backends by name through a Registry (package
 // device/builtin lists the shipped ones), each with its own typed
 // options; this package imports no backend.
@@ -43,13 +49,10 @@
 package device
 
 import (
-	"context"
 	"errors"
 	"time"
 
-	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+	"github.com/consensys/gnark-crypto/ecc"
 )
 
 // Form says how the scalars in a host slice are represented.
@@ -69,6 +72,19 @@ var ErrOutOfMemory = errors.New("device out of memory")
 // ErrNoDevice is wrapped when a backend has no usable device.
 var ErrNoDevice = errors.New("no device")
 
+// ErrCurve is wrapped when a backend does not serve a curve.
+var ErrCurve = errors.New("curve not served")
+
+// Vector is a vector of scalars in device memory, allocated by a curve's
+// Stream: its elements are that curve's scalars.
+type Vector interface{ Len() int }
+
+// G1Bases is a resident vector of a curve's G1 affine points.
+type G1Bases interface{ Len() int }
+
+// G2Bases is a resident vector of a curve's G2 affine points.
+type G2Bases interface{ Len() int }
+
 // Info describes one device.
 type Info struct {
 	Index    int
@@ -84,101 +100,17 @@ type Backend interface {
 	// Devices lists the devices with their memory now; the slice index
 	// equals Info.Index.
 	Devices() []Info
-	// Device returns device i, 0 <= i < len(Devices()).
-	Device(i int) (Device, error)
+	// Device returns device i, 0 <= i < len(Devices()), for the curve c:
+	// a value of that curve's Device type (package device/bls12381's for
+	// ecc.BLS12_381, device/bn254's for ecc.BN254), which callers take
+	// with that package's Of. It fails with an error wrapping ErrNoDevice
+	// for an index out of range and ErrCurve for a curve the backend does
+	// not serve. The devices of every curve share one device's memory.
+	Device(c ecc.ID, i int) (any, error)
 	// Memory is what the devices hold beyond the bases and vectors
 	// allocated through the contract, as the backend was opened.
 	Memory() MemoryModel
 	// Close frees every device resource, resident bases included.
-	Close() error
-}
-
-// Device is one accelerator, or one emulated device on the CPU backend.
-type Device interface {
-	// Info describes the device, with its memory now.
-	Info() Info
-	// WantsCanonical reports whether MSM scalars are best uploaded in
-	// canonical form.
-	WantsCanonical() bool
-	// SumsUnits reports whether the device's MSMs find their scalars of 1
-	// and -1 and sum those points apart themselves, so that a stage need
-	// not list them (sha256's wires are 30% ones).
-	SumsUnits() bool
-	// LoadG1 makes points resident under key. Loading a key already
-	// resident is a no-op returning the same handle.
-	LoadG1(key string, points []curve.G1Affine) (G1Bases, error)
-	// LoadG2 is LoadG1 for G2 points.
-	LoadG2(key string, points []curve.G2Affine) (G2Bases, error)
-	// Evict frees the bases resident under key (G1, G2 or both), after
-	// the work already using them; their handles must not be used again
-	// (a later call with one fails). It fails, naming the key, when
-	// nothing is resident under key.
-	Evict(key string) error
-	// Resident is the bytes of bases resident on the device.
-	Resident() uint64
-	// NewStream returns a stream for one worker.
-	NewStream() (Stream, error)
-}
-
-// G1Bases is a resident vector of G1 affine points.
-type G1Bases interface{ Len() int }
-
-// G2Bases is a resident vector of G2 affine points.
-type G2Bases interface{ Len() int }
-
-// Vector is a vector of scalars in device memory.
-type Vector interface{ Len() int }
-
-// Stream is an ordered queue of device work owned by one worker. Methods
-// returning results wait for the work they depend on; Upload may return
-// before the copy completes (src must stay untouched until Sync or until a
-// later call on the same stream returns a result), and the operations that
-// return only an error may return once their work is queued: a failure of
-// queued work shows in the next call that waits (Sync, Download, an MSM).
-type Stream interface {
-	// Alloc returns an uninitialised vector of n scalars; it fails with an
-	// error wrapping ErrOutOfMemory when the device is full.
-	Alloc(n int) (Vector, error)
-	// Free releases v; freeing must not synchronize the device.
-	Free(v Vector)
-	// Upload copies src into dst[0:len(src)]; the rest of dst is zeroed.
-	Upload(dst Vector, src []fr.Element, form Form) error
-	// Download copies v into dst in Montgomery form.
-	Download(dst []fr.Element, v Vector) error
-
-	// FFT is domain.FFT(v[:n], dec) (with fft.OnCoset() when coset), n
-	// the domain's cardinality, v.Len() >= n.
-	FFT(ctx context.Context, v Vector, domain *fft.Domain, dec fft.Decimation, coset bool) error
-	// FFTInverse is domain.FFTInverse(v[:n], dec), as FFT.
-	FFTInverse(ctx context.Context, v Vector, domain *fft.Domain, dec fft.Decimation, coset bool) error
-	// BitReverse permutes v[:n] into bit-reversed order, n a power of two,
-	// v.Len() >= n.
-	BitReverse(ctx context.Context, v Vector, n int) error
-
-	// Mul sets dst[i] = a[i] * b[i].
-	Mul(ctx context.Context, dst, a, b Vector) error
-	// Add sets dst[i] = a[i] + b[i].
-	Add(ctx context.Context, dst, a, b Vector) error
-	// Sub sets dst[i] = a[i] - b[i].
-	Sub(ctx context.Context, dst, a, b Vector) error
-	// Scale sets dst[i] = a[i] * c.
-	Scale(ctx context.Context, dst, a Vector, c fr.Element) error
-	// AddScalar sets dst[i] = a[i] + c.
-	AddScalar(ctx context.Context, dst, a Vector, c fr.Element) error
-
-	// MSMG1 returns sum_i scalars[i] * bases[i] for i < n.
-	MSMG1(ctx context.Context, bases G1Bases, scalars Vector, n int) (curve.G1Jac, error)
-	// MSMG2 is MSMG1 over G2.
-	MSMG2(ctx context.Context, bases G2Bases, scalars Vector, n int) (curve.G2Jac, error)
-	// SumG1 returns sum of bases[i] for i in indices (batch addition of the
-	// bases whose scalar is one).
-	SumG1(ctx context.Context, bases G1Bases, indices []int32) (curve.G1Jac, error)
-	// SumG2 is SumG1 over G2.
-	SumG2(ctx context.Context, bases G2Bases, indices []int32) (curve.G2Jac, error)
-
-	// Sync waits for all work queued on this stream.
-	Sync() error
-	// Close releases the stream.
 	Close() error
 }
 
@@ -194,28 +126,4 @@ type Timer interface {
 	// f while the stream is idle is). ok is false when the device could
 	// not time the work; gpu is then zero and only err counts.
 	Time(f func() error) (gpu time.Duration, ok bool, err error)
-}
-
-// Wrapper is implemented by stream decorators (package device/traced):
-// Unwrap returns the stream they decorate.
-type Wrapper interface {
-	Unwrap() Stream
-}
-
-// As finds an optional capability T (Timer, or a family's fused
-// operation) on st or on the streams it decorates, outermost first, as
-// errors.As does for errors.
-func As[T any](st Stream) (T, bool) {
-	for st != nil {
-		if c, ok := st.(T); ok {
-			return c, true
-		}
-		w, ok := st.(Wrapper)
-		if !ok {
-			break
-		}
-		st = w.Unwrap()
-	}
-	var zero T
-	return zero, false
 }

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/prooflane/prooflane/device"
+	cdev "github.com/prooflane/prooflane/device/bls12381"
 	"github.com/prooflane/prooflane/device/cpu"
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/sim"
@@ -292,7 +293,7 @@ func TestHostLendsTheBackendAndTheDeviceCount(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The engine does not close the caller's backend.
-	if _, err := be.Device(0); err != nil {
+	if _, err := cdev.Of(be, 0); err != nil {
 		t.Errorf("backend after the engine's Close: %v", err)
 	}
 }

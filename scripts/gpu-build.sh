@@ -12,9 +12,12 @@
 #   build/gpu/prooflane          the CLI with the CUDA backend
 #   build/gpu/cudabench          the kernels against gnark-crypto and sppark (docs/gpu.md)
 #   build/gpu/cuda.test          the kernels' tests against gnark-crypto
-#   build/gpu/device-cuda.test   the CUDA backend against the CPU backend
+#   build/gpu/device-cuda.test   the CUDA backend's options
+#   build/gpu/device-cuda-bls12381.test, device-cuda-bn254.test
+#                                each curve's CUDA devices against the CPU backend's
 #   build/gpu/groth16-cuda.test  every shipped Groth16 pipeline proving on the GPU
 #   build/gpu/plonk-cuda.test    every shipped PLONK pipeline proving on the GPU
+#   build/gpu/library-cuda.test  both families on BN254 through the library on the GPU
 #   build/gpu/REVISION           the commit ("dirty" if built from uncommitted
 #                                changes) and the library's hash
 #
@@ -38,8 +41,12 @@ go build -tags cuda "$ld" -o "$out/prooflane" ./cmd/prooflane
 go build -tags cuda "$ld" -o "$out/cudabench" ./cmd/cudabench
 go test -c -tags cuda "$ld" -o "$out/cuda.test" ./cuda
 go test -c -tags cuda "$ld" -o "$out/device-cuda.test" ./device/cuda
-go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16
-go test -c -tags cuda "$ld" -o "$out/plonk-cuda.test" ./stages/plonk
+for c in bls12381 bn254; do
+	go test -c -tags cuda "$ld" -o "$out/device-cuda-$c.test" ./device/cuda/$c
+done
+go test -c -tags cuda "$ld" -o "$out/groth16-cuda.test" ./stages/groth16/bls12381
+go test -c -tags cuda "$ld" -o "$out/plonk-cuda.test" ./stages/plonk/bls12381
+go test -c -tags cuda "$ld" -o "$out/library-cuda.test" .
 {
 	echo "prooflane $(git rev-parse HEAD)$(git diff --quiet HEAD -- . ':!build' || echo ' dirty')"
 	echo "libprooflane_cuda.a $h"

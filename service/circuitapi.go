@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/consensys/gnark-crypto/ecc"
 	"io"
 	"os"
 	"path/filepath"
@@ -234,7 +235,11 @@ func (s *Server) AddCircuit(ctx context.Context, stream *connect.ClientStream[pb
 	if err := receiveFiles(ctx, stream, chunk, paths, []uint64{h.CcsBytes, h.PkBytes, h.VkBytes}); err != nil {
 		return nil, invalid(fmt.Errorf("add circuit: %w", err))
 	}
-	c, files, err := s.checkCircuit(ctx, fp, spec.Pipeline, paths, h.PkBytes > 0)
+	curve, err := family.ParseCurve(h.Curve)
+	if err != nil {
+		return nil, invalid(fmt.Errorf("add circuit: curve: %w", err))
+	}
+	c, files, err := s.checkCircuit(ctx, fp, spec.Pipeline, curve, paths, h.PkBytes > 0)
 	if err != nil {
 		// The files are named by what they are, not the server's paths.
 		return nil, invalid(fmt.Errorf("add circuit: %s", strings.ReplaceAll(err.Error(), dir+string(os.PathSeparator), "")))
@@ -255,13 +260,13 @@ func (s *Server) AddCircuit(ctx context.Context, stream *connect.ClientStream[pb
 // checkCircuit checks an AddCircuit's files (paths: the constraint
 // system, the proving and verifying keys) with fp, one check at a time,
 // and returns the circuit, named by its content, and its files' objects.
-func (s *Server) checkCircuit(ctx context.Context, fp family.Prover, pipeline string, paths []string, userKeys bool) (*Circuit, []circuitFile, error) {
+func (s *Server) checkCircuit(ctx context.Context, fp family.Prover, pipeline string, curve ecc.ID, paths []string, userKeys bool) (*Circuit, []circuitFile, error) {
 	release, err := s.oneCheck(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer release()
-	ccs, err := fp.ReadSystem(ctx, paths[0])
+	ccs, err := fp.ReadSystem(ctx, curve, paths[0])
 	if err != nil {
 		return nil, nil, fmt.Errorf("constraint system: %w", err)
 	}
@@ -277,7 +282,7 @@ func (s *Server) checkCircuit(ctx context.Context, fp family.Prover, pipeline st
 			return nil, nil, fmt.Errorf("keys: %w", err)
 		}
 	}
-	c := &Circuit{ID: sys.Name, Family: fp.Name(), Pipeline: pipeline, Constraints: sys.Size, Inputs: fp.Inputs(ccs), Field: ccs.Field().String()}
+	c := &Circuit{ID: sys.Name, Family: fp.Name(), Pipeline: pipeline, Constraints: sys.Size, Inputs: fp.Inputs(ccs), Field: ccs.Field().String(), Curve: curveField(curve)}
 	var files []circuitFile
 	for i, kind := range []string{"ccs", "pk", "vk"} {
 		if i > 0 && !userKeys {

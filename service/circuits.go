@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/consensys/gnark-crypto/ecc"
 	"io"
 	"math/big"
 	"os"
@@ -50,6 +51,9 @@ type Circuit struct {
 	// Field is the system's scalar field's modulus, in decimal: a
 	// witness is decoded in it.
 	Field string `json:"field"`
+	// Curve is the system's curve (family.CurveName), none for the
+	// default curve (BLS12-381): its keys' and proofs'.
+	Curve string `json:"curve,omitempty"`
 	// CCS, PK and VK name the files' objects; PK and VK are "" when the
 	// workers set up the circuit's keys.
 	CCS      string `json:"ccs"`
@@ -62,6 +66,12 @@ type Circuit struct {
 // keys names the circuit's own keys ("" when the workers set them up):
 // a job's Spec.Keys, so that a worker never uses the keys of a circuit
 // removed and added again with others.
+// curve is the circuit's curve.
+func (c *Circuit) curve() ecc.ID {
+	id, _ := family.ParseCurve(c.Curve)
+	return id
+}
+
 func (c *Circuit) keys() string {
 	if c.PK == "" {
 		return ""
@@ -80,7 +90,7 @@ func (c *Circuit) field() (*big.Int, error) {
 func (c *Circuit) info() *pb.CircuitInfo {
 	return &pb.CircuitInfo{CircuitId: c.ID, Family: c.Family, Pipeline: c.Pipeline, Constraints: uint64(c.Constraints),
 		PublicInputs: uint32(c.Inputs.Public), SecretInputs: uint32(c.Inputs.Secret), UserKeys: c.PK != "",
-		CcsBytes: uint64(c.CCSBytes), AddedUnixMs: c.Added}
+		CcsBytes: uint64(c.CCSBytes), AddedUnixMs: c.Added, Curve: family.CurveName(c.curve())}
 }
 
 // validCircuitID reports whether id has a circuit id's form: "circuit-"

@@ -28,6 +28,8 @@ type CircuitFiles struct {
 	// for groth16).
 	Pipeline    string
 	CCS, PK, VK string
+	// Curve is the constraint system's curve ("" or "bls12-381", "bn254").
+	Curve string
 }
 
 // AddCircuit streams the files to the service's AddCircuit in chunks of
@@ -52,7 +54,7 @@ func AddCircuit(ctx context.Context, cl prooflanev1connect.ProverServiceClient, 
 		files[i], sizes[i] = file, uint64(st.Size())
 	}
 	stream := cl.AddCircuit(ctx)
-	h := &pb.CircuitHeader{Pipeline: f.Pipeline, CcsBytes: sizes[0], PkBytes: sizes[1], VkBytes: sizes[2]}
+	h := &pb.CircuitHeader{Pipeline: f.Pipeline, CcsBytes: sizes[0], PkBytes: sizes[1], VkBytes: sizes[2], Curve: f.Curve}
 	err := stream.Send(&pb.AddCircuitRequest{Part: &pb.AddCircuitRequest_Header{Header: h}})
 	for i := 0; err == nil && i < len(files); i++ {
 		err = sendChunks(files[i], paths[i], func(b []byte) error {

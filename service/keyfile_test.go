@@ -10,7 +10,7 @@ import (
 
 	"github.com/prooflane/prooflane/internal/keyfile"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 )
 
 // A constraint system corrupt under a valid checksum (a content edit

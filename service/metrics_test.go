@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 )
 
 func TestMetricsEndpointCountsAJobsLifeInPrometheusFormat(t *testing.T) {

@@ -112,11 +112,13 @@ type EngineRunner struct {
 }
 
 // keyID names a key: a family's circuit ("" for a family without
-// circuits) at a size, and an added circuit's own keys (Spec.Keys).
+// circuits) at a size on a curve (Spec.Curve), and an added circuit's
+// own keys (Spec.Keys).
 type keyID struct {
 	family  string
 	circuit string
 	size    int
+	curve   string
 	keys    string
 }
 
@@ -227,7 +229,7 @@ func (r *EngineRunner) engine(p *runtime.Pipeline) (*cachedEngine, error) {
 // key returns the key spec names, loading it (or making it) once however
 // many jobs ask at the same time.
 func (r *EngineRunner) key(ctx context.Context, fp family.Prover, spec Spec) (family.Key, error) {
-	id := keyID{fp.Name(), spec.Circuit, spec.Size, spec.Keys}
+	id := keyID{fp.Name(), spec.Circuit, spec.Size, spec.Curve, spec.Keys}
 	for {
 		r.mu.Lock()
 		if r.keys == nil {
@@ -298,7 +300,7 @@ func specProving(spec Spec) (*proving.Pipeline, error) {
 // keyRequest is spec's key request in keysDir: its built-in circuit at
 // its size.
 func keyRequest(spec Spec, keysDir string) family.KeyRequest {
-	return family.KeyRequest{Dir: keysDir, System: family.System{Name: spec.Circuit, Size: spec.Size}}
+	return family.KeyRequest{Dir: keysDir, System: family.System{Name: spec.Circuit, Size: spec.Size, Curve: spec.curve()}}
 }
 
 // estimateRequest is the key request a memory estimate of spec is of:
@@ -381,7 +383,7 @@ func (r *EngineRunner) circuitKey(ctx context.Context, fp family.Prover, spec Sp
 	if err != nil {
 		return nil, err
 	}
-	ccs, err := fp.ReadSystem(ctx, path)
+	ccs, err := fp.ReadSystem(ctx, c.curve(), path)
 	if err != nil {
 		return nil, fmt.Errorf("circuit %s: %w", c.ID, err)
 	}
@@ -578,7 +580,7 @@ func (r *EngineRunner) Preload(ctx context.Context, spec Spec) error {
 func (r *EngineRunner) Evict(spec Spec) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	id := keyID{spec.Family, spec.Circuit, spec.Size, spec.Keys}
+	id := keyID{spec.Family, spec.Circuit, spec.Size, spec.Curve, spec.Keys}
 	_, ok := r.keys[id]
 	delete(r.keys, id)
 	return ok

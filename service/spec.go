@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"github.com/consensys/gnark-crypto/ecc"
 	"strings"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
@@ -54,8 +55,12 @@ type Spec struct {
 	Family       string `json:"family"`
 	// Circuit and Size name the key: a built-in circuit and its size, or
 	// an added circuit's id and constraint count.
-	Circuit    string `json:"circuit,omitempty"`
-	Size       int    `json:"size"`
+	Circuit string `json:"circuit,omitempty"`
+	Size    int    `json:"size"`
+	// Curve is the key's curve (family.CurveName), none for the default
+	// curve (BLS12-381): an added circuit's, or a built-in circuit's as
+	// the job named it.
+	Curve      string `json:"curve,omitempty"`
 	Partitions int    `json:"partitions"`
 	Seed       uint64 `json:"seed"`
 	// CircuitID is an added circuit's id (then Circuit too): the job
@@ -145,7 +150,12 @@ func checkSpec(in *pb.JobSpec, c *Circuit) (Spec, error) {
 	if s.Circuit == "" {
 		s.Circuit = workloads.Default
 	}
-	if _, err := workloads.System(s.Circuit, int(in.Size)); err != nil {
+	curve, err := family.ParseCurve(in.Curve)
+	if err != nil {
+		return Spec{}, fmt.Errorf("spec: curve: %w", err)
+	}
+	s.Curve = curveField(curve)
+	if _, err := workloads.System(curve, s.Circuit, int(in.Size)); err != nil {
 		return Spec{}, fmt.Errorf("spec: %w", err)
 	}
 	if max := pp.Family.MaxSize(); int(in.Size) > max {
@@ -167,6 +177,8 @@ func checkCircuitSpec(in *pb.JobSpec, c *Circuit) (Spec, error) {
 		return Spec{}, fmt.Errorf("spec: circuit_id %q: %w", in.CircuitId, errNoCircuit)
 	case in.Circuit != "" || in.Size != 0 || in.Seed != 0:
 		return Spec{}, fmt.Errorf("spec: circuit, size and seed are a built-in circuit's: circuit %s proves its witnesses", c.ID)
+	case in.Curve != "" && !strings.EqualFold(in.Curve, family.CurveName(c.curve())):
+		return Spec{}, fmt.Errorf("spec: curve %q: circuit %s is a %s circuit", in.Curve, c.ID, family.CurveName(c.curve()))
 	case in.Pipeline != "" && in.PipelineYaml != "":
 		return Spec{}, fmt.Errorf("spec: pipeline %q and pipeline_yaml both set: want one", in.Pipeline)
 	case len(in.Witnesses) == 0:
@@ -207,7 +219,7 @@ func checkCircuitSpec(in *pb.JobSpec, c *Circuit) (Spec, error) {
 // embedded one's name) or pipelineYAML, or else the circuit's own
 // pipeline, which must make proofs of c's family.
 func circuitKeySpec(c *Circuit, pipeline, pipelineYAML string) (Spec, error) {
-	s := Spec{Pipeline: pipeline, PipelineYAML: pipelineYAML, Circuit: c.ID, Size: c.Constraints, Partitions: 1, CircuitID: c.ID, Keys: c.keys()}
+	s := Spec{Pipeline: pipeline, PipelineYAML: pipelineYAML, Circuit: c.ID, Size: c.Constraints, Curve: c.Curve, Partitions: 1, CircuitID: c.ID, Keys: c.keys()}
 	if s.Pipeline == "" && s.PipelineYAML == "" {
 		s.Pipeline = c.Pipeline
 	}
@@ -224,6 +236,21 @@ func circuitKeySpec(c *Circuit, pipeline, pipelineYAML string) (Spec, error) {
 	return s, nil
 }
 
+// curve is the spec's curve.
+func (s Spec) curve() ecc.ID {
+	c, _ := family.ParseCurve(s.Curve)
+	return c
+}
+
+// curveField is a Spec's (or Circuit's) Curve of c: none for the default
+// curve, so that the specs and records of BLS12-381 are what they were.
+func curveField(c ecc.ID) string {
+	if family.CurveOf(c) == family.DefaultCurve {
+		return ""
+	}
+	return family.CurveName(c)
+}
+
 // hash is the spec's identity for idempotency keys.
 func (s Spec) hash() string {
 	b, _ := json.Marshal(s)
@@ -233,7 +260,7 @@ func (s Spec) hash() string {
 
 func (s Spec) proto() *pb.JobSpec {
 	out := &pb.JobSpec{Pipeline: s.Pipeline, PipelineYaml: s.PipelineYAML, Circuit: s.Circuit, Size: uint64(s.Size),
-		Partitions: uint32(s.Partitions), Seed: s.Seed, CircuitId: s.CircuitID}
+		Partitions: uint32(s.Partitions), Seed: s.Seed, CircuitId: s.CircuitID, Curve: s.Curve}
 	for _, w := range s.Witnesses {
 		out.Witnesses = append(out.Witnesses, &pb.Witness{Source: &pb.Witness_Upload{Upload: w}})
 	}

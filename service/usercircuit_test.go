@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/prooflane/prooflane/stages/family"
 	"io"
 	"os"
 	"path/filepath"
@@ -54,18 +55,25 @@ type userCircuit struct {
 	system      string // "groth16" or "plonk"
 	ccs, pk, vk string
 	vkey        any // groth16.VerifyingKey or plonk.VerifyingKey
+	curve       string
 }
 
 // compileFor compiles c for system: an R1CS for groth16, a SparseR1CS for
 // plonk, on BLS12-381.
 func compileFor(t testing.TB, system string, c frontend.Circuit) constraint.ConstraintSystem {
 	t.Helper()
+	return compileOn(t, ecc.BLS12_381, system, c)
+}
+
+// compileOn is compileFor on curve.
+func compileOn(t testing.TB, curve ecc.ID, system string, c frontend.Circuit) constraint.ConstraintSystem {
+	t.Helper()
 	var ccs constraint.ConstraintSystem
 	var err error
 	if system == "plonk" {
-		ccs, err = frontend.Compile(ecc.BLS12_381.ScalarField(), scs.NewBuilder, c)
+		ccs, err = frontend.Compile(curve.ScalarField(), scs.NewBuilder, c)
 	} else {
-		ccs, err = frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, c)
+		ccs, err = frontend.Compile(curve.ScalarField(), r1cs.NewBuilder, c)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -92,9 +100,18 @@ func writeTo(t testing.TB, dir, name string, w io.WriterTo) string {
 // directory.
 func newUserCircuit(t testing.TB, system string, c frontend.Circuit) userCircuit {
 	t.Helper()
+	return newUserCircuitOn(t, ecc.BLS12_381, system, c)
+}
+
+// newUserCircuitOn is newUserCircuit on curve.
+func newUserCircuitOn(t testing.TB, curve ecc.ID, system string, c frontend.Circuit) userCircuit {
+	t.Helper()
 	dir := t.TempDir()
-	ccs := compileFor(t, system, c)
+	ccs := compileOn(t, curve, system, c)
 	u := userCircuit{system: system, ccs: writeTo(t, dir, "circuit.ccs", ccs)}
+	if curve != ecc.BLS12_381 {
+		u.curve = family.CurveName(curve)
+	}
 	if system == "groth16" {
 		pk, vk, err := groth16.Setup(ccs)
 		if err != nil {
@@ -119,8 +136,14 @@ func newUserCircuit(t testing.TB, system string, c frontend.Circuit) userCircuit
 // MarshalBinary) and its public witness.
 func cubicWitness(t testing.TB, x, z int64) ([]byte, witness.Witness) {
 	t.Helper()
+	return cubicWitnessOn(t, ecc.BLS12_381, x, z)
+}
+
+// cubicWitnessOn is cubicWitness on curve.
+func cubicWitnessOn(t testing.TB, curve ecc.ID, x, z int64) ([]byte, witness.Witness) {
+	t.Helper()
 	a := &userCubic{X: x, Y: x*x*x + x*z + 5, Z: z}
-	w, err := frontend.NewWitness(a, ecc.BLS12_381.ScalarField())
+	w, err := frontend.NewWitness(a, curve.ScalarField())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +151,7 @@ func cubicWitness(t testing.TB, x, z int64) ([]byte, witness.Witness) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	pub, err := frontend.NewWitness(a, ecc.BLS12_381.ScalarField(), frontend.PublicOnly())
+	pub, err := frontend.NewWitness(a, curve.ScalarField(), frontend.PublicOnly())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,14 +161,19 @@ func cubicWitness(t testing.TB, x, z int64) ([]byte, witness.Witness) {
 // gnarkVerify decodes a proof and checks it with gnark's groth16.Verify or
 // plonk.Verify against vkey and pub.
 func gnarkVerify(system string, raw []byte, vkey any, pub witness.Witness) error {
+	return gnarkVerifyOn(ecc.BLS12_381, system, raw, vkey, pub)
+}
+
+// gnarkVerifyOn is gnarkVerify of curve's proof.
+func gnarkVerifyOn(curve ecc.ID, system string, raw []byte, vkey any, pub witness.Witness) error {
 	if system == "groth16" {
-		proof := groth16.NewProof(ecc.BLS12_381)
+		proof := groth16.NewProof(curve)
 		if _, err := proof.ReadFrom(bytes.NewReader(raw)); err != nil {
 			return err
 		}
 		return groth16.Verify(proof, vkey.(groth16.VerifyingKey), pub)
 	}
-	proof := plonk.NewProof(ecc.BLS12_381)
+	proof := plonk.NewProof(curve)
 	if _, err := proof.ReadFrom(bytes.NewReader(raw)); err != nil {
 		return err
 	}
@@ -167,7 +195,7 @@ func checkPublic(p *pb.Proof, pub witness.Witness) error {
 // add adds u's circuit to the harness's service, with its own keys or
 // not.
 func (h *harness) add(u userCircuit, ownKeys bool) (*pb.AddCircuitResponse, error) {
-	f := CircuitFiles{Pipeline: u.system, CCS: u.ccs}
+	f := CircuitFiles{Pipeline: u.system, CCS: u.ccs, Curve: u.curve}
 	if ownKeys {
 		f.PK, f.VK = u.pk, u.vk
 	}

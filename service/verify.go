@@ -42,7 +42,7 @@ func (c *Checker) Check(spec *pb.JobSpec, proofs []*pb.Proof) error {
 	if spec.CircuitId != "" {
 		return c.checkCircuit(spec, proofs)
 	}
-	s := Spec{Pipeline: spec.Pipeline, PipelineYAML: spec.PipelineYaml, Circuit: spec.Circuit, Size: int(spec.Size)}
+	s := Spec{Pipeline: spec.Pipeline, PipelineYAML: spec.PipelineYaml, Circuit: spec.Circuit, Size: int(spec.Size), Curve: spec.Curve}
 	if s.Circuit == "" {
 		s.Circuit = workloads.Default
 	}
@@ -65,7 +65,7 @@ func (c *Checker) Check(spec *pb.JobSpec, proofs []*pb.Proof) error {
 		if int(pr.Partition) >= n {
 			return fmt.Errorf("partition %d: out of the job's %d", pr.Partition, n)
 		}
-		if err := workloads.CheckPublic(s.Circuit, s.Size, spec.Seed, int(pr.Partition), pr.PublicWitness); err != nil {
+		if err := workloads.CheckPublic(s.curve(), s.Circuit, s.Size, spec.Seed, int(pr.Partition), pr.PublicWitness); err != nil {
 			return fmt.Errorf("partition %d: %w", pr.Partition, err)
 		}
 		if err := vk.Verify(family.Files{Proof: pr.Proof, Public: pr.PublicWitness}); err != nil {
@@ -78,7 +78,7 @@ func (c *Checker) Check(spec *pb.JobSpec, proofs []*pb.Proof) error {
 // verifyingKey is fp's verifying key of s's key: file's when it is set,
 // else the key cache's; read once.
 func (c *Checker) verifyingKey(fp family.Prover, s Spec, file string) (family.VerifyingKey, error) {
-	id := keyID{fp.Name(), s.Circuit, s.Size, file}
+	id := keyID{fp.Name(), s.Circuit, s.Size, s.Curve, file}
 	c.mu.Lock()
 	vk, ok := c.vks[id]
 	c.mu.Unlock()
@@ -106,7 +106,7 @@ func (c *Checker) checkCircuit(spec *pb.JobSpec, proofs []*pb.Proof) error {
 	if ci == nil || ci.CircuitId != spec.CircuitId {
 		return fmt.Errorf("circuit %s: not the checker's circuit", spec.CircuitId)
 	}
-	s := Spec{Pipeline: spec.Pipeline, PipelineYAML: spec.PipelineYaml, Circuit: ci.CircuitId, Size: int(ci.Constraints)}
+	s := Spec{Pipeline: spec.Pipeline, PipelineYAML: spec.PipelineYaml, Circuit: ci.CircuitId, Size: int(ci.Constraints), Curve: ci.Curve}
 	if s.Pipeline == "" && s.PipelineYAML == "" {
 		s.Pipeline = ci.Pipeline
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/prooflane/prooflane/pipelines"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
-	"github.com/prooflane/prooflane/stages/groth16/keys"
-	"github.com/prooflane/prooflane/stages/plonk"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
+	plonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 )
 
 // corruptKeys sets up chain's key of each family at testSize in dir and

@@ -3,7 +3,9 @@ package workloads
 import (
 	"fmt"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc"
+	blsfr "github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	bnfr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/frontend"
 )
 
@@ -65,14 +67,17 @@ func (c *chainCircuit) defineAPI(api frontend.API) error {
 	return nil
 }
 
-type chain struct{ n int }
+type chain struct {
+	onCurve
+	n int
+}
 
 // newChain takes size-1 steps: size constraints with the final equality.
-func newChain(size int) (Instance, error) {
+func newChain(curve ecc.ID, size int) (Instance, error) {
 	if size < 2 {
 		return nil, fmt.Errorf("chain: size %d below 2", size)
 	}
-	return chain{n: size - 1}, nil
+	return chain{onCurve{curve}, size - 1}, nil
 }
 
 func (c chain) Circuit() frontend.Circuit { return &chainCircuit{n: c.n} }
@@ -81,34 +86,31 @@ func (c chain) Circuit() frontend.Circuit { return &chainCircuit{n: c.n} }
 func (c chain) Constraints() int { return c.n + 1 }
 
 func (c chain) Assignment(seed uint64) frontend.Circuit {
-	x := randomElement(seed)
-	y := x
-	var k fr.Element
-	for i := 1; i <= c.n; i++ {
-		k.SetUint64(uint64(i))
-		y.Square(&y).Add(&y, &k)
+	a := &chainCircuit{n: c.n}
+	if c.curve == ecc.BN254 {
+		a.X, a.Y = chainValues[bnfr.Element](seed, c.n)
+	} else {
+		a.X, a.Y = chainValues[blsfr.Element](seed, c.n)
 	}
-	return &chainCircuit{X: x, Y: y, n: c.n}
+	return a
+}
+
+// chainValues are the chain's input drawn from seed and its output after
+// n steps.
+func chainValues[E any, P element[E]](seed uint64, n int) (x, y E) {
+	x = randomElement[E, P](seed)
+	y = x
+	var k E
+	for i := 1; i <= n; i++ {
+		P(&k).SetUint64(uint64(i))
+		P(&y).Square(&y)
+		P(&y).Add(&y, &k)
+	}
+	return x, y
 }
 
 func (c chain) Unsatisfied(seed uint64) frontend.Circuit {
 	a := c.Assignment(seed).(*chainCircuit)
-	y := a.Y.(fr.Element)
-	var one fr.Element
-	one.SetOne()
-	y.Add(&y, &one)
-	a.Y = y
+	a.Y = offByOne(c.curve, a.Y)
 	return a
-}
-
-// randomElement returns a field element drawn from seed.
-func randomElement(seed uint64) fr.Element {
-	r := rng(seed)
-	var b [fr.Bytes]byte
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	var e fr.Element
-	e.SetBytes(b[:])
-	return e
 }

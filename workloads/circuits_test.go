@@ -20,7 +20,7 @@ import (
 
 func compile(t *testing.T, inst Instance) constraint.ConstraintSystem {
 	t.Helper()
-	cs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, inst.Circuit())
+	cs, err := frontend.Compile(inst.Curve().ScalarField(), r1cs.NewBuilder, inst.Circuit())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,10 +31,49 @@ func compile(t *testing.T, inst Instance) constraint.ConstraintSystem {
 // (api.Commit, through std/rangecheck and std/math/emulated).
 var commits = map[string]bool{"emulated": true}
 
+// On BN254 every shipped circuit compiles over BN254's field to the count
+// Constraints says, and its seeded assignments, in BN254's field, satisfy
+// it while the unsatisfied ones do not.
+func TestShippedCircuitsOnBN254AreSatisfiedAndSized(t *testing.T) {
+	for _, name := range Names() {
+		inst, err := New(ecc.BN254, name, 1<<10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if inst.Curve() != ecc.BN254 {
+			t.Fatalf("%s: instance of %s", name, inst.Curve())
+		}
+		cs := compile(t, inst)
+		if cs.Field().Cmp(ecc.BN254.ScalarField()) != 0 {
+			t.Fatalf("%s: compiled over another field", name)
+		}
+		if c, n := inst.Constraints(), cs.GetNbConstraints(); c != n {
+			t.Errorf("%s: Constraints() is %d, the compiled system has %d", name, c, n)
+		}
+		w, err := WitnessOf(ecc.BN254, inst.Assignment(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.Solve(w); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		bad, err := WitnessOf(ecc.BN254, inst.Unsatisfied(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cs.Solve(bad); err == nil {
+			t.Errorf("%s: the unsatisfied assignment solves", name)
+		}
+	}
+	if _, err := New(ecc.BW6_761, "chain", 64); err == nil || !strings.Contains(err.Error(), "bw6_761") {
+		t.Errorf("chain on bw6-761: %v", err)
+	}
+}
+
 func TestShippedCircuitsAreSatisfiedCommitAsDocumentedAndSized(t *testing.T) {
 	for _, name := range Names() {
 		for _, size := range []int{1 << 10, 1 << 12} {
-			inst, err := New(name, size)
+			inst, err := New(ecc.BLS12_381, name, size)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,17 +107,17 @@ func TestShippedCircuitsAreSatisfiedCommitAsDocumentedAndSized(t *testing.T) {
 func TestConstraintsIsTheCompiledCount(t *testing.T) {
 	var insts []Instance
 	for _, size := range []int{2, 3, 100, 1000} {
-		inst, err := New("chain", size)
+		inst, err := New(ecc.BLS12_381, "chain", size)
 		if err != nil {
 			t.Fatal(err)
 		}
 		insts = append(insts, inst)
 	}
 	for _, n := range []int{1, 2, 5} {
-		insts = append(insts, mimcChain{n: n})
+		insts = append(insts, mimcChain{onCurve{ecc.BLS12_381}, n})
 	}
 	for _, rounds := range []int{1, 17, 63, 64, 65, 128, 130, 192} {
-		insts = append(insts, sha256Chain{rounds: rounds})
+		insts = append(insts, sha256Chain{onCurve{ecc.BLS12_381}, rounds})
 	}
 	for _, inst := range insts {
 		if got, want := inst.Constraints(), compile(t, inst).GetNbConstraints(); got != want {
@@ -89,7 +128,7 @@ func TestConstraintsIsTheCompiledCount(t *testing.T) {
 
 func TestUnsatisfiedWitnessFailsNamingAConstraint(t *testing.T) {
 	for _, name := range Names() {
-		inst, err := New(name, 1<<8)
+		inst, err := New(ecc.BLS12_381, name, 1<<8)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,7 +146,7 @@ func TestUnsatisfiedWitnessFailsNamingAConstraint(t *testing.T) {
 
 func TestPartitionsGetDifferentWitnesses(t *testing.T) {
 	for _, name := range Names() {
-		inst, err := New(name, 1<<8)
+		inst, err := New(ecc.BLS12_381, name, 1<<8)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +169,7 @@ func TestPartitionsGetDifferentWitnesses(t *testing.T) {
 // and another partition's differs from it.
 func TestPartitionPublicIsThePartitionsWitnessesPublicPart(t *testing.T) {
 	for _, name := range Names() {
-		inst, err := New(name, 1<<8)
+		inst, err := New(ecc.BLS12_381, name, 1<<8)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +212,7 @@ func TestSHA256NativeChainIsSHA256(t *testing.T) {
 }
 
 func TestSHA256CircuitFullRoundsMatchesNative(t *testing.T) {
-	inst := sha256Chain{rounds: 64 + 20}
+	inst := sha256Chain{onCurve{ecc.BLS12_381}, 64 + 20}
 	cs := compile(t, inst)
 	w, err := Witness(inst.Assignment(3))
 	if err != nil {
@@ -207,10 +246,10 @@ func circuitVia(inst Instance, viaAPI bool) frontend.Circuit {
 func TestTheR1CSGadgetWritesTheAPICircuit(t *testing.T) {
 	var insts []Instance
 	for _, rounds := range []int{1, 2, 10, 64, 74, 148} {
-		insts = append(insts, sha256Chain{rounds: rounds})
+		insts = append(insts, sha256Chain{onCurve{ecc.BLS12_381}, rounds})
 	}
 	for _, size := range []int{2, 3, 17, 1000} {
-		inst, err := New("chain", size)
+		inst, err := New(ecc.BLS12_381, "chain", size)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -266,11 +305,11 @@ func TestTheR1CSGadgetWritesTheAPICircuit(t *testing.T) {
 // PLONK's builder compiles the circuits over the API (the R1CS gadget is
 // R1CS's alone), and their systems are satisfied.
 func TestCircuitsWithAGadgetCompileForPLONK(t *testing.T) {
-	chain, err := New("chain", 1000)
+	chain, err := New(ecc.BLS12_381, "chain", 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, inst := range []Instance{sha256Chain{rounds: 70}, chain} {
+	for _, inst := range []Instance{sha256Chain{onCurve{ecc.BLS12_381}, 70}, chain} {
 		sys, err := frontend.Compile(ecc.BLS12_381.ScalarField(), scs.NewBuilder, inst.Circuit())
 		if err != nil {
 			t.Fatalf("%#v: %v", inst, err)
@@ -299,7 +338,7 @@ func TestLookupSuggestsClosestName(t *testing.T) {
 //	go test -run '^$' -bench Compile -benchtime 3x ./workloads/
 func BenchmarkCompile(b *testing.B) {
 	for _, name := range []string{"sha256", "chain"} {
-		inst, err := New(name, 1<<20)
+		inst, err := New(ecc.BLS12_381, name, 1<<20)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -338,7 +377,7 @@ func TestSHA256BitsHintOfNoInputIsAnError(t *testing.T) {
 // 2^20: 98.9% when this was written.)
 func TestEmulatedIsSizedAtLargerSizes(t *testing.T) {
 	for _, size := range []int{1 << 10, 1 << 12, 1 << 14, 1 << 16} {
-		inst, err := New("emulated", size)
+		inst, err := New(ecc.BLS12_381, "emulated", size)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -60,9 +60,12 @@ func (c *emulatedCircuit) Define(api frontend.API) error {
 }
 
 // emulatedChain is the emulated circuit of n products.
-type emulatedChain struct{ n int }
+type emulatedChain struct {
+	onCurve
+	n int
+}
 
-func newEmulated(size int) (Instance, error) {
+func newEmulated(curve ecc.ID, size int) (Instance, error) {
 	// The most products whose modelled count stays a percent under size
 	// (the model is within a fifth of a percent at 2^10 to 2^20).
 	lo, hi := 1, max(2, size)
@@ -74,7 +77,7 @@ func newEmulated(size int) (Instance, error) {
 			hi = mid
 		}
 	}
-	return emulatedChain{n: lo}, nil
+	return emulatedChain{onCurve{curve}, lo}, nil
 }
 
 // emulatedModel models the constraints of n products: about 20.5 a
@@ -115,7 +118,7 @@ func (c emulatedChain) Circuit() frontend.Circuit {
 	return &emulatedCircuit{X: make([]emulated.Element[fp], c.n+1), R: make([]frontend.Variable, emulatedChecks*c.n)}
 }
 
-// emulatedCounts memoizes Constraints by product count.
+// emulatedCounts memoizes Constraints by curve and product count.
 var emulatedCounts sync.Map
 
 // Constraints compiles the circuit, once per process and count: the
@@ -124,14 +127,15 @@ var emulatedCounts sync.Map
 // wires, which no formula here follows. (So a setup reusing a cached
 // .r1cs of this circuit compiles it once all the same.)
 func (c emulatedChain) Constraints() int {
-	if n, ok := emulatedCounts.Load(c.n); ok {
+	key := [2]int{int(c.curve), c.n}
+	if n, ok := emulatedCounts.Load(key); ok {
 		return n.(int)
 	}
-	sys, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, c.Circuit())
+	sys, err := frontend.Compile(c.curve.ScalarField(), r1cs.NewBuilder, c.Circuit())
 	if err != nil {
 		panic(fmt.Sprintf("emulated: compiling %d products: %v", c.n, err))
 	}
-	emulatedCounts.Store(c.n, sys.GetNbConstraints())
+	emulatedCounts.Store(key, sys.GetNbConstraints())
 	return sys.GetNbConstraints()
 }
 

@@ -7,16 +7,17 @@ import (
 	"runtime"
 	"sync"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/witness"
 
 	"github.com/prooflane/prooflane/stages/family"
 )
 
-// System is the built-in circuit's system at size as a proof family's key
-// request names it: the family compiles it (or reuses its compiled copy
-// in the key cache). The circuit must be registered and size at least
-// its minimum; the family checks its own maximum.
-func System(circuit string, size int) (family.System, error) {
+// System is the built-in circuit's system at size on curve as a proof
+// family's key request names it: the family compiles it (or reuses its
+// compiled copy in the key cache). The circuit must be registered and
+// size at least its minimum; the family checks its own maximum.
+func System(curve ecc.ID, circuit string, size int) (family.System, error) {
 	k, err := Lookup(circuit)
 	if err != nil {
 		return family.System{}, err
@@ -24,7 +25,7 @@ func System(circuit string, size int) (family.System, error) {
 	if size < k.MinSize {
 		return family.System{}, fmt.Errorf("circuit %q: size %d below the minimum %d", circuit, size, k.MinSize)
 	}
-	return family.System{Name: circuit, Size: size}, nil
+	return family.System{Name: circuit, Size: size, Curve: curve}, nil
 }
 
 // Witnesses returns the full witnesses of n partitions of a job of
@@ -33,11 +34,11 @@ func System(circuit string, size int) (family.System, error) {
 // after another: 0.14 s a partition at 2^22 on a 2-core machine, four
 // times that at 2^24). With unsatisfied, every one breaks the circuit's
 // final equality (for tests of errors).
-func Witnesses(circuit string, size, n int, seed uint64, unsatisfied bool) ([]witness.Witness, error) {
+func Witnesses(curve ecc.ID, circuit string, size, n int, seed uint64, unsatisfied bool) ([]witness.Witness, error) {
 	if n <= 0 {
 		return nil, fmt.Errorf("circuit %q: %d partitions, want at least 1", circuit, n)
 	}
-	inst, err := New(circuit, size)
+	inst, err := New(curve, circuit, size)
 	if err != nil {
 		return nil, err
 	}
@@ -55,7 +56,7 @@ func Witnesses(circuit string, size, n int, seed uint64, unsatisfied bool) ([]wi
 			if unsatisfied {
 				a = inst.Unsatisfied(ps)
 			}
-			if ws[p], errs[p] = Witness(a); errs[p] != nil {
+			if ws[p], errs[p] = WitnessOf(inst.Curve(), a); errs[p] != nil {
 				errs[p] = fmt.Errorf("circuit %q partition %d: %w", circuit, p, errs[p])
 			}
 		}()
@@ -71,7 +72,7 @@ func Witnesses(circuit string, size, n int, seed uint64, unsatisfied bool) ([]wi
 // seed (Witnesses).
 func Job(key family.Key, n int, seed uint64) (family.Job, error) {
 	sys := key.System()
-	ws, err := Witnesses(sys.Name, sys.Size, n, seed, false)
+	ws, err := Witnesses(sys.Curve, sys.Name, sys.Size, n, seed, false)
 	if err != nil {
 		return nil, err
 	}
@@ -82,8 +83,8 @@ func Job(key family.Key, n int, seed uint64) (family.Job, error) {
 // the seed gives partition p of a job of circuit at size: a directory of
 // a built-in circuit's proofs is checked against its manifest's seed, not
 // only against its own public files.
-func CheckPublic(circuit string, size int, seed uint64, p int, public []byte) error {
-	inst, err := New(circuit, size)
+func CheckPublic(curve ecc.ID, circuit string, size int, seed uint64, p int, public []byte) error {
+	inst, err := New(curve, circuit, size)
 	if err != nil {
 		return err
 	}

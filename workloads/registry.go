@@ -22,12 +22,20 @@ type Instance interface {
 	// one, so that the final equality constraint fails.
 	Unsatisfied(seed uint64) frontend.Circuit
 	// Constraints is the exact number of R1CS constraints Circuit()
-	// compiles to: what a cached constraint system of the instance has.
-	// Most circuits have it without compiling at their size (at most a
-	// few small compiles); emulated compiles (its count follows gnark's
-	// choices inside its gadgets).
+	// compiles to over its curve's field: what a cached constraint system
+	// of the instance has. Most circuits have it without compiling at
+	// their size (at most a few small compiles); emulated compiles (its
+	// count follows gnark's choices inside its gadgets).
 	Constraints() int
+	// Curve is the curve whose scalar field the instance is over: its
+	// assignments' values and its constraint count are that field's.
+	Curve() ecc.ID
 }
+
+// onCurve is an instance's curve.
+type onCurve struct{ curve ecc.ID }
+
+func (c onCurve) Curve() ecc.ID { return c.curve }
 
 // Kind builds circuits of one kind.
 type Kind struct {
@@ -35,8 +43,9 @@ type Kind struct {
 	Name string
 	// Doc is one line shown by the CLI.
 	Doc string
-	// New returns the instance of about size constraints (size >= MinSize).
-	New func(size int) (Instance, error)
+	// New returns the instance of about size constraints (size >= MinSize)
+	// over curve's scalar field.
+	New func(curve ecc.ID, size int) (Instance, error)
 	// MinSize is the smallest size New accepts.
 	MinSize int
 }
@@ -78,8 +87,9 @@ func Lookup(name string) (Kind, error) {
 }
 
 // New looks up the circuit kind called name and builds its instance of about
-// size constraints.
-func New(name string, size int) (Instance, error) {
+// size constraints over curve's scalar field (ecc.UNKNOWN: BLS12-381, the
+// default curve; BN254 the other).
+func New(curve ecc.ID, name string, size int) (Instance, error) {
 	f, err := Lookup(name)
 	if err != nil {
 		return nil, err
@@ -87,12 +97,24 @@ func New(name string, size int) (Instance, error) {
 	if size < f.MinSize {
 		return nil, fmt.Errorf("circuit %q: size %d below the minimum %d", name, size, f.MinSize)
 	}
-	return f.New(size)
+	if curve == ecc.UNKNOWN {
+		curve = ecc.BLS12_381
+	}
+	if curve != ecc.BLS12_381 && curve != ecc.BN254 {
+		return nil, fmt.Errorf("circuit %q: no built-in circuits on %s", name, curve)
+	}
+	return f.New(curve, size)
 }
 
 // Witness returns the full witness of assignment on BLS12-381.
 func Witness(assignment frontend.Circuit) (witness.Witness, error) {
-	w, err := frontend.NewWitness(assignment, ecc.BLS12_381.ScalarField())
+	return WitnessOf(ecc.BLS12_381, assignment)
+}
+
+// WitnessOf returns the full witness of assignment over curve's scalar
+// field.
+func WitnessOf(curve ecc.ID, assignment frontend.Circuit) (witness.Witness, error) {
+	w, err := frontend.NewWitness(assignment, curve.ScalarField())
 	if err != nil {
 		return nil, fmt.Errorf("new witness: %w", err)
 	}
@@ -109,7 +131,7 @@ func PartitionSeed(job uint64, p int) uint64 {
 // inst seeded with job: what a verifier checks that partition's proof
 // against.
 func PartitionPublic(inst Instance, job uint64, p int) (witness.Witness, error) {
-	w, err := Witness(inst.Assignment(PartitionSeed(job, p)))
+	w, err := WitnessOf(inst.Curve(), inst.Assignment(PartitionSeed(job, p)))
 	if err != nil {
 		return nil, err
 	}

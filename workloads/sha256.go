@@ -47,37 +47,49 @@ type sha256Circuit struct {
 	viaAPI bool
 }
 
-// sha256Cost is the constraint count of one round, measured once on a
-// chain of a full compression (message schedule and feed-forward included).
-var sha256Cost = sync.OnceValue(func() [2]int {
-	one, full := sha256Count(1), sha256Count(64)
+// sha256Cost is the constraint count over curve's field of one round,
+// measured once on a chain of a full compression (message schedule and
+// feed-forward included).
+func sha256Cost(curve ecc.ID) [2]int {
+	one, full := sha256Count(curve, 1), sha256Count(curve, 64)
 	return [2]int{one, (full - one) / 63}
-})
+}
 
 // sha256Hash is the exact constraint count of one more full hash in a
 // chain (each starts from the IV constants and a block of variables).
-var sha256Hash = sync.OnceValue(func() int { return sha256Count(128) - sha256Count(64) })
+func sha256Hash(curve ecc.ID) int { return sha256Count(curve, 128) - sha256Count(curve, 64) }
 
-// sha256Count compiles the chain of rounds rounds and counts its
-// constraints.
-func sha256Count(rounds int) int {
-	cs, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, &sha256Circuit{rounds: rounds})
+// sha256Counts memoizes sha256Count by curve and rounds.
+var sha256Counts sync.Map
+
+// sha256Count compiles the chain of rounds rounds over curve's field and
+// counts its constraints, once a process.
+func sha256Count(curve ecc.ID, rounds int) int {
+	key := [2]int{int(curve), rounds}
+	if n, ok := sha256Counts.Load(key); ok {
+		return n.(int)
+	}
+	cs, err := frontend.Compile(curve.ScalarField(), r1cs.NewBuilder, &sha256Circuit{rounds: rounds})
 	if err != nil {
 		panic(fmt.Sprintf("sha256: measuring %d rounds: %v", rounds, err))
 	}
+	sha256Counts.Store(key, cs.GetNbConstraints())
 	return cs.GetNbConstraints()
 }
 
-func newSHA256(size int) (Instance, error) {
-	c := sha256Cost()
+func newSHA256(curve ecc.ID, size int) (Instance, error) {
+	c := sha256Cost(curve)
 	rounds := 1
 	if size > c[0] {
 		rounds = 1 + (size-c[0])/c[1]
 	}
-	return sha256Chain{rounds: rounds}, nil
+	return sha256Chain{onCurve{curve}, rounds}, nil
 }
 
-type sha256Chain struct{ rounds int }
+type sha256Chain struct {
+	onCurve
+	rounds int
+}
 
 func (c sha256Chain) Circuit() frontend.Circuit { return &sha256Circuit{rounds: c.rounds} }
 
@@ -89,7 +101,7 @@ func (c sha256Chain) Constraints() int {
 	if last == 0 {
 		full, last = full-1, 64
 	}
-	return sha256Count(last) + full*sha256Hash()
+	return sha256Count(c.curve, last) + full*sha256Hash(c.curve)
 }
 
 func (c sha256Chain) Assignment(seed uint64) frontend.Circuit {

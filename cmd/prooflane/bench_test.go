@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"github.com/consensys/gnark-crypto/ecc"
 	"io"
 	"os"
 	"path/filepath"
@@ -132,7 +133,7 @@ func TestBenchFamilyVerifierRefusesAnotherPartitionsProof(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sys, err := workloads.System("chain", 256)
+	sys, err := workloads.System(ecc.BLS12_381, "chain", 256)
 	if err != nil {
 		t.Fatal(err)
 	}

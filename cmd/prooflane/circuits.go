@@ -12,6 +12,7 @@ import (
 	"github.com/prooflane/prooflane/admission"
 	"github.com/prooflane/prooflane/service"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+	"github.com/prooflane/prooflane/stages/family"
 )
 
 func init() {
@@ -22,6 +23,7 @@ func init() {
 type circuitsFlags struct {
 	cf                    clientFlags
 	ccs, pk, vk, pipeline string
+	curve                 curveFlag
 }
 
 func runCircuits(args []string, stdout, stderr io.Writer) error {
@@ -31,6 +33,8 @@ func runCircuits(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.ccs, "ccs", "", "FILE (add): your circuit's constraint system, as gnark's WriteTo writes it (an R1CS for groth16, a SparseR1CS for plonk)")
 	fs.StringVar(&f.pk, "pk", "", "FILE (add): your own proving key (gnark's WriteTo), with --vk; default: the workers set up keys on first use")
 	fs.StringVar(&f.vk, "vk", "", "FILE (add): your own verifying key (gnark's WriteTo), with --pk")
+	f.curve.id = family.DefaultCurve
+	fs.Var(&f.curve, "curve", "(add) the constraint system's curve ("+curveNames()+"): its keys' and proofs'")
 	fs.StringVar(&f.pipeline, "pipeline", "groth16", "(add) the circuit's pipeline, an embedded one of its family: groth16, plonk, ...; its jobs run it unless they name another")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -47,7 +51,7 @@ func runCircuits(args []string, stdout, stderr io.Writer) error {
 	defer stop()
 	switch sub {
 	case "add":
-		resp, err := service.AddCircuit(ctx, cl, service.CircuitFiles{Pipeline: f.pipeline, CCS: f.ccs, PK: f.pk, VK: f.vk})
+		resp, err := service.AddCircuit(ctx, cl, service.CircuitFiles{Pipeline: f.pipeline, CCS: f.ccs, PK: f.pk, VK: f.vk, Curve: family.CurveName(f.curve.id)})
 		if err != nil {
 			return circuitsError("circuits add", err)
 		}
@@ -81,7 +85,7 @@ func runCircuits(args []string, stdout, stderr io.Writer) error {
 
 // check checks the flags of subcommand sub ("" lists).
 func (f *circuitsFlags) check(fs *flag.FlagSet, sub string) error {
-	addFlags := f.ccs != "" || f.pk != "" || f.vk != "" || flagGiven(fs, "pipeline")
+	addFlags := f.ccs != "" || f.pk != "" || f.vk != "" || flagGiven(fs, "pipeline") || flagGiven(fs, "curve")
 	switch {
 	case sub != "" && sub != "add" && sub != "rm":
 		return usageErrorf(fs, "circuits takes nothing, add or rm, got %q", sub)
@@ -90,7 +94,7 @@ func (f *circuitsFlags) check(fs *flag.FlagSet, sub string) error {
 	case sub != "rm" && fs.NArg() > 1:
 		return usageErrorf(fs, "circuits %s takes no arguments, got %q", sub, fs.Args()[1:])
 	case sub != "add" && addFlags:
-		return usageErrorf(fs, "--ccs, --pk, --vk and --pipeline are circuits add's")
+		return usageErrorf(fs, "--ccs, --pk, --vk, --pipeline and --curve are circuits add's")
 	case sub == "add" && f.ccs == "":
 		return usageErrorf(fs, "circuits add needs --ccs FILE, your circuit's constraint system")
 	case (f.pk == "") != (f.vk == ""):
@@ -115,8 +119,12 @@ func describeCircuit(c *pb.CircuitInfo) string {
 	if c.UserKeys {
 		keys = "your own keys"
 	}
-	return fmt.Sprintf("%s: %s (pipeline %s), %d constraints, %d public and %d secret inputs, %s, a constraint system of %s, added %s",
-		c.CircuitId, c.Family, c.Pipeline, c.Constraints, c.PublicInputs, c.SecretInputs, keys,
+	on := ""
+	if c.Curve != "" && c.Curve != family.CurveName(family.DefaultCurve) {
+		on = " on " + c.Curve
+	}
+	return fmt.Sprintf("%s: %s (pipeline %s)%s, %d constraints, %d public and %d secret inputs, %s, a constraint system of %s, added %s",
+		c.CircuitId, c.Family, c.Pipeline, on, c.Constraints, c.PublicInputs, c.SecretInputs, keys,
 		fileSize(c.CcsBytes), time.UnixMilli(c.AddedUnixMs).UTC().Format(time.RFC3339))
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/prooflane/prooflane/service"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
+	"github.com/prooflane/prooflane/stages/family"
 )
 
 func init() {
@@ -167,6 +168,7 @@ type submitFlags struct {
 	deadline                           time.Duration
 	await                              bool
 	witnesses                          filesFlag
+	curve                              curveFlag
 }
 
 // parseSubmit parses and checks submit's flags.
@@ -179,6 +181,8 @@ func parseSubmit(args []string, stderr io.Writer) (*flag.FlagSet, *submitFlags, 
 	fs.StringVar(&f.pipeline, "pipeline", "", "an embedded pipeline's name, or a pipeline file (sent as its content); default: the --circuit-id circuit's, else groth16")
 	fs.StringVar(&f.circuit, "circuit", "chain", "a built-in circuit, for load tests (empty for a family without circuits)")
 	fs.StringVar(&f.size, "size", "2^12", "the built-in circuit's size: 4096 or 2^12")
+	f.curve.id = family.DefaultCurve
+	fs.Var(&f.curve, "curve", "the built-in circuit's curve ("+curveNames()+"); a --circuit-id circuit's is its own")
 	fs.IntVar(&f.partitions, "partitions", 0, "the built-in circuit's proofs (default: the pipeline's partitions)")
 	fs.Uint64Var(&f.seed, "seed", 1, "the built-in circuit's witness seed")
 	fs.StringVar(&f.priority, "priority", "normal", "lane: critical, high, normal or low")
@@ -204,7 +208,7 @@ func parseSubmit(args []string, stderr io.Writer) (*flag.FlagSet, *submitFlags, 
 	case f.circuitID != "" && len(f.witnesses) == 0:
 		return nil, nil, usageErrorf(fs, "--circuit-id: give the witnesses to prove with --witness FILE (one partition each)")
 	case f.circuitID != "":
-		for _, name := range []string{"circuit", "size", "seed", "partitions"} {
+		for _, name := range []string{"circuit", "size", "seed", "partitions", "curve"} {
 			if flagGiven(fs, name) {
 				return nil, nil, usageErrorf(fs, "--%s: a built-in circuit's; --circuit-id proves your --witness files", name)
 			}
@@ -224,6 +228,9 @@ func (f *submitFlags) spec(ctx context.Context, fs *flag.FlagSet, cl prooflanev1
 			return nil, usageErrorf(fs, "--size: %w", err)
 		}
 		spec = &pb.JobSpec{Circuit: f.circuit, Size: uint64(n), Partitions: uint32(f.partitions), Seed: f.seed}
+		if flagGiven(fs, "curve") {
+			spec.Curve = family.CurveName(f.curve.id)
+		}
 		f.pipeline = cmp.Or(f.pipeline, "groth16")
 	}
 	if err := setPipeline(spec, f.pipeline); err != nil {

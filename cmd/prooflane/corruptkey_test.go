@@ -8,8 +8,8 @@ import (
 
 	curve "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
-	"github.com/prooflane/prooflane/stages/groth16/keys"
-	"github.com/prooflane/prooflane/stages/plonk"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
+	plonk "github.com/prooflane/prooflane/stages/plonk/bls12381"
 )
 
 // corruptKey rewrites the key of family fam (groth16 or plonk) for chain

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/consensys/gnark-crypto/ecc"
 	"io"
 	"io/fs"
 	"os"
@@ -21,7 +22,7 @@ import (
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/builtin"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16/prover"
+	"github.com/prooflane/prooflane/stages/groth16/bls12381/prover"
 	"github.com/prooflane/prooflane/workloads"
 )
 
@@ -34,11 +35,11 @@ import (
 type toyFamily struct{}
 
 func (toyFamily) Layout() family.Layout { return family.Layout{Public: true, VK: "vk.bin"} }
-func (toyFamily) Compile(name string, c frontend.Circuit) (constraint.ConstraintSystem, error) {
-	return prover.Family{}.Compile(name, c)
+func (toyFamily) Compile(curve ecc.ID, name string, c frontend.Circuit) (constraint.ConstraintSystem, error) {
+	return prover.Family{}.Compile(curve, name, c)
 }
-func (toyFamily) ReadSystem(ctx context.Context, path string) (constraint.ConstraintSystem, error) {
-	return prover.Family{}.ReadSystem(ctx, path)
+func (toyFamily) ReadSystem(ctx context.Context, curve ecc.ID, path string) (constraint.ConstraintSystem, error) {
+	return prover.Family{}.ReadSystem(ctx, curve, path)
 }
 func (toyFamily) Inputs(ccs constraint.ConstraintSystem) family.Inputs {
 	return prover.Family{}.Inputs(ccs)
@@ -73,11 +74,11 @@ func (f toyFamily) Load(_ context.Context, req family.KeyRequest) (family.Key, e
 	}
 	sys := req.System
 	if sys.CCS == nil {
-		inst, err := workloads.New(sys.Name, sys.Size)
+		inst, err := workloads.New(sys.Curve, sys.Name, sys.Size)
 		if err != nil {
 			return nil, err
 		}
-		if sys.CCS, err = f.Compile(sys.Name, inst.Circuit()); err != nil {
+		if sys.CCS, err = f.Compile(sys.Curve, sys.Name, inst.Circuit()); err != nil {
 			return nil, err
 		}
 	}

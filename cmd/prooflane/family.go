@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/logger"
 
@@ -45,9 +46,41 @@ type circuitFlags struct {
 	size    string
 	keys    string
 	ccs     string
+	curve   curveFlag
+}
+
+// curveFlag is --curve: a curve of family.Curves by name, the default
+// when not given.
+type curveFlag struct{ id ecc.ID }
+
+func (c *curveFlag) String() string {
+	if c == nil || c.id == ecc.UNKNOWN {
+		return "" // the flag package's zero value, so that help shows the default
+	}
+	return family.CurveName(c.id)
+}
+
+func (c *curveFlag) Set(s string) error {
+	id, err := family.ParseCurve(s)
+	if err != nil {
+		return err
+	}
+	c.id = id
+	return nil
+}
+
+// curveNames lists family.Curves as --curve takes them.
+func curveNames() string {
+	names := make([]string, len(family.Curves))
+	for i, c := range family.Curves {
+		names[i] = family.CurveName(c)
+	}
+	return strings.Join(names, "|")
 }
 
 func (c *circuitFlags) register(fs *flag.FlagSet) {
+	c.curve.id = family.DefaultCurve
+	fs.Var(&c.curve, "curve", "the curve of the keys and proofs ("+curveNames()+")")
 	fs.StringVar(&c.circuit, "circuit", workloads.Default, "built-in circuit to prove ("+strings.Join(workloads.Names(), ", ")+")")
 	fs.StringVar(&c.size, "size", "2^12", "about how many constraints of the built-in circuit: 4096 or 2^12")
 	fs.StringVar(&c.keys, "keys", family.DefaultKeyDir(), "key cache directory")
@@ -72,7 +105,7 @@ func (c *circuitFlags) request(ctx context.Context, fs *flag.FlagSet, p *runtime
 				return req, usageErrorf(fs, "--%s: a built-in circuit's, not for --ccs (your constraint system has its own size)", f)
 			}
 		}
-		ccs, err := fp.ReadSystem(ctx, c.ccs)
+		ccs, err := fp.ReadSystem(ctx, c.curve.id, c.ccs)
 		if err != nil {
 			return req, fmt.Errorf("--ccs %s: %w", c.ccs, err)
 		}
@@ -98,7 +131,7 @@ func (c *circuitFlags) request(ctx context.Context, fs *flag.FlagSet, p *runtime
 	case size > fp.MaxSize():
 		return req, usageErrorf(fs, "--size %s: want %d to %d, the %s family's limit on sizes", c.size, kind.MinSize, fp.MaxSize(), fp.Name())
 	}
-	req.System, err = workloads.System(c.circuit, size)
+	req.System, err = workloads.System(c.curve.id, c.circuit, size)
 	return req, err
 }
 

@@ -28,6 +28,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/consensys/gnark-crypto/ecc"
 	"io"
 	"io/fs"
 	"os"
@@ -47,8 +48,11 @@ type manifest struct {
 	// Family is the proof family; a manifest without one is groth16's
 	// (prove wrote none before the field existed). Key names the key the
 	// proofs were made with.
-	Family         string  `json:"family,omitempty"`
-	Key            string  `json:"key,omitempty"`
+	Family string `json:"family,omitempty"`
+	Key    string `json:"key,omitempty"`
+	// Curve is the keys' and proofs' curve (family.CurveName); none is
+	// the default curve, BLS12-381.
+	Curve          string  `json:"curve,omitempty"`
 	Circuit        string  `json:"circuit"`
 	Size           int     `json:"size"`
 	Constraints    int     `json:"constraints"`
@@ -159,6 +163,9 @@ func (m manifest) check() (family.Prover, error) {
 	if !ok || !isProver {
 		return nil, fmt.Errorf("family %q is not one verify reads (%s)", m.Family, strings.Join(shipped.families().Names(), ", "))
 	}
+	if _, err := family.ParseCurve(m.Curve); err != nil {
+		return nil, fmt.Errorf("curve: %w", err)
+	}
 	if err := m.checkCircuit(fp); err != nil {
 		return nil, err
 	}
@@ -182,7 +189,7 @@ func (m manifest) checkCircuit(fp family.Prover) error {
 		if m.Size != m.Constraints {
 			return fmt.Errorf("size %d: a compiled constraint system's size is its constraint count, %d", m.Size, m.Constraints)
 		}
-	} else if _, err := workloads.System(m.Circuit, m.Size); err != nil {
+	} else if _, err := workloads.System(m.curve(), m.Circuit, m.Size); err != nil {
 		return err
 	}
 	if m.Size > fp.MaxSize() {
@@ -200,7 +207,24 @@ func (m manifest) familyName() string {
 }
 
 // system is the constraint system the manifest's key is for.
-func (m manifest) system() family.System { return family.System{Name: m.Circuit, Size: m.Size} }
+func (m manifest) system() family.System {
+	return family.System{Name: m.Circuit, Size: m.Size, Curve: m.curve()}
+}
+
+// curve is the manifest's curve (check refuses one not of family.Curves).
+func (m manifest) curve() ecc.ID {
+	c, _ := family.ParseCurve(m.Curve)
+	return c
+}
+
+// curveField is the manifest's Curve of c: none for the default curve,
+// so that a BLS12-381 run's manifest is what it was before the field.
+func curveField(c ecc.ID) string {
+	if family.CurveOf(c) == family.DefaultCurve {
+		return ""
+	}
+	return family.CurveName(c)
+}
 
 // proofCheck checks the partitions of a proof directory (or an awaited
 // job) of manifest m: each proof with the family's verifying key against
@@ -232,7 +256,7 @@ func (c proofCheck) verify(p int, f family.Files) error {
 		return fmt.Errorf("partition %d of %d", p, c.m.Partitions)
 	}
 	if !family.IsCompiled(c.m.Circuit) {
-		if err := workloads.CheckPublic(c.m.Circuit, c.m.Size, c.m.Seed, p, f.Public); err != nil {
+		if err := workloads.CheckPublic(c.m.curve(), c.m.Circuit, c.m.Size, c.m.Seed, p, f.Public); err != nil {
 			if f.PublicName != "" {
 				return fmt.Errorf("%s: %w", f.PublicName, err)
 			}

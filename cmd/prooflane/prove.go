@@ -340,7 +340,7 @@ func (r *proveRun) prove(ctx context.Context, prov *pl.Provider, show bool, stde
 func (r *proveRun) write(res *runtime.Result, el time.Duration) (manifest, error) {
 	sys := r.key.System()
 	m := manifest{
-		Family: r.fp.Name(), Key: r.key.Name(),
+		Family: r.fp.Name(), Key: r.key.Name(), Curve: curveField(sys.Curve),
 		Circuit: sys.Name, Size: sys.Size, Constraints: r.key.Constraints(), Partitions: r.p.Partitions, Seed: r.f.seed,
 		Pipeline: r.p.Name, PipelineFile: r.p.File, PipelineSHA256: r.p.Hash, Backend: r.be.Name(), Devices: r.nDev,
 		Seconds: el.Seconds(), Witnesses: r.f.witnesses,

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/prooflane/prooflane/stages/family"
 	"io"
 	"os"
 	"path/filepath"
@@ -57,6 +58,7 @@ type userFiles struct {
 	witnesses   []string
 	vkey        any // groth16.VerifyingKey or plonk.VerifyingKey
 	assigned    []*userCubic
+	curve       ecc.ID
 }
 
 // writeTo writes what w writes into dir/name.
@@ -77,12 +79,18 @@ func writeTo(t *testing.T, dir, name string, w io.WriterTo) string {
 // SparseR1CS) on BLS12-381.
 func compileUser(t *testing.T, system string, c frontend.Circuit) constraint.ConstraintSystem {
 	t.Helper()
+	return compileUserOn(t, ecc.BLS12_381, system, c)
+}
+
+// compileUserOn is compileUser on curve.
+func compileUserOn(t *testing.T, curve ecc.ID, system string, c frontend.Circuit) constraint.ConstraintSystem {
+	t.Helper()
 	var ccs constraint.ConstraintSystem
 	var err error
 	if system == "plonk" {
-		ccs, err = frontend.Compile(ecc.BLS12_381.ScalarField(), scs.NewBuilder, c)
+		ccs, err = frontend.Compile(curve.ScalarField(), scs.NewBuilder, c)
 	} else {
-		ccs, err = frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, c)
+		ccs, err = frontend.Compile(curve.ScalarField(), r1cs.NewBuilder, c)
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -116,13 +124,19 @@ func userSetup(t *testing.T, system string, ccs constraint.ConstraintSystem, dir
 // setup and three witnesses, and writes them all into a fresh directory.
 func newUserFiles(t *testing.T, system string) userFiles {
 	t.Helper()
+	return newUserFilesOn(t, ecc.BLS12_381, system)
+}
+
+// newUserFilesOn is newUserFiles on curve.
+func newUserFilesOn(t *testing.T, curve ecc.ID, system string) userFiles {
+	t.Helper()
 	dir := t.TempDir()
-	ccs := compileUser(t, system, &userCubic{})
-	f := userFiles{ccs: writeTo(t, dir, "circuit.ccs", ccs)}
+	ccs := compileUserOn(t, curve, system, &userCubic{})
+	f := userFiles{ccs: writeTo(t, dir, "circuit.ccs", ccs), curve: curve}
 	f.pk, f.vk, f.vkey = userSetup(t, system, ccs, dir)
 	for i := range int64(3) {
 		a := userCubic{}.assignment(3+i, 7*i+1)
-		w, err := frontend.NewWitness(a, ecc.BLS12_381.ScalarField())
+		w, err := frontend.NewWitness(a, curve.ScalarField())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -139,6 +153,9 @@ func newUserFiles(t *testing.T, system string) userFiles {
 // proveArgs are prove's arguments for f's circuit and witnesses.
 func (f userFiles) proveArgs(system, keysDir, out string, ownKeys bool) []string {
 	args := []string{"prove", "--pipeline", system, "--ccs", f.ccs, "--keys", keysDir, "--out", out, "--progress", "off"}
+	if f.curve != ecc.BLS12_381 {
+		args = append(args, "--curve", family.CurveName(f.curve))
+	}
 	if ownKeys {
 		args = append(args, "--pk", f.pk, "--vk", f.vk)
 	}
@@ -154,7 +171,7 @@ func (f userFiles) proveArgs(system, keysDir, out string, ownKeys bool) []string
 func (f userFiles) checkWithGnark(t *testing.T, system, out string) {
 	t.Helper()
 	for i, a := range f.assigned {
-		pub, err := frontend.NewWitness(a, ecc.BLS12_381.ScalarField(), frontend.PublicOnly())
+		pub, err := frontend.NewWitness(a, f.curve.ScalarField(), frontend.PublicOnly())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -162,7 +179,7 @@ func (f userFiles) checkWithGnark(t *testing.T, system, out string) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := verifyWithGnark(system, raw, f.vkey, pub); err != nil {
+		if err := verifyWithGnark(f.curve, system, raw, f.vkey, pub); err != nil {
 			t.Errorf("%s proof %d: gnark's verifier: %v", system, i, err)
 		}
 	}
@@ -170,15 +187,15 @@ func (f userFiles) checkWithGnark(t *testing.T, system, out string) {
 
 // verifyWithGnark decodes a proof file and checks it with gnark's
 // groth16.Verify or plonk.Verify.
-func verifyWithGnark(system string, raw []byte, vkey any, pub witness.Witness) error {
+func verifyWithGnark(curve ecc.ID, system string, raw []byte, vkey any, pub witness.Witness) error {
 	if system == "groth16" {
-		proof := groth16.NewProof(ecc.BLS12_381)
+		proof := groth16.NewProof(curve)
 		if _, err := proof.ReadFrom(bytes.NewReader(raw)); err != nil {
 			return err
 		}
 		return groth16.Verify(proof, vkey.(groth16.VerifyingKey), pub)
 	}
-	proof := plonk.NewProof(ecc.BLS12_381)
+	proof := plonk.NewProof(curve)
 	if _, err := proof.ReadFrom(bytes.NewReader(raw)); err != nil {
 		return err
 	}

@@ -20,6 +20,8 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	quietGnark()
 	fs := newFlags("verify", "DIR", stderr)
 	keysDir := fs.String("keys", family.DefaultKeyDir(), "key cache directory holding the verifying key")
+	var curve curveFlag
+	fs.Var(&curve, "curve", "the curve the proofs must be of ("+curveNames()+"; default: the manifest's)")
 	vkPath := fs.String("vk", "", "verifying key file (default: the key cache's for the manifest's circuit and size; DIR's own vk.bin is used only when named here, as --vk DIR/vk.bin)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -31,6 +33,9 @@ func runVerify(args []string, stdout, stderr io.Writer) error {
 	m, fp, err := readManifest(dir)
 	if err != nil {
 		return err
+	}
+	if flagGiven(fs, "curve") && curve.id != m.curve() {
+		return fmt.Errorf("%s holds %s proofs (%s), not %s ones (--curve %s)", dir, family.CurveName(m.curve()), filepath.Join(dir, manifestFile), family.CurveName(curve.id), family.CurveName(curve.id))
 	}
 	layout := fp.Layout()
 	if *vkPath != "" && layout.VK == "" {

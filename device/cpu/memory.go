@@ -1,6 +1,9 @@
 package cpu
 
-import "github.com/prooflane/prooflane/device"
+import (
+	"github.com/prooflane/prooflane/device"
+	cpubls12381 "github.com/prooflane/prooflane/device/cpu/bls12381"
+)
 
 // Factory is the CPU backend's entry in a device.Registry: New with the
 // devices a run wants, emulated; it takes no options (the zero struct).
@@ -39,7 +42,7 @@ func (Model) MSMScratch(device.Group, int, int, bool) uint64 { return 0 }
 func (Model) AffineScratch(device.Group, int) uint64 { return 0 }
 
 // HostChunk is the points of one chunk of host bases' MSMs.
-func (Model) HostChunk() int { return hostChunk }
+func (Model) HostChunk() int { return cpubls12381.HostChunk }
 
 // Memory is Model.
 func (b *cpuBackend) Memory() device.MemoryModel { return Model{} }

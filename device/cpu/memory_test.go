@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/prooflane/prooflane/device"
+	cdev "github.com/prooflane/prooflane/device/bls12381"
 	"github.com/prooflane/prooflane/device/cpu"
 )
 
@@ -20,8 +21,8 @@ func TestTheCPUBackendsModelHoldsNothingOfItsOwn(t *testing.T) {
 		m.MSMScratch(device.G2, 1<<24, 20, false) != 0 || m.AffineScratch(device.G2, 1<<20) != 0 {
 		t.Errorf("cpu model %+v holds something of its own", m)
 	}
-	dev, _ := be.Device(0)
-	if got, want := m.HostChunk(), dev.(device.HostBases).HostChunk(); got != want {
+	dev, _ := cdev.Of(be, 0)
+	if got, want := m.HostChunk(), dev.(cdev.HostBases).HostChunk(); got != want {
 		t.Errorf("model's host chunk %d, the devices' %d", got, want)
 	}
 }

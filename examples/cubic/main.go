@@ -32,7 +32,8 @@ func main() {
 		&Cubic{X: 4, Y: 73},
 		&Cubic{X: 5, Y: 135},
 	}
-	// Keys are made on first use and cached in $XDG_CACHE_HOME/prooflane/keys.
+	// Keys are made on first use and cached in $XDG_CACHE_HOME/prooflane/keys;
+	// prooflane.WithCurve(ecc.BN254) would prove on BN254 instead of BLS12-381.
 	proofs, err := prooflane.Prove(context.Background(), &Cubic{}, assignments, prooflane.SilenceGnark())
 	if err != nil {
 		log.Fatal(err)

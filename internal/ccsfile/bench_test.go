@@ -2,6 +2,7 @@ package ccsfile
 
 import (
 	"bytes"
+	"github.com/consensys/gnark-crypto/ecc"
 	"sync"
 	"testing"
 
@@ -44,12 +45,12 @@ func largeSystems(b *testing.B) []benchSystem {
 		const n = 1 << 20
 		// A step of the chain is a constraint of an R1CS, two of a
 		// SparseR1CS; a value range-checked about 3.3 and 15.
-		chain, err := workloads.New("chain", n)
+		chain, err := workloads.New(ecc.BLS12_381, "chain", n)
 		if err != nil {
 			benchErr = err
 			return
 		}
-		half, err := workloads.New("chain", n/2)
+		half, err := workloads.New(ecc.BLS12_381, "chain", n/2)
 		if err != nil {
 			benchErr = err
 			return
@@ -88,7 +89,7 @@ func largeSystems(b *testing.B) []benchSystem {
 // CheckSolvable after.
 func BenchmarkRead(b *testing.B) {
 	for _, s := range largeSystems(b) {
-		sys, err := decode(s.file, s.kind)
+		sys, err := decode(s.file, bls12_381, s.kind)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -96,7 +97,7 @@ func BenchmarkRead(b *testing.B) {
 			sys.GetNbPublicVariables()+sys.GetNbSecretVariables()+sys.GetNbInternalVariables(), float64(len(s.file))/(1<<20))
 		b.Run(s.name+"/decode", func(b *testing.B) {
 			for b.Loop() {
-				if _, err := decode(s.file, s.kind); err != nil {
+				if _, err := decode(s.file, bls12_381, s.kind); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -4,9 +4,12 @@ import (
 	"fmt"
 	"math/big"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc"
+	blsfr "github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	bnfr "github.com/consensys/gnark-crypto/ecc/bn254/fr"
 	"github.com/consensys/gnark/constraint"
 	bls12381 "github.com/consensys/gnark/constraint/bls12-381"
+	bn254 "github.com/consensys/gnark/constraint/bn254"
 )
 
 // field is a scalar field prooflane proves over: gnark's constraint
@@ -14,6 +17,7 @@ import (
 // table's decoding is the same for all fields; another field is another
 // entry of fields.
 type field struct {
+	curve   ecc.ID
 	name    string
 	modulus *big.Int
 	// limbs is the modulus in 64-bit limbs, least significant first, as
@@ -26,8 +30,8 @@ type field struct {
 	inner func(sys constraint.ConstraintSystem) (*constraint.System, bool)
 }
 
-// bls12_381 is BLS12-381's scalar field, the one Read decodes.
-var bls12_381 = newField("BLS12-381", fr.Modulus(),
+// bls12_381 is BLS12-381's scalar field.
+var bls12_381 = newField(ecc.BLS12_381, "BLS12-381", blsfr.Modulus(),
 	func(k Kind) constraint.ConstraintSystem {
 		// A zero system: gnark's decoder fills what it decodes into,
 		// and fails on the commitments of NewR1CS's.
@@ -44,11 +48,37 @@ var bls12_381 = newField("BLS12-381", fr.Modulus(),
 		return &s.System, true
 	})
 
-// fields are the fields CheckSolvable knows systems of.
-var fields = []*field{bls12_381}
+// bn254 is BN254's scalar field.
+var bn254Field = newField(ecc.BN254, "BN254", bnfr.Modulus(),
+	func(k Kind) constraint.ConstraintSystem {
+		if k == SparseR1CS {
+			return new(bn254.SparseR1CS)
+		}
+		return new(bn254.R1CS)
+	},
+	func(sys constraint.ConstraintSystem) (*constraint.System, bool) {
+		s, ok := sys.(*bn254.R1CS) // the same type as *bn254.SparseR1CS
+		if !ok || s == nil {
+			return nil, false
+		}
+		return &s.System, true
+	})
 
-func newField(name string, modulus *big.Int, newSystem func(Kind) constraint.ConstraintSystem, inner func(constraint.ConstraintSystem) (*constraint.System, bool)) *field {
-	f := &field{name: name, modulus: modulus, newSystem: newSystem, inner: inner}
+// fields are the fields Read decodes and CheckSolvable knows systems of.
+var fields = []*field{bls12_381, bn254Field}
+
+// fieldFor is curve's field.
+func fieldFor(curve ecc.ID) (*field, error) {
+	for _, f := range fields {
+		if f.curve == curve {
+			return f, nil
+		}
+	}
+	return nil, fmt.Errorf("no constraint systems over %s's scalar field", curve)
+}
+
+func newField(curve ecc.ID, name string, modulus *big.Int, newSystem func(Kind) constraint.ConstraintSystem, inner func(constraint.ConstraintSystem) (*constraint.System, bool)) *field {
+	f := &field{curve: curve, name: name, modulus: modulus, newSystem: newSystem, inner: inner}
 	for i, w := range modulus.Bits() { // 64-bit words on the platforms gnark supports
 		f.limbs[i] = uint64(w)
 	}
@@ -70,6 +100,11 @@ func fieldOf(sys constraint.ConstraintSystem) (*field, *constraint.System, error
 func (f *field) checkScalarField(s *constraint.System) error {
 	q, ok := new(big.Int).SetString(s.ScalarField, 16)
 	if !ok || q.Cmp(f.modulus) != 0 {
+		for _, g := range fields {
+			if ok && q.Cmp(g.modulus) == 0 {
+				return fmt.Errorf("a constraint system over %s's scalar field, not %s's", g.name, f.name)
+			}
+		}
 		return fmt.Errorf("scalar field %q, want %s's (%s)", s.ScalarField, f.name, f.modulus.Text(16))
 	}
 	return nil

@@ -5,6 +5,7 @@ package ccsfile
 import (
 	"context"
 	"errors"
+	"github.com/consensys/gnark-crypto/ecc"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -46,7 +47,7 @@ func TestWhatIsNotARegularFileWithinTheLimitIsRefusedAtOnce(t *testing.T) {
 	} {
 		done := make(chan error, 1)
 		go func() {
-			_, err := Read(t.Context(), c.path, tc.kind, c.limit)
+			_, err := Read(t.Context(), c.path, ecc.BLS12_381, tc.kind, c.limit)
 			done <- err
 		}()
 		select {
@@ -58,7 +59,7 @@ func TestWhatIsNotARegularFileWithinTheLimitIsRefusedAtOnce(t *testing.T) {
 			t.Fatalf("%s: still reading after a minute", c.path)
 		}
 	}
-	if _, err := Read(t.Context(), good, tc.kind, limit); err != nil {
+	if _, err := Read(t.Context(), good, ecc.BLS12_381, tc.kind, limit); err != nil {
 		t.Errorf("the file itself, at its size's limit: %v", err)
 	}
 }
@@ -71,7 +72,7 @@ func TestAReadStopsWhenItsContextIsDone(t *testing.T) {
 	stop := errors.New("stopped")
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(stop)
-	_, err := Read(ctx, path, tc.kind, 1<<30)
+	_, err := Read(ctx, path, ecc.BLS12_381, tc.kind, 1<<30)
 	if !errors.Is(err, stop) || !strings.Contains(err.Error(), path) {
 		t.Errorf("error %v, want the cause, naming the file", err)
 	}

@@ -95,7 +95,7 @@ func lengthEdits(file []byte) []mutation {
 // counts, a lookup table's entry. What gnark's encoder writes is well
 // formed, so these reach the checks after decoding.
 func systemEdits(t testing.TB, file []byte, kind Kind, n int, r *rand.Rand) []mutation {
-	sys, err := decode(file, kind)
+	sys, err := decode(file, bls12_381, kind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func systemEdits(t testing.TB, file []byte, kind Kind, n int, r *rand.Rand) []mu
 			}
 		}
 		ms = append(ms, mutation{what, func([]byte) []byte {
-			sys, err := decode(file, kind)
+			sys, err := decode(file, bls12_381, kind)
 			if err != nil {
 				panic(err)
 			}
@@ -226,7 +226,7 @@ func TestAnEditedFileIsRefusedOrSolvesWithoutAPanic(t *testing.T) {
 		for _, m := range ms {
 			progress.Store(tc.name + ": " + m.what)
 			b := m.edit(bytes.Clone(tc.file))
-			sys, err := parse(b, tc.kind)
+			sys, err := parse(b, bls12_381, tc.kind)
 			if err != nil {
 				if err.Error() == "" {
 					t.Fatalf("%s: %s: an empty error", tc.name, m.what)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/consensys/gnark-crypto/ecc"
 	"io"
 	"io/fs"
 
@@ -46,8 +47,10 @@ func (k Kind) systemType() constraint.SystemType {
 }
 
 // Read reads the constraint system of kind that gnark's WriteTo wrote
-// to the file at path, over BLS12-381's scalar field: a *cs.R1CS or a
-// *cs.SparseR1CS of github.com/consensys/gnark/constraint/bls12-381. The
+// to the file at path, over curve's scalar field (BLS12-381 or BN254): a
+// *cs.R1CS or a *cs.SparseR1CS of gnark's constraint/bls12-381 or
+// constraint/bn254. A file of the other curve's system fails CheckSolvable's
+// check of its scalar field, which names both. The
 // file is opened only when it is a regular file and not a symbolic link
 // (a FIFO, a device or a directory is refused at once, never waited
 // on), and read whole into
@@ -59,8 +62,12 @@ func (k Kind) systemType() constraint.SystemType {
 // without a panic. The checks and the decoder see the same bytes, so a
 // file changed while it is read cannot slip past them. Errors name the
 // file and what is wrong.
-func Read(ctx context.Context, path string, kind Kind, limit int64) (constraint.ConstraintSystem, error) {
-	sys, err := read(ctx, path, kind, limit)
+func Read(ctx context.Context, path string, curve ecc.ID, kind Kind, limit int64) (constraint.ConstraintSystem, error) {
+	f, err := fieldFor(curve)
+	if err != nil {
+		return nil, fmt.Errorf("constraint system %q: %w", path, err)
+	}
+	sys, err := read(ctx, path, f, kind, limit)
 	if err != nil {
 		var pe *fs.PathError
 		if errors.As(err, &pe) && pe.Path == path {
@@ -71,7 +78,7 @@ func Read(ctx context.Context, path string, kind Kind, limit int64) (constraint.
 	return sys, nil
 }
 
-func read(ctx context.Context, path string, kind Kind, limit int64) (constraint.ConstraintSystem, error) {
+func read(ctx context.Context, path string, fd *field, kind Kind, limit int64) (constraint.ConstraintSystem, error) {
 	if kind != R1CS && kind != SparseR1CS {
 		return nil, fmt.Errorf("unknown kind %v", kind)
 	}
@@ -93,15 +100,15 @@ func read(ctx context.Context, path string, kind Kind, limit int64) (constraint.
 	if ctx.Err() != nil {
 		return nil, context.Cause(ctx)
 	}
-	return parse(b, kind)
+	return parse(b, fd, kind)
 }
 
 // parse checks, decodes and checks the content b of a file.
-func parse(b []byte, kind Kind) (constraint.ConstraintSystem, error) {
+func parse(b []byte, f *field, kind Kind) (constraint.ConstraintSystem, error) {
 	if err := CheckLayout(bytes.NewReader(b), int64(len(b))); err != nil {
 		return nil, err
 	}
-	sys, err := decode(b, kind)
+	sys, err := decode(b, f, kind)
 	if err != nil {
 		return nil, err
 	}
@@ -113,13 +120,13 @@ func parse(b []byte, kind Kind) (constraint.ConstraintSystem, error) {
 
 // decode decodes b, which CheckLayout passed, into a system of kind,
 // turning a panic of gnark's decoder in this goroutine into an error.
-func decode(b []byte, kind Kind) (sys constraint.ConstraintSystem, err error) {
+func decode(b []byte, f *field, kind Kind) (sys constraint.ConstraintSystem, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			sys, err = nil, fmt.Errorf("gnark's decoder panicked: %v", p)
 		}
 	}()
-	sys = bls12_381.newSystem(kind)
+	sys = f.newSystem(kind)
 	n, err := sys.ReadFrom(bytes.NewReader(b))
 	if err != nil {
 		return nil, fmt.Errorf("gnark's decoder: %w", err)

@@ -32,7 +32,7 @@ func TestCompiledSystemsPassAndDecodeToTheSameSystem(t *testing.T) {
 	for _, tc := range testCircuits(t) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := writeFile(t, "circuit.ccs", tc.file)
-			sys, err := Read(t.Context(), path, tc.kind, int64(len(tc.file)))
+			sys, err := Read(t.Context(), path, ecc.BLS12_381, tc.kind, int64(len(tc.file)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -57,7 +57,7 @@ func TestReadRefusesAnotherKindOrField(t *testing.T) {
 	tc := testCircuitNamed(t, "plain/R1CS")
 	path := writeFile(t, "plain.r1cs", tc.file)
 	want := `constraint system "` + path + `": holds a constraint system of type R1CS, want SparseR1CS`
-	if _, err := Read(t.Context(), path, SparseR1CS, 1<<20); err == nil || err.Error() != want {
+	if _, err := Read(t.Context(), path, ecc.BLS12_381, SparseR1CS, 1<<20); err == nil || err.Error() != want {
 		t.Errorf("an R1CS read as a SparseR1CS: %v, want %q", err, want)
 	}
 	for _, k := range []Kind{R1CS, SparseR1CS} {
@@ -76,9 +76,12 @@ func TestReadRefusesAnotherKindOrField(t *testing.T) {
 			t.Fatal(err)
 		}
 		path := writeFile(t, "bn254.ccs", b.Bytes())
-		want := `constraint system "` + path + `": scalar field "` + ecc.BN254.ScalarField().Text(16) + `", want BLS12-381's (` + ecc.BLS12_381.ScalarField().Text(16) + `)`
-		if _, err := Read(t.Context(), path, k, 1<<20); err == nil || err.Error() != want {
+		want := `constraint system "` + path + `": a constraint system over BN254's scalar field, not BLS12-381's`
+		if _, err := Read(t.Context(), path, ecc.BLS12_381, k, 1<<20); err == nil || err.Error() != want {
 			t.Errorf("%s over BN254: %v, want %q", k, err, want)
+		}
+		if got, err := Read(t.Context(), path, ecc.BN254, k, 1<<20); err != nil || got.GetNbConstraints() != sys.GetNbConstraints() {
+			t.Errorf("%s over BN254 read as BN254's: %v", k, err)
 		}
 	}
 }
@@ -100,7 +103,7 @@ func FuzzRead(f *testing.F) {
 		if sparse {
 			kind = SparseR1CS
 		}
-		sys, err := parse(b, kind)
+		sys, err := parse(b, bls12_381, kind)
 		if err != nil {
 			return
 		}

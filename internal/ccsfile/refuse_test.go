@@ -16,7 +16,7 @@ import (
 func edited(t testing.TB, name string, edit func(s *constraint.System, coeffs []fr.Element)) (constraint.ConstraintSystem, Kind) {
 	t.Helper()
 	tc := testCircuitNamed(t, name)
-	sys, err := decode(tc.file, tc.kind)
+	sys, err := decode(tc.file, bls12_381, tc.kind)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,9 @@ func TestCheckSolvableRefuses(t *testing.T) {
 		{"another kind", "plain/R1CS", func(s *constraint.System, _ []fr.Element) { s.Type = constraint.SystemSparseR1CS },
 			`holds a constraint system of type SparseR1CS, want R1CS`},
 		{"another field", "plain/R1CS", func(s *constraint.System, _ []fr.Element) { s.ScalarField = bn254 },
-			`scalar field "30644e72e131a029b85045b68181585d2833e84879b9709143e1f593f0000001", want BLS12-381's (73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001)`},
+			`a constraint system over BN254's scalar field, not BLS12-381's`},
+		{"a field of no curve", "plain/R1CS", func(s *constraint.System, _ []fr.Element) { s.ScalarField = "2a" },
+			`scalar field "2a", want BLS12-381's (73eda753299d7d483339d80809a1d80553bda402fffe5bfeffffffff00000001)`},
 		{"a GKR sub-circuit", "plain/R1CS", func(s *constraint.System, _ []fr.Element) {
 			f := reflect.ValueOf(&s.GkrInfo).Elem().FieldByName("Circuit")
 			f.Set(reflect.MakeSlice(f.Type(), 1, 1))

@@ -5,9 +5,8 @@ package builtin
 import (
 	"github.com/prooflane/prooflane/stages"
 	"github.com/prooflane/prooflane/stages/family"
-	"github.com/prooflane/prooflane/stages/groth16"
-	"github.com/prooflane/prooflane/stages/groth16/prover"
-	"github.com/prooflane/prooflane/stages/plonk"
+	groth16 "github.com/prooflane/prooflane/stages/groth16/prover"
+	plonk "github.com/prooflane/prooflane/stages/plonk/prover"
 	"github.com/prooflane/prooflane/stages/sim"
 )
 
@@ -23,6 +22,6 @@ func Registry() *stages.Registry {
 // a family, beside its stage types above.
 func Families() *family.Registry {
 	return family.NewRegistry().
-		MustRegister(prover.Family{}).
-		MustRegister(plonk.Family{})
+		MustRegister(groth16.Family()).
+		MustRegister(plonk.Family())
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
@@ -40,15 +41,16 @@ type Prover interface {
 	// Layout says which files a job writes besides its proofs.
 	Layout() Layout
 	// Compile compiles a circuit definition to the family's constraint
-	// system (Groth16: an R1CS; PLONK: a SparseR1CS), refusing, by name,
-	// what the family cannot prove.
-	Compile(name string, c frontend.Circuit) (constraint.ConstraintSystem, error)
+	// system (Groth16: an R1CS; PLONK: a SparseR1CS) over curve's scalar
+	// field (ecc.UNKNOWN: DefaultCurve), refusing, by name, what the
+	// family cannot prove and a curve it does not serve.
+	Compile(curve ecc.ID, name string, c frontend.Circuit) (constraint.ConstraintSystem, error)
 	// ReadSystem reads a constraint system file in gnark's encoding (the
-	// family's system's WriteTo): only a regular file, at most
-	// MaxSystemFile bytes, checked before gnark decodes it so that no
-	// file makes it panic or hang; reading stops when ctx is done.
-	// Errors name the file.
-	ReadSystem(ctx context.Context, path string) (constraint.ConstraintSystem, error)
+	// family's system's WriteTo) of curve (ecc.UNKNOWN: DefaultCurve):
+	// only a regular file, at most MaxSystemFile bytes, checked before
+	// gnark decodes it so that no file makes it panic or hang; reading
+	// stops when ctx is done. Errors name the file.
+	ReadSystem(ctx context.Context, curve ecc.ID, path string) (constraint.ConstraintSystem, error)
 	// Inputs are the counts of public and secret inputs a full witness of
 	// ccs (one of the family's systems) holds.
 	Inputs(ccs constraint.ConstraintSystem) Inputs
@@ -103,6 +105,9 @@ type System struct {
 	// CCS is the constraint system; nil for a built-in circuit, which the
 	// family compiles when it needs it, or to find a cached key by name.
 	CCS constraint.ConstraintSystem
+	// Curve is the curve the system and its key are of (a compiled
+	// system's CurveID); ecc.UNKNOWN is DefaultCurve.
+	Curve ecc.ID
 }
 
 // compiledPrefix starts a compiled system's name.
@@ -115,7 +120,7 @@ func CompiledSystem(ccs constraint.ConstraintSystem) (System, error) {
 	if _, err := ccs.WriteTo(h); err != nil {
 		return System{}, fmt.Errorf("digest of the constraint system: %w", err)
 	}
-	return System{Name: compiledPrefix + hex.EncodeToString(h.Sum(nil)[:8]), Size: ccs.GetNbConstraints(), CCS: ccs}, nil
+	return System{Name: compiledPrefix + hex.EncodeToString(h.Sum(nil)[:8]), Size: ccs.GetNbConstraints(), CCS: ccs, Curve: SystemCurve(ccs)}, nil
 }
 
 // IsCompiled reports whether name is a compiled system's (CompiledSystem),
@@ -123,22 +128,28 @@ func CompiledSystem(ccs constraint.ConstraintSystem) (System, error) {
 func IsCompiled(name string) bool { return strings.HasPrefix(name, compiledPrefix) }
 
 // String names the system in errors and logs: `circuit "chain" size
-// 4096`, or `constraint system circuit-0123456789abcdef (N constraints)`.
+// 4096`, or `constraint system circuit-0123456789abcdef (N constraints)`,
+// followed by " on bn254" for a curve other than DefaultCurve.
 func (s System) String() string {
-	if IsCompiled(s.Name) {
-		return fmt.Sprintf("constraint system %s (%d constraints)", s.Name, s.Size)
+	on := ""
+	if c := CurveOf(s.Curve); c != DefaultCurve {
+		on = " on " + CurveName(c)
 	}
-	return fmt.Sprintf("circuit %q size %d", s.Name, s.Size)
+	if IsCompiled(s.Name) {
+		return fmt.Sprintf("constraint system %s (%d constraints)%s", s.Name, s.Size, on)
+	}
+	return fmt.Sprintf("circuit %q size %d%s", s.Name, s.Size, on)
 }
 
 // KeyName is the name of the key of sys whose verifying key file is vk:
-// the system's name and size and the first 8 bytes of the file's SHA-256
-// in hex, so that two setups of one system differ ("chain-4096/0a1b...").
-// Every family names its keys so (Key.Name), and verify compares a
-// manifest's with the key it checks with.
+// the system's name and size, its curve's CurveSuffix, and the first 8
+// bytes of the file's SHA-256 in hex, so that two setups of one system
+// differ ("chain-4096/0a1b...", "chain-4096-bn254/0a1b..."). Every family
+// names its keys so (Key.Name), and verify compares a manifest's with the
+// key it checks with.
 func KeyName(sys System, vk []byte) string {
 	sum := sha256.Sum256(vk)
-	return fmt.Sprintf("%s-%d/%s", sys.Name, sys.Size, hex.EncodeToString(sum[:8]))
+	return fmt.Sprintf("%s-%d%s/%s", sys.Name, sys.Size, CurveSuffix(sys.Curve), hex.EncodeToString(sum[:8]))
 }
 
 // KeyRequest names one of a family's keys in a key cache.

@@ -41,9 +41,9 @@ const (
 	TablesOff = "off"
 )
 
-// tablesCap reads a `tables:` value: the most bytes the device's resident
+// TablesCap reads a `tables:` value: the most bytes the device's resident
 // bases may take with tables (0: off), auto when it is TablesAuto.
-func tablesCap(v string) (limit uint64, auto bool, err error) {
+func TablesCap(v string) (limit uint64, auto bool, err error) {
 	switch v {
 	case TablesAuto, "":
 		return 0, true, nil
@@ -94,7 +94,7 @@ func (c *G2Config) NeedsDevice() bool { return c.On == "device" }
 func (c *G2Config) Validate() error {
 	switch c.On {
 	case "cpu", "device":
-		if _, _, err := tablesCap(c.Tables); err != nil {
+		if _, _, err := TablesCap(c.Tables); err != nil {
 			return err
 		}
 		return checkBases(c.Bases)
@@ -164,7 +164,7 @@ type VRAMConfig struct {
 func (c *VRAMConfig) Validate() error {
 	switch c.OnOOM {
 	case OnOOMRetry, OnOOMUploadInCompute:
-		if _, _, err := tablesCap(c.Tables); err != nil {
+		if _, _, err := TablesCap(c.Tables); err != nil {
 			return err
 		}
 		return checkBases(c.Bases)

@@ -6,6 +6,7 @@ package stagetest
 import (
 	"context"
 	"fmt"
+	"github.com/consensys/gnark-crypto/ecc"
 	"sort"
 	"testing"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/prooflane/prooflane/device"
+	cdev "github.com/prooflane/prooflane/device/bls12381"
 	"github.com/prooflane/prooflane/device/cpu"
 	pl "github.com/prooflane/prooflane/otel/semconv"
 	"github.com/prooflane/prooflane/stages"
@@ -194,12 +196,15 @@ func Canonical(be device.Backend) device.Backend { return canonicalBackend{be} }
 
 type canonicalBackend struct{ device.Backend }
 
-func (b canonicalBackend) Device(i int) (device.Device, error) {
-	d, err := b.Backend.Device(i)
+func (b canonicalBackend) Device(c ecc.ID, i int) (any, error) {
+	if c != cdev.Curve {
+		return b.Backend.Device(c, i)
+	}
+	d, err := cdev.Of(b.Backend, i)
 	return canonicalDevice{d}, err
 }
 
-type canonicalDevice struct{ device.Device }
+type canonicalDevice struct{ cdev.Device }
 
 func (canonicalDevice) WantsCanonical() bool { return true }
 

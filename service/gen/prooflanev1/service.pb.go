@@ -166,7 +166,11 @@ type JobSpec struct {
 	// witnesses, one partition each (circuit, size and seed stay unset).
 	CircuitId string `protobuf:"bytes,7,opt,name=circuit_id,json=circuitId,proto3" json:"circuit_id,omitempty"`
 	// witnesses are the circuit's full witnesses, in partition order.
-	Witnesses     []*Witness `protobuf:"bytes,8,rep,name=witnesses,proto3" json:"witnesses,omitempty"`
+	Witnesses []*Witness `protobuf:"bytes,8,rep,name=witnesses,proto3" json:"witnesses,omitempty"`
+	// curve is the built-in circuit's curve, its keys' and proofs'
+	// ("bls12-381", the default, or "bn254"); with circuit_id empty or
+	// the circuit's own.
+	Curve         string `protobuf:"bytes,9,opt,name=curve,proto3" json:"curve,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -255,6 +259,13 @@ func (x *JobSpec) GetWitnesses() []*Witness {
 		return x.Witnesses
 	}
 	return nil
+}
+
+func (x *JobSpec) GetCurve() string {
+	if x != nil {
+		return x.Curve
+	}
+	return ""
 }
 
 // Witness is one full witness of a circuit (gnark's witness
@@ -1593,8 +1604,12 @@ type CircuitHeader struct {
 	CcsBytes uint64 `protobuf:"varint,2,opt,name=ccs_bytes,json=ccsBytes,proto3" json:"ccs_bytes,omitempty"`
 	// pk_bytes and vk_bytes are the user's own key files' sizes (gnark's
 	// WriteTo), both set or both 0: 0 has the workers set up keys.
-	PkBytes       uint64 `protobuf:"varint,3,opt,name=pk_bytes,json=pkBytes,proto3" json:"pk_bytes,omitempty"`
-	VkBytes       uint64 `protobuf:"varint,4,opt,name=vk_bytes,json=vkBytes,proto3" json:"vk_bytes,omitempty"`
+	PkBytes uint64 `protobuf:"varint,3,opt,name=pk_bytes,json=pkBytes,proto3" json:"pk_bytes,omitempty"`
+	VkBytes uint64 `protobuf:"varint,4,opt,name=vk_bytes,json=vkBytes,proto3" json:"vk_bytes,omitempty"`
+	// curve is the constraint system's curve ("bls12-381", the default,
+	// or "bn254"): the system is read over its scalar field, and its keys
+	// and proofs are that curve's.
+	Curve         string `protobuf:"bytes,5,opt,name=curve,proto3" json:"curve,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1657,6 +1672,13 @@ func (x *CircuitHeader) GetVkBytes() uint64 {
 	return 0
 }
 
+func (x *CircuitHeader) GetCurve() string {
+	if x != nil {
+		return x.Curve
+	}
+	return ""
+}
+
 // CircuitInfo describes an added circuit.
 type CircuitInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1670,9 +1692,11 @@ type CircuitInfo struct {
 	PublicInputs uint32 `protobuf:"varint,5,opt,name=public_inputs,json=publicInputs,proto3" json:"public_inputs,omitempty"`
 	SecretInputs uint32 `protobuf:"varint,6,opt,name=secret_inputs,json=secretInputs,proto3" json:"secret_inputs,omitempty"`
 	// user_keys is true when the circuit was added with its own keys.
-	UserKeys      bool   `protobuf:"varint,7,opt,name=user_keys,json=userKeys,proto3" json:"user_keys,omitempty"`
-	CcsBytes      uint64 `protobuf:"varint,8,opt,name=ccs_bytes,json=ccsBytes,proto3" json:"ccs_bytes,omitempty"`
-	AddedUnixMs   int64  `protobuf:"varint,9,opt,name=added_unix_ms,json=addedUnixMs,proto3" json:"added_unix_ms,omitempty"`
+	UserKeys    bool   `protobuf:"varint,7,opt,name=user_keys,json=userKeys,proto3" json:"user_keys,omitempty"`
+	CcsBytes    uint64 `protobuf:"varint,8,opt,name=ccs_bytes,json=ccsBytes,proto3" json:"ccs_bytes,omitempty"`
+	AddedUnixMs int64  `protobuf:"varint,9,opt,name=added_unix_ms,json=addedUnixMs,proto3" json:"added_unix_ms,omitempty"`
+	// curve is the circuit's curve ("bls12-381" or "bn254").
+	Curve         string `protobuf:"bytes,10,opt,name=curve,proto3" json:"curve,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1768,6 +1792,13 @@ func (x *CircuitInfo) GetAddedUnixMs() int64 {
 		return x.AddedUnixMs
 	}
 	return 0
+}
+
+func (x *CircuitInfo) GetCurve() string {
+	if x != nil {
+		return x.Curve
+	}
+	return ""
 }
 
 type AddCircuitResponse struct {
@@ -2275,7 +2306,7 @@ var File_prooflane_service_v1_service_proto protoreflect.FileDescriptor
 
 const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\"prooflane/service/v1/service.proto\x12\x14prooflane.service.v1\"\x88\x02\n" +
+	"\"prooflane/service/v1/service.proto\x12\x14prooflane.service.v1\"\x9e\x02\n" +
 	"\aJobSpec\x12\x1a\n" +
 	"\bpipeline\x18\x01 \x01(\tR\bpipeline\x12#\n" +
 	"\rpipeline_yaml\x18\x02 \x01(\tR\fpipelineYaml\x12\x18\n" +
@@ -2287,7 +2318,8 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\x04seed\x18\x06 \x01(\x04R\x04seed\x12\x1d\n" +
 	"\n" +
 	"circuit_id\x18\a \x01(\tR\tcircuitId\x12;\n" +
-	"\twitnesses\x18\b \x03(\v2\x1d.prooflane.service.v1.WitnessR\twitnesses\"C\n" +
+	"\twitnesses\x18\b \x03(\v2\x1d.prooflane.service.v1.WitnessR\twitnesses\x12\x14\n" +
+	"\x05curve\x18\t \x01(\tR\x05curve\"C\n" +
 	"\aWitness\x12\x14\n" +
 	"\x04data\x18\x01 \x01(\fH\x00R\x04data\x12\x18\n" +
 	"\x06upload\x18\x02 \x01(\tH\x00R\x06uploadB\b\n" +
@@ -2387,12 +2419,13 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\x11AddCircuitRequest\x12=\n" +
 	"\x06header\x18\x01 \x01(\v2#.prooflane.service.v1.CircuitHeaderH\x00R\x06header\x12\x16\n" +
 	"\x05chunk\x18\x02 \x01(\fH\x00R\x05chunkB\x06\n" +
-	"\x04part\"~\n" +
+	"\x04part\"\x94\x01\n" +
 	"\rCircuitHeader\x12\x1a\n" +
 	"\bpipeline\x18\x01 \x01(\tR\bpipeline\x12\x1b\n" +
 	"\tccs_bytes\x18\x02 \x01(\x04R\bccsBytes\x12\x19\n" +
 	"\bpk_bytes\x18\x03 \x01(\x04R\apkBytes\x12\x19\n" +
-	"\bvk_bytes\x18\x04 \x01(\x04R\avkBytes\"\xaa\x02\n" +
+	"\bvk_bytes\x18\x04 \x01(\x04R\avkBytes\x12\x14\n" +
+	"\x05curve\x18\x05 \x01(\tR\x05curve\"\xc0\x02\n" +
 	"\vCircuitInfo\x12\x1d\n" +
 	"\n" +
 	"circuit_id\x18\x01 \x01(\tR\tcircuitId\x12\x16\n" +
@@ -2403,7 +2436,9 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\rsecret_inputs\x18\x06 \x01(\rR\fsecretInputs\x12\x1b\n" +
 	"\tuser_keys\x18\a \x01(\bR\buserKeys\x12\x1b\n" +
 	"\tccs_bytes\x18\b \x01(\x04R\bccsBytes\x12\"\n" +
-	"\radded_unix_ms\x18\t \x01(\x03R\vaddedUnixMs\"o\n" +
+	"\radded_unix_ms\x18\t \x01(\x03R\vaddedUnixMs\x12\x14\n" +
+	"\x05curve\x18\n" +
+	" \x01(\tR\x05curve\"o\n" +
 	"\x12AddCircuitResponse\x12;\n" +
 	"\acircuit\x18\x01 \x01(\v2!.prooflane.service.v1.CircuitInfoR\acircuit\x12\x1c\n" +
 	"\tduplicate\x18\x02 \x01(\bR\tduplicate\"\x15\n" +

@@ -9,6 +9,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/prooflane/prooflane/device"
+	cdev "github.com/prooflane/prooflane/device/bls12381"
 	"github.com/prooflane/prooflane/stages"
 )
 
@@ -57,7 +58,7 @@ func (r *backendRef) Start(_ context.Context, h stages.Host) error {
 
 // begin returns the stage's job and the device in is placed on (device 0
 // when unplaced), with errors naming stage and partition.
-func (r *backendRef) begin(in *stages.Input) (*Job, device.Device, error) {
+func (r *backendRef) begin(in *stages.Input) (*Job, cdev.Device, error) {
 	job, ok := in.Job.(*Job)
 	if !ok || job == nil || job.Key == nil {
 		return nil, nil, fmt.Errorf("stage %q partition %d: job payload is %T, want *vcommit.Job", in.Stage, in.Partition, in.Job)
@@ -65,7 +66,7 @@ func (r *backendRef) begin(in *stages.Input) (*Job, device.Device, error) {
 	if r.be == nil {
 		return nil, nil, fmt.Errorf("stage %q partition %d: not started with a device backend", in.Stage, in.Partition)
 	}
-	dev, err := r.be.Device(max(in.Device, 0))
+	dev, err := cdev.Of(r.be, max(in.Device, 0))
 	if err != nil {
 		return nil, nil, fmt.Errorf("stage %q partition %d: %w", in.Stage, in.Partition, err)
 	}

@@ -1,0 +1,134 @@
+package service
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"connectrpc.com/connect"
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend/groth16"
+	"github.com/consensys/gnark/backend/plonk"
+
+	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
+	"github.com/prooflane/prooflane/stages/groth16/bn254/keys"
+	"github.com/prooflane/prooflane/workloads"
+)
+
+// A job of a built-in circuit on BN254 runs with either family: its
+// proofs pass the family's checker and gnark's BN254 verifier against
+// the key the worker set up, whose name says its curve; a job of a curve
+// the service does not know is refused at submit.
+func TestABN254JobOfEachFamilyPassesGnarksVerifier(t *testing.T) {
+	h := newHarness(t, "")
+	h.start(WorkerConfig{Name: "w1"})
+	for _, family := range []string{"groth16", "plonk"} {
+		spec := &pb.JobSpec{Pipeline: family, Circuit: testCircuit, Size: testSize, Partitions: 2, Seed: 9, Curve: "bn254"}
+		res, err := h.await(h.submit(spec, 0))
+		if err != nil {
+			t.Fatalf("%s: %v", family, err)
+		}
+		if !strings.Contains(res.Key, "-bn254/") {
+			t.Errorf("%s: key %q does not name its curve", family, res.Key)
+		}
+		if err := (&Checker{KeysDir: h.keys}).Check(spec, res.Proofs); err != nil {
+			t.Errorf("%s: checker: %v", family, err)
+		}
+		ws, err := workloads.Witnesses(ecc.BN254, testCircuit, testSize, 2, spec.Seed, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range res.Proofs {
+			pub, err := ws[p.Partition].Public()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if family == "groth16" {
+				vk, err := keys.Cache{Dir: h.keys}.LoadVK(testCircuit, testSize)
+				if err != nil {
+					t.Fatal(err)
+				}
+				proof := groth16.NewProof(ecc.BN254)
+				if _, err := proof.ReadFrom(bytes.NewReader(p.Proof)); err != nil {
+					t.Fatal(err)
+				}
+				if err := groth16.Verify(proof, vk, pub); err != nil {
+					t.Errorf("groth16 partition %d: gnark's verifier: %v", p.Partition, err)
+				}
+				continue
+			}
+			proof, vk := plonk.NewProof(ecc.BN254), plonk.NewVerifyingKey(ecc.BN254)
+			if _, err := proof.ReadFrom(bytes.NewReader(p.Proof)); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := vk.ReadFrom(bytes.NewReader(res.VerifyingKey)); err != nil {
+				t.Fatal(err)
+			}
+			if err := plonk.Verify(proof, vk, pub); err != nil {
+				t.Errorf("plonk partition %d: gnark's verifier: %v", p.Partition, err)
+			}
+		}
+	}
+	_, err := h.client.Submit(t.Context(), connect.NewRequest(&pb.SubmitRequest{Spec: &pb.JobSpec{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Curve: "bn256"}}))
+	if err == nil || !strings.Contains(err.Error(), `unknown curve "bn256"`) {
+		t.Errorf("a job on bn256: %v", err)
+	}
+}
+
+// A user's BN254 circuit, added with its curve, proves its witnesses with
+// either family, with its own keys or the workers': gnark's BN254
+// verifier accepts every proof; the circuit lists its curve, and a job
+// naming the other curve is refused. Added as BLS12-381 it is refused,
+// naming both curves.
+func TestAUsersBN254CircuitProvesWithItsCurve(t *testing.T) {
+	h := newHarness(t, "")
+	h.start(WorkerConfig{Name: "w1"})
+	for _, system := range []string{"groth16", "plonk"} {
+		for _, own := range []bool{true, false} {
+			u := newUserCircuitOn(t, ecc.BN254, system, &userCubic{})
+			if !own {
+				u.curve = "BN254"
+			}
+			added, err := h.add(u, own)
+			if err != nil {
+				t.Fatalf("%s: add: %v", system, err)
+			}
+			if added.Circuit.Curve != "bn254" {
+				t.Errorf("%s: circuit of curve %q", system, added.Circuit.Curve)
+			}
+			w, pub := cubicWitnessOn(t, ecc.BN254, 3, 4)
+			spec := &pb.JobSpec{CircuitId: added.Circuit.CircuitId, Witnesses: []*pb.Witness{{Source: &pb.Witness_Data{Data: w}}}}
+			res, err := h.await(h.submit(spec, 0))
+			if err != nil {
+				t.Fatalf("%s own keys %v: %v", system, own, err)
+			}
+			for _, p := range res.Proofs {
+				if err := checkPublic(p, pub); err != nil {
+					t.Error(err)
+				}
+				if own {
+					if err := gnarkVerifyOn(ecc.BN254, system, p.Proof, u.vkey, pub); err != nil {
+						t.Errorf("%s: gnark's verifier: %v", system, err)
+					}
+				}
+			}
+			if !own { // the workers' keys: the checker verifies with the key cache's, with gnark's verifier
+				if err := (&Checker{KeysDir: h.keys, Circuit: added.Circuit}).Check(spec, res.Proofs); err != nil {
+					t.Errorf("%s: checker: %v", system, err)
+				}
+			}
+			spec.Curve = "bls12-381"
+			if _, err := h.client.Submit(t.Context(), connect.NewRequest(&pb.SubmitRequest{Spec: spec})); err == nil || !strings.Contains(err.Error(), "is a bn254 circuit") {
+				t.Errorf("%s: a bls12-381 job of a bn254 circuit: %v", system, err)
+			}
+			if _, err := h.client.RemoveCircuit(t.Context(), connect.NewRequest(&pb.RemoveCircuitRequest{CircuitId: added.Circuit.CircuitId})); err != nil {
+				t.Fatal(err)
+			}
+		}
+		u := newUserCircuitOn(t, ecc.BN254, system, &userCubic{})
+		u.curve = ""
+		if _, err := h.add(u, false); err == nil || !strings.Contains(err.Error(), "BN254's scalar field, not BLS12-381's") {
+			t.Errorf("%s: a bn254 system added as bls12-381: %v", system, err)
+		}
+	}
+}
