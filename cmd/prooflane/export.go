@@ -22,6 +22,7 @@ type exportFlags struct {
 }
 
 func runExport(args []string, stdout, stderr io.Writer) error {
+	quietGnark() // its export's notes on the commitment hash
 	fs := newFlags("export", "solidity --vk FILE --out FILE | calldata --vk FILE --proof FILE --public FILE", stderr)
 	var f exportFlags
 	fs.StringVar(&f.vk, "vk", "", "FILE: a BN254 verifying key, groth16 or plonk, as prove writes vk.bin and setup the key cache's (gnark's WriteTo)")

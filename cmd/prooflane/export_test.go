@@ -131,3 +131,69 @@ func TestExportRefusesWhatMakesNoContract(t *testing.T) {
 		t.Errorf("%d files in the output's directory, want the proof alone (no temporary left)", len(entries))
 	}
 }
+
+// prooflane's own BN254 proofs, as prove writes them, verify on the EVM
+// with the contract export solidity writes for prove's vk.bin: Groth16
+// and PLONK of a circuit without commitments and PLONK of one with a
+// BSB22 commitment. A tampered proof and another partition's public
+// inputs are rejected.
+func TestProoflanesBN254ProofsVerifyOnTheEVM(t *testing.T) {
+	evmtest.Solc(t) // skips without solc, saying how to install it
+	keys := t.TempDir()
+	for _, c := range []struct{ pipeline, circuit string }{{"groth16", "chain"}, {"plonk", "chain"}, {"plonk", "emulated"}} {
+		t.Run(c.pipeline+"-"+c.circuit, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "out")
+			if rc, stdout, stderr := prooflane(t, "prove", "--curve", "bn254", "--pipeline", c.pipeline, "--circuit", c.circuit,
+				"--size", "2^10", "--partitions", "2", "--keys", keys, "--out", dir); rc != 0 {
+				t.Fatalf("prove: exit %d\n%s%s", rc, stdout, stderr)
+			}
+			vk := filepath.Join(dir, "vk.bin")
+			key, err := solidity.ReadKey(vk)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out := filepath.Join(t.TempDir(), "Verifier.sol")
+			if rc, stdout, stderr := prooflane(t, "export", "solidity", "--vk", vk, "--out", out); rc != 0 || stderr != "" {
+				t.Fatalf("export solidity: exit %d\n%s%s", rc, stdout, stderr)
+			}
+			src, err := os.ReadFile(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			read := func(name string) []byte {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatal(err)
+				}
+				return b
+			}
+			proof, public, other := read("proof-0.bin"), read("public-0.bin"), read("public-1.bin")
+			if bytes.Equal(public, other) {
+				t.Fatal("the two partitions' public inputs are the same: the wrong-inputs case would test nothing")
+			}
+			tampered := bytes.Clone(proof)
+			tampered[len(tampered)-1] ^= 1
+			v := evmtest.DeployContract(t, key, src)
+			verdict := func(proof, public []byte) (bool, error) {
+				data, err := key.Calldata(proof, public)
+				if err != nil {
+					return false, err // a tampered proof may not decode: refused before the EVM
+				}
+				ret, err := v.Chain.Call(t, v.Address, data)
+				if err != nil {
+					return false, err
+				}
+				return key.Accepted(ret)
+			}
+			if ok, err := verdict(proof, public); !ok {
+				t.Errorf("the contract rejects prooflane's proof (%v)", err)
+			}
+			if ok, _ := verdict(tampered, public); ok {
+				t.Error("the contract accepts a tampered proof")
+			}
+			if ok, _ := verdict(proof, other); ok {
+				t.Error("the contract accepts the proof with another partition's public inputs")
+			}
+		})
+	}
+}
