@@ -15,7 +15,7 @@ import (
 // large enough limit it runs and says the estimate. On the CPU backend
 // the estimate is the stages' bases and vectors alone (its memory model
 // has no context and no kernel scratch: the CUDA backend's figures are
-// pinned in stages/groth16/prover).
+// pinned in stages/groth16/bls12381/prover).
 func TestARunAboveTheDeviceMemoryLimitStopsBeforeItStarts(t *testing.T) {
 	keysDir := t.TempDir()
 	args := []string{"prove", "--pipeline", "../../pipelines/groth16.yaml", "--circuit", "chain", "--size", "2^8",

@@ -1,5 +1,5 @@
 // Package keyfile writes and reads the files of prooflane's key caches
-// (Groth16's stages/groth16/keys, PLONK's stages/plonk): written whole
+// (Groth16's stages/groth16/<curve>/keys, PLONK's stages/plonk/<curve>): written whole
 // or not at all (a temporary name, fsync, rename, the directory synced),
 // ending with a checksum trailer that Read checks while a decoder reads
 // the content.
