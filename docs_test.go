@@ -142,7 +142,8 @@ type speechRule struct {
 
 func (r speechRule) matches(line string) bool {
 	for _, m := range r.re.FindAllStringIndex(line, -1) {
-		// A semantic version (v10.2, v12.4.1) is a version, not a label.
+		// A semantic version (a v, a number, a dot and a number) is a
+		// release, not a label.
 		if r.what == "version label of an attempt" && m[1]+1 < len(line) && line[m[1]] == '.' && unicode.IsDigit(rune(line[m[1]+1])) {
 			continue
 		}
