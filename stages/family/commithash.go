@@ -40,7 +40,7 @@ func ParseCommitmentHash(s string) (CommitmentHash, error) {
 	for i, h := range CommitmentHashes {
 		names[i] = string(h)
 	}
-	return "", fmt.Errorf("commitment hash %q: want one of %s", s, strings.Join(names, ", "))
+	return "", fmt.Errorf("%q is not a commitment hash: want one of %s", s, strings.Join(names, ", "))
 }
 
 // CommitmentHashing is an optional capability of a Prover whose proofs
