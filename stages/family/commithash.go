@@ -106,3 +106,15 @@ func VerifyingKeyWithHash(vk VerifyingKey, h CommitmentHash) (VerifyingKey, erro
 	}
 	return ck.WithCommitmentHash(h)
 }
+
+// CommitmentHashesOf names the hashes p's proofs take, the default first
+// ("rfc9380, keccak256").
+func CommitmentHashesOf(p Prover) string {
+	var names []string
+	for _, h := range CommitmentHashes {
+		if TakesCommitmentHash(p, h) {
+			names = append(names, string(h))
+		}
+	}
+	return strings.Join(names, ", ")
+}
