@@ -6,8 +6,11 @@ import (
 	"math/big"
 	"testing"
 
+	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark/backend"
 	"github.com/consensys/gnark/backend/groth16"
 	g16bls12381 "github.com/consensys/gnark/backend/groth16/bls12-381"
+	"github.com/consensys/gnark/backend/solidity"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/std/hash/sha2"
 	"github.com/consensys/gnark/std/lookup/logderivlookup"
@@ -17,6 +20,7 @@ import (
 	"github.com/consensys/gnark/std/rangecheck"
 
 	"github.com/prooflane/prooflane"
+	"github.com/prooflane/prooflane/stages/family"
 )
 
 type fp = emparams.Secp256k1Fp
@@ -129,5 +133,34 @@ func TestProveProvesSHA2(t *testing.T) {
 	}
 	if err := groth16.Verify(proofs[0].Proof, proofs[0].VerifyingKey, proofs[0].Public); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// WithCommitmentHash(family.Keccak256) makes Groth16 proofs for gnark's
+// Solidity verifier: gnark's verifier accepts each with its keccak256
+// option and rejects it without. ProvePlonk, whose proofs take the
+// default hash alone, refuses it, as both refuse a hash of no name.
+func TestWithCommitmentHashKeccak256ProvesForGnarksSolidityVerifier(t *testing.T) {
+	dir := t.TempDir()
+	proofs, err := prooflane.Prove(context.Background(), &Gadgets{}, []frontend.Circuit{gadgets(1), gadgets(2)},
+		prooflane.WithCurve(ecc.BN254), prooflane.WithKeyCache(dir), prooflane.WithCommitmentHash(family.Keccak256))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range proofs {
+		if err := groth16.Verify(p.Proof, p.VerifyingKey, p.Public, solidity.WithVerifierTargetSolidityVerifier(backend.GROTH16)); err != nil {
+			t.Errorf("proof %d: gnark's verifier with keccak256: %v", i, err)
+		}
+		if err := groth16.Verify(p.Proof, p.VerifyingKey, p.Public); err == nil {
+			t.Errorf("proof %d: gnark's verifier with its default hash accepts a keccak256 proof", i)
+		}
+	}
+	if _, err := prooflane.NewPlonkProver(&Gadgets{}, prooflane.WithKeyCache(dir), prooflane.WithCommitmentHash(family.Keccak256)); err == nil ||
+		err.Error() != `prooflane: commitment hash "keccak256": plonk proofs take rfc9380` {
+		t.Errorf("ProvePlonk with keccak256: %v", err)
+	}
+	if _, err := prooflane.NewProver(&Gadgets{}, prooflane.WithKeyCache(dir), prooflane.WithCommitmentHash("sha256")); err == nil ||
+		err.Error() != `prooflane: commitment hash "sha256": groth16 proofs take rfc9380, keccak256` {
+		t.Errorf("NewProver with sha256: %v", err)
 	}
 }

@@ -10,7 +10,8 @@
 // the smallest proofs and fastest verifier; a circuit that commits, with
 // api.Commit or a gadget built on it such as std/rangecheck,
 // std/math/emulated, std/lookup/logderivlookup or std/hash/sha2, proves
-// with no option, its proofs carrying gnark's commitments), ProvePlonk and
+// with no option, its proofs carrying gnark's commitments, hashed for
+// gnark's Solidity verifier with WithCommitmentHash), ProvePlonk and
 // NewPlonkProver PLONK proofs (the circuit compiled to a SparseR1CS, keys
 // from one universal KZG SRS, gnark's BSB22 commitments of api.Commit and
 // the gadgets built on it included). Both take the same Options; the pipeline must
@@ -50,6 +51,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/prooflane/prooflane/device"
+	"github.com/prooflane/prooflane/stages/family"
 	proverbls12381 "github.com/prooflane/prooflane/stages/groth16/bls12381/prover"
 	proverbn254 "github.com/prooflane/prooflane/stages/groth16/bn254/prover"
 )
@@ -79,6 +81,7 @@ type config struct {
 	log      io.Writer
 	solver   []solver.Option
 	curve    ecc.ID
+	hash     family.CommitmentHash
 }
 
 // WithCurve proves on curve: ecc.BLS12_381 (the default) or ecc.BN254
@@ -118,6 +121,16 @@ func WithLog(w io.Writer) Option { return func(c *config) { c.log = w } }
 // WithSolverOptions passes options (custom hints) to gnark's solver.
 func WithSolverOptions(opts ...solver.Option) Option {
 	return func(c *config) { c.solver = append(c.solver, opts...) }
+}
+
+// WithCommitmentHash hashes each commitment of a Groth16 circuit that
+// commits (api.Commit, or a gadget built on it) to a field element with
+// h: family.Keccak256 for gnark's Solidity verifier (verify the proofs
+// with gnark's solidity.WithVerifierTargetSolidityVerifier(backend.GROTH16)),
+// family.RFC9380 (the default) as gnark does by default. PLONK proofs take
+// the default alone: ProvePlonk refuses another.
+func WithCommitmentHash(h family.CommitmentHash) Option {
+	return func(c *config) { c.hash = h }
 }
 
 // SilenceGnark turns off gnark's global logger (logger.Disable), whose

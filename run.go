@@ -71,6 +71,7 @@ type run struct {
 	backend    device.Backend
 	ownBackend bool
 	solver     []solver.Option
+	hash       family.CommitmentHash
 }
 
 // newRun is what NewProver and NewPlonkProver share: it refuses a nil
@@ -86,6 +87,9 @@ func newRun(circuit frontend.Circuit, opts []Option, want, newProver, other stri
 	pp, err := c.parse(want, newProver, other)
 	if err != nil {
 		return nil, err
+	}
+	if h, err := family.ParseCommitmentHash(string(c.hash)); err != nil || !family.TakesCommitmentHash(pp.Family, h) {
+		return nil, fmt.Errorf("prooflane: commitment hash %q: %s proofs take %s", c.hash, pp.Family.Name(), family.CommitmentHashesOf(pp.Family))
 	}
 	ccs, err := pp.Family.Compile(c.curve, fmt.Sprintf("%T", circuit), circuit)
 	if err != nil {
@@ -110,7 +114,7 @@ func newRun(circuit frontend.Circuit, opts []Option, want, newProver, other stri
 // start opens the backend (the CPU one with the pipeline's device count
 // unless WithBackend gave one) and the engine of p.
 func (c config) start(p *runtime.Pipeline) (*run, error) {
-	r := &run{backend: c.backend, solver: c.solver}
+	r := &run{backend: c.backend, solver: c.solver, hash: c.hash}
 	if r.backend == nil {
 		b, err := cpu.New(p.Devices)
 		if err != nil {
@@ -156,6 +160,9 @@ func (r *run) prove(ctx context.Context, assignments []frontend.Circuit) ([]prov
 	}
 	if so, ok := job.Payload().(interface{ SetSolverOptions([]solver.Option) }); ok {
 		so.SetSolverOptions(r.solver)
+	}
+	if err := family.SetCommitmentHash(job, r.hash); err != nil {
+		return nil, fmt.Errorf("prooflane: %w", err)
 	}
 	res, err := r.engine.Run(ctx, runtime.Job{Payload: job.Payload()})
 	if err != nil {

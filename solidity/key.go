@@ -168,7 +168,7 @@ func plural(n int, what string) string {
 
 // ErrCommitmentHash is wrapped by WriteContract's error for a Groth16 key
 // with a commitment, written without KeccakCommitments.
-var ErrCommitmentHash = errors.New("the contract cannot hash the commitment as prooflane's Groth16 prover does")
+var ErrCommitmentHash = errors.New("gnark's contract hashes the commitment with keccak256")
 
 // Option changes what WriteContract writes.
 type Option func(*options)
@@ -177,10 +177,12 @@ type options struct{ keccak bool }
 
 // KeccakCommitments says the Groth16 proofs the contract is for hash
 // their commitment to the field with keccak256, as gnark's prover does
-// with solidity.WithProverTargetSolidityVerifier(backend.GROTH16): the
-// hash gnark's contract computes. prooflane's Groth16 prover hashes it as
-// gnark does by default (RFC 9380 hash to field), which the contract does
-// not, so a Groth16 key with a commitment is refused without this option.
+// with solidity.WithProverTargetSolidityVerifier(backend.GROTH16) and
+// prooflane's with the keccak256 commitment hash (prove
+// --commitment-hash keccak256): the hash gnark's contract computes. Both
+// provers hash it by default with RFC 9380 hash to field, which the
+// contract does not, so a Groth16 key with a commitment is refused
+// without this option.
 // PLONK keys need no option: gnark's PLONK contract hashes BSB22
 // commitments as gnark's prover does by default.
 func KeccakCommitments() Option { return func(o *options) { o.keccak = true } }
@@ -206,7 +208,7 @@ func (k *Key) WriteContract(w io.Writer, opts ...Option) error {
 	case k.Commitments > 1:
 		return fmt.Errorf("verifying key %q has %d commitments: gnark's Groth16 contract checks one at most", k.File, k.Commitments)
 	case k.Commitments == 1 && !o.keccak:
-		return fmt.Errorf("verifying key %q has a commitment: %w (gnark's contract hashes it with keccak256, prooflane's proofs with RFC 9380 hash to field, so it would reject them)", k.File, ErrCommitmentHash)
+		return fmt.Errorf("verifying key %q has a commitment: %w, and rejects proofs that hashed it with RFC 9380 hash to field (prooflane's and gnark's default)", k.File, ErrCommitmentHash)
 	}
 	return k.groth16.ExportSolidity(w)
 }

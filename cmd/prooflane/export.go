@@ -10,6 +10,7 @@ import (
 	"github.com/prooflane/prooflane/internal/durable"
 	"github.com/prooflane/prooflane/internal/regfile"
 	"github.com/prooflane/prooflane/solidity"
+	"github.com/prooflane/prooflane/stages/family"
 )
 
 func init() {
@@ -19,6 +20,8 @@ func init() {
 // exportFlags are the flags of export's subcommands.
 type exportFlags struct {
 	vk, out, proof, public string
+	hashArg                string
+	hash                   family.CommitmentHash
 }
 
 func runExport(args []string, stdout, stderr io.Writer) error {
@@ -29,6 +32,7 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&f.out, "out", "", "FILE (solidity): the contract's Solidity source, written whole or not at all")
 	fs.StringVar(&f.proof, "proof", "", "FILE (calldata): a proof of the key, as prove writes proof-N.bin")
 	fs.StringVar(&f.public, "public", "", "FILE (calldata): its public inputs, as prove writes public-N.bin")
+	fs.StringVar(&f.hashArg, "commitment-hash", "", "rfc9380 or keccak256 (solidity): the hash a groth16 key's proofs hashed their commitment with (prove --commitment-hash); gnark's contract hashes it with keccak256, so a key with a commitment needs keccak256")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -46,9 +50,13 @@ func runExport(args []string, stdout, stderr io.Writer) error {
 	if err := f.checkOut(); err != nil {
 		return err
 	}
-	err = durable.WriteFile(f.out, func(w io.Writer) error { return key.WriteContract(w) })
+	var opts []solidity.Option
+	if f.hash == family.Keccak256 {
+		opts = append(opts, solidity.KeccakCommitments())
+	}
+	err = durable.WriteFile(f.out, func(w io.Writer) error { return key.WriteContract(w, opts...) })
 	if errors.Is(err, solidity.ErrCommitmentHash) {
-		return fmt.Errorf("%w; gnark's PLONK contract checks BSB22 commitments as prooflane's PLONK prover makes them", err)
+		return fmt.Errorf("%w: prove with --commitment-hash keccak256, and export the contract with --commitment-hash keccak256", err)
 	}
 	if err != nil {
 		return fmt.Errorf("write %s: %w", f.out, err)
@@ -77,6 +85,12 @@ func (f *exportFlags) check(fs *flag.FlagSet, sub string) error {
 		return usageErrorf(fs, "export calldata needs --proof FILE and --public FILE, a proof and its public inputs")
 	case sub == "calldata" && f.out != "":
 		return usageErrorf(fs, "--out is export solidity's; export calldata prints the call")
+	case sub == "calldata" && f.hashArg != "":
+		return usageErrorf(fs, "--commitment-hash is export solidity's; export calldata encodes the proof as it is")
+	}
+	var err error
+	if f.hash, err = family.ParseCommitmentHash(f.hashArg); err != nil {
+		return usageErrorf(fs, "--commitment-hash: %v", err)
 	}
 	return nil
 }

@@ -86,7 +86,8 @@ func writeTestFile(t *testing.T, dir, name string, b []byte) string {
 
 // export refuses, naming the file: a BLS12-381 key (with its curve and the
 // curve to set up with), a file that holds no verifying key, a Groth16 key
-// with a commitment (its contract would reject prooflane's proofs), and
+// with a commitment without --commitment-hash keccak256 (its contract
+// would reject proofs hashed as by default), and
 // an --out that is the key; nothing is written, the exit code is 1.
 // Mistakes on the command line exit 2.
 func TestExportRefusesWhatMakesNoContract(t *testing.T) {
@@ -104,7 +105,8 @@ func TestExportRefusesWhatMakesNoContract(t *testing.T) {
 		{[]string{"solidity", "--vk", blsPlonk, "--out", out}, 1, `is a plonk key on BLS12-381, not on BN254`},
 		{[]string{"solidity", "--vk", notKey, "--out", out}, 1, `prooflane export: "` + notKey + `" is not a verifying key: it holds no Groth16 or PLONK verifying key in gnark's encoding, on BN254 or BLS12-381`},
 		{[]string{"solidity", "--vk", filepath.Join(dir, "missing"), "--out", out}, 1, `prooflane export: verifying key: open ` + filepath.Join(dir, "missing")},
-		{[]string{"solidity", "--vk", gc.VK, "--out", out}, 1, `prooflane export: verifying key "` + gc.VK + `" has a commitment: the contract cannot hash the commitment as prooflane's Groth16 prover does`},
+		{[]string{"solidity", "--vk", gc.VK, "--out", out}, 1, `prooflane export: verifying key "` + gc.VK + `" has a commitment: gnark's contract hashes the commitment with keccak256, and rejects proofs that hashed it with RFC 9380 hash to field (prooflane's and gnark's default): prove with --commitment-hash keccak256, and export the contract with --commitment-hash keccak256`},
+		{[]string{"solidity", "--vk", gc.VK, "--out", out, "--commitment-hash", "rfc9380"}, 1, `has a commitment: gnark's contract hashes the commitment with keccak256`},
 		{[]string{"solidity", "--vk", g.VK, "--out", g.VK}, 1, `prooflane export: --out ` + g.VK + ` is the verifying key --vk ` + g.VK},
 		{[]string{"solidity", "--vk", g.VK, "--out", filepath.Join(dir, "no", "such", "dir", "V.sol")}, 1, `prooflane export: write ` + filepath.Join(dir, "no", "such", "dir", "V.sol") + ": "},
 		{[]string{"calldata", "--vk", g.VK, "--proof", notKey, "--public", notKey}, 1, `prooflane export: ` + notKey + ` and ` + notKey + ` for ` + g.VK + `: public inputs: `},
@@ -117,6 +119,8 @@ func TestExportRefusesWhatMakesNoContract(t *testing.T) {
 		{[]string{"solidity", "--vk", g.VK, "--out", out, "--proof", notKey}, 2, "prooflane export: --proof and --public are export calldata's"},
 		{[]string{"calldata", "--vk", g.VK, "--proof", notKey}, 2, "prooflane export: export calldata needs --proof FILE and --public FILE"},
 		{[]string{"calldata", "--vk", g.VK, "--proof", notKey, "--public", notKey, "--out", out}, 2, "prooflane export: --out is export solidity's"},
+		{[]string{"solidity", "--vk", g.VK, "--out", out, "--commitment-hash", "sha256"}, 2, `prooflane export: --commitment-hash: "sha256" is not a commitment hash: want one of rfc9380, keccak256`},
+		{[]string{"calldata", "--vk", g.VK, "--proof", notKey, "--public", notKey, "--commitment-hash", "keccak256"}, 2, "prooflane export: --commitment-hash is export solidity's"},
 		{[]string{"solidity", "--vk", g.VK, "--otu", out}, 2, "flag provided but not defined: -otu (did you mean --out?)"},
 	} {
 		rc, stdout, stderr := prooflane(t, append([]string{"export"}, c.args...)...)
@@ -156,44 +160,53 @@ func TestProoflanesBN254ProofsVerifyOnTheEVM(t *testing.T) {
 			if rc, stdout, stderr := prooflane(t, "export", "solidity", "--vk", vk, "--out", out); rc != 0 || stderr != "" {
 				t.Fatalf("export solidity: exit %d\n%s%s", rc, stdout, stderr)
 			}
-			src, err := os.ReadFile(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			read := func(name string) []byte {
-				b, err := os.ReadFile(filepath.Join(dir, name))
-				if err != nil {
-					t.Fatal(err)
-				}
-				return b
-			}
-			proof, public, other := read("proof-0.bin"), read("public-0.bin"), read("public-1.bin")
-			if bytes.Equal(public, other) {
-				t.Fatal("the two partitions' public inputs are the same: the wrong-inputs case would test nothing")
-			}
-			tampered := bytes.Clone(proof)
-			tampered[len(tampered)-1] ^= 1
-			v := evmtest.DeployContract(t, key, src)
-			verdict := func(proof, public []byte) (bool, error) {
-				data, err := key.Calldata(proof, public)
-				if err != nil {
-					return false, err // a tampered proof may not decode: refused before the EVM
-				}
-				ret, err := v.Chain.Call(t, v.Address, data)
-				if err != nil {
-					return false, err
-				}
-				return key.Accepted(ret)
-			}
-			if ok, err := verdict(proof, public); !ok {
-				t.Errorf("the contract rejects prooflane's proof (%v)", err)
-			}
-			if ok, _ := verdict(tampered, public); ok {
-				t.Error("the contract accepts a tampered proof")
-			}
-			if ok, _ := verdict(proof, other); ok {
-				t.Error("the contract accepts the proof with another partition's public inputs")
-			}
+			checkDirOnTheEVM(t, dir, key, out)
 		})
+	}
+}
+
+// checkDirOnTheEVM deploys the contract source file contract for key on
+// the simulated chain and checks proof-0.bin of the proof directory dir:
+// the contract accepts it with public-0.bin, and rejects it tampered and
+// with public-1.bin, another partition's public inputs.
+func checkDirOnTheEVM(t *testing.T, dir string, key *solidity.Key, contract string) {
+	t.Helper()
+	src, err := os.ReadFile(contract)
+	if err != nil {
+		t.Fatal(err)
+	}
+	read := func(name string) []byte {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	proof, public, other := read("proof-0.bin"), read("public-0.bin"), read("public-1.bin")
+	if bytes.Equal(public, other) {
+		t.Fatal("the two partitions' public inputs are the same: the wrong-inputs case would test nothing")
+	}
+	tampered := bytes.Clone(proof)
+	tampered[len(tampered)-1] ^= 1
+	v := evmtest.DeployContract(t, key, src)
+	verdict := func(proof, public []byte) (bool, error) {
+		data, err := key.Calldata(proof, public)
+		if err != nil {
+			return false, err // a tampered proof may not decode: refused before the EVM
+		}
+		ret, err := v.Chain.Call(t, v.Address, data)
+		if err != nil {
+			return false, err
+		}
+		return key.Accepted(ret)
+	}
+	if ok, err := verdict(proof, public); !ok {
+		t.Errorf("the contract rejects prooflane's proof (%v)", err)
+	}
+	if ok, _ := verdict(tampered, public); ok {
+		t.Error("the contract accepts a tampered proof")
+	}
+	if ok, _ := verdict(proof, other); ok {
+		t.Error("the contract accepts the proof with another partition's public inputs")
 	}
 }

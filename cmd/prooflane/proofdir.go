@@ -52,7 +52,10 @@ type manifest struct {
 	Key    string `json:"key,omitempty"`
 	// Curve is the keys' and proofs' curve (family.CurveName); none is
 	// the default curve, BLS12-381.
-	Curve          string  `json:"curve,omitempty"`
+	Curve string `json:"curve,omitempty"`
+	// CommitmentHash is the hash the proofs' commitments were hashed
+	// with (family.CommitmentHash); none is the default, RFC 9380's.
+	CommitmentHash string  `json:"commitment_hash,omitempty"`
 	Circuit        string  `json:"circuit"`
 	Size           int     `json:"size"`
 	Constraints    int     `json:"constraints"`
@@ -166,6 +169,9 @@ func (m manifest) check() (family.Prover, error) {
 	if _, err := family.ParseCurve(m.Curve); err != nil {
 		return nil, fmt.Errorf("curve: %w", err)
 	}
+	if h, err := family.ParseCommitmentHash(m.CommitmentHash); err != nil || !family.TakesCommitmentHash(fp, h) {
+		return nil, fmt.Errorf("commitment_hash %q: not one the %s family's proofs take", m.CommitmentHash, fp.Name())
+	}
 	if err := m.checkCircuit(fp); err != nil {
 		return nil, err
 	}
@@ -217,6 +223,15 @@ func (m manifest) curve() ecc.ID {
 	return c
 }
 
+// hashField is the manifest's CommitmentHash of h: none for the default,
+// so that a manifest is what it was before the field.
+func hashField(h family.CommitmentHash) string {
+	if h == family.RFC9380 {
+		return ""
+	}
+	return string(h)
+}
+
 // curveField is the manifest's Curve of c: none for the default curve,
 // so that a BLS12-381 run's manifest is what it was before the field.
 func curveField(c ecc.ID) string {
@@ -245,6 +260,9 @@ func newProofCheck(ctx context.Context, fp family.Prover, m manifest, keysDir, v
 	}
 	vk, err := fp.VerifyingKey(ctx, family.KeyRequest{Dir: keysDir, System: m.system()}, vkFile, constraints)
 	if err != nil {
+		return proofCheck{}, err
+	}
+	if vk, err = family.VerifyingKeyWithHash(vk, family.CommitmentHash(m.CommitmentHash)); err != nil {
 		return proofCheck{}, err
 	}
 	return proofCheck{vk: vk, m: m}, nil

@@ -7,6 +7,7 @@ import (
 	"io"
 	"maps"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -34,6 +35,8 @@ type proveFlags struct {
 	seed                   uint64
 	set                    setFlags
 	tc                     pl.Config
+	hashArg                string
+	hash                   family.CommitmentHash
 }
 
 func newProveFlags(stderr io.Writer) (*flag.FlagSet, *proveFlags) {
@@ -51,6 +54,7 @@ func newProveFlags(stderr io.Writer) (*flag.FlagSet, *proveFlags) {
 	fs.IntVar(&f.devices, "devices", 0, "devices to run on (default: the pipeline's devices)")
 	fs.StringVar(&f.backend, "backend", "cpu", backendHelp)
 	fs.StringVar(&f.progress, "progress", "auto", "progress line on stderr: auto (when a terminal), on, off")
+	fs.StringVar(&f.hashArg, "commitment-hash", string(family.RFC9380), "groth16: the hash of a circuit's commitment (api.Commit, std/rangecheck, std/math/emulated...) to a field element: rfc9380 (gnark's default) or keccak256 (gnark's Solidity verifier's: export solidity --commitment-hash keccak256)")
 	f.tc.RegisterFlags(fs)
 	if tf := fs.Lookup("trace-file"); tf != nil {
 		// prove writes the trace next to the proofs unless told otherwise.
@@ -75,6 +79,10 @@ func (f *proveFlags) parse(fs *flag.FlagSet, args []string) error {
 	}
 	if err := checkBackend(f.backend); err != nil {
 		return err
+	}
+	var err error
+	if f.hash, err = family.ParseCommitmentHash(f.hashArg); err != nil {
+		return usageErrorf(fs, "--commitment-hash: %v", err)
 	}
 	if err := f.checkUserFlags(fs); err != nil {
 		return err
@@ -181,6 +189,9 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		return err
 	}
 	r.fp = pp.Family
+	if err := checkCommitmentHash(fs, r.fp, r.p, f.hash); err != nil {
+		return err
+	}
 	ctx, stop := signalContext()
 	defer stop()
 	src, err := f.source(ctx, fs, r.p, r.fp)
@@ -234,6 +245,22 @@ func runProve(args []string, stdout, stderr io.Writer) (err error) {
 		f.tc.File = r.od.path(traceIn)
 	}
 	return r.run(ctx, show, stdout, stderr)
+}
+
+// checkCommitmentHash refuses a --commitment-hash other than the default
+// when p's family fp does not take it, naming the families that do.
+func checkCommitmentHash(fs *flag.FlagSet, fp family.Prover, p *runtime.Pipeline, h family.CommitmentHash) error {
+	if family.TakesCommitmentHash(fp, h) {
+		return nil
+	}
+	var takers []string
+	for _, o := range provers() {
+		if family.TakesCommitmentHash(o, h) {
+			takers = append(takers, o.Name())
+		}
+	}
+	return usageErrorf(fs, "--commitment-hash %s: pipeline %q makes %s proofs, which hash their commitments with %s only; %s pipelines take it",
+		h, p.Name, fp.Name(), family.RFC9380, strings.Join(takers, ", "))
 }
 
 // oneJob is set with the params fp's pipelines take for a run of p's one
@@ -316,6 +343,9 @@ func (r *proveRun) traceConfig() pl.Config {
 
 // prove runs the job on an engine lent the backend, and closes the engine.
 func (r *proveRun) prove(ctx context.Context, prov *pl.Provider, show bool, stderr io.Writer) (*runtime.Result, time.Duration, error) {
+	if err := family.SetCommitmentHash(r.job, r.f.hash); err != nil {
+		return nil, 0, err
+	}
 	nParts := r.p.Partitions
 	pr := startProgress(stderr, r.p, nParts, show)
 	e, err := runtime.NewEngine(r.p, runtime.Options{Tracer: prov.TracerProvider(), Devices: r.nDev, OnEvent: pr.Event, Backend: r.be})
@@ -340,7 +370,7 @@ func (r *proveRun) prove(ctx context.Context, prov *pl.Provider, show bool, stde
 func (r *proveRun) write(res *runtime.Result, el time.Duration) (manifest, error) {
 	sys := r.key.System()
 	m := manifest{
-		Family: r.fp.Name(), Key: r.key.Name(), Curve: curveField(sys.Curve),
+		Family: r.fp.Name(), Key: r.key.Name(), Curve: curveField(sys.Curve), CommitmentHash: hashField(r.f.hash),
 		Circuit: sys.Name, Size: sys.Size, Constraints: r.key.Constraints(), Partitions: r.p.Partitions, Seed: r.f.seed,
 		Pipeline: r.p.Name, PipelineFile: r.p.File, PipelineSHA256: r.p.Hash, Backend: r.be.Name(), Devices: r.nDev,
 		Seconds: el.Seconds(), Witnesses: r.f.witnesses,

@@ -207,6 +207,15 @@ func (b *ByCurve) HostBases() map[string]string {
 	return nil
 }
 
+// CommitmentHashes are DefaultCurve's prover's (the hash is the
+// family's choice, not a curve's); none without CommitmentHashing.
+func (b *ByCurve) CommitmentHashes() []CommitmentHash {
+	if c, ok := b.def.(CommitmentHashing); ok {
+		return c.CommitmentHashes()
+	}
+	return nil
+}
+
 func (b *ByCurve) OneJob(partitions int) (map[string]string, string) {
 	if o, ok := b.def.(OneJober); ok {
 		return o.OneJob(partitions)
@@ -221,4 +230,5 @@ var (
 	_ DeviceMemoryEstimator = (*ByCurve)(nil)
 	_ HostBaser             = (*ByCurve)(nil)
 	_ OneJober              = (*ByCurve)(nil)
+	_ CommitmentHashing     = (*ByCurve)(nil)
 )

@@ -5,6 +5,7 @@ package groth16
 import (
 	"errors"
 	"fmt"
+	"hash"
 	"math/big"
 	"slices"
 	"sort"
@@ -271,7 +272,7 @@ func (j *Job) commitHint(commit committer, points []curve.G1Affine) solver.Hint 
 			return fmt.Errorf("%s: pedersen commitment: %w", j.commit.about(i), err)
 		}
 		points[i] = p
-		h := hash_to_field.New([]byte(constraint.CommitmentDst))
+		h := j.commitmentHash()
 		h.Write(constraint.SerializeCommitment(p.Marshal(), hashed, (fr.Bits-1)/8+1))
 		sum := h.Sum(nil)
 		var res fr.Element
@@ -279,6 +280,16 @@ func (j *Job) commitHint(commit committer, points []curve.G1Affine) solver.Hint 
 		res.BigInt(out[0])
 		return nil
 	}
+}
+
+// commitmentHash is a fresh hash of a commitment to its wire's value:
+// the job's CommitmentHash, else gnark's default (RFC 9380 hash to field
+// with the commitment domain).
+func (j *Job) commitmentHash() hash.Hash {
+	if j.CommitmentHash != nil {
+		return j.CommitmentHash()
+	}
+	return hash_to_field.New([]byte(constraint.CommitmentDst))
 }
 
 // pokChallenge is the coefficient folding the commitments' proofs of

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"hash"
 	"slices"
 	"sync"
 
@@ -37,6 +38,14 @@ type Job struct {
 	BasesKey string
 	// SolverOptions are passed to the R1CS solver (custom hints).
 	SolverOptions []solver.Option
+	// CommitmentHash makes the hash each commitment is hashed to a field
+	// element with, in the proof and when the proof is verified (gnark's
+	// backend.WithProverHashToFieldFunction and
+	// WithVerifierHashToFieldFunction): sha3.NewLegacyKeccak256 for
+	// gnark's Solidity verifier. nil is gnark's default, RFC 9380 hash to
+	// field. The challenge folding the proofs of knowledge is gnark's
+	// fixed hash either way.
+	CommitmentHash func() hash.Hash
 
 	nbPublic int
 	// plan is prep_msm's, derived from PK on first use.

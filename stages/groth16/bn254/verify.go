@@ -4,8 +4,10 @@ package groth16
 
 import (
 	"fmt"
+	"hash"
 
 	"github.com/consensys/gnark-crypto/ecc/bn254/fr"
+	"github.com/consensys/gnark/backend"
 	g16 "github.com/consensys/gnark/backend/groth16/bn254"
 	"github.com/consensys/gnark/backend/witness"
 )
@@ -22,18 +24,37 @@ func (j *Job) Public(p int) (witness.Witness, error) {
 	return pub, nil
 }
 
-// Verify checks partition p's proof with gnark's verifier.
+// Verify checks partition p's proof with gnark's verifier, its
+// commitments hashed with the job's CommitmentHash.
 func (j *Job) Verify(p int, proof *g16.Proof) error {
 	pub, err := j.Public(p)
 	if err != nil {
 		return err
 	}
-	return VerifyProof(j.VK, proof, pub)
+	return VerifyProof(j.VK, proof, pub, VerifierOptions(j.CommitmentHash)...)
+}
+
+// VerifierOptions are gnark's verifier options of a commitment hash:
+// none for nil (gnark's default).
+func VerifierOptions(commitmentHash func() hash.Hash) []backend.VerifierOption {
+	if commitmentHash == nil {
+		return nil
+	}
+	return []backend.VerifierOption{backend.WithVerifierHashToFieldFunction(commitmentHash())}
+}
+
+// ProverOptions are gnark's prover options of a commitment hash: none for
+// nil (gnark's default).
+func ProverOptions(commitmentHash func() hash.Hash) []backend.ProverOption {
+	if commitmentHash == nil {
+		return nil
+	}
+	return []backend.ProverOption{backend.WithProverHashToFieldFunction(commitmentHash())}
 }
 
 // VerifyProof checks a proof against a verifying key and public witness
-// with gnark's verifier.
-func VerifyProof(vk *g16.VerifyingKey, proof *g16.Proof, public witness.Witness) error {
+// with gnark's verifier and its options (VerifierOptions).
+func VerifyProof(vk *g16.VerifyingKey, proof *g16.Proof, public witness.Witness, opts ...backend.VerifierOption) error {
 	vec, ok := public.Vector().(fr.Vector)
 	if !ok {
 		return fmt.Errorf("public witness is %T, want a bn254 fr.Vector", public.Vector())
@@ -41,7 +62,7 @@ func VerifyProof(vk *g16.VerifyingKey, proof *g16.Proof, public witness.Witness)
 	if err := checkCommitmentShapes(vk, proof, len(vec)); err != nil {
 		return fmt.Errorf("proof does not verify: %w", err)
 	}
-	if err := g16.Verify(proof, vk, vec); err != nil {
+	if err := g16.Verify(proof, vk, vec, opts...); err != nil {
 		return fmt.Errorf("proof does not verify: %w", err)
 	}
 	return nil

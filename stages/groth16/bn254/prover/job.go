@@ -5,8 +5,10 @@ package prover
 import (
 	"bytes"
 	"fmt"
+	"hash"
 
 	g16 "github.com/consensys/gnark/backend/groth16/bn254"
+	"golang.org/x/crypto/sha3"
 
 	"github.com/prooflane/prooflane/stages/family"
 	groth16 "github.com/prooflane/prooflane/stages/groth16/bn254"
@@ -59,7 +61,35 @@ func (j *Job) Verify(partition int, f family.Files) error {
 	if !bytes.Equal(f.Public, want) {
 		return named("", f.PublicName, fmt.Errorf("not the public inputs of partition %d's witness", partition))
 	}
-	return j.key.vk.Verify(f)
+	return j.key.vk.withHash(j.CommitmentHash).Verify(f)
+}
+
+// CommitmentHashes are the hashes a job's proofs take: gnark's default
+// and keccak256, gnark's Solidity verifier's (family.CommitmentHashing).
+func (Family) CommitmentHashes() []family.CommitmentHash { return family.CommitmentHashes }
+
+// SetCommitmentHash makes the job's proofs hash their commitments with h,
+// and checks them with it (family.CommitmentHashJob).
+func (j *Job) SetCommitmentHash(h family.CommitmentHash) error {
+	fn, err := commitmentHash(h)
+	if err != nil {
+		return err
+	}
+	j.CommitmentHash = fn
+	return nil
+}
+
+// commitmentHash is the stages' hash of h (groth16.Job.CommitmentHash):
+// nil for gnark's default.
+func commitmentHash(h family.CommitmentHash) (func() hash.Hash, error) {
+	switch h {
+	case family.RFC9380, "":
+		return nil, nil
+	case family.Keccak256:
+		return sha3.NewLegacyKeccak256, nil
+	}
+	_, err := family.ParseCommitmentHash(string(h))
+	return nil, err
 }
 
 // BaselineName names gnark's prover in bench's table.
@@ -75,7 +105,7 @@ func (Family) ProveBaseline(job family.Job, partition int) error {
 	if partition < 0 || partition >= len(j.Witnesses) {
 		return fmt.Errorf("partition %d out of the job's %d witnesses", partition, len(j.Witnesses))
 	}
-	proof, err := g16.Prove(j.R1CS, j.PK, j.Witnesses[partition])
+	proof, err := g16.Prove(j.R1CS, j.PK, j.Witnesses[partition], groth16.ProverOptions(j.CommitmentHash)...)
 	if err != nil {
 		return fmt.Errorf("gnark prove: %w", err)
 	}
@@ -87,6 +117,25 @@ type verifyingKey struct {
 	vk    *g16.VerifyingKey
 	bytes []byte
 	from  string
+	// hash is the proofs' commitment hash (nil: gnark's default).
+	hash func() hash.Hash
+}
+
+// WithCommitmentHash is the key checking proofs whose commitments were
+// hashed with h (family.CommitmentHashKey).
+func (v *verifyingKey) WithCommitmentHash(h family.CommitmentHash) (family.VerifyingKey, error) {
+	fn, err := commitmentHash(h)
+	if err != nil {
+		return nil, err
+	}
+	return v.withHash(fn), nil
+}
+
+// withHash is a copy of v checking commitments hashed with fn.
+func (v *verifyingKey) withHash(fn func() hash.Hash) *verifyingKey {
+	c := *v
+	c.hash = fn
+	return &c
 }
 
 func newVerifyingKey(vk *g16.VerifyingKey, from string) *verifyingKey {
@@ -119,11 +168,14 @@ func (v *verifyingKey) Verify(f family.Files) error {
 	if err != nil {
 		return named("read ", f.PublicName, err)
 	}
-	return groth16.VerifyProof(v.vk, proof, pub)
+	return groth16.VerifyProof(v.vk, proof, pub, groth16.VerifierOptions(v.hash)...)
 }
 
 var (
-	_ family.Job          = (*Job)(nil)
-	_ family.Baseline     = Family{}
-	_ family.VerifyingKey = (*verifyingKey)(nil)
+	_ family.Job               = (*Job)(nil)
+	_ family.Baseline          = Family{}
+	_ family.VerifyingKey      = (*verifyingKey)(nil)
+	_ family.CommitmentHashing = Family{}
+	_ family.CommitmentHashJob = (*Job)(nil)
+	_ family.CommitmentHashKey = (*verifyingKey)(nil)
 )
