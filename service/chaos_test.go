@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"path/filepath"
@@ -101,19 +100,12 @@ func TestChaosTwoHundredJobsSurviveKillsAForgedResultAndAHugePreload(t *testing.
 
 	redelivered := 0
 	for _, id := range ids {
-		res := awaitJobOf(t, cl, id)
+		res := awaitDoneOnce(t, cl, keysDir, specs[id], id)
 		if res.Status.Worker == "intruder" {
 			t.Fatalf("job %s: the forged result came out", id)
 		}
-		verifyProofs(t, keysDir, specs[id], res.Proofs)
 		if res.Status.Deliveries > 1 {
 			redelivered++
-		}
-		again := awaitJobOf(t, cl, id)
-		for i := range res.Proofs {
-			if !bytes.Equal(res.Proofs[i].Proof, again.Proofs[i].Proof) {
-				t.Errorf("job %s partition %d: two different proofs", id, i)
-			}
 		}
 	}
 	if redelivered == 0 {
