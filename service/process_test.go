@@ -124,6 +124,7 @@ func startProcEnv(t *testing.T, env []string, args ...string) *proc {
 	t.Cleanup(func() {
 		if p.cmd.ProcessState == nil {
 			_ = p.cmd.Process.Signal(syscall.SIGTERM)
+			_ = p.cmd.Process.Signal(syscall.SIGCONT) // if killHolding left it stopped
 			_ = p.cmd.Wait()
 		}
 		if t.Failed() {
@@ -157,6 +158,41 @@ func (p *proc) kill(t *testing.T) {
 		t.Fatal(err)
 	}
 	_ = p.cmd.Wait()
+}
+
+// killHolding stops p (SIGSTOP) until held, asked while p cannot move,
+// names a job p runs, then kills it (SIGKILL): p dies holding those jobs
+// however the timing falls, and they are returned.
+func (p *proc) killHolding(t *testing.T, held func() []string) []string {
+	t.Helper()
+	var ids []string
+	waitFor(t, p.cmd.Args[len(p.cmd.Args)-1]+" stopped while it holds a job", func() bool {
+		if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
+			t.Fatal(err)
+		}
+		if ids = held(); len(ids) == 0 {
+			_ = p.cmd.Process.Signal(syscall.SIGCONT)
+		}
+		return len(ids) > 0
+	})
+	p.kill(t)
+	return ids
+}
+
+// runningOn lists those of ids whose records say worker runs them now
+// (taken, waiting for memory or proving).
+func runningOn(cl prooflanev1connect.ProverServiceClient, worker string, ids []string) []string {
+	var on []string
+	for _, id := range ids {
+		st, err := cl.Status(context.Background(), connect.NewRequest(&pb.StatusRequest{JobId: id}))
+		if err != nil || st.Msg.Status.Worker != worker {
+			continue
+		}
+		if s := st.Msg.Status.State; s == pb.JobState_JOB_STATE_ADMITTING || s == pb.JobState_JOB_STATE_RUNNING {
+			on = append(on, id)
+		}
+	}
+	return on
 }
 
 // freePort returns a loopback port free now.
@@ -250,25 +286,11 @@ func TestFiftyJobsCompleteWhenAWorkerIsKilledMidJob(t *testing.T) {
 	worker("survivor")
 	// Kill the victim while it runs a job: that job must go to the
 	// survivor when the victim's heartbeats stop.
-	waitFor(t, "the victim running a job", func() bool {
-		for _, id := range ids {
-			st, err := cl.Status(context.Background(), connect.NewRequest(&pb.StatusRequest{JobId: id}))
-			if err == nil && st.Msg.Status.Worker == "victim" && st.Msg.Status.State == pb.JobState_JOB_STATE_RUNNING {
-				return true
-			}
-		}
-		return false
-	})
-	victim.kill(t)
-	redelivered := 0
+	held := victim.killHolding(t, func() []string { return runningOn(cl, "victim", ids) })
 	for _, id := range ids {
-		if res := awaitDoneOnce(t, cl, keysDir, specs[id], id); res.Status.Deliveries > 1 {
-			redelivered++
-		}
+		awaitDoneOnce(t, cl, keysDir, specs[id], id)
 	}
-	if redelivered == 0 {
-		t.Error("no job was handed to a second worker: the victim died idle")
-	}
+	t.Logf("%d jobs held by the victim when it died, all done", len(held))
 }
 
 func TestServeKilledAndRestartedLosesNoAcceptedJob(t *testing.T) {
