@@ -22,9 +22,10 @@
 # About 15 minutes on an H100 or H200 with 16 host cores (key setups
 # included); the keys go to $KEYS (default /tmp/prooflane-bench-keys) and
 # are reused by a second run. Tables and logs in $OUT (default
-# /tmp/prooflane-gpu-bench), printed at the end. Environment: JOBS (6) and
-# INFLIGHT (3) for the benches, REPS (5) for cudabench, SKIP_KERNELS=1 or
-# SKIP_PROOFS=1 to run one half. To try the script without a GPU:
+# /tmp/prooflane-gpu-bench), printed at the end. Environment: CURVE
+# (bls12-381, the default, or bn254: kernels, keys and proofs of that
+# curve), JOBS (6) and INFLIGHT (3) for the benches, REPS (5) for
+# cudabench, SKIP_KERNELS=1 or SKIP_PROOFS=1 to run one half. To try the script without a GPU:
 #   go build -o bin/prooflane ./cmd/prooflane
 #   BIN_DIR=bin BACKEND=cpu LOG=10 SKIP_KERNELS=1 bash scripts/gpu-bench.sh
 set -u -o pipefail
@@ -36,6 +37,14 @@ INFLIGHT=${INFLIGHT:-3}
 REPS=${REPS:-5}
 BACKEND=${BACKEND:-cuda}
 LOG=${LOG:-20}
+CURVE=${CURVE:-bls12-381}
+case $CURVE in
+bls12-381 | bn254) ;;
+*)
+	echo "gpu-bench: CURVE=$CURVE: want bls12-381 or bn254" >&2
+	exit 2
+	;;
+esac
 bin=$(realpath "${BIN_DIR:-build/gpu}")
 need=prooflane
 [ "${SKIP_KERNELS:-0}" = 1 ] || need="prooflane cudabench"
@@ -52,19 +61,20 @@ say() { echo "== $*"; }
 	nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null
 	echo "host: $(nproc) cores, $(awk '/MemTotal/ {printf "%.1f GiB", $2 / 1048576}' /proc/meminfo)"
 	cat "$bin/REVISION" 2>/dev/null
+	echo "curve: $CURVE"
 } | tee "$OUT/machine.txt"
 
 kernel_args="-cpu=true -reps $REPS -seed 14 -distinct 0 -nttall -ntt 24 -g1 20,22,24 -g2 20,22 -t 22 -t2="
 if [ "${SKIP_KERNELS:-0}" != 1 ]; then
 	if [ -x build/sppark/sppark-bench ]; then
 		say "kernels, with sppark on the same inputs"
-		OUT=$OUT/sppark CUDABENCH_ARGS="$kernel_args" STEPS="prooflane-1 sppark-1" \
+		CURVE=$CURVE OUT=$OUT/sppark CUDABENCH_ARGS="$kernel_args" STEPS="prooflane-1 sppark-1" \
 			bash scripts/sppark-side-by-side.sh >"$OUT/kernels.log" 2>&1 || failed=1
 		cp "$OUT/sppark/side-by-side.md" "$OUT/kernels.md" 2>/dev/null
 	else
 		say "kernels (no sppark column: build/sppark/sppark-bench is missing, see scripts/sppark-build.sh)"
 		# shellcheck disable=SC2086
-		"$bin/cudabench" $kernel_args -o "$OUT/kernels.md" >"$OUT/kernels.log" 2>&1 || failed=1
+		"$bin/cudabench" -curve "$CURVE" $kernel_args -o "$OUT/kernels.md" >"$OUT/kernels.log" 2>&1 || failed=1
 	fi
 	tail -3 "$OUT/kernels.log"
 fi
@@ -78,12 +88,12 @@ bench() {
 	while [ "$1" != -- ]; do setup+=("$1"); shift; done
 	shift
 	say "$name"
-	if ! "$bin/prooflane" setup --backend "$BACKEND" --keys "$KEYS" "${setup[@]}" >>"$OUT/setup.log" 2>&1; then
+	if ! "$bin/prooflane" setup --backend "$BACKEND" --curve "$CURVE" --keys "$KEYS" "${setup[@]}" >>"$OUT/setup.log" 2>&1; then
 		echo "   setup failed: $OUT/setup.log"
 		failed=1
 		return
 	fi
-	if ! "$bin/prooflane" bench --backend "$BACKEND" --keys "$KEYS" --partitions 10 --jobs "$JOBS" --inflight "$INFLIGHT" \
+	if ! "$bin/prooflane" bench --backend "$BACKEND" --curve "$CURVE" --keys "$KEYS" --partitions 10 --jobs "$JOBS" --inflight "$INFLIGHT" \
 		"$@" >"$OUT/$name.md" 2>>"$OUT/bench.log"; then
 		echo "   bench failed: $OUT/bench.log"
 		failed=1
