@@ -2,6 +2,7 @@ package service
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -130,5 +131,58 @@ func TestAUsersBN254CircuitProvesWithItsCurve(t *testing.T) {
 		if _, err := h.add(u, false); err == nil || !strings.Contains(err.Error(), "BN254's scalar field, not BLS12-381's") {
 			t.Errorf("%s: a bn254 system added as bls12-381: %v", system, err)
 		}
+	}
+}
+
+// Preload and Evict name a built-in circuit's key by its curve too: the
+// workers load the BN254 key beside the BLS12-381 one and list each with
+// its curve; evicting one leaves the other. An added circuit's key is
+// named by its id alone: another curve beside it is refused.
+func TestPreloadAndEvictNameTheKeysCurve(t *testing.T) {
+	h := newHarness(t, "")
+	h.start(WorkerConfig{Name: "w1"})
+	ctx := t.Context()
+	keys := func() []*pb.KeyInfo {
+		resp, err := h.client.List(ctx, connect.NewRequest(&pb.ListRequest{}))
+		if err != nil || len(resp.Msg.Workers) != 1 {
+			t.Fatalf("list: %v, %v", resp, err)
+		}
+		return resp.Msg.Workers[0].Keys
+	}
+	waitFor(t, "the worker's report", func() bool {
+		resp, err := h.client.List(ctx, connect.NewRequest(&pb.ListRequest{}))
+		return err == nil && len(resp.Msg.Workers) == 1
+	})
+	bls := &pb.KeyRequest{Pipeline: "groth16", Circuit: testCircuit, Size: testSize}
+	bn := &pb.KeyRequest{Pipeline: "groth16", Circuit: testCircuit, Size: testSize, Curve: "bn254"}
+	for _, req := range []*pb.KeyRequest{bls, bn} {
+		if resp, err := h.client.Preload(ctx, connect.NewRequest(req)); err != nil || len(resp.Msg.Errors) != 0 {
+			t.Fatalf("preload %v: %v, %v", req, resp, err)
+		}
+	}
+	var curves []string
+	for _, k := range keys() {
+		curves = append(curves, k.Curve)
+	}
+	if !slices.Equal(curves, []string{"", "bn254"}) {
+		t.Errorf("keys after preloading both curves: %v", keys())
+	}
+	if resp, err := h.client.Evict(ctx, connect.NewRequest(bn)); err != nil || len(resp.Msg.Errors) != 0 {
+		t.Fatalf("evict bn254: %v, %v", resp, err)
+	}
+	if k := keys(); len(k) != 1 || k[0].Curve != "" {
+		t.Errorf("keys after evicting bn254's: %v", k)
+	}
+	if _, err := h.client.Preload(ctx, connect.NewRequest(&pb.KeyRequest{Circuit: testCircuit, Size: testSize, Curve: "bn256"})); connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), `"bn256"`) {
+		t.Errorf("preload of an unknown curve: %v", err)
+	}
+	u := newUserCircuitOn(t, ecc.BN254, "groth16", &userCubic{})
+	added, err := h.add(u, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = h.client.Preload(ctx, connect.NewRequest(&pb.KeyRequest{CircuitId: added.Circuit.CircuitId, Curve: "bls12-381"}))
+	if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "is a bn254 circuit") {
+		t.Errorf("preload of a bn254 circuit's key as bls12-381: %v", err)
 	}
 }

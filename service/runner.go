@@ -81,7 +81,9 @@ type Key struct {
 	Family  string
 	Circuit string
 	Size    int
-	Bytes   uint64
+	// Curve is the key's curve, "" for the default (Spec.Curve).
+	Curve string
+	Bytes uint64
 }
 
 // maxEngines bounds the engines (one per distinct pipeline) a runner
@@ -612,7 +614,7 @@ func (r *EngineRunner) Keys() []Key {
 				n += uint64(st.Size())
 			}
 		}
-		out = append(out, Key{Family: id.family, Circuit: id.circuit, Size: id.size, Bytes: n})
+		out = append(out, Key{Family: id.family, Circuit: id.circuit, Size: id.size, Curve: id.curve, Bytes: n})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]
@@ -622,7 +624,10 @@ func (r *EngineRunner) Keys() []Key {
 		if a.Circuit != b.Circuit {
 			return a.Circuit < b.Circuit
 		}
-		return a.Size < b.Size
+		if a.Size != b.Size {
+			return a.Size < b.Size
+		}
+		return a.Curve < b.Curve
 	})
 	return out
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/prooflane/prooflane/admission"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/service/gen/prooflanev1/prooflanev1connect"
+	"github.com/prooflane/prooflane/stages/family"
 )
 
 // ServerConfig configures the API server.
@@ -488,7 +489,7 @@ func (s *Server) List(ctx context.Context, req *connect.Request[pb.ListRequest])
 			BudgetBytes: w.Budget, AdmittedBytes: w.Admitted, PeakRunning: uint32(w.PeakRunning),
 			AdmissionWaits: w.AdmissionWaits, SeenUnixMs: w.Seen}
 		for _, k := range w.Keys {
-			wi.Keys = append(wi.Keys, &pb.KeyInfo{Family: k.Family, Circuit: k.Circuit, Size: uint64(k.Size), Bytes: k.Bytes})
+			wi.Keys = append(wi.Keys, &pb.KeyInfo{Family: k.Family, Circuit: k.Circuit, Size: uint64(k.Size), Bytes: k.Bytes, Curve: k.Curve})
 		}
 		out.Workers = append(out.Workers, wi)
 	}
@@ -514,7 +515,7 @@ func checkKey(req *pb.KeyRequest) (Spec, error) {
 	if pipeline == "" {
 		pipeline = "groth16"
 	}
-	return checkSpec(&pb.JobSpec{Pipeline: pipeline, Circuit: req.Circuit, Size: req.Size, Partitions: 1}, nil)
+	return checkSpec(&pb.JobSpec{Pipeline: pipeline, Circuit: req.Circuit, Size: req.Size, Curve: req.Curve, Partitions: 1}, nil)
 }
 
 // Preload implements the API: every live worker loads the key (making it
@@ -548,6 +549,9 @@ func (s *Server) keySpec(ctx context.Context, req *pb.KeyRequest) (Spec, error) 
 	c, err := s.st.Circuit(ctx, req.CircuitId)
 	if err != nil {
 		return Spec{}, storeError(err)
+	}
+	if req.Curve != "" && !strings.EqualFold(req.Curve, family.CurveName(c.curve())) {
+		return Spec{}, invalid(fmt.Errorf("curve %q: circuit %s is a %s circuit", req.Curve, c.ID, family.CurveName(c.curve())))
 	}
 	spec, err := circuitKeySpec(c, req.Pipeline, "")
 	if err != nil {

@@ -461,6 +461,8 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 	circuit := fs.String("circuit", "", "the key's built-in circuit (default: the family's default; none for a family without circuits)")
 	size := fs.String("size", "2^12", "the key's size: 4096 or 2^12")
 	circuitID := fs.String("circuit-id", "", "ID: the key of your own circuit, added with prooflane circuits add, instead of --circuit and --size")
+	curve := curveFlag{id: family.DefaultCurve}
+	fs.Var(&curve, "curve", "the built-in circuit's key's curve ("+curveNames()+"); a --circuit-id circuit's is its own")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -484,6 +486,10 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 			return usageErrorf(fs, "--size: %w", err)
 		}
 		req.Size, what = uint64(n), fmt.Sprintf("%s %s/%d", *pipeline, *circuit, n)
+		if flagGiven(fs, "curve") {
+			req.Curve = family.CurveName(curve.id)
+			what += " on " + req.Curve
+		}
 	} else if err := circuitKeyFlags(fs, req); err != nil {
 		return err
 	}
@@ -511,7 +517,7 @@ func runKeys(args []string, stdout, stderr io.Writer) error {
 // circuitKeyFlags fits req to --circuit-id: no built-in circuit's flags,
 // and the circuit's pipeline unless --pipeline names one.
 func circuitKeyFlags(fs *flag.FlagSet, req *pb.KeyRequest) error {
-	for _, name := range []string{"circuit", "size"} {
+	for _, name := range []string{"circuit", "size", "curve"} {
 		if flagGiven(fs, name) {
 			return usageErrorf(fs, "--%s: a built-in circuit's; --circuit-id names your circuit's key", name)
 		}
@@ -531,7 +537,11 @@ func listKeys(ctx context.Context, cl prooflanev1connect.ProverServiceClient, cf
 	cf.print(stdout, resp.Msg.Workers, func() {
 		for _, w := range resp.Msg.Workers {
 			for _, k := range w.Keys {
-				fmt.Fprintf(stdout, "worker %s: %s %s/%d (%s)\n", w.Name, k.Family, k.Circuit, k.Size, admission.HumanBytes(k.Bytes))
+				on := ""
+				if k.Curve != "" {
+					on = " on " + k.Curve
+				}
+				fmt.Fprintf(stdout, "worker %s: %s %s/%d%s (%s)\n", w.Name, k.Family, k.Circuit, k.Size, on, admission.HumanBytes(k.Bytes))
 			}
 		}
 	})

@@ -161,7 +161,10 @@ func TestServeRefusesACorruptCircuitAnUnknownIDAndABadWitness(t *testing.T) {
 	if rc, stdout, stderr := prooflane(t, "keys", "preload", "--addr", url, "--circuit-id", id); rc != 0 || !strings.Contains(stdout, "preload "+id+": 1 workers done") {
 		t.Fatalf("keys preload: exit %d\n%s%s", rc, stdout, stderr)
 	}
-	if rc, stdout, _ := prooflane(t, "keys", "--addr", url); rc != 0 || !strings.Contains(stdout, "groth16 "+id+"/") {
+	if rc, stdout, stderr := prooflane(t, "keys", "preload", "--addr", url, "--circuit", "chain", "--size", "2^6", "--curve", "bn254"); rc != 0 || !strings.Contains(stdout, "preload groth16 chain/64 on bn254: 1 workers done") {
+		t.Fatalf("keys preload --curve bn254: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	if rc, stdout, _ := prooflane(t, "keys", "--addr", url); rc != 0 || !strings.Contains(stdout, "groth16 "+id+"/") || !strings.Contains(stdout, "groth16 chain/64 on bn254 (") {
 		t.Errorf("keys: exit %d\n%s", rc, stdout)
 	}
 	out := filepath.Join(t.TempDir(), "out")
@@ -192,6 +195,7 @@ func TestCircuitFlagsMistakesExitTwo(t *testing.T) {
 		{[]string{"submit", "--circuit-id", "circuit-0123456789abcdef", "--witness", "w", "--seed", "3"}, "--seed: a built-in circuit's"},
 		{[]string{"submit", "--circuit-id", "circuit-0123456789abcdef", "--witness", "w", "--curve", "bn254"}, "--curve: a built-in circuit's"},
 		{[]string{"keys", "preload", "--circuit-id", "circuit-0123456789abcdef", "--size", "64"}, "--size: a built-in circuit's"},
+		{[]string{"keys", "preload", "--circuit-id", "circuit-0123456789abcdef", "--curve", "bn254"}, "--curve: a built-in circuit's"},
 		{[]string{"loadtest", "--witness", "w"}, "--witness, --pk and --vk are for your own circuit"},
 	} {
 		rc, _, stderr := prooflane(t, c.args...)

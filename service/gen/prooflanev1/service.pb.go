@@ -1130,11 +1130,13 @@ func (x *LaneDepth) GetInFlight() uint64 {
 }
 
 type KeyInfo struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Family        string                 `protobuf:"bytes,1,opt,name=family,proto3" json:"family,omitempty"`
-	Circuit       string                 `protobuf:"bytes,2,opt,name=circuit,proto3" json:"circuit,omitempty"`
-	Size          uint64                 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
-	Bytes         uint64                 `protobuf:"varint,4,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	state   protoimpl.MessageState `protogen:"open.v1"`
+	Family  string                 `protobuf:"bytes,1,opt,name=family,proto3" json:"family,omitempty"`
+	Circuit string                 `protobuf:"bytes,2,opt,name=circuit,proto3" json:"circuit,omitempty"`
+	Size    uint64                 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
+	Bytes   uint64                 `protobuf:"varint,4,opt,name=bytes,proto3" json:"bytes,omitempty"`
+	// curve is the key's curve; empty for the default (bls12-381).
+	Curve         string `protobuf:"bytes,5,opt,name=curve,proto3" json:"curve,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1195,6 +1197,13 @@ func (x *KeyInfo) GetBytes() uint64 {
 		return x.Bytes
 	}
 	return 0
+}
+
+func (x *KeyInfo) GetCurve() string {
+	if x != nil {
+		return x.Curve
+	}
+	return ""
 }
 
 type WorkerInfo struct {
@@ -1391,7 +1400,10 @@ type KeyRequest struct {
 	Circuit  string `protobuf:"bytes,2,opt,name=circuit,proto3" json:"circuit,omitempty"`
 	Size     uint64 `protobuf:"varint,3,opt,name=size,proto3" json:"size,omitempty"`
 	// circuit_id names an added circuit's key instead of circuit and size.
-	CircuitId     string `protobuf:"bytes,4,opt,name=circuit_id,json=circuitId,proto3" json:"circuit_id,omitempty"`
+	CircuitId string `protobuf:"bytes,4,opt,name=circuit_id,json=circuitId,proto3" json:"circuit_id,omitempty"`
+	// curve is the built-in circuit's key's curve ("bls12-381", the
+	// default, or "bn254"); with circuit_id empty or the circuit's own.
+	Curve         string `protobuf:"bytes,5,opt,name=curve,proto3" json:"curve,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1450,6 +1462,13 @@ func (x *KeyRequest) GetSize() uint64 {
 func (x *KeyRequest) GetCircuitId() string {
 	if x != nil {
 		return x.CircuitId
+	}
+	return ""
+}
+
+func (x *KeyRequest) GetCurve() string {
+	if x != nil {
+		return x.Curve
 	}
 	return ""
 }
@@ -2381,12 +2400,13 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\tLaneDepth\x12:\n" +
 	"\bpriority\x18\x01 \x01(\x0e2\x1e.prooflane.service.v1.PriorityR\bpriority\x12\x16\n" +
 	"\x06queued\x18\x02 \x01(\x04R\x06queued\x12\x1b\n" +
-	"\tin_flight\x18\x03 \x01(\x04R\binFlight\"e\n" +
+	"\tin_flight\x18\x03 \x01(\x04R\binFlight\"{\n" +
 	"\aKeyInfo\x12\x16\n" +
 	"\x06family\x18\x01 \x01(\tR\x06family\x12\x18\n" +
 	"\acircuit\x18\x02 \x01(\tR\acircuit\x12\x12\n" +
 	"\x04size\x18\x03 \x01(\x04R\x04size\x12\x14\n" +
-	"\x05bytes\x18\x04 \x01(\x04R\x05bytes\"\xd5\x02\n" +
+	"\x05bytes\x18\x04 \x01(\x04R\x05bytes\x12\x14\n" +
+	"\x05curve\x18\x05 \x01(\tR\x05curve\"\xd5\x02\n" +
 	"\n" +
 	"WorkerInfo\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12\x18\n" +
@@ -2405,14 +2425,15 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\x04jobs\x18\x01 \x03(\v2\x1f.prooflane.service.v1.JobStatusR\x04jobs\x125\n" +
 	"\x05lanes\x18\x02 \x03(\v2\x1f.prooflane.service.v1.LaneDepthR\x05lanes\x12:\n" +
 	"\aworkers\x18\x03 \x03(\v2 .prooflane.service.v1.WorkerInfoR\aworkers\x12&\n" +
-	"\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageToken\"u\n" +
+	"\x0fnext_page_token\x18\x04 \x01(\tR\rnextPageToken\"\x8b\x01\n" +
 	"\n" +
 	"KeyRequest\x12\x1a\n" +
 	"\bpipeline\x18\x01 \x01(\tR\bpipeline\x12\x18\n" +
 	"\acircuit\x18\x02 \x01(\tR\acircuit\x12\x12\n" +
 	"\x04size\x18\x03 \x01(\x04R\x04size\x12\x1d\n" +
 	"\n" +
-	"circuit_id\x18\x04 \x01(\tR\tcircuitId\"?\n" +
+	"circuit_id\x18\x04 \x01(\tR\tcircuitId\x12\x14\n" +
+	"\x05curve\x18\x05 \x01(\tR\x05curve\"?\n" +
 	"\vKeyResponse\x12\x18\n" +
 	"\aworkers\x18\x01 \x03(\tR\aworkers\x12\x16\n" +
 	"\x06errors\x18\x02 \x03(\tR\x06errors\"r\n" +
