@@ -343,6 +343,9 @@ func (r *EngineRunner) Run(ctx context.Context, spec Spec, onEvent func(runtime.
 	if err != nil {
 		return nil, err
 	}
+	if err := family.SetCommitmentHash(job, family.CommitmentHash(spec.CommitmentHash)); err != nil {
+		return nil, err
+	}
 	res, err := runObserved(ctx, e, runtime.Job{ID: spec.JobID, Priority: spec.Priority, Partitions: n, Payload: job.Payload()}, onEvent)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	"strings"
 
+	"github.com/prooflane/prooflane/proving"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/workloads"
@@ -60,9 +61,12 @@ type Spec struct {
 	// Curve is the key's curve (family.CurveName), none for the default
 	// curve (BLS12-381): an added circuit's, or a built-in circuit's as
 	// the job named it.
-	Curve      string `json:"curve,omitempty"`
-	Partitions int    `json:"partitions"`
-	Seed       uint64 `json:"seed"`
+	Curve string `json:"curve,omitempty"`
+	// CommitmentHash is the hash the proofs hash their commitments with
+	// (family.CommitmentHash), none for the default (RFC9380).
+	CommitmentHash string `json:"commitment_hash,omitempty"`
+	Partitions     int    `json:"partitions"`
+	Seed           uint64 `json:"seed"`
 	// CircuitID is an added circuit's id (then Circuit too): the job
 	// proves Witnesses, the names of the witnesses in the object store
 	// (the hex SHA-256 of each), one partition each. Keys names the
@@ -162,7 +166,28 @@ func checkSpec(in *pb.JobSpec, c *Circuit) (Spec, error) {
 		return Spec{}, fmt.Errorf("spec: size %d: above the %s family's limit of %d", in.Size, pp.Family.Name(), max)
 	}
 	s.Size = int(in.Size)
+	if s.CommitmentHash, err = commitmentHashField(in.CommitmentHash, pp); err != nil {
+		return Spec{}, err
+	}
 	return s, nil
+}
+
+// commitmentHashField is a Spec's CommitmentHash of the submitted name h
+// for a job of pp: none for the default, an error naming the field for
+// a name that is no hash or a hash pp's family does not take.
+func commitmentHashField(h string, pp *proving.Pipeline) (string, error) {
+	ch, err := family.ParseCommitmentHash(h)
+	if err != nil {
+		return "", fmt.Errorf("spec: commitment_hash: %w", err)
+	}
+	if !family.TakesCommitmentHash(pp.Family, ch) {
+		return "", fmt.Errorf("spec: commitment_hash %q: pipeline %q makes %s proofs, which hash their commitments with %s only",
+			h, pp.Name, pp.Family.Name(), family.CommitmentHashesOf(pp.Family))
+	}
+	if ch == family.RFC9380 {
+		return "", nil
+	}
+	return string(ch), nil
 }
 
 // checkCircuitSpec validates the spec of a job of added circuit c: the
@@ -190,6 +215,13 @@ func checkCircuitSpec(in *pb.JobSpec, c *Circuit) (Spec, error) {
 	}
 	s, err := circuitKeySpec(c, in.Pipeline, in.PipelineYaml)
 	if err != nil {
+		return Spec{}, err
+	}
+	pp, err := specProving(s)
+	if err != nil {
+		return Spec{}, fmt.Errorf("spec: %w", err)
+	}
+	if s.CommitmentHash, err = commitmentHashField(in.CommitmentHash, pp); err != nil {
 		return Spec{}, err
 	}
 	s.Partitions = len(in.Witnesses)
@@ -260,7 +292,7 @@ func (s Spec) hash() string {
 
 func (s Spec) proto() *pb.JobSpec {
 	out := &pb.JobSpec{Pipeline: s.Pipeline, PipelineYaml: s.PipelineYAML, Circuit: s.Circuit, Size: uint64(s.Size),
-		Partitions: uint32(s.Partitions), Seed: s.Seed, CircuitId: s.CircuitID, Curve: s.Curve}
+		Partitions: uint32(s.Partitions), Seed: s.Seed, CircuitId: s.CircuitID, Curve: s.Curve, CommitmentHash: s.CommitmentHash}
 	for _, w := range s.Witnesses {
 		out.Witnesses = append(out.Witnesses, &pb.Witness{Source: &pb.Witness_Upload{Upload: w}})
 	}

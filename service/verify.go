@@ -42,7 +42,7 @@ func (c *Checker) Check(spec *pb.JobSpec, proofs []*pb.Proof) error {
 	if spec.CircuitId != "" {
 		return c.checkCircuit(spec, proofs)
 	}
-	s := Spec{Pipeline: spec.Pipeline, PipelineYAML: spec.PipelineYaml, Circuit: spec.Circuit, Size: int(spec.Size), Curve: spec.Curve}
+	s := Spec{Pipeline: spec.Pipeline, PipelineYAML: spec.PipelineYaml, Circuit: spec.Circuit, Size: int(spec.Size), Curve: spec.Curve, CommitmentHash: spec.CommitmentHash}
 	if s.Circuit == "" {
 		s.Circuit = workloads.Default
 	}
@@ -76,8 +76,17 @@ func (c *Checker) Check(spec *pb.JobSpec, proofs []*pb.Proof) error {
 }
 
 // verifyingKey is fp's verifying key of s's key: file's when it is set,
-// else the key cache's; read once.
+// else the key cache's; read once. It checks proofs whose commitments
+// were hashed with s's CommitmentHash.
 func (c *Checker) verifyingKey(fp family.Prover, s Spec, file string) (family.VerifyingKey, error) {
+	vk, err := c.readVerifyingKey(fp, s, file)
+	if err != nil {
+		return nil, err
+	}
+	return family.VerifyingKeyWithHash(vk, family.CommitmentHash(s.CommitmentHash))
+}
+
+func (c *Checker) readVerifyingKey(fp family.Prover, s Spec, file string) (family.VerifyingKey, error) {
 	id := keyID{fp.Name(), s.Circuit, s.Size, s.Curve, file}
 	c.mu.Lock()
 	vk, ok := c.vks[id]
@@ -106,7 +115,7 @@ func (c *Checker) checkCircuit(spec *pb.JobSpec, proofs []*pb.Proof) error {
 	if ci == nil || ci.CircuitId != spec.CircuitId {
 		return fmt.Errorf("circuit %s: not the checker's circuit", spec.CircuitId)
 	}
-	s := Spec{Pipeline: spec.Pipeline, PipelineYAML: spec.PipelineYaml, Circuit: ci.CircuitId, Size: int(ci.Constraints), Curve: ci.Curve}
+	s := Spec{Pipeline: spec.Pipeline, PipelineYAML: spec.PipelineYaml, Circuit: ci.CircuitId, Size: int(ci.Constraints), Curve: ci.Curve, CommitmentHash: spec.CommitmentHash}
 	if s.Pipeline == "" && s.PipelineYAML == "" {
 		s.Pipeline = ci.Pipeline
 	}

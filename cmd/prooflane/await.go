@@ -91,8 +91,12 @@ func awaitedManifest(job awaited) (family.Prover, manifest, error) {
 	if err != nil {
 		return nil, manifest{}, fmt.Errorf("job %q: %w", job.id, err)
 	}
+	hash, err := family.ParseCommitmentHash(spec.GetCommitmentHash())
+	if err != nil {
+		return nil, manifest{}, fmt.Errorf("job %q: %w", job.id, err)
+	}
 	m := manifest{
-		Family: fp.Name(), Key: job.resp.Key, Curve: curveField(curve), Circuit: spec.GetCircuit(), Size: int(spec.GetSize()),
+		Family: fp.Name(), Key: job.resp.Key, Curve: curveField(curve), CommitmentHash: hashField(hash), Circuit: spec.GetCircuit(), Size: int(spec.GetSize()),
 		Constraints: int(job.resp.Constraints), Partitions: int(st.Partitions), Seed: spec.GetSeed(),
 		Pipeline: spec.GetPipeline(), Backend: "service worker " + st.Worker, Job: job.id,
 	}

@@ -162,7 +162,7 @@ type submitFlags struct {
 	cf                                 clientFlags
 	af                                 awaitFlags
 	pipeline, circuit, size, circuitID string
-	priority, idem                     string
+	priority, idem, hash               string
 	partitions                         int
 	seed                               uint64
 	deadline                           time.Duration
@@ -185,6 +185,7 @@ func parseSubmit(args []string, stderr io.Writer) (*flag.FlagSet, *submitFlags, 
 	fs.Var(&f.curve, "curve", "the built-in circuit's curve ("+curveNames()+"); a --circuit-id circuit's is its own")
 	fs.IntVar(&f.partitions, "partitions", 0, "the built-in circuit's proofs (default: the pipeline's partitions)")
 	fs.Uint64Var(&f.seed, "seed", 1, "the built-in circuit's witness seed")
+	fs.StringVar(&f.hash, "commitment-hash", "", "groth16: the hash of a circuit's commitment to a field element: rfc9380 (gnark's default) or keccak256 (gnark's Solidity verifier's); the service refuses it for a family that hashes one way only")
 	fs.StringVar(&f.priority, "priority", "normal", "lane: critical, high, normal or low")
 	fs.StringVar(&f.idem, "idempotency-key", "", "names the request: submitting it again returns the same job")
 	fs.DurationVar(&f.deadline, "deadline", 0, "fail the job not finished within this long (0: none)")
@@ -195,6 +196,9 @@ func parseSubmit(args []string, stderr io.Writer) (*flag.FlagSet, *submitFlags, 
 	}
 	if fs.NArg() != 0 {
 		return nil, nil, usageErrorf(fs, "submit takes no arguments, got %q", fs.Args())
+	}
+	if _, err := family.ParseCommitmentHash(f.hash); err != nil {
+		return nil, nil, usageErrorf(fs, "--commitment-hash: %v", err)
 	}
 	if err := checkCounts(fs, "partitions"); err != nil {
 		return nil, nil, err
@@ -233,6 +237,7 @@ func (f *submitFlags) spec(ctx context.Context, fs *flag.FlagSet, cl prooflanev1
 		}
 		f.pipeline = cmp.Or(f.pipeline, "groth16")
 	}
+	spec.CommitmentHash = f.hash
 	if err := setPipeline(spec, f.pipeline); err != nil {
 		return nil, err
 	}

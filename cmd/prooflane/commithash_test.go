@@ -108,6 +108,54 @@ func checkKeccakWithGnark(t *testing.T, dir string, n int) {
 	}
 }
 
+// Through the service: `submit --commitment-hash keccak256 --await --out`
+// writes proofs gnark's verifier accepts with its keccak256 option alone,
+// a manifest that records the hash, and a directory `verify` accepts;
+// PLONK's jobs are refused the hash before anything is queued.
+func TestSubmitWithKeccakCommitmentHashWritesWhatVerifyAccepts(t *testing.T) {
+	keys := t.TempDir()
+	url := serveProcess(t, keys)
+	dir := filepath.Join(t.TempDir(), "out")
+	submit := []string{"submit", "--addr", url, "--curve", "bn254", "--circuit", "emulated", "--size", "2^10", "--partitions", "2"}
+	rc, stdout, stderr := prooflane(t, append(submit, "--commitment-hash", "keccak256", "--await", "--out", dir, "--keys", keys)...)
+	if rc != 0 || !strings.Contains(stdout, "2 proofs, verified with ") {
+		t.Fatalf("submit --await: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	raw, err := os.ReadFile(filepath.Join(dir, manifestFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m manifest
+	if err := json.Unmarshal(raw, &m); err != nil || m.CommitmentHash != "keccak256" {
+		t.Errorf("manifest commitment_hash %q (%v), want keccak256", m.CommitmentHash, err)
+	}
+	if rc, stdout, stderr := prooflane(t, "verify", "--keys", keys, dir); rc != 0 || !strings.Contains(stdout, "all 2 proofs verify") {
+		t.Errorf("verify: exit %d\n%s%s", rc, stdout, stderr)
+	}
+	// gnark's check reads the directory's vk.bin: the key cache's file,
+	// which await does not copy.
+	if err := os.WriteFile(filepath.Join(dir, "vk.bin"), mustRead(t, filepath.Join(keys, "emulated-1024-bn254.vk")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkKeccakWithGnark(t, dir, 2)
+	rc, _, stderr = prooflane(t, append(submit, "--pipeline", "plonk", "--commitment-hash", "keccak256")...)
+	if rc != exitFailure || !strings.Contains(stderr, `commitment_hash "keccak256": pipeline "plonk" makes plonk proofs`) {
+		t.Errorf("submit --pipeline plonk --commitment-hash keccak256: exit %d\n%s", rc, stderr)
+	}
+	if rc, _, stderr := prooflane(t, append(submit, "--commitment-hash", "sha3")...); rc != exitUsage || !strings.Contains(stderr, `--commitment-hash: "sha3" is not a commitment hash`) {
+		t.Errorf("submit --commitment-hash sha3: exit %d\n%s", rc, stderr)
+	}
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
 // readInto decodes the file at path with read (a gnark ReadFrom).
 func readInto(t *testing.T, path string, read func(io.Reader) (int64, error)) {
 	t.Helper()

@@ -170,9 +170,14 @@ type JobSpec struct {
 	// curve is the built-in circuit's curve, its keys' and proofs'
 	// ("bls12-381", the default, or "bn254"); with circuit_id empty or
 	// the circuit's own.
-	Curve         string `protobuf:"bytes,9,opt,name=curve,proto3" json:"curve,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Curve string `protobuf:"bytes,9,opt,name=curve,proto3" json:"curve,omitempty"`
+	// commitment_hash is the hash a Groth16 job's proofs hash a circuit's
+	// commitment to a field element with: "rfc9380" (gnark's default, also
+	// empty) or "keccak256" (what gnark's Solidity verifier computes).
+	// Families that hash one way only take the default alone.
+	CommitmentHash string `protobuf:"bytes,10,opt,name=commitment_hash,json=commitmentHash,proto3" json:"commitment_hash,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *JobSpec) Reset() {
@@ -264,6 +269,13 @@ func (x *JobSpec) GetWitnesses() []*Witness {
 func (x *JobSpec) GetCurve() string {
 	if x != nil {
 		return x.Curve
+	}
+	return ""
+}
+
+func (x *JobSpec) GetCommitmentHash() string {
+	if x != nil {
+		return x.CommitmentHash
 	}
 	return ""
 }
@@ -2325,7 +2337,7 @@ var File_prooflane_service_v1_service_proto protoreflect.FileDescriptor
 
 const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\n" +
-	"\"prooflane/service/v1/service.proto\x12\x14prooflane.service.v1\"\x9e\x02\n" +
+	"\"prooflane/service/v1/service.proto\x12\x14prooflane.service.v1\"\xc7\x02\n" +
 	"\aJobSpec\x12\x1a\n" +
 	"\bpipeline\x18\x01 \x01(\tR\bpipeline\x12#\n" +
 	"\rpipeline_yaml\x18\x02 \x01(\tR\fpipelineYaml\x12\x18\n" +
@@ -2338,7 +2350,9 @@ const file_prooflane_service_v1_service_proto_rawDesc = "" +
 	"\n" +
 	"circuit_id\x18\a \x01(\tR\tcircuitId\x12;\n" +
 	"\twitnesses\x18\b \x03(\v2\x1d.prooflane.service.v1.WitnessR\twitnesses\x12\x14\n" +
-	"\x05curve\x18\t \x01(\tR\x05curve\"C\n" +
+	"\x05curve\x18\t \x01(\tR\x05curve\x12'\n" +
+	"\x0fcommitment_hash\x18\n" +
+	" \x01(\tR\x0ecommitmentHash\"C\n" +
 	"\aWitness\x12\x14\n" +
 	"\x04data\x18\x01 \x01(\fH\x00R\x04data\x12\x18\n" +
 	"\x06upload\x18\x02 \x01(\tH\x00R\x06uploadB\b\n" +
