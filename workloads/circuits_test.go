@@ -13,6 +13,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/constraint"
 	bls12381 "github.com/consensys/gnark/constraint/bls12-381"
+	bn254 "github.com/consensys/gnark/constraint/bn254"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
 	"github.com/consensys/gnark/frontend/cs/scs"
@@ -239,67 +240,93 @@ func circuitVia(inst Instance, viaAPI bool) frontend.Circuit {
 
 // The R1CS gadget writes into the constraint system directly, mirroring
 // gnark's builder step by step; this holds it to the circuit written over
-// the API: the same constraints with the same coefficients, wire for
-// wire, and the same coefficient table, for sha256 across partial and
-// whole hashes and for chain at a few lengths. The solver then finds a
-// witness for both.
+// the API, on both curves: the same constraints with the same
+// coefficients, wire for wire, and the same coefficient table, for sha256
+// across partial and whole hashes and for chain at a few lengths. The
+// solver then finds a witness for both.
 func TestTheR1CSGadgetWritesTheAPICircuit(t *testing.T) {
-	var insts []Instance
-	for _, rounds := range []int{1, 2, 10, 64, 74, 148} {
-		insts = append(insts, sha256Chain{onCurve{ecc.BLS12_381}, rounds})
-	}
-	for _, size := range []int{2, 3, 17, 1000} {
-		inst, err := New(ecc.BLS12_381, "chain", size)
-		if err != nil {
-			t.Fatal(err)
+	for _, curve := range []ecc.ID{ecc.BLS12_381, ecc.BN254} {
+		var insts []Instance
+		for _, rounds := range []int{1, 2, 10, 64, 74, 148} {
+			insts = append(insts, sha256Chain{onCurve{curve}, rounds})
 		}
-		insts = append(insts, inst)
-	}
-	for _, inst := range insts {
-		compileR1CS := func(viaAPI bool) *bls12381.R1CS {
-			c, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, circuitVia(inst, viaAPI))
+		for _, size := range []int{2, 3, 17, 1000} {
+			inst, err := New(curve, "chain", size)
 			if err != nil {
 				t.Fatal(err)
 			}
-			return c.(*bls12381.R1CS)
+			insts = append(insts, inst)
 		}
-		fast, ref := compileR1CS(false), compileR1CS(true)
-		if fast.GetNbConstraints() != ref.GetNbConstraints() || fast.GetNbInternalVariables() != ref.GetNbInternalVariables() {
-			t.Fatalf("%#v: %d constraints and %d internal wires, over the API %d and %d", inst,
-				fast.GetNbConstraints(), fast.GetNbInternalVariables(), ref.GetNbConstraints(), ref.GetNbInternalVariables())
+		for _, inst := range insts {
+			gadgetMatchesAPI(t, inst)
 		}
-		if !reflect.DeepEqual(fast.GetR1Cs(), ref.GetR1Cs()) || !reflect.DeepEqual(fast.Coefficients, ref.Coefficients) {
-			t.Fatalf("%#v: the constraints differ from the API circuit's", inst)
-		}
-		// The solver's program too: the same blueprints, instructions and
-		// levels. sha256's hints are its own (sha256Bits, not gnark's bit
-		// decomposition), so its call data and hint table differ; chain's
-		// whole system is the API's, to the byte of its file.
-		if !reflect.DeepEqual(fast.Blueprints, ref.Blueprints) || !reflect.DeepEqual(fast.Instructions, ref.Instructions) || !reflect.DeepEqual(fast.Levels, ref.Levels) {
-			t.Fatalf("%#v: the solver's instructions differ from the API circuit's", inst)
-		}
-		if _, isChain := inst.(chain); isChain {
-			var a, b bytes.Buffer
-			if _, err := fast.WriteTo(&a); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := ref.WriteTo(&b); err != nil {
-				t.Fatal(err)
-			}
-			if !bytes.Equal(a.Bytes(), b.Bytes()) {
-				t.Fatalf("%#v: the system's file is %d bytes, over the API %d, and they differ", inst, a.Len(), b.Len())
-			}
-		}
-		w, err := Witness(inst.Assignment(5))
+	}
+}
+
+// gadgetMatchesAPI compiles inst with the gadget and over the API and
+// compares the two systems.
+func gadgetMatchesAPI(t *testing.T, inst Instance) {
+	t.Helper()
+	curve := inst.Curve()
+	compileR1CS := func(viaAPI bool) constraint.ConstraintSystem {
+		c, err := frontend.Compile(curve.ScalarField(), r1cs.NewBuilder, circuitVia(inst, viaAPI))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, sys := range []*bls12381.R1CS{fast, ref} {
-			if _, err := sys.Solve(w); err != nil {
-				t.Fatalf("%#v: %v", inst, err)
-			}
+		return c
+	}
+	fast, ref := compileR1CS(false), compileR1CS(true)
+	if fast.GetNbConstraints() != ref.GetNbConstraints() || fast.GetNbInternalVariables() != ref.GetNbInternalVariables() {
+		t.Fatalf("%v %#v: %d constraints and %d internal wires, over the API %d and %d", curve, inst,
+			fast.GetNbConstraints(), fast.GetNbInternalVariables(), ref.GetNbConstraints(), ref.GetNbInternalVariables())
+	}
+	f, r := partsOf(t, fast), partsOf(t, ref)
+	if !reflect.DeepEqual(fast.(constraint.R1CS[constraint.U64]).GetR1Cs(), ref.(constraint.R1CS[constraint.U64]).GetR1Cs()) || !reflect.DeepEqual(f.coefficients, r.coefficients) {
+		t.Fatalf("%v %#v: the constraints differ from the API circuit's", curve, inst)
+	}
+	// The solver's program too: the same blueprints, instructions and
+	// levels. sha256's hints are its own (sha256Bits, not gnark's bit
+	// decomposition), so its call data and hint table differ; chain's
+	// whole system is the API's, to the byte of its file.
+	if !reflect.DeepEqual(f.blueprints, r.blueprints) || !reflect.DeepEqual(f.instructions, r.instructions) || !reflect.DeepEqual(f.levels, r.levels) {
+		t.Fatalf("%v %#v: the solver's instructions differ from the API circuit's", curve, inst)
+	}
+	if _, isChain := inst.(chain); isChain {
+		var a, b bytes.Buffer
+		if _, err := fast.WriteTo(&a); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ref.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(a.Bytes(), b.Bytes()) {
+			t.Fatalf("%v %#v: the system's file is %d bytes, over the API %d, and they differ", curve, inst, a.Len(), b.Len())
 		}
 	}
+	w, err := WitnessOf(curve, inst.Assignment(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sys := range []constraint.ConstraintSystem{fast, ref} {
+		if _, err := sys.Solve(w); err != nil {
+			t.Fatalf("%v %#v: %v", curve, inst, err)
+		}
+	}
+}
+
+// systemParts are the parts of an R1CS the gadget writes, of either
+// curve's type.
+type systemParts struct{ coefficients, blueprints, instructions, levels any }
+
+func partsOf(t *testing.T, cs constraint.ConstraintSystem) systemParts {
+	switch s := cs.(type) {
+	case *bls12381.R1CS:
+		return systemParts{s.Coefficients, s.Blueprints, s.Instructions, s.Levels}
+	case *bn254.R1CS:
+		return systemParts{s.Coefficients, s.Blueprints, s.Instructions, s.Levels}
+	}
+	t.Fatalf("a %T", cs)
+	return systemParts{}
 }
 
 // PLONK's builder compiles the circuits over the API (the R1CS gadget is
@@ -332,28 +359,30 @@ func TestLookupSuggestsClosestName(t *testing.T) {
 }
 
 // The compile at 2^20 constraints of each circuit with an R1CS gadget
-// (sha256: 2601 rounds; chain: 2^20-1 steps), by the gadget and over the
-// API, the same constraints, side by side:
+// (sha256: 2601 rounds; chain: 2^20-1 steps) on each curve, by the gadget
+// and over the API, the same constraints, side by side:
 //
 //	go test -run '^$' -bench Compile -benchtime 3x ./workloads/
 func BenchmarkCompile(b *testing.B) {
-	for _, name := range []string{"sha256", "chain"} {
-		inst, err := New(ecc.BLS12_381, name, 1<<20)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, viaAPI := range []bool{false, true} {
-			way := "r1cs-gadget"
-			if viaAPI {
-				way = "api"
+	for _, curve := range []ecc.ID{ecc.BLS12_381, ecc.BN254} {
+		for _, name := range []string{"sha256", "chain"} {
+			inst, err := New(curve, name, 1<<20)
+			if err != nil {
+				b.Fatal(err)
 			}
-			b.Run(name+"/"+way, func(b *testing.B) {
-				for b.Loop() {
-					if _, err := frontend.Compile(ecc.BLS12_381.ScalarField(), r1cs.NewBuilder, circuitVia(inst, viaAPI), frontend.WithCapacity(2<<20)); err != nil {
-						b.Fatal(err)
-					}
+			for _, viaAPI := range []bool{false, true} {
+				way := "r1cs-gadget"
+				if viaAPI {
+					way = "api"
 				}
-			})
+				b.Run(curve.String()+"/"+name+"/"+way, func(b *testing.B) {
+					for b.Loop() {
+						if _, err := frontend.Compile(curve.ScalarField(), r1cs.NewBuilder, circuitVia(inst, viaAPI), frontend.WithCapacity(2<<20)); err != nil {
+							b.Fatal(err)
+						}
+					}
+				})
+			}
 		}
 	}
 }

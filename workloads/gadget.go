@@ -3,9 +3,9 @@ package workloads
 import (
 	"slices"
 
-	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark/constraint"
 	bls12381 "github.com/consensys/gnark/constraint/bls12-381"
+	bn254 "github.com/consensys/gnark/constraint/bn254"
 	"github.com/consensys/gnark/frontend"
 )
 
@@ -87,11 +87,16 @@ type gadget struct {
 // genericR1C is the id of the first generic R1C blueprint of cs, the one
 // gnark's builder adds for its constraints, or of one added now.
 func genericR1C(cs constraint.R1CS[constraint.U64]) constraint.BlueprintID {
-	if s, ok := cs.(*bls12381.R1CS); ok {
-		for i, b := range s.Blueprints {
-			if _, ok := b.(*constraint.BlueprintGenericR1C); ok {
-				return constraint.BlueprintID(i)
-			}
+	var bps []constraint.Blueprint
+	switch s := cs.(type) {
+	case *bls12381.R1CS:
+		bps = s.Blueprints
+	case *bn254.R1CS:
+		bps = s.Blueprints
+	}
+	for i, b := range bps {
+		if _, ok := b.(*constraint.BlueprintGenericR1C); ok {
+			return constraint.BlueprintID(i)
 		}
 	}
 	return cs.AddBlueprint(&constraint.BlueprintGenericR1C{})
@@ -184,8 +189,9 @@ func (g *gadget) cid(coeff int64) uint32 {
 // order, gnark's constants (-2..2) left out, for a circuit that meets them
 // in that order and before any other coefficient but those constants
 // (chain's i): the table is the one the builder makes one coefficient at
-// a time, and cid finds their ids without a map. BLS12-381's table is
-// appended to directly while it holds gnark's five constants alone;
+// a time, and cid finds their ids without a map. The table (BLS12-381's
+// or BN254's) is appended to directly while it holds gnark's five
+// constants alone;
 // gnark's AddCoeff would also put each one in its map, a lookup and an
 // insert keyed by field element (57% of chain's compile at 2^22). That map
 // then lacks the run, as a system read back from a file lacks all of it:
@@ -196,18 +202,37 @@ func (g *gadget) coeffRun(lo, hi int64) {
 		panic("circuits: a coefficient run below gnark's constants")
 	}
 	lo = max(lo, 3)
-	t, ok := g.cs.(*bls12381.R1CS)
-	if !ok || lo > hi || len(t.Coefficients) != 5 || g.run.n != 0 {
+	if lo > hi || g.run.n != 0 {
 		return
 	}
-	n := uint64(hi - lo + 1)
-	g.run.lo, g.run.n, g.run.base = lo, n, uint32(len(t.Coefficients))
-	t.Coefficients = slices.Grow(t.Coefficients, int(n))
-	var e fr.Element
-	for c := lo; c <= hi; c++ {
-		e.SetInt64(c)
-		t.Coefficients = append(t.Coefficients, e)
+	var ok bool
+	switch t := g.cs.(type) {
+	case *bls12381.R1CS:
+		t.Coefficients, ok = appendRun(t.Coefficients, lo, hi)
+	case *bn254.R1CS:
+		t.Coefficients, ok = appendRun(t.Coefficients, lo, hi)
 	}
+	if ok {
+		g.run.lo, g.run.n, g.run.base = lo, uint64(hi-lo+1), 5
+	}
+}
+
+// appendRun appends the integers lo..hi to a coefficient table holding
+// gnark's five constants alone, and says whether it did.
+func appendRun[E any, P interface {
+	*E
+	SetInt64(int64) P
+}](table []E, lo, hi int64) ([]E, bool) {
+	if len(table) != 5 {
+		return table, false
+	}
+	table = slices.Grow(table, int(hi-lo+1))
+	for c := lo; c <= hi; c++ {
+		var e E
+		P(&e).SetInt64(c)
+		table = append(table, e)
+	}
+	return table, true
 }
 
 // appendLE appends l's terms, made as the builder makes them, to dst.
