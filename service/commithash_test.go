@@ -1,7 +1,6 @@
 package service
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 
@@ -12,7 +11,6 @@ import (
 	gnarksolidity "github.com/consensys/gnark/backend/solidity"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
-	"github.com/prooflane/prooflane/stages/groth16/bn254/keys"
 	"github.com/prooflane/prooflane/workloads"
 )
 
@@ -39,10 +37,6 @@ func TestAJobsCommitmentHashIsTheOneItsProofsTake(t *testing.T) {
 	if err := (&Checker{KeysDir: h.keys}).Check(rfc, res.Proofs); err == nil {
 		t.Error("the checker accepts keccak256 proofs under a spec of the default hash")
 	}
-	vk, err := keys.Cache{Dir: h.keys}.LoadVK(circuit, size)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ws, err := workloads.Witnesses(ecc.BN254, circuit, size, 2, spec.Seed, false)
 	if err != nil {
 		t.Fatal(err)
@@ -52,10 +46,7 @@ func TestAJobsCommitmentHashIsTheOneItsProofsTake(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		proof := groth16.NewProof(ecc.BN254)
-		if _, err := proof.ReadFrom(bytes.NewReader(p.Proof)); err != nil {
-			t.Fatal(err)
-		}
+		vk, proof := bn254Groth16(t, h.keys, circuit, size, p)
 		if err := groth16.Verify(proof, vk, pub, gnarksolidity.WithVerifierTargetSolidityVerifier(backend.GROTH16)); err != nil {
 			t.Errorf("partition %d: gnark's verifier with keccak256: %v", p.Partition, err)
 		}

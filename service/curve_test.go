@@ -9,6 +9,7 @@ import (
 	"connectrpc.com/connect"
 	"github.com/consensys/gnark-crypto/ecc"
 	"github.com/consensys/gnark/backend/groth16"
+	groth16bn254 "github.com/consensys/gnark/backend/groth16/bn254"
 	"github.com/consensys/gnark/backend/plonk"
 
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
@@ -45,14 +46,7 @@ func TestABN254JobOfEachFamilyPassesGnarksVerifier(t *testing.T) {
 				t.Fatal(err)
 			}
 			if family == "groth16" {
-				vk, err := keys.Cache{Dir: h.keys}.LoadVK(testCircuit, testSize)
-				if err != nil {
-					t.Fatal(err)
-				}
-				proof := groth16.NewProof(ecc.BN254)
-				if _, err := proof.ReadFrom(bytes.NewReader(p.Proof)); err != nil {
-					t.Fatal(err)
-				}
+				vk, proof := bn254Groth16(t, h.keys, testCircuit, testSize, p)
 				if err := groth16.Verify(proof, vk, pub); err != nil {
 					t.Errorf("groth16 partition %d: gnark's verifier: %v", p.Partition, err)
 				}
@@ -185,4 +179,19 @@ func TestPreloadAndEvictNameTheKeysCurve(t *testing.T) {
 	if connect.CodeOf(err) != connect.CodeInvalidArgument || !strings.Contains(err.Error(), "is a bn254 circuit") {
 		t.Errorf("preload of a bn254 circuit's key as bls12-381: %v", err)
 	}
+}
+
+// bn254Groth16 is the key cache's verifying key of a built-in circuit on
+// BN254 and a Groth16 proof of it, as gnark reads them.
+func bn254Groth16(t *testing.T, keysDir, circuit string, size int, p *pb.Proof) (*groth16bn254.VerifyingKey, groth16.Proof) {
+	t.Helper()
+	vk, err := keys.Cache{Dir: keysDir}.LoadVK(circuit, size)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proof := groth16.NewProof(ecc.BN254)
+	if _, err := proof.ReadFrom(bytes.NewReader(p.Proof)); err != nil {
+		t.Fatal(err)
+	}
+	return vk, proof
 }
