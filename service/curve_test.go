@@ -12,6 +12,7 @@ import (
 	groth16bn254 "github.com/consensys/gnark/backend/groth16/bn254"
 	"github.com/consensys/gnark/backend/plonk"
 
+	"github.com/prooflane/prooflane/internal/usercircuit"
 	pb "github.com/prooflane/prooflane/service/gen/prooflanev1"
 	"github.com/prooflane/prooflane/stages/groth16/bn254/keys"
 	"github.com/prooflane/prooflane/workloads"
@@ -102,7 +103,7 @@ func TestAUsersBN254CircuitProvesWithItsCurve(t *testing.T) {
 					t.Error(err)
 				}
 				if own {
-					if err := gnarkVerifyOn(ecc.BN254, system, p.Proof, u.vkey, pub); err != nil {
+					if err := usercircuit.Verify(ecc.BN254, system, p.Proof, u.vkey, pub); err != nil {
 						t.Errorf("%s: gnark's verifier: %v", system, err)
 					}
 				}
