@@ -423,8 +423,15 @@ func admitted(bytes, budget uint64) string {
 }
 
 func printJob(w io.Writer, s *pb.JobStatus) {
-	fmt.Fprintf(w, "job %s %s %s: %s %s/%d, %d/%d partitions", s.JobId, service.LaneName(s.Priority), service.LaneState(s.State),
-		s.Family, s.Spec.GetCircuit(), s.Spec.GetSize(), s.PartitionsDone, s.Partitions)
+	fmt.Fprintf(w, "job %s %s %s: %s %s/%d", s.JobId, service.LaneName(s.Priority), service.LaneState(s.State),
+		s.Family, s.Spec.GetCircuit(), s.Spec.GetSize())
+	if c := s.Spec.GetCurve(); c != "" {
+		fmt.Fprintf(w, " on %s", c)
+	}
+	if h := s.Spec.GetCommitmentHash(); h != "" {
+		fmt.Fprintf(w, " (%s commitments)", h)
+	}
+	fmt.Fprintf(w, ", %d/%d partitions", s.PartitionsDone, s.Partitions)
 	if s.Worker != "" {
 		fmt.Fprintf(w, ", worker %s", s.Worker)
 	}

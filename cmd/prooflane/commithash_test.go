@@ -121,6 +121,9 @@ func TestSubmitWithKeccakCommitmentHashWritesWhatVerifyAccepts(t *testing.T) {
 	if rc != 0 || !strings.Contains(stdout, "2 proofs, verified with ") {
 		t.Fatalf("submit --await: exit %d\n%s%s", rc, stdout, stderr)
 	}
+	if rc, stdout, _ := prooflane(t, "status", "--addr", url); rc != 0 || !strings.Contains(stdout, "groth16 emulated/1024 on bn254 (keccak256 commitments), 2/2 partitions") {
+		t.Errorf("status: exit %d\n%s", rc, stdout)
+	}
 	raw, err := os.ReadFile(filepath.Join(dir, manifestFile))
 	if err != nil {
 		t.Fatal(err)
