@@ -85,7 +85,7 @@ func TestChaosTwoHundredJobsSurviveKillsAForgedResultAndAHugePreload(t *testing.
 	restart(ids[30])
 	// The victim killed while it runs a job: that job goes to another
 	// worker once the victim's heartbeats stop.
-	held := victim.killHolding(t, func() []string { return runningOn(cl, "w1", ids[40:]) })
+	held := victim.killHolding(t, func() []string { return runningOn(t, cl, "w1") })
 	workers = append(workers[1:], worker("w3"))
 	restart(ids[110])
 

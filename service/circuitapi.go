@@ -157,8 +157,8 @@ func checkCircuitHeader(h *pb.CircuitHeader) (*Spec, family.Prover, error) {
 		return nil, nil, errors.New("the first message must be the header")
 	}
 	spec := &Spec{Pipeline: cmp.Or(h.Pipeline, "groth16")}
-	if strings.ContainsAny(spec.Pipeline, "/\\") || strings.HasSuffix(spec.Pipeline, ".yaml") {
-		return nil, nil, fmt.Errorf("pipeline %q: want an embedded pipeline's name", spec.Pipeline)
+	if err := checkPipelineName(spec.Pipeline); err != nil {
+		return nil, nil, err
 	}
 	pp, err := specProving(*spec)
 	if err != nil {

@@ -179,20 +179,27 @@ func (p *proc) killHolding(t *testing.T, held func() []string) []string {
 	return ids
 }
 
-// runningOn lists those of ids whose records say worker runs them now
-// (taken, waiting for memory or proving).
-func runningOn(cl prooflanev1connect.ProverServiceClient, worker string, ids []string) []string {
-	var on []string
-	for _, id := range ids {
-		st, err := cl.Status(context.Background(), connect.NewRequest(&pb.StatusRequest{JobId: id}))
-		if err != nil || st.Msg.Status.Worker != worker {
-			continue
+// runningOn lists the jobs whose records say worker runs them now (taken,
+// waiting for memory or proving).
+func runningOn(t *testing.T, cl prooflanev1connect.ProverServiceClient, worker string) []string {
+	t.Helper()
+	var ids []string
+	req := &pb.ListRequest{Limit: MaxListJobs}
+	for {
+		list, err := cl.List(context.Background(), connect.NewRequest(req))
+		if err != nil {
+			t.Fatal(err)
 		}
-		if s := st.Msg.Status.State; s == pb.JobState_JOB_STATE_ADMITTING || s == pb.JobState_JOB_STATE_RUNNING {
-			on = append(on, id)
+		for _, j := range list.Msg.Jobs {
+			if j.Worker == worker && (j.State == pb.JobState_JOB_STATE_ADMITTING || j.State == pb.JobState_JOB_STATE_RUNNING) {
+				ids = append(ids, j.JobId)
+			}
 		}
+		if list.Msg.NextPageToken == "" {
+			return ids
+		}
+		req.PageToken = list.Msg.NextPageToken
 	}
-	return on
 }
 
 // freePort returns a loopback port free now.
@@ -286,7 +293,7 @@ func TestFiftyJobsCompleteWhenAWorkerIsKilledMidJob(t *testing.T) {
 	worker("survivor")
 	// Kill the victim while it runs a job: that job must go to the
 	// survivor when the victim's heartbeats stop.
-	held := victim.killHolding(t, func() []string { return runningOn(cl, "victim", ids) })
+	held := victim.killHolding(t, func() []string { return runningOn(t, cl, "victim") })
 	for _, id := range ids {
 		awaitDoneOnce(t, cl, keysDir, specs[id], id)
 	}

@@ -553,7 +553,7 @@ func (s *Server) keySpec(ctx context.Context, req *pb.KeyRequest) (Spec, error) 
 	if req.Curve != "" && !strings.EqualFold(req.Curve, family.CurveName(c.curve())) {
 		return Spec{}, invalid(fmt.Errorf("curve %q: circuit %s is a %s circuit", req.Curve, c.ID, family.CurveName(c.curve())))
 	}
-	spec, err := circuitKeySpec(c, req.Pipeline, "")
+	spec, _, err := circuitKeySpec(c, req.Pipeline, "")
 	if err != nil {
 		return Spec{}, invalid(err)
 	}

@@ -130,8 +130,8 @@ func checkSpec(in *pb.JobSpec, c *Circuit) (Spec, error) {
 	case in.Partitions > MaxPartitions:
 		return Spec{}, fmt.Errorf("spec: partitions %d: above the limit of %d", in.Partitions, MaxPartitions)
 	}
-	if s.Pipeline != "" && (strings.ContainsAny(s.Pipeline, "/\\") || strings.HasSuffix(s.Pipeline, ".yaml")) {
-		return Spec{}, fmt.Errorf("spec: pipeline %q: want an embedded pipeline's name (a file's content goes in pipeline_yaml)", s.Pipeline)
+	if err := checkPipelineName(s.Pipeline); err != nil {
+		return Spec{}, fmt.Errorf("spec: %w (a file's content goes in pipeline_yaml)", err)
 	}
 	pp, err := specProving(s)
 	if err != nil {
@@ -213,13 +213,9 @@ func checkCircuitSpec(in *pb.JobSpec, c *Circuit) (Spec, error) {
 	case in.Partitions != 0 && int(in.Partitions) != len(in.Witnesses):
 		return Spec{}, fmt.Errorf("spec: partitions %d: a job of circuit %s has one a witness, %d", in.Partitions, c.ID, len(in.Witnesses))
 	}
-	s, err := circuitKeySpec(c, in.Pipeline, in.PipelineYaml)
+	s, pp, err := circuitKeySpec(c, in.Pipeline, in.PipelineYaml)
 	if err != nil {
 		return Spec{}, err
-	}
-	pp, err := specProving(s)
-	if err != nil {
-		return Spec{}, fmt.Errorf("spec: %w", err)
 	}
 	if s.CommitmentHash, err = commitmentHashField(in.CommitmentHash, pp); err != nil {
 		return Spec{}, err
@@ -249,23 +245,33 @@ func checkCircuitSpec(in *pb.JobSpec, c *Circuit) (Spec, error) {
 
 // circuitKeySpec is the spec of circuit c's key: with pipeline (an
 // embedded one's name) or pipelineYAML, or else the circuit's own
-// pipeline, which must make proofs of c's family.
-func circuitKeySpec(c *Circuit, pipeline, pipelineYAML string) (Spec, error) {
+// pipeline, which must make proofs of c's family; with the pipeline
+// resolved.
+func circuitKeySpec(c *Circuit, pipeline, pipelineYAML string) (Spec, *proving.Pipeline, error) {
 	s := Spec{Pipeline: pipeline, PipelineYAML: pipelineYAML, Circuit: c.ID, Size: c.Constraints, Curve: c.Curve, Partitions: 1, CircuitID: c.ID, Keys: c.keys()}
 	if s.Pipeline == "" && s.PipelineYAML == "" {
 		s.Pipeline = c.Pipeline
 	}
-	if s.Pipeline != "" && (strings.ContainsAny(s.Pipeline, "/\\") || strings.HasSuffix(s.Pipeline, ".yaml")) {
-		return Spec{}, fmt.Errorf("spec: pipeline %q: want an embedded pipeline's name (a file's content goes in pipeline_yaml)", s.Pipeline)
+	if err := checkPipelineName(s.Pipeline); err != nil {
+		return Spec{}, nil, fmt.Errorf("spec: %w (a file's content goes in pipeline_yaml)", err)
 	}
 	pp, err := specProving(s)
 	if err != nil {
-		return Spec{}, fmt.Errorf("spec: %w", err)
+		return Spec{}, nil, fmt.Errorf("spec: %w", err)
 	}
 	if s.Family = pp.Family.Name(); s.Family != c.Family {
-		return Spec{}, fmt.Errorf("spec: pipeline %q makes %s proofs, but circuit %s is a %s circuit", pp.Name, s.Family, c.ID, c.Family)
+		return Spec{}, nil, fmt.Errorf("spec: pipeline %q makes %s proofs, but circuit %s is a %s circuit", pp.Name, s.Family, c.ID, c.Family)
 	}
-	return s, nil
+	return s, pp, nil
+}
+
+// checkPipelineName refuses a pipeline that names a file, not an embedded
+// pipeline ("" is none).
+func checkPipelineName(name string) error {
+	if strings.ContainsAny(name, "/\\") || strings.HasSuffix(name, ".yaml") {
+		return fmt.Errorf("pipeline %q: want an embedded pipeline's name", name)
+	}
+	return nil
 }
 
 // curve is the spec's curve.

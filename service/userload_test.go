@@ -101,7 +101,7 @@ func TestLoadTestOfAUsersCircuitLosesNoJobAndProvesNoneTwice(t *testing.T) {
 	}
 	waitFor(t, "the victim proving 50 jobs", func() bool { return len(doneLine.FindAllString(logOf(victim), -1)) >= 50 })
 	// The victim dies holding a job, however the timing falls.
-	held := victim.killHolding(t, func() []string { return heldBy(t, cl, "victim") })
+	held := victim.killHolding(t, func() []string { return runningOn(t, cl, "victim") })
 	res := <-done
 	if res.err != nil {
 		t.Fatal(res.err)
@@ -160,27 +160,5 @@ func TestLoadTestOfAUsersCircuitLosesNoJobAndProvesNoneTwice(t *testing.T) {
 		if j.State != pb.JobState_JOB_STATE_DONE {
 			t.Errorf("job %s: %s", j.JobId, LaneState(j.State))
 		}
-	}
-}
-
-// heldBy lists the jobs whose records say worker runs them now.
-func heldBy(t *testing.T, cl prooflanev1connect.ProverServiceClient, worker string) []string {
-	t.Helper()
-	var ids []string
-	req := &pb.ListRequest{Limit: MaxListJobs}
-	for {
-		list, err := cl.List(context.Background(), connect.NewRequest(req))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, j := range list.Msg.Jobs {
-			if j.Worker == worker && (j.State == pb.JobState_JOB_STATE_ADMITTING || j.State == pb.JobState_JOB_STATE_RUNNING) {
-				ids = append(ids, j.JobId)
-			}
-		}
-		if list.Msg.NextPageToken == "" {
-			return ids
-		}
-		req.PageToken = list.Msg.NextPageToken
 	}
 }
