@@ -20,6 +20,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -166,7 +167,11 @@ func (p *proc) kill(t *testing.T) {
 func (p *proc) killHolding(t *testing.T, held func() []string) []string {
 	t.Helper()
 	var ids []string
-	waitFor(t, p.cmd.Args[len(p.cmd.Args)-1]+" stopped while it holds a job", func() bool {
+	what := p.cmd.Args[1] // "worker", with its --name
+	if i := slices.Index(p.cmd.Args, "--name"); i > 0 && i+1 < len(p.cmd.Args) {
+		what += " " + p.cmd.Args[i+1]
+	}
+	waitFor(t, what+" stopped while it holds a job", func() bool {
 		if err := p.cmd.Process.Signal(syscall.SIGSTOP); err != nil {
 			t.Fatal(err)
 		}
