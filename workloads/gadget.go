@@ -213,17 +213,21 @@ func (g *gadget) coeffRun(lo, hi int64) {
 		t.Coefficients, ok = appendRun(t.Coefficients, lo, hi)
 	}
 	if ok {
-		g.run.lo, g.run.n, g.run.base = lo, uint64(hi-lo+1), 5
+		g.run.lo, g.run.n, g.run.base = lo, uint64(hi-lo+1), gnarkConstants
 	}
 }
 
+// gnarkConstants is the length of a new system's coefficient table:
+// gnark's constants 0, 1, 2, -1 and -2.
+const gnarkConstants = 5
+
 // appendRun appends the integers lo..hi to a coefficient table holding
-// gnark's five constants alone, and says whether it did.
+// gnark's constants alone, and says whether it did.
 func appendRun[E any, P interface {
 	*E
 	SetInt64(int64) P
 }](table []E, lo, hi int64) ([]E, bool) {
-	if len(table) != 5 {
+	if len(table) != gnarkConstants {
 		return table, false
 	}
 	table = slices.Grow(table, int(hi-lo+1))
