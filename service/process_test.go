@@ -254,16 +254,6 @@ func awaitDoneOnce(t *testing.T, cl prooflanev1connect.ProverServiceClient, keys
 	return res
 }
 
-// bearer is an HTTP transport that sends a bearer token with every
-// request.
-type bearer string
-
-func (tok bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+string(tok))
-	return http.DefaultTransport.RoundTrip(r)
-}
-
 // submitJobs submits n test jobs, seeded first, first+1 and on, and
 // returns their ids in that order and the spec of each.
 func submitJobs(t *testing.T, cl prooflanev1connect.ProverServiceClient, first uint64, n int) ([]string, map[string]*pb.JobSpec) {

@@ -400,14 +400,6 @@ func writeBytes(data []byte) func(io.Writer) (int64, error) {
 	}
 }
 
-func keysOf(m map[string]any) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
-}
-
 // deviceNames names the first n devices of a backend, for traces.
 func deviceNames(be device.Backend, n int) []string {
 	var names []string

@@ -209,9 +209,6 @@ func HOf[F any, PF scalar[F], D any](f FFT[F, D], a, b, c []F, d *D) {
 	f.transform(d, a, true, true, true)
 }
 
-// Generator is the group's generator (gnark-crypto's Generators).
-func (g Group[F, A, J]) Generator() A { return g.gen() }
-
 // MulGenerator is the generator times each scalar, affine: gnark-crypto's
 // BatchScalarMultiplicationG1 or G2, the reference of the fixed-base
 // kernels.

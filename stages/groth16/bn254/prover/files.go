@@ -14,39 +14,11 @@ import (
 	"github.com/consensys/gnark/backend/witness"
 
 	"github.com/prooflane/prooflane/internal/keyfile"
-	"github.com/prooflane/prooflane/stages/family"
-	groth16 "github.com/prooflane/prooflane/stages/groth16/bn254"
 )
 
 // MaxFileBytes bounds a proof or public inputs file: a few hundred bytes
 // for any circuit prove makes (32 bytes a public input).
 const MaxFileBytes = 64 << 20
-
-// verifyFiles checks a partition's files: both decode (their declared
-// lengths checked first), the public inputs are want's, and the proof
-// verifies with vk against them. mismatch says what public inputs that
-// are not want's are not. Errors name the files by f's names.
-func verifyFiles(vk *g16.VerifyingKey, f family.Files, want witness.Witness, mismatch func() string) error {
-	wantBytes, err := want.MarshalBinary()
-	if err != nil {
-		return err
-	}
-	proof, err := DecodeProof(f.Proof)
-	if err != nil {
-		return named("read ", f.ProofName, err)
-	}
-	pub, err := DecodePublic(f.Public)
-	if err != nil {
-		return named("read ", f.PublicName, err)
-	}
-	if err := groth16.VerifyProof(vk, proof, pub); err != nil {
-		return err
-	}
-	if !bytes.Equal(f.Public, wantBytes) {
-		return named("", f.PublicName, fmt.Errorf("%s", mismatch()))
-	}
-	return nil
-}
 
 // named prefixes err with the file's name when it has one.
 func named(verb, name string, err error) error {
