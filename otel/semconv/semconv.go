@@ -77,8 +77,9 @@ const (
 	// cpu_bandwidth, which belongs to no device.
 	KeyResourceDevice = attribute.Key("prooflane.resource_device")
 	// KeySolver is, on a Groth16 synthesize span, the solver that found
-	// the wires: "small" (int64 arithmetic, for wires of small integers)
-	// or "gnark" (gnark's R1CS solver).
+	// the wires: "small" (int64 arithmetic, for wires of small integers),
+	// "field" (field arithmetic in the builder's order, for circuits of
+	// narrow levels) or "gnark" (gnark's R1CS solver).
 	KeySolver = attribute.Key("prooflane.solver")
 )
 

@@ -165,41 +165,50 @@ func (c *squares) Define(api frontend.API) error {
 	return nil
 }
 
-// The solvers side by side on one sha256 witness, with the heap warm (the
-// arrays of the last solve reused) and cold (the heap given back to the
-// OS before each solve, so that every page of the new arrays faults in,
-// as for a partition of a job that has just started): on the 2-core host,
-// `go test -run '^$' -bench BenchmarkSolve -benchtime 5x ./stages/groth16/`.
+// The solvers side by side at 2^20, each circuit's own (sha256: the small
+// solver; chain and mimc: the field solver) against gnark's on one
+// witness, with the heap warm (the arrays of the last solve reused) and
+// cold (the heap given back to the OS before each solve, so that every
+// page of the new arrays faults in, as for a partition of a job that has
+// just started): on the 2-core host,
+// `go test -run '^$' -bench BenchmarkSolve -benchtime 10x -count 3 ./stages/groth16/bls12381/`.
 func BenchmarkSolve(b *testing.B) {
-	inst, sys := compiled(b, "sha256", 1<<20)
-	w, err := workloads.Witness(inst.Assignment(5))
-	if err != nil {
-		b.Fatal(err)
-	}
-	v := w.Vector().(fr.Vector)
-	var small smallSystem
-	solvers := []struct {
-		name  string
-		solve func() error
-	}{
-		{"small", func() error { _, err := solveSmall(sys, &small, nil, v); return err }},
-		{"gnark", func() error { _, err := sys.Solve(w); return err }},
-	}
-	for _, heap := range []string{"warm", "cold"} {
-		for _, s := range solvers {
-			runtime.GC() // the compile's garbage, or the last run's
-			b.Run(s.name+"/"+heap, func(b *testing.B) {
-				for b.Loop() {
-					if heap == "cold" {
-						b.StopTimer()
-						debug.FreeOSMemory()
-						b.StartTimer()
+	for _, circuit := range []string{"sha256", "chain", "mimc"} {
+		inst, sys := compiled(b, circuit, 1<<20)
+		w, err := workloads.Witness(inst.Assignment(5))
+		if err != nil {
+			b.Fatal(err)
+		}
+		v := w.Vector().(fr.Vector)
+		var small smallSystem
+		var field fieldSystem
+		ours := struct {
+			name  string
+			solve func() error
+		}{"field", func() error { _, err := solveField(sys, &field, nil, v); return err }}
+		if circuit == "sha256" {
+			ours.name, ours.solve = "small", func() error { _, err := solveSmall(sys, &small, nil, v); return err }
+		}
+		solvers := []struct {
+			name  string
+			solve func() error
+		}{ours, {"gnark", func() error { _, err := sys.Solve(w); return err }}}
+		for _, heap := range []string{"warm", "cold"} {
+			for _, s := range solvers {
+				runtime.GC() // the compile's garbage, or the last run's
+				b.Run(circuit+"/"+s.name+"/"+heap, func(b *testing.B) {
+					for b.Loop() {
+						if heap == "cold" {
+							b.StopTimer()
+							debug.FreeOSMemory()
+							b.StartTimer()
+						}
+						if err := s.solve(); err != nil {
+							b.Fatal(err)
+						}
 					}
-					if err := s.solve(); err != nil {
-						b.Fatal(err)
-					}
-				}
-			})
+				})
+			}
 		}
 	}
 }

@@ -414,10 +414,11 @@ func TestProvingKeyWithInfinityFlagsThatDisagreeWithItsBasesIsRefused(t *testing
 }
 
 // The synthesize span says which solver found the wires: the small one for
-// sha256, gnark's for chain (dense values); the proofs of both verify
-// (runSequential's epilogue checks them).
+// sha256, the field solver for chain (dense values, a constraint a
+// level), gnark's for emulated (commitments and lookups); the proofs of
+// all three verify (runSequential's epilogue checks them).
 func TestTheSynthesizeSpanNamesItsSolver(t *testing.T) {
-	for circuit, want := range map[string]string{"sha256": "small", "chain": "gnark"} {
+	for circuit, want := range map[string]string{"sha256": "small", "chain": "field", "emulated": "gnark"} {
 		set := setupKeys(t, circuit, 1<<9)
 		ws, err := set.Witnesses(1, 1, false)
 		if err != nil {

@@ -57,12 +57,19 @@ func (s *synthesize) Run(ctx context.Context, in *stages.Input) (any, error) {
 	}
 	w := j.Witnesses[in.Partition]
 	opts := slices.Clip(j.SolverOptions)
-	// sha256's wires are small integers: solved in int64 (smallsolve.go),
-	// else by gnark's solver. A commitment is a random field element (and
-	// so is the mask api.Commit adds): never small.
+	// sha256's wires are small integers: solved in int64 (smallsolve.go);
+	// a circuit whose levels hold an instruction or a few (chain, mimc)
+	// in field arithmetic in the builder's order (fieldsolve.go); else,
+	// and with commitments (whose hint the solver calls in the middle of
+	// the solve), by gnark's solver.
 	if v, ok := w.Vector().(fr.Vector); ok && j.commit.count() == 0 {
-		if sol, err := solveSmall(j.R1CS, &j.small, append(opts, solve.RecoverHints()), v); err == nil {
+		hinted := append(opts, solve.RecoverHints())
+		if sol, err := solveSmall(j.R1CS, &j.small, hinted, v); err == nil {
 			trace.SpanFromContext(ctx).SetAttributes(pl.KeySolver.String("small"))
+			return sol, nil
+		}
+		if sol, err := solveField(j.R1CS, &j.field, hinted, v); err == nil {
+			trace.SpanFromContext(ctx).SetAttributes(pl.KeySolver.String("field"))
 			return sol, nil
 		}
 	}

@@ -56,6 +56,9 @@ type Job struct {
 	// small is the R1CS's coefficients for synthesize's small-integer
 	// solver, read on first use.
 	small smallSystem
+	// field is what synthesize's field solver reads of the R1CS
+	// (fieldsolve.go).
+	field fieldSystem
 	// commit is the circuit's commitments (commit.go).
 	commit *commitPlan
 	// solveMu serializes the solves of a system with stateful blueprints
