@@ -90,6 +90,9 @@ type fieldSolver struct {
 	values []fr.Element
 	solved []bool
 	count  int
+	// q, in and out are a hint's modulus and integers, reused.
+	q       *big.Int
+	in, out []*big.Int
 }
 
 // eval sets acc to the sum of l's terms over solved wires; unknown is the
@@ -196,35 +199,35 @@ func (s *fieldSolver) r1c(cID uint32, c *constraint.R1C, sol *Solution) bool {
 
 // hint runs h's function on its inputs as big integers and solves its
 // outputs.
-func (s *fieldSolver) hint(h *constraint.HintMapping, q *big.Int, in, out []*big.Int) ([]*big.Int, []*big.Int, bool) {
+func (s *fieldSolver) hint(h *constraint.HintMapping) bool {
 	f, ok := s.hints[h.HintID]
 	if !ok {
-		return in, out, false
+		return false
 	}
-	in = grow(in, len(h.Inputs))
-	out = grow(out, int(h.OutputRange.End-h.OutputRange.Start))
+	s.in = grow(s.in, len(h.Inputs))
+	s.out = grow(s.out, int(h.OutputRange.End-h.OutputRange.Start))
 	var v fr.Element
 	for i, l := range h.Inputs {
 		var u constraint.Term
 		var found bool
 		if !s.eval(l, &v, &u, &found) || found {
-			return in, out, false
+			return false
 		}
-		v.BigInt(in[i])
+		v.BigInt(s.in[i])
 	}
-	for _, x := range out {
+	for _, x := range s.out {
 		x.SetUint64(0)
 	}
-	if f(q, in, out) != nil {
-		return in, out, false
+	if f(s.q, s.in, s.out) != nil {
+		return false
 	}
-	for i, x := range out {
+	for i, x := range s.out {
 		v.SetBigInt(x)
 		if !s.set(h.OutputRange.Start+uint32(i), &v) {
-			return in, out, false
+			return false
 		}
 	}
-	return in, out, true
+	return true
 }
 
 // solveField solves sys for the public and secret values w (gnark's
@@ -258,27 +261,7 @@ func solveField(sys *cs.R1CS, field *fieldSystem, opts []csolver.Option, w fr.Ve
 // run solves sys's instructions in order into sol's A, B, C and the
 // solver's values: false where the field solver stops.
 func (s *fieldSolver) run(sys *cs.R1CS, sol *Solution) bool {
-	var c constraint.R1C
-	var h constraint.HintMapping
-	q := fr.Modulus()
-	var in, out []*big.Int
-	for _, pi := range sys.Instructions {
-		inst := pi.Unpack(&sys.System)
-		switch b := sys.Blueprints[pi.BlueprintID].(type) {
-		case constraint.BlueprintR1C:
-			b.DecompressR1C(&c, inst)
-			if !s.r1c(inst.ConstraintOffset, &c, sol) {
-				return false
-			}
-		case constraint.BlueprintHint:
-			b.DecompressHint(&h, inst)
-			var ok bool
-			if in, out, ok = s.hint(&h, q, in, out); !ok {
-				return false
-			}
-		default:
-			return false
-		}
-	}
-	return s.count == len(s.values)
+	s.q = fr.Modulus()
+	return walk(sys, func(cID uint32, c *constraint.R1C) bool { return s.r1c(cID, c, sol) }, s.hint) &&
+		s.count == len(s.values)
 }

@@ -157,6 +157,9 @@ type smallSolver struct {
 	values []int64
 	solved []bool
 	count  int
+	// q, in and out are a hint's modulus and integers, reused.
+	q       *big.Int
+	in, out []*big.Int
 }
 
 // eval is the sum of l's terms over solved wires; unknown is the one term
@@ -276,40 +279,40 @@ func (s *smallSolver) r1c(cID uint32, c *constraint.R1C, sol *Solution) bool {
 
 // hint runs h's function on its inputs as big integers and solves its
 // outputs, which must be small.
-func (s *smallSolver) hint(h *constraint.HintMapping, q *big.Int, in, out []*big.Int) ([]*big.Int, []*big.Int, bool) {
+func (s *smallSolver) hint(h *constraint.HintMapping) bool {
 	f, ok := s.hints[h.HintID]
 	if !ok {
-		return in, out, false
+		return false
 	}
-	in = grow(in, len(h.Inputs))
-	out = grow(out, int(h.OutputRange.End-h.OutputRange.Start))
+	s.in = grow(s.in, len(h.Inputs))
+	s.out = grow(s.out, int(h.OutputRange.End-h.OutputRange.Start))
 	for i, l := range h.Inputs {
 		var u constraint.Term
 		var found bool
 		v, ok := s.eval(l, &u, &found)
 		if !ok || found {
-			return in, out, false
+			return false
 		}
-		in[i].SetInt64(v)
+		s.in[i].SetInt64(v)
 		if v < 0 {
-			in[i].Add(in[i], q)
+			s.in[i].Add(s.in[i], s.q)
 		}
 	}
-	for _, x := range out {
+	for _, x := range s.out {
 		x.SetUint64(0)
 	}
-	if f(q, in, out) != nil {
-		return in, out, false
+	if f(s.q, s.in, s.out) != nil {
+		return false
 	}
 	var e fr.Element
-	for i, x := range out {
+	for i, x := range s.out {
 		e.SetBigInt(x)
 		v, ok := smallOf(&e)
 		if !ok || !s.set(h.OutputRange.Start+uint32(i), v) {
-			return in, out, false
+			return false
 		}
 	}
-	return in, out, true
+	return true
 }
 
 // grow is xs with n integers, reusing those it has.
@@ -367,33 +370,37 @@ func solveSmall(sys *cs.R1CS, small *smallSystem, opts []csolver.Option, w fr.Ve
 // run solves the system's instructions in order into sol's A, B, C and
 // the solver's values: false where the small solver stops.
 func (s *smallSolver) run(sol *Solution) bool {
-	sys := s.sys
+	s.q = fr.Modulus()
+	return walk(s.sys, func(cID uint32, c *constraint.R1C) bool { return s.r1c(cID, c, sol) }, s.hint) &&
+		s.count == len(s.values)
+}
+
+// walk runs sys's instructions in the builder's order, each R1C through
+// r1c and each hint through hint, as gnark's solver tells them apart (an
+// R1C blueprint first, then a solvable one, then a hint): false at the
+// first that returns false, at a solvable blueprint (a lookup: gnark's
+// solver runs those) and at an instruction of any other kind.
+func walk(sys *cs.R1CS, r1c func(cID uint32, c *constraint.R1C) bool, hint func(h *constraint.HintMapping) bool) bool {
 	var c constraint.R1C
 	var h constraint.HintMapping
-	q := fr.Modulus()
-	var in, out []*big.Int
 	for _, pi := range sys.Instructions {
-		bp := sys.Blueprints[pi.BlueprintID]
 		inst := pi.Unpack(&sys.System)
-		// gnark's solver takes a blueprint as R1C, then as solvable, then
-		// as hint: the small solver the same, leaving solvable ones to it.
-		switch b := bp.(type) {
+		switch b := sys.Blueprints[pi.BlueprintID].(type) {
 		case constraint.BlueprintR1C:
 			b.DecompressR1C(&c, inst)
-			if !s.r1c(inst.ConstraintOffset, &c, sol) {
+			if !r1c(inst.ConstraintOffset, &c) {
 				return false
 			}
 		case constraint.BlueprintSolvable[constraint.U64]:
 			return false
 		case constraint.BlueprintHint:
 			b.DecompressHint(&h, inst)
-			var ok bool
-			if in, out, ok = s.hint(&h, q, in, out); !ok {
+			if !hint(&h) {
 				return false
 			}
 		default:
 			return false
 		}
 	}
-	return s.count == len(s.values)
+	return true
 }

@@ -3,7 +3,6 @@ package groth16
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"runtime"
 	"runtime/debug"
 	"testing"
@@ -56,23 +55,7 @@ func TestTheSmallSolverFindsGnarksSolution(t *testing.T) {
 				if err != nil {
 					t.Fatalf("small solver: %v", err)
 				}
-				w, err := workloads.Witness(a)
-				if err != nil {
-					t.Fatal(err)
-				}
-				res, err := sys.Solve(w)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want := res.(*cs.R1CSSolution)
-				for _, v := range []struct {
-					name      string
-					got, want []fr.Element
-				}{{"wires", got.Wires, want.W}, {"a", got.A, want.A}, {"b", got.B, want.B}, {"c", got.C, want.C}} {
-					if !reflect.DeepEqual(v.got, v.want) {
-						t.Errorf("%s differ from gnark's (%d against %d values)", v.name, len(v.got), len(v.want))
-					}
-				}
+				sameSolution(t, sys, a, got)
 			})
 		}
 	}
