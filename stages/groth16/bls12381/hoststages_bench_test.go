@@ -21,7 +21,7 @@ import (
 // it, on an Input holding what its dependencies made for partition 0
 // (computed once, untimed, and kept across -count runs). The stages:
 //
-//	synthesize  gnark's R1CS solver (for reference: not prooflane's code)
+//	synthesize  the R1CS solve (sha256: the small solver; chain: the field solver)
 //	prep_msm    the MSM scalar vectors from the wires
 //	b_g2_msm    g2_on: cpu: the G2 MSM of B on the host, ones added
 //	epilogue    proof assembly and gnark's verifier
