@@ -12,6 +12,7 @@ import (
 
 	g16 "github.com/consensys/gnark/backend/groth16/bls12-381"
 
+	"github.com/prooflane/prooflane/internal/usercircuit"
 	"github.com/prooflane/prooflane/stages/family"
 	"github.com/prooflane/prooflane/stages/groth16/bls12381/keys"
 	"github.com/prooflane/prooflane/workloads"
@@ -137,19 +138,7 @@ func TestGroth16UserKeysAreCheckedAgainstTheConstraintSystem(t *testing.T) {
 	dir := t.TempDir()
 	sys := k.System()
 	gk := k.(*Key)
-	write := func(name string, w interface {
-		WriteTo(io.Writer) (int64, error)
-	}) string {
-		var b bytes.Buffer
-		if _, err := w.WriteTo(&b); err != nil {
-			t.Fatal(err)
-		}
-		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return p
-	}
+	write := func(name string, w io.WriterTo) string { return usercircuit.WriteTo(t, dir, name, w) }
 	pk, vk := write("pk", gk.Set.PK), write("vk", gk.Set.VK)
 	own, err := Family{}.ReadKeys(ctx, sys, pk, vk)
 	if err != nil {
